@@ -1,0 +1,61 @@
+// Loading, validating and describing the configuration (see settings.h).
+//
+// Contract:
+//  - A value that does not parse or is out of range is an error naming the
+//    setting: `AWC_WORKER_CONCURRENCY: "four" is not an integer`.
+//  - An INI error names file and line: `/etc/awc.conf:7: unknown key ...`.
+//  - Secrets (the DATABASE_URL password, the S3 secret key) are registered
+//    with redact.h while loading, so no later output can leak them, and
+//    Describe() shows them redacted.
+//  - Load() does not require DATABASE_URL or AWC_CAS_URL: awcctl needs only
+//    some settings. RequireDaemon() checks what the daemon's startup needs.
+#ifndef AWC_CONFIG_CONFIG_H_
+#define AWC_CONFIG_CONFIG_H_
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+#include "config/settings.h"
+
+namespace awc::config {
+
+// Returns the value of an environment variable, or nullptr when unset.
+using EnvLookup = std::function<const char*(const char*)>;
+
+// The process environment (getenv).
+EnvLookup ProcessEnv();
+
+class Config {
+ public:
+  // Loads defaults, then the INI file (`config_path` if not empty, else
+  // AWC_CONFIG if set), then the environment.
+  static Result<Config> Load(const std::string& config_path,
+                             const EnvLookup& env);
+
+  const Settings& settings() const { return settings_; }
+  Settings& mutable_settings() { return settings_; }
+
+  // One line per setting, "NAME = value    # source", secrets redacted;
+  // the output of `awc-worker -t`.
+  std::vector<std::string> Describe() const;
+
+ private:
+  Settings settings_;
+  std::vector<std::string> sources_;  // parallel to the spec table
+};
+
+// DATABASE_URL and AWC_CAS_URL must be set (startup step 1).
+Status RequireDaemon(const Settings& settings);
+
+// Splits "host:port", "[v6]:port" or ":port" (all interfaces).
+struct ListenAddress {
+  std::string host;  // "" = any
+  int port = 0;
+};
+Result<ListenAddress> ParseListenAddress(const std::string& text);
+
+}  // namespace awc::config
+
+#endif  // AWC_CONFIG_CONFIG_H_

@@ -1,0 +1,54 @@
+// Settings: the effective configuration of awc-worker and awcctl.
+//
+// Values come from three layers, later winning: built-in defaults, the INI
+// file named by -c or AWC_CONFIG, the environment. Every setting has an
+// environment name (the contract of the reference and the design brief) and
+// an INI section/key; the table in config_spec.cc is the only list of them.
+#ifndef AWC_CONFIG_SETTINGS_H_
+#define AWC_CONFIG_SETTINGS_H_
+
+#include <cstdint>
+#include <string>
+
+#include "obs/log.h"
+
+namespace awc::config {
+
+struct Settings {
+  std::string database_url;  // required by the daemon; secret: its password
+  std::string cas_url;       // required by the daemon
+  std::string worker_id = "awc-worker";
+  int64_t worker_concurrency = 4;
+  int64_t worker_lease_secs = 300;
+  int64_t worker_poll_interval_ms = 1000;
+  int64_t retention_grace_secs = 86400;
+  int64_t gc_grace_secs = 86400;
+  int64_t gc_batch_size = 1000;
+  int64_t gc_canary_size = 10;
+  bool gc_dry_run = false;
+  std::string metrics_listen;  // "host:port"; empty = no listener
+  obs::LogLevel log_level = obs::LogLevel::kInfo;
+  std::string s3_endpoint;  // empty = https://s3.<region>.amazonaws.com
+  std::string s3_region = "us-east-1";
+  std::string s3_access_key_id;
+  std::string s3_secret_access_key;  // secret
+  bool s3_force_path_style = false;
+  int64_t s3_max_concurrency = 16;
+  int64_t s3_timeout_ms = 30000;
+  int64_t manifest_max_bytes = 16 * 1024 * 1024;
+  int64_t closure_max_depth = 64;
+  int64_t closure_max_objects = 10'000'000;
+
+  std::string config_file;  // the INI file that was read, or ""
+
+  // The S3 endpoint after applying the region default.
+  std::string EffectiveS3Endpoint() const {
+    return s3_endpoint.empty()
+               ? "https://s3." + s3_region + ".amazonaws.com"
+               : s3_endpoint;
+  }
+};
+
+}  // namespace awc::config
+
+#endif  // AWC_CONFIG_SETTINGS_H_

@@ -1,0 +1,164 @@
+#include "daemon/daemon.h"
+
+#include <bsd/unistd.h>
+#include <getopt.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <optional>
+#include <string>
+
+#include "config/config.h"
+#include "db/pg.h"
+#include "migrate/migrator.h"
+#include "obs/log.h"
+#include "obs/metrics.h"
+#include "store/store_url.h"
+#include "supervisor/supervisor.h"
+#include "supervisor/worker_status.h"
+#include "worker/worker.h"
+
+extern char** environ;
+
+namespace awc::daemon {
+namespace {
+
+constexpr const char* kUsage =
+    "usage: awc-worker [-t] [-c FILE]\n"
+    "       awc-worker -h | --help | -V | --version\n"
+    "\n"
+    "  -c FILE     read settings from the INI file FILE (also AWC_CONFIG)\n"
+    "  -t          check the configuration, print the effective settings\n"
+    "              (secrets redacted) and exit\n"
+    "  -h, --help  show this help\n"
+    "  -V, --version\n"
+    "              show the version\n"
+    "\n"
+    "Settings come from the environment (DATABASE_URL and AWC_CAS_URL are\n"
+    "required); see awc-worker(8) and awc-worker.conf(5).\n";
+
+int Fail(const Status& s) {
+  fprintf(stderr, "awc-worker: %s\n", s.message().c_str());
+  return 1;
+}
+
+struct Args {
+  std::string config_path;
+  bool test_config = false;
+};
+
+// Returns the exit code when the arguments say to exit right away.
+std::optional<int> ParseArgs(int argc, char** argv, Args* args) {
+  static const option kLong[] = {{"help", no_argument, nullptr, 'h'},
+                                 {"version", no_argument, nullptr, 'V'},
+                                 {nullptr, 0, nullptr, 0}};
+  opterr = 0;
+  int c;
+  while ((c = getopt_long(argc, argv, ":c:thV", kLong, nullptr)) != -1) {
+    switch (c) {
+      case 'c':
+        args->config_path = optarg;
+        break;
+      case 't':
+        args->test_config = true;
+        break;
+      case 'h':
+        fputs(kUsage, stdout);
+        return 0;
+      case 'V':
+        printf("awc-worker %s\n", AWC_VERSION);
+        return 0;
+      case ':':
+        fprintf(stderr, "awc-worker: option -%c needs an argument\n%s",
+                optopt, kUsage);
+        return 1;
+      default:
+        if (optopt != 0) {
+          fprintf(stderr, "awc-worker: unknown option -%c\n%s", optopt, kUsage);
+        } else {
+          fprintf(stderr, "awc-worker: unknown option %s\n%s",
+                  argv[optind - 1], kUsage);
+        }
+        return 1;
+    }
+  }
+  if (optind < argc) {
+    fprintf(stderr, "awc-worker: unexpected argument \"%s\"\n%s", argv[optind],
+            kUsage);
+    return 1;
+  }
+  return std::nullopt;
+}
+
+int TestConfig(const config::Config& cfg) {
+  const config::Settings& s = cfg.settings();
+  Status st = config::RequireDaemon(s);
+  if (st.ok()) st = store::ParseStoreUrl(s.cas_url).status();
+  for (const std::string& line : cfg.Describe()) printf("%s\n", line.c_str());
+  fflush(stdout);
+  if (!st.ok()) return Fail(st);
+  fprintf(stderr, "awc-worker: configuration%s%s is ok\n",
+          s.config_file.empty() ? "" : " file ", s.config_file.c_str());
+  return 0;
+}
+
+}  // namespace
+
+int DaemonMain(int argc, char** argv, RegisterFn register_handlers) {
+  setproctitle_init(argc, argv, environ);
+  Args args;
+  if (std::optional<int> code = ParseArgs(argc, argv, &args)) return *code;
+
+  // Step 1: configuration; DATABASE_URL and AWC_CAS_URL are required.
+  Result<config::Config> cfg = config::Config::Load(args.config_path,
+                                                    config::ProcessEnv());
+  if (!cfg.ok()) return Fail(cfg.status());
+  if (args.test_config) return TestConfig(*cfg);
+  const config::Settings& settings = cfg->settings();
+  obs::SetLogLevel(settings.log_level);
+  obs::SetLogWorker(settings.worker_id);
+  if (Status s = config::RequireDaemon(settings); !s.ok()) return Fail(s);
+
+  obs::Info("startup", "awc-worker starting")
+      .Str("version", AWC_VERSION)
+      .Int("concurrency", settings.worker_concurrency)
+      .Emit();
+
+  // Steps 2 and 3: connect, migrate; the connection is closed before fork.
+  {
+    Result<std::unique_ptr<db::PgConn>> conn =
+        db::PgConn::Connect(settings.database_url, settings.worker_id);
+    if (!conn.ok()) return Fail(conn.status());
+    Result<std::vector<std::string>> applied = migrate::Migrate(**conn);
+    if (!applied.ok()) return Fail(applied.status().WithContext("migrations"));
+  }
+
+  // Step 4: the object store.
+  Result<store::StoreUrl> store_url = store::ParseStoreUrl(settings.cas_url);
+  if (!store_url.ok()) return Fail(store_url.status());
+
+  // Step 5: handlers.
+  handlers::Registry registry;
+  register_handlers(registry);
+
+  // Step 6: the supervisor and its workers.
+  Result<obs::Metrics> metrics = obs::Metrics::CreateShared();
+  if (!metrics.ok()) return Fail(metrics.status());
+  Result<supervisor::WorkerStatusTable> status =
+      supervisor::WorkerStatusTable::CreateShared(
+          static_cast<int>(settings.worker_concurrency));
+  if (!status.ok()) return Fail(status.status());
+
+  supervisor::Supervisor::Options options;
+  options.slots = static_cast<int>(settings.worker_concurrency);
+  options.metrics_listen = settings.metrics_listen;
+  worker::WorkerDeps deps{&settings, &registry, &*metrics, &*status};
+  supervisor::Supervisor sup(options, &*metrics, &*status, [deps](int slot) {
+    worker::Worker w(deps, slot);
+    return w.Run();
+  });
+  if (Status s = sup.Start(); !s.ok()) return Fail(s);
+  return sup.Run();
+}
+
+}  // namespace awc::daemon

@@ -1,0 +1,21 @@
+// DaemonMain: awc-worker's entry point, shared by the shipped daemon and the
+// test build (which registers extra handlers).
+//
+// Runs the fixed startup sequence of the reference: read the configuration
+// (DATABASE_URL and AWC_CAS_URL required), connect, migrate, select the
+// object store, register the handlers, start the supervisor. A failure at
+// any step prints "awc-worker: <error>" on stderr and returns 1.
+#ifndef AWC_DAEMON_DAEMON_H_
+#define AWC_DAEMON_DAEMON_H_
+
+#include "handlers/registry.h"
+
+namespace awc::daemon {
+
+using RegisterFn = void (*)(handlers::Registry&);
+
+int DaemonMain(int argc, char** argv, RegisterFn register_handlers);
+
+}  // namespace awc::daemon
+
+#endif  // AWC_DAEMON_DAEMON_H_

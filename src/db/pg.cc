@@ -1,0 +1,155 @@
+#include "db/pg.h"
+
+#include <cstdlib>
+
+#include "common/redact.h"
+#include "obs/log.h"
+
+namespace awc::db {
+namespace {
+
+bool TransientSqlState(std::string_view state) {
+  if (state.size() != 5) return false;
+  return state.starts_with("08") || state.starts_with("53") ||
+         state.starts_with("57P") || state == "40001" || state == "40P01";
+}
+
+// Server notices ("schema already exists, skipping") would otherwise go to
+// stderr as bare text, between the JSON event lines.
+void OnNotice(void*, const char* message) {
+  obs::Debug("database", "server notice").Str("notice", CleanMessage(message)).Emit();
+}
+
+std::vector<const char*> ParamPointers(const Params& params) {
+  std::vector<const char*> out;
+  out.reserve(params.size());
+  for (const Param& p : params) out.push_back(p ? p->c_str() : nullptr);
+  return out;
+}
+
+}  // namespace
+
+std::string CleanMessage(const char* libpq_message) {
+  std::string out;
+  bool space = false;
+  for (const char* p = libpq_message ? libpq_message : ""; *p != '\0'; ++p) {
+    if (*p == '\n' || *p == '\t' || *p == '\r' || *p == ' ') {
+      space = !out.empty();
+      continue;
+    }
+    if (space) out += ' ';
+    space = false;
+    out += *p;
+  }
+  return Scrub(out);
+}
+
+PgResult& PgResult::operator=(PgResult&& other) noexcept {
+  if (this != &other) {
+    if (res_ != nullptr) PQclear(res_);
+    res_ = other.res_;
+    other.res_ = nullptr;
+  }
+  return *this;
+}
+
+PgResult::~PgResult() {
+  if (res_ != nullptr) PQclear(res_);
+}
+
+int64_t PgResult::GetInt(int row, int col) const {
+  if (IsNull(row, col)) return 0;
+  return strtoll(PQgetvalue(res_, row, col), nullptr, 10);
+}
+
+double PgResult::GetDouble(int row, int col) const {
+  if (IsNull(row, col)) return 0;
+  return strtod(PQgetvalue(res_, row, col), nullptr);
+}
+
+int64_t PgResult::Affected() const {
+  const char* n = res_ ? PQcmdTuples(res_) : "";
+  return *n ? strtoll(n, nullptr, 10) : 0;
+}
+
+Result<std::unique_ptr<PgConn>> PgConn::Connect(
+    const std::string& conninfo, const std::string& application_name) {
+  // connect_timeout comes before dbname so the expanded conninfo can
+  // override it; application_name comes after so it is always ours.
+  const char* keys[] = {"connect_timeout", "dbname", "application_name",
+                        nullptr};
+  const char* values[] = {"10", conninfo.c_str(), application_name.c_str(),
+                          nullptr};
+  PGconn* conn = PQconnectdbParams(keys, values, /*expand_dbname=*/1);
+  if (conn == nullptr) return Status::Internal("out of memory");
+  if (PQstatus(conn) != CONNECTION_OK) {
+    std::string msg = CleanMessage(PQerrorMessage(conn));
+    PQfinish(conn);
+    return Status::Transient("database connection failed: " + msg);
+  }
+  PQsetNoticeProcessor(conn, OnNotice, nullptr);
+  return std::unique_ptr<PgConn>(new PgConn(conn));
+}
+
+PgConn::~PgConn() { PQfinish(conn_); }
+
+Result<PgResult> PgConn::Check(PGresult* res) {
+  ExecStatusType st = res ? PQresultStatus(res) : PGRES_FATAL_ERROR;
+  if (st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK) {
+    last_sqlstate_.clear();
+    return PgResult(res);
+  }
+  const char* state = res ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : nullptr;
+  last_sqlstate_ = state ? state : "";
+  std::string msg = CleanMessage(res ? PQresultErrorMessage(res)
+                                     : PQerrorMessage(conn_));
+  if (msg.empty()) msg = CleanMessage(PQerrorMessage(conn_));
+  if (res != nullptr) PQclear(res);
+  if (IsBroken()) {
+    return Status::Transient("database connection lost: " + msg);
+  }
+  std::string text = "database error";
+  if (!last_sqlstate_.empty()) text += " (SQLSTATE " + last_sqlstate_ + ")";
+  text += ": " + msg;
+  if (TransientSqlState(last_sqlstate_)) return Status::Transient(text);
+  return Status::Internal(text);
+}
+
+Result<PgResult> PgConn::Exec(std::string_view sql) {
+  std::string copy(sql);
+  return Check(PQexec(conn_, copy.c_str()));
+}
+
+Result<PgResult> PgConn::Exec(const std::string& sql, const Params& params) {
+  std::vector<const char*> values = ParamPointers(params);
+  return Check(PQexecParams(conn_, sql.c_str(), static_cast<int>(values.size()),
+                            nullptr, values.data(), nullptr, nullptr, 0));
+}
+
+Status PgConn::Prepare(const std::string& name, const std::string& sql) {
+  return Check(PQprepare(conn_, name.c_str(), sql.c_str(), 0, nullptr))
+      .status();
+}
+
+Result<PgResult> PgConn::ExecPrepared(const std::string& name,
+                                      const Params& params) {
+  std::vector<const char*> values = ParamPointers(params);
+  return Check(PQexecPrepared(conn_, name.c_str(),
+                              static_cast<int>(values.size()), values.data(),
+                              nullptr, nullptr, 0));
+}
+
+Result<int> PgConn::DrainNotifications() {
+  if (PQconsumeInput(conn_) == 0) {
+    return Status::Transient("database connection lost: " +
+                             CleanMessage(PQerrorMessage(conn_)));
+  }
+  int count = 0;
+  while (PGnotify* n = PQnotifies(conn_)) {
+    ++count;
+    PQfreemem(n);
+  }
+  return count;
+}
+
+}  // namespace awc::db

@@ -1,0 +1,124 @@
+// A thin, owning wrapper around one libpq connection.
+//
+// Contract:
+//  - Errors come back as Status, never as exceptions. A lost connection and
+//    the SQLSTATEs that mean "try again" (class 08, 40001, 40P01, 53xxx,
+//    57P0x) are kTransient; other server errors are kInternal with the
+//    SQLSTATE in the message. Messages are one line, scrubbed of secrets, and
+//    never include the connection string.
+//  - Parameters travel as text through PQexecParams/PQexecPrepared; there is
+//    no string interpolation of values anywhere.
+//  - Not thread-safe; each worker process owns its connection.
+#ifndef AWC_DB_PG_H_
+#define AWC_DB_PG_H_
+
+#include <libpq-fe.h>
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/status.h"
+
+namespace awc::db {
+
+using Param = std::optional<std::string>;  // nullopt is SQL NULL
+using Params = std::vector<Param>;
+
+// Owns a PGresult; moves, never copies.
+class PgResult {
+ public:
+  PgResult() = default;
+  explicit PgResult(PGresult* res) : res_(res) {}
+  PgResult(PgResult&& other) noexcept : res_(other.res_) {
+    other.res_ = nullptr;
+  }
+  PgResult& operator=(PgResult&& other) noexcept;
+  PgResult(const PgResult&) = delete;
+  PgResult& operator=(const PgResult&) = delete;
+  ~PgResult();
+
+  int rows() const { return res_ ? PQntuples(res_) : 0; }
+  int cols() const { return res_ ? PQnfields(res_) : 0; }
+  bool IsNull(int row, int col) const {
+    return PQgetisnull(res_, row, col) != 0;
+  }
+  std::string_view Get(int row, int col) const {
+    return std::string_view(PQgetvalue(res_, row, col),
+                            static_cast<size_t>(PQgetlength(res_, row, col)));
+  }
+  std::string GetString(int row, int col) const {
+    return std::string(Get(row, col));
+  }
+  // Integer and float columns; NULL reads as 0.
+  int64_t GetInt(int row, int col) const;
+  double GetDouble(int row, int col) const;
+  bool GetBool(int row, int col) const { return Get(row, col) == "t"; }
+  // Rows changed by INSERT/UPDATE/DELETE without RETURNING.
+  int64_t Affected() const;
+
+ private:
+  PGresult* res_ = nullptr;
+};
+
+class PgConn {
+ public:
+  // Connects with `conninfo` (URL or key=value). `application_name` is
+  // forced; a connect_timeout of 10 s applies unless conninfo sets one.
+  static Result<std::unique_ptr<PgConn>> Connect(
+      const std::string& conninfo, const std::string& application_name);
+
+  ~PgConn();
+  PgConn(const PgConn&) = delete;
+  PgConn& operator=(const PgConn&) = delete;
+
+  // Runs one or more statements without parameters (simple protocol).
+  Result<PgResult> Exec(std::string_view sql);
+  // Runs one statement with text parameters ($1, $2, ...).
+  Result<PgResult> Exec(const std::string& sql, const Params& params);
+  // Prepares `sql` under `name` for this connection.
+  Status Prepare(const std::string& name, const std::string& sql);
+  Result<PgResult> ExecPrepared(const std::string& name, const Params& params);
+
+  // True once the connection is unusable; the owner reconnects.
+  bool IsBroken() const { return PQstatus(conn_) == CONNECTION_BAD; }
+  // SQLSTATE of the last failed statement, or "".
+  const std::string& last_sqlstate() const { return last_sqlstate_; }
+
+  // The socket to watch for NOTIFY while idle.
+  int Socket() const { return PQsocket(conn_); }
+  // Reads pending input and returns how many notifications arrived on
+  // any channel (their payloads are not needed).
+  Result<int> DrainNotifications();
+
+  PGconn* raw() { return conn_; }
+
+ private:
+  explicit PgConn(PGconn* conn) : conn_(conn) {}
+  Result<PgResult> Check(PGresult* res);
+
+  PGconn* conn_;
+  std::string last_sqlstate_;
+};
+
+// Runs `body` inside BEGIN ... COMMIT; rolls back when it fails.
+template <typename Fn>
+Status InTransaction(PgConn& conn, Fn&& body) {
+  AWC_RETURN_IF_ERROR(conn.Exec("BEGIN").status());
+  Status s = body();
+  if (!s.ok()) {
+    if (!conn.IsBroken()) (void)conn.Exec("ROLLBACK");
+    return s;
+  }
+  return conn.Exec("COMMIT").status();
+}
+
+// One line, secrets scrubbed: the form every libpq message takes in a Status.
+std::string CleanMessage(const char* libpq_message);
+
+}  // namespace awc::db
+
+#endif  // AWC_DB_PG_H_

@@ -1,0 +1,39 @@
+// JobContext: what a handler may use while it runs one job.
+//
+// The worker implements it; tests may implement it with fakes. Handlers run
+// in the worker's single thread and may block; long ones call Checkpoint()
+// at safe points so the lease is renewed while they make progress.
+#ifndef AWC_HANDLERS_JOB_CONTEXT_H_
+#define AWC_HANDLERS_JOB_CONTEXT_H_
+
+#include "common/status.h"
+#include "config/settings.h"
+#include "db/pg.h"
+#include "queue/job.h"
+
+struct ev_loop;
+
+namespace awc::handlers {
+
+class JobContext {
+ public:
+  virtual ~JobContext() = default;
+
+  virtual const queue::Job& job() const = 0;
+  // This worker's connection; the claim is already committed, so handlers
+  // run their own transactions on it.
+  virtual db::PgConn& db() = 0;
+  virtual const config::Settings& settings() const = 0;
+  // The worker's event loop, for handlers that drive asynchronous I/O.
+  virtual struct ev_loop* loop() = 0;
+
+  // Renews the lease when a third of it has passed since the claim or the
+  // last renewal. Returns kFailedPrecondition once the job is no longer held
+  // by this worker (cancelled, or reclaimed after the lease ran out): the
+  // handler should stop, its outcome will be discarded.
+  virtual Status Checkpoint() = 0;
+};
+
+}  // namespace awc::handlers
+
+#endif  // AWC_HANDLERS_JOB_CONTEXT_H_

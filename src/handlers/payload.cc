@@ -1,0 +1,94 @@
+#include "handlers/payload.h"
+
+#include "cas/ids.h"
+
+namespace awc::handlers {
+
+Result<JsonPtr> ParseJson(std::string_view text) {
+  json_error_t err;
+  json_t* j = json_loadb(text.data(), text.size(),
+                         JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &err);
+  if (j == nullptr) {
+    return Status::InvalidArgument(std::string("not valid JSON (") + err.text +
+                                   " at line " + std::to_string(err.line) +
+                                   ")");
+  }
+  return JsonPtr(j);
+}
+
+Status PayloadReader::ExpectObject(
+    std::initializer_list<std::string_view> allowed) const {
+  if (!json_is_object(payload_)) {
+    return Status::InvalidArgument("payload is not a JSON object");
+  }
+  const char* key;
+  json_t* value;
+  json_object_foreach(const_cast<json_t*>(payload_), key, value) {
+    bool known = false;
+    for (std::string_view a : allowed) known |= a == key;
+    if (!known) {
+      return Status::InvalidArgument("payload has unexpected key \"" +
+                                     std::string(key) + "\"");
+    }
+  }
+  return Status::OK();
+}
+
+Result<int64_t> PayloadReader::Int(const char* key, int64_t min) const {
+  const json_t* v = json_object_get(payload_, key);
+  if (v == nullptr) {
+    return Status::InvalidArgument("payload lacks \"" + std::string(key) + "\"");
+  }
+  if (!json_is_integer(v)) {
+    return Status::InvalidArgument("payload key \"" + std::string(key) +
+                                   "\" is not an integer");
+  }
+  json_int_t n = json_integer_value(v);
+  if (n < min) {
+    return Status::InvalidArgument("payload key \"" + std::string(key) +
+                                   "\" must be >= " + std::to_string(min));
+  }
+  return static_cast<int64_t>(n);
+}
+
+Result<int64_t> PayloadReader::OptionalInt(const char* key, int64_t min,
+                                           int64_t fallback) const {
+  if (json_object_get(payload_, key) == nullptr) return fallback;
+  return Int(key, min);
+}
+
+Result<std::string> PayloadReader::TenantId(const char* key) const {
+  const json_t* v = json_object_get(payload_, key);
+  if (v == nullptr) {
+    return Status::InvalidArgument("payload lacks \"" + std::string(key) + "\"");
+  }
+  if (!json_is_string(v) || !cas::IsValidTenantId(json_string_value(v))) {
+    return Status::InvalidArgument(
+        "payload key \"" + std::string(key) +
+        "\" is not a tenant id (^[a-z0-9][a-z0-9_-]{0,62}$)");
+  }
+  return std::string(json_string_value(v));
+}
+
+Result<SnapshotPayload> DecodeSnapshotPayload(const json_t* payload) {
+  PayloadReader r(payload);
+  AWC_RETURN_IF_ERROR(r.ExpectObject({"snapshot_id"}));
+  AWC_ASSIGN_OR_RETURN(int64_t id, r.Int("snapshot_id", 1));
+  return SnapshotPayload{id};
+}
+
+Result<WorkspacePayload> DecodeWorkspacePayload(const json_t* payload) {
+  PayloadReader r(payload);
+  AWC_RETURN_IF_ERROR(r.ExpectObject({"workspace_id"}));
+  AWC_ASSIGN_OR_RETURN(int64_t id, r.Int("workspace_id", 1));
+  return WorkspacePayload{id};
+}
+
+Result<TenantPayload> DecodeTenantPayload(const json_t* payload) {
+  PayloadReader r(payload);
+  AWC_RETURN_IF_ERROR(r.ExpectObject({"tenant_id"}));
+  AWC_ASSIGN_OR_RETURN(std::string id, r.TenantId("tenant_id"));
+  return TenantPayload{std::move(id)};
+}
+
+}  // namespace awc::handlers

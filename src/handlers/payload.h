@@ -1,0 +1,66 @@
+// Strict payload decoders, one per payload shape of the reference.
+//
+// A payload must be a JSON object with exactly the expected keys (no extra
+// keys, no duplicates), each of the expected type: ids are JSON integers
+// >= 1 (not strings, not floats, not booleans), tenant ids match the tenant
+// syntax of cas/ids.h. Anything else is an InvalidArgument whose message
+// names the key but never echoes the payload.
+#ifndef AWC_HANDLERS_PAYLOAD_H_
+#define AWC_HANDLERS_PAYLOAD_H_
+
+#include <jansson.h>
+
+#include <cstdint>
+#include <initializer_list>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "common/status.h"
+
+namespace awc::handlers {
+
+struct JsonDeleter {
+  void operator()(json_t* j) const { json_decref(j); }
+};
+using JsonPtr = std::unique_ptr<json_t, JsonDeleter>;
+
+// Parses JSON text, rejecting duplicate keys.
+Result<JsonPtr> ParseJson(std::string_view text);
+
+// Reads one object strictly; each accessor reports the key it failed on.
+class PayloadReader {
+ public:
+  explicit PayloadReader(const json_t* payload) : payload_(payload) {}
+
+  // The payload is an object whose keys are all in `allowed`.
+  Status ExpectObject(std::initializer_list<std::string_view> allowed) const;
+  // A required integer >= `min`.
+  Result<int64_t> Int(const char* key, int64_t min) const;
+  // An optional integer >= `min`; `fallback` when absent.
+  Result<int64_t> OptionalInt(const char* key, int64_t min,
+                              int64_t fallback) const;
+  // A required tenant id.
+  Result<std::string> TenantId(const char* key) const;
+
+ private:
+  const json_t* payload_;
+};
+
+struct SnapshotPayload {
+  int64_t snapshot_id;
+};
+struct WorkspacePayload {
+  int64_t workspace_id;
+};
+struct TenantPayload {
+  std::string tenant_id;
+};
+
+Result<SnapshotPayload> DecodeSnapshotPayload(const json_t* payload);
+Result<WorkspacePayload> DecodeWorkspacePayload(const json_t* payload);
+Result<TenantPayload> DecodeTenantPayload(const json_t* payload);
+
+}  // namespace awc::handlers
+
+#endif  // AWC_HANDLERS_PAYLOAD_H_

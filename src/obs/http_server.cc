@@ -1,0 +1,248 @@
+#include "obs/http_server.h"
+
+#include <arpa/inet.h>
+#include <ev.h>
+#include <fcntl.h>
+#include <microhttpd.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <utility>
+
+#include "common/redact.h"
+
+namespace awc::obs {
+namespace {
+
+constexpr unsigned int kConnectionTimeoutSecs = 10;
+constexpr unsigned int kConnectionLimit = 64;
+constexpr int kListenBacklog = 64;
+constexpr const char* kAllowedMethods = "GET, HEAD";
+
+// "127.0.0.1:9100", "[::1]:9100", "*:9100" (all interfaces).
+std::string DescribeAddress(const std::string& host, int port) {
+  std::string where = host.empty()                         ? "*"
+                      : host.find(':') != std::string::npos ? "[" + host + "]"
+                                                            : host;
+  return where + ":" + std::to_string(port);
+}
+
+// The socket address for `host`, which must be empty (all interfaces),
+// "localhost" or a numeric IPv4 or IPv6 address.
+bool ResolveNumeric(const std::string& host, int port,
+                    struct sockaddr_storage* ss, socklen_t* len) {
+  memset(ss, 0, sizeof *ss);
+  std::string h = host == "localhost" ? "127.0.0.1" : host;
+  if (h.size() >= 2 && h.front() == '[' && h.back() == ']') {
+    h = h.substr(1, h.size() - 2);
+  }
+  auto* v4 = reinterpret_cast<struct sockaddr_in*>(ss);
+  auto* v6 = reinterpret_cast<struct sockaddr_in6*>(ss);
+  if (h.empty()) {
+    v6->sin6_family = AF_INET6;
+    v6->sin6_addr = in6addr_any;
+    v6->sin6_port = htons(static_cast<uint16_t>(port));
+    *len = sizeof *v6;
+    return true;
+  }
+  if (inet_pton(AF_INET, h.c_str(), &v4->sin_addr) == 1) {
+    v4->sin_family = AF_INET;
+    v4->sin_port = htons(static_cast<uint16_t>(port));
+    *len = sizeof *v4;
+    return true;
+  }
+  if (inet_pton(AF_INET6, h.c_str(), &v6->sin6_addr) == 1) {
+    v6->sin6_family = AF_INET6;
+    v6->sin6_port = htons(static_cast<uint16_t>(port));
+    *len = sizeof *v6;
+    return true;
+  }
+  return false;
+}
+
+// Binds and listens; returns the socket or -1 with errno set. An IPv6
+// wildcard also accepts IPv4; where IPv6 is unavailable it falls back to
+// the IPv4 wildcard.
+int Listen(struct sockaddr_storage* ss, socklen_t len, bool any) {
+  int fd = socket(ss->ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
+                  0);
+  if (fd < 0 && any && errno == EAFNOSUPPORT) {
+    in_port_t port = reinterpret_cast<struct sockaddr_in6*>(ss)->sin6_port;
+    memset(ss, 0, sizeof *ss);
+    auto* v4 = reinterpret_cast<struct sockaddr_in*>(ss);
+    v4->sin_family = AF_INET;
+    v4->sin_addr.s_addr = htonl(INADDR_ANY);
+    v4->sin_port = port;
+    len = sizeof *v4;
+    fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  }
+  if (fd < 0) return -1;
+  int one = 1;
+  int zero = 0;
+  setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+  if (ss->ss_family == AF_INET6 && any) {
+    setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof zero);
+  }
+  if (bind(fd, reinterpret_cast<struct sockaddr*>(ss), len) != 0 ||
+      listen(fd, kListenBacklog) != 0) {
+    int saved = errno;
+    close(fd);
+    errno = saved;
+    return -1;
+  }
+  return fd;
+}
+
+int BoundPort(int fd) {
+  struct sockaddr_storage ss;
+  socklen_t len = sizeof ss;
+  if (getsockname(fd, reinterpret_cast<struct sockaddr*>(&ss), &len) != 0) {
+    return 0;
+  }
+  if (ss.ss_family == AF_INET6) {
+    return ntohs(reinterpret_cast<struct sockaddr_in6*>(&ss)->sin6_port);
+  }
+  return ntohs(reinterpret_cast<struct sockaddr_in*>(&ss)->sin_port);
+}
+
+}  // namespace
+
+struct HttpServer::Impl {
+  struct ev_loop* loop = nullptr;
+  Route route;
+  struct MHD_Daemon* daemon = nullptr;
+  int port = 0;
+  ev_io io;        // MHD's epoll fd
+  ev_timer timer;  // MHD_get_timeout(): idle connections, pending data
+
+  // Lets MHD do all it can now, then arms the timer for its next deadline.
+  void Service() {
+    if (daemon == nullptr) return;
+    MHD_run(daemon);
+    ev_timer_stop(loop, &timer);
+    MHD_UNSIGNED_LONG_LONG ms = 0;
+    if (MHD_get_timeout(daemon, &ms) == MHD_YES) {
+      ev_timer_set(&timer, static_cast<double>(ms) / 1000.0, 0.0);
+      ev_timer_start(loop, &timer);
+    }
+  }
+};
+
+namespace {
+
+void OnEpollReadable(struct ev_loop*, ev_io* w, int) {
+  static_cast<HttpServer::Impl*>(w->data)->Service();
+}
+
+void OnTimeout(struct ev_loop*, ev_timer* w, int) {
+  static_cast<HttpServer::Impl*>(w->data)->Service();
+}
+
+MHD_Result Reply(struct MHD_Connection* conn, const HttpResponse& r) {
+  std::string body = Scrub(r.body);
+  struct MHD_Response* resp = MHD_create_response_from_buffer(
+      body.size(), body.data(), MHD_RESPMEM_MUST_COPY);
+  if (resp == nullptr) return MHD_NO;
+  MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE,
+                          r.content_type.c_str());
+  if (r.status == MHD_HTTP_METHOD_NOT_ALLOWED) {
+    MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW, kAllowedMethods);
+  }
+  MHD_Result ret =
+      MHD_queue_response(conn, static_cast<unsigned int>(r.status), resp);
+  MHD_destroy_response(resp);
+  return ret;
+}
+
+// MHD's access handler. Answers on the first call, once the headers are
+// in: nothing we serve needs a request body.
+MHD_Result OnRequest(void* cls, struct MHD_Connection* conn, const char* url,
+                     const char* method, const char*, const char*, size_t*,
+                     void**) {
+  auto* impl = static_cast<HttpServer::Impl*>(cls);
+  HttpResponse response;
+  if (strcmp(method, MHD_HTTP_METHOD_GET) != 0 &&
+      strcmp(method, MHD_HTTP_METHOD_HEAD) != 0) {
+    response.status = MHD_HTTP_METHOD_NOT_ALLOWED;
+    response.body = "method not allowed\n";
+    return Reply(conn, response);
+  }
+  std::string path = url != nullptr ? url : "/";
+  size_t query = path.find('?');
+  if (query != std::string::npos) path.erase(query);
+  try {
+    response = impl->route(path);
+  } catch (...) {
+    response = HttpResponse{500, "text/plain; charset=utf-8",
+                            "internal error\n"};
+  }
+  return Reply(conn, response);
+}
+
+}  // namespace
+
+Result<std::unique_ptr<HttpServer>> HttpServer::Start(struct ev_loop* loop,
+                                                      const std::string& host,
+                                                      int port, Route route) {
+  const std::string where = "cannot listen on " + DescribeAddress(host, port);
+  if (port < 0 || port > 65535) {
+    return Status::InvalidArgument(where + ": port out of range");
+  }
+  struct sockaddr_storage ss;
+  socklen_t len = 0;
+  if (!ResolveNumeric(host, port, &ss, &len)) {
+    return Status::InvalidArgument(where + ": \"" + host +
+                                   "\" is not a numeric IPv4 or IPv6 address");
+  }
+  int fd = Listen(&ss, len, host.empty());
+  if (fd < 0) return Status::IoError(where + ": " + strerror(errno));
+
+  auto impl = std::make_unique<Impl>();
+  impl->loop = loop;
+  impl->route = std::move(route);
+  impl->port = BoundPort(fd);
+  unsigned int flags = MHD_USE_EPOLL;
+  if (ss.ss_family == AF_INET6) flags |= MHD_USE_IPv6;
+  // MHD owns `fd` from here: MHD_stop_daemon() closes it.
+  impl->daemon = MHD_start_daemon(
+      flags, 0, nullptr, nullptr, &OnRequest, impl.get(),
+      MHD_OPTION_LISTEN_SOCKET, static_cast<MHD_socket>(fd),
+      MHD_OPTION_CONNECTION_TIMEOUT, kConnectionTimeoutSecs,
+      MHD_OPTION_CONNECTION_LIMIT, kConnectionLimit, MHD_OPTION_END);
+  if (impl->daemon == nullptr) {
+    if (fcntl(fd, F_GETFD) != -1) close(fd);  // unless MHD already did
+    return Status::Internal(where + ": libmicrohttpd did not start");
+  }
+  const union MHD_DaemonInfo* info =
+      MHD_get_daemon_info(impl->daemon, MHD_DAEMON_INFO_EPOLL_FD);
+  if (info == nullptr || info->epoll_fd < 0) {
+    MHD_stop_daemon(impl->daemon);
+    return Status::Internal(where + ": libmicrohttpd has no epoll descriptor");
+  }
+  ev_io_init(&impl->io, OnEpollReadable, info->epoll_fd, EV_READ);
+  impl->io.data = impl.get();
+  ev_init(&impl->timer, OnTimeout);
+  impl->timer.data = impl.get();
+  ev_io_start(loop, &impl->io);
+  impl->Service();
+  return std::unique_ptr<HttpServer>(new HttpServer(std::move(impl)));
+}
+
+HttpServer::HttpServer(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+
+HttpServer::~HttpServer() { Stop(); }
+
+int HttpServer::port() const { return impl_->port; }
+
+void HttpServer::Stop() {
+  if (impl_->daemon == nullptr) return;
+  ev_io_stop(impl_->loop, &impl_->io);
+  ev_timer_stop(impl_->loop, &impl_->timer);
+  MHD_stop_daemon(impl_->daemon);
+  impl_->daemon = nullptr;
+}
+
+}  // namespace awc::obs

@@ -1,0 +1,175 @@
+#include "obs/log.h"
+
+#include <jansson.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+
+#include "common/redact.h"
+
+namespace awc::obs {
+namespace {
+
+struct Sink {
+  LogLevel level = LogLevel::kInfo;
+  std::string worker = "awc-worker";
+  int fd = 2;
+};
+
+Sink& TheSink() {
+  static Sink sink;
+  return sink;
+}
+
+double WallNow() {
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return static_cast<double>(ts.tv_sec) + ts.tv_nsec / 1e9;
+}
+
+void SetString(json_t* obj, std::string_view key, std::string_view value) {
+  std::string clean = Scrub(value);
+  json_object_set_new(obj, std::string(key).c_str(),
+                      json_stringn(clean.data(), clean.size()));
+}
+
+}  // namespace
+
+Result<LogLevel> ParseLogLevel(std::string_view name) {
+  if (name == "debug") return LogLevel::kDebug;
+  if (name == "info") return LogLevel::kInfo;
+  if (name == "warn" || name == "warning") return LogLevel::kWarn;
+  if (name == "error") return LogLevel::kError;
+  return Status::InvalidArgument("\"" + std::string(name) +
+                                 "\" is not one of debug, info, warn, error");
+}
+
+const char* LogLevelName(LogLevel level) {
+  switch (level) {
+    case LogLevel::kDebug:
+      return "debug";
+    case LogLevel::kInfo:
+      return "info";
+    case LogLevel::kWarn:
+      return "warn";
+    case LogLevel::kError:
+      return "error";
+  }
+  return "info";
+}
+
+void SetLogLevel(LogLevel level) { TheSink().level = level; }
+LogLevel GetLogLevel() { return TheSink().level; }
+void SetLogWorker(std::string worker) { TheSink().worker = std::move(worker); }
+void SetLogFd(int fd) { TheSink().fd = fd; }
+
+std::string FormatTimestamp(double epoch_seconds) {
+  double whole = std::floor(epoch_seconds);
+  time_t secs = static_cast<time_t>(whole);
+  int millis = static_cast<int>((epoch_seconds - whole) * 1000.0);
+  if (millis > 999) millis = 999;
+  struct tm tm;
+  gmtime_r(&secs, &tm);
+  char buf[96];
+  snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ",
+           tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min,
+           tm.tm_sec, millis);
+  return buf;
+}
+
+Event::Event(LogLevel level, std::string id, std::string msg)
+    : level_(level), id_(std::move(id)), msg_(std::move(msg)) {}
+
+Event& Event::Str(std::string_view key, std::string_view value) {
+  fields_.push_back({std::string(key), Type::kStr, std::string(value)});
+  return *this;
+}
+
+Event& Event::Int(std::string_view key, int64_t value) {
+  Field f{std::string(key), Type::kInt, {}};
+  f.i = value;
+  fields_.push_back(std::move(f));
+  return *this;
+}
+
+Event& Event::Num(std::string_view key, double value) {
+  Field f{std::string(key), Type::kNum, {}};
+  f.d = value;
+  fields_.push_back(std::move(f));
+  return *this;
+}
+
+Event& Event::Bool(std::string_view key, bool value) {
+  Field f{std::string(key), Type::kBool, {}};
+  f.i = value ? 1 : 0;
+  fields_.push_back(std::move(f));
+  return *this;
+}
+
+std::string Event::Format(double epoch_seconds) const {
+  json_t* obj = json_object();
+  SetString(obj, "ts", FormatTimestamp(epoch_seconds));
+  SetString(obj, "level", LogLevelName(level_));
+  SetString(obj, "id", id_);
+  SetString(obj, "msg", msg_);
+  SetString(obj, "worker", TheSink().worker);
+  for (const Field& f : fields_) {
+    switch (f.type) {
+      case Type::kStr:
+        SetString(obj, f.key, f.str);
+        break;
+      case Type::kInt:
+        json_object_set_new(obj, f.key.c_str(), json_integer(f.i));
+        break;
+      case Type::kNum:
+        json_object_set_new(obj, f.key.c_str(),
+                            std::isfinite(f.d) ? json_real(f.d) : json_null());
+        break;
+      case Type::kBool:
+        json_object_set_new(obj, f.key.c_str(), json_boolean(f.i != 0));
+        break;
+    }
+  }
+  char* text = json_dumps(obj, JSON_COMPACT | JSON_PRESERVE_ORDER |
+                                   JSON_ENSURE_ASCII | JSON_REAL_PRECISION(6));
+  json_decref(obj);
+  std::string out = text != nullptr ? text : "{}";
+  free(text);
+  return out;
+}
+
+void Event::Emit() const {
+  if (level_ < TheSink().level) return;
+  std::string line = Format(WallNow());
+  line += '\n';
+  const char* p = line.data();
+  size_t left = line.size();
+  while (left > 0) {
+    ssize_t n = write(TheSink().fd, p, left);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return;  // nowhere left to report a logging failure
+    }
+    p += n;
+    left -= static_cast<size_t>(n);
+  }
+}
+
+Event Debug(std::string id, std::string msg) {
+  return Event(LogLevel::kDebug, std::move(id), std::move(msg));
+}
+Event Info(std::string id, std::string msg) {
+  return Event(LogLevel::kInfo, std::move(id), std::move(msg));
+}
+Event Warn(std::string id, std::string msg) {
+  return Event(LogLevel::kWarn, std::move(id), std::move(msg));
+}
+Event Error(std::string id, std::string msg) {
+  return Event(LogLevel::kError, std::move(id), std::move(msg));
+}
+
+}  // namespace awc::obs

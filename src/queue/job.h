@@ -1,0 +1,69 @@
+// The vocabulary of the queue: a claimed job, job states, handler outcomes.
+#ifndef AWC_QUEUE_JOB_H_
+#define AWC_QUEUE_JOB_H_
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <utility>
+
+namespace awc::queue {
+
+enum class JobState { kPending, kRunning, kCompleted, kFailed, kCancelled, kOther };
+
+JobState ParseJobState(std::string_view text);
+const char* JobStateName(JobState state);  // "PENDING", ...
+
+// The closed `outcome` label of metrics and events, from the state a job was
+// left in: completed, failed, cancelled, retried (PENDING), other.
+const char* OutcomeLabel(JobState state);
+
+// A job this worker holds a lease on.
+struct Job {
+  int64_t id = 0;
+  std::string kind;
+  std::string payload;  // JSON text as stored
+  int attempts = 0;     // including this claim
+  int max_attempts = 0;
+  int64_t lease_token = 0;
+  double run_at = 0;  // when it became ready, database clock, epoch seconds
+};
+
+// What a handler returns; the worker records it.
+struct Outcome {
+  enum class Kind {
+    kComplete,  // -> COMPLETED with `result`
+    kRetry,     // -> PENDING after backoff, or FAILED when attempts are spent
+    kFail,      // -> FAILED now (dead letter)
+    kDefer,     // -> PENDING after `delay_secs`, no attempt spent
+  };
+  Kind kind = Kind::kComplete;
+  std::string result = "{}";  // JSON object, for kComplete
+  std::string error;          // for kRetry and kFail; stored in last_error
+  double delay_secs = 0;      // for kDefer
+
+  static Outcome Complete(std::string result_json) {
+    return {Kind::kComplete, std::move(result_json), {}, 0};
+  }
+  static Outcome Retry(std::string error) {
+    return {Kind::kRetry, "{}", std::move(error), 0};
+  }
+  static Outcome Fail(std::string error) {
+    return {Kind::kFail, "{}", std::move(error), 0};
+  }
+  static Outcome Defer(double delay_secs, std::string reason) {
+    return {Kind::kDefer, "{}", std::move(reason), delay_secs};
+  }
+};
+
+// What recording an outcome did.
+struct Recorded {
+  bool applied = false;  // false: discarded (cancelled or reclaimed meanwhile)
+  JobState state = JobState::kOther;  // the row's state afterwards
+  int attempts = 0;
+  double lag_secs = 0;  // ready (run_at) to recorded, database clock
+};
+
+}  // namespace awc::queue
+
+#endif  // AWC_QUEUE_JOB_H_

@@ -1,0 +1,119 @@
+#include "queue/job_queue.h"
+
+#include <cstdio>
+
+#include "queue/queue_sql.h"
+
+namespace awc::queue {
+namespace {
+
+std::string SecondsText(double secs) {
+  char buf[32];
+  snprintf(buf, sizeof buf, "%.3f", secs);
+  return buf;
+}
+
+Recorded FromRow(const db::PgResult& r, bool applied) {
+  Recorded out;
+  out.applied = applied;
+  out.state = ParseJobState(r.Get(0, 0));
+  out.attempts = static_cast<int>(r.GetInt(0, 1));
+  out.lag_secs = r.GetDouble(0, 2);  // database now; the caller subtracts
+  return out;
+}
+
+}  // namespace
+
+JobQueue::JobQueue(db::PgConn* conn, std::string worker_id, int64_t lease_secs)
+    : conn_(conn),
+      worker_id_(std::move(worker_id)),
+      lease_secs_(std::to_string(lease_secs)),
+      rng_(Xorshift32::FromWorkerId(worker_id_)) {}
+
+Status JobQueue::Prepare() {
+  AWC_RETURN_IF_ERROR(conn_->Prepare("claim", sql::kClaim));
+  AWC_RETURN_IF_ERROR(conn_->Prepare("complete", sql::kComplete));
+  AWC_RETURN_IF_ERROR(conn_->Prepare("retry", sql::kRetry));
+  AWC_RETURN_IF_ERROR(conn_->Prepare("fail", sql::kFail));
+  AWC_RETURN_IF_ERROR(conn_->Prepare("defer", sql::kDefer));
+  AWC_RETURN_IF_ERROR(conn_->Prepare("current_state", sql::kCurrentState));
+  AWC_RETURN_IF_ERROR(conn_->Prepare("renew", sql::kRenewLease));
+  AWC_RETURN_IF_ERROR(conn_->Prepare("reclaim", sql::kReclaimExpired));
+  return conn_->Exec(sql::kListen).status();
+}
+
+Result<std::optional<Job>> JobQueue::Claim() {
+  AWC_ASSIGN_OR_RETURN(db::PgResult r,
+                       conn_->ExecPrepared("claim", {worker_id_, lease_secs_}));
+  if (r.rows() == 0) return std::optional<Job>();
+  Job job;
+  job.id = r.GetInt(0, 0);
+  job.kind = r.GetString(0, 1);
+  job.payload = r.GetString(0, 2);
+  job.attempts = static_cast<int>(r.GetInt(0, 3));
+  job.max_attempts = static_cast<int>(r.GetInt(0, 4));
+  job.lease_token = r.GetInt(0, 5);
+  job.run_at = r.GetDouble(0, 6);
+  return std::optional<Job>(std::move(job));
+}
+
+Result<Recorded> JobQueue::Record(const Job& job, const Outcome& outcome) {
+  std::string id = std::to_string(job.id);
+  std::string token = std::to_string(job.lease_token);
+  Result<db::PgResult> r = Status::Internal("unreachable");
+  switch (outcome.kind) {
+    case Outcome::Kind::kComplete:
+      r = conn_->ExecPrepared("complete", {id, token, outcome.result});
+      break;
+    case Outcome::Kind::kRetry:
+      r = conn_->ExecPrepared(
+          "retry",
+          {id, token, SecondsText(NextRetryDelay(job.attempts)), outcome.error});
+      break;
+    case Outcome::Kind::kFail:
+      r = conn_->ExecPrepared("fail", {id, token, outcome.error});
+      break;
+    case Outcome::Kind::kDefer:
+      r = conn_->ExecPrepared("defer",
+                              {id, token, SecondsText(outcome.delay_secs)});
+      break;
+  }
+  if (!r.ok()) return r.status();
+  Recorded rec;
+  if (r->rows() == 1) {
+    rec = FromRow(*r, true);
+  } else {
+    AWC_ASSIGN_OR_RETURN(db::PgResult cur,
+                         conn_->ExecPrepared("current_state", {id}));
+    if (cur.rows() == 0) {
+      rec.applied = false;  // deleted by the control plane
+      return rec;
+    }
+    rec = FromRow(cur, false);
+  }
+  rec.lag_secs -= job.run_at;
+  return rec;
+}
+
+Result<bool> JobQueue::RenewLease(const Job& job) {
+  AWC_ASSIGN_OR_RETURN(
+      db::PgResult r,
+      conn_->ExecPrepared("renew", {std::to_string(job.id),
+                                    std::to_string(job.lease_token),
+                                    lease_secs_}));
+  return r.rows() == 1;
+}
+
+Result<std::vector<JobQueue::Reclaimed>> JobQueue::ReclaimExpired(int limit) {
+  AWC_ASSIGN_OR_RETURN(db::PgResult r, conn_->ExecPrepared(
+                                           "reclaim", {std::to_string(limit)}));
+  std::vector<Reclaimed> out;
+  for (int i = 0; i < r.rows(); ++i) {
+    out.push_back({r.GetInt(i, 0), r.GetString(i, 1),
+                   ParseJobState(r.Get(i, 2)),
+                   static_cast<int>(r.GetInt(i, 3)), r.GetDouble(i, 4)});
+  }
+  return out;
+}
+
+}  // namespace awc::queue

@@ -1,0 +1,65 @@
+// JobQueue: one worker's view of awc.jobs (claim, record, renew, reclaim).
+//
+// Contract (design brief section 4):
+//  - Claim() takes the oldest ready PENDING job with FOR UPDATE SKIP LOCKED
+//    and commits the claim (RUNNING, attempts + 1, a fresh fencing token,
+//    locked_until = now + lease) before returning it.
+//  - Record() is conditional on state RUNNING and the token; when it matches
+//    nothing the outcome is discarded and the row's current state returned
+//    with applied = false.
+//  - Retry delays come from backoff.h with this worker's xorshift32.
+//  - Every statement is prepared once, by Prepare(), on this connection.
+#ifndef AWC_QUEUE_JOB_QUEUE_H_
+#define AWC_QUEUE_JOB_QUEUE_H_
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+#include "db/pg.h"
+#include "queue/backoff.h"
+#include "queue/job.h"
+
+namespace awc::queue {
+
+class JobQueue {
+ public:
+  // `worker_id` is this process's id (AWC_WORKER_ID-<n>): locked_by and the
+  // jitter seed.
+  JobQueue(db::PgConn* conn, std::string worker_id, int64_t lease_secs);
+
+  // Prepares the statements and LISTENs for new jobs.
+  Status Prepare();
+
+  Result<std::optional<Job>> Claim();
+  Result<Recorded> Record(const Job& job, const Outcome& outcome);
+  // Extends the lease; false when the job is no longer ours.
+  Result<bool> RenewLease(const Job& job);
+
+  struct Reclaimed {
+    int64_t id;
+    std::string kind;
+    JobState state;  // PENDING (requeued) or FAILED (attempts spent)
+    int attempts;
+    double lag_secs;
+  };
+  // Requeues or dead-letters up to `limit` RUNNING jobs whose lease ended.
+  Result<std::vector<Reclaimed>> ReclaimExpired(int limit);
+
+  // The delay Record() gives the k-th retry (exposed for tests).
+  double NextRetryDelay(int retry) { return BackoffDelaySecs(retry, rng_); }
+
+  db::PgConn* conn() { return conn_; }
+  const std::string& worker_id() const { return worker_id_; }
+
+ private:
+  db::PgConn* conn_;
+  std::string worker_id_;
+  std::string lease_secs_;
+  Xorshift32 rng_;
+};
+
+}  // namespace awc::queue
+
+#endif  // AWC_QUEUE_JOB_QUEUE_H_

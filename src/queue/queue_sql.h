@@ -1,0 +1,107 @@
+// Every SQL statement on awc.jobs, in one place.
+//
+// The worker-side statements are prepared once per connection (JobQueue);
+// recording statements are conditional on state = 'RUNNING' and the fencing
+// token, so a worker whose job was cancelled or reclaimed changes nothing.
+#ifndef AWC_QUEUE_QUEUE_SQL_H_
+#define AWC_QUEUE_QUEUE_SQL_H_
+
+namespace awc::queue::sql {
+
+// $1 worker id, $2 lease seconds.
+inline constexpr const char* kClaim = R"sql(
+UPDATE awc.jobs j
+   SET state = 'RUNNING', attempts = j.attempts + 1, locked_by = $1,
+       locked_until = now() + make_interval(secs => $2::float8),
+       lease_token = nextval('awc.job_lease_token_seq'), updated_at = now()
+  FROM (SELECT id FROM awc.jobs
+         WHERE state = 'PENDING' AND run_at <= now()
+         ORDER BY run_at, id
+         LIMIT 1
+         FOR UPDATE SKIP LOCKED) c
+ WHERE j.id = c.id
+RETURNING j.id, j.kind, j.payload::text, j.attempts, j.max_attempts,
+          j.lease_token, extract(epoch FROM j.run_at)
+)sql";
+
+// Each recording statement returns (state, attempts, database now).
+// $1 id, $2 lease token, $3 result JSON.
+inline constexpr const char* kComplete = R"sql(
+UPDATE awc.jobs
+   SET state = 'COMPLETED', result = $3::jsonb, locked_until = NULL,
+       finished_at = now(), updated_at = now()
+ WHERE id = $1 AND state = 'RUNNING' AND lease_token = $2
+RETURNING state, attempts, extract(epoch FROM now())
+)sql";
+
+// $1 id, $2 lease token, $3 backoff seconds, $4 error.
+inline constexpr const char* kRetry = R"sql(
+UPDATE awc.jobs
+   SET state = CASE WHEN attempts >= max_attempts THEN 'FAILED'
+                    ELSE 'PENDING' END,
+       run_at = CASE WHEN attempts >= max_attempts THEN run_at
+                     ELSE now() + make_interval(secs => $3::float8) END,
+       finished_at = CASE WHEN attempts >= max_attempts THEN now() END,
+       last_error = $4, locked_until = NULL, updated_at = now()
+ WHERE id = $1 AND state = 'RUNNING' AND lease_token = $2
+RETURNING state, attempts, extract(epoch FROM now())
+)sql";
+
+// $1 id, $2 lease token, $3 error.
+inline constexpr const char* kFail = R"sql(
+UPDATE awc.jobs
+   SET state = 'FAILED', last_error = $3, locked_until = NULL,
+       finished_at = now(), updated_at = now()
+ WHERE id = $1 AND state = 'RUNNING' AND lease_token = $2
+RETURNING state, attempts, extract(epoch FROM now())
+)sql";
+
+// Back to PENDING without spending the attempt. $1 id, $2 token, $3 seconds.
+inline constexpr const char* kDefer = R"sql(
+UPDATE awc.jobs
+   SET state = 'PENDING', attempts = attempts - 1,
+       run_at = now() + make_interval(secs => $3::float8),
+       locked_until = NULL, updated_at = now()
+ WHERE id = $1 AND state = 'RUNNING' AND lease_token = $2
+RETURNING state, attempts, extract(epoch FROM now())
+)sql";
+
+// The row's current state, when a recording statement matched nothing.
+inline constexpr const char* kCurrentState = R"sql(
+SELECT state, attempts, extract(epoch FROM now()) FROM awc.jobs WHERE id = $1
+)sql";
+
+// $1 id, $2 lease token, $3 lease seconds. Returns a row while still held.
+inline constexpr const char* kRenewLease = R"sql(
+UPDATE awc.jobs
+   SET locked_until = now() + make_interval(secs => $3::float8),
+       updated_at = now()
+ WHERE id = $1 AND state = 'RUNNING' AND lease_token = $2
+RETURNING 1
+)sql";
+
+// RUNNING jobs whose lease ended: requeued, or dead-lettered when their
+// attempts are spent (a job that kills its worker must not loop forever).
+// $1 batch limit. Returns (id, kind, state, attempts, lag seconds).
+inline constexpr const char* kReclaimExpired = R"sql(
+UPDATE awc.jobs j
+   SET state = CASE WHEN j.attempts >= j.max_attempts THEN 'FAILED'
+                    ELSE 'PENDING' END,
+       finished_at = CASE WHEN j.attempts >= j.max_attempts THEN now() END,
+       last_error = 'lease expired (held by ' || coalesce(j.locked_by, '?') || ')',
+       locked_until = NULL, updated_at = now()
+  FROM (SELECT id FROM awc.jobs
+         WHERE state = 'RUNNING' AND locked_until < now()
+         ORDER BY locked_until
+         LIMIT $1
+         FOR UPDATE SKIP LOCKED) c
+ WHERE j.id = c.id
+RETURNING j.id, j.kind, j.state, j.attempts,
+          extract(epoch FROM now()) - extract(epoch FROM j.run_at)
+)sql";
+
+inline constexpr const char* kListen = "LISTEN awc_jobs";
+
+}  // namespace awc::queue::sql
+
+#endif  // AWC_QUEUE_QUEUE_SQL_H_

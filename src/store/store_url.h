@@ -1,0 +1,35 @@
+// AWC_CAS_URL parsing: which object store, and where (design brief §5).
+//
+//   memory://               in-process store, one per worker process
+//   file:///abs/path        local directory
+//   s3://bucket[/prefix]    S3-compatible; only in builds with AWC_WITH_S3
+//
+// Anything else is an error naming the scheme. Credentials never belong in
+// the URL (they are AWC_S3_* settings); a URL with user info is refused
+// without being echoed.
+#ifndef AWC_STORE_STORE_URL_H_
+#define AWC_STORE_STORE_URL_H_
+
+#include <string>
+#include <string_view>
+
+#include "common/status.h"
+
+namespace awc::store {
+
+struct StoreUrl {
+  enum class Scheme { kMemory, kFile, kS3 };
+  Scheme scheme = Scheme::kMemory;
+  std::string path;    // file: absolute root directory, no trailing '/'
+  std::string bucket;  // s3
+  std::string prefix;  // s3: key prefix without leading/trailing '/', or ""
+};
+
+Result<StoreUrl> ParseStoreUrl(std::string_view url);
+
+// "memory", "file" or "s3".
+const char* SchemeName(StoreUrl::Scheme scheme);
+
+}  // namespace awc::store
+
+#endif  // AWC_STORE_STORE_URL_H_

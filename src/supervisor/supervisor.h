@@ -1,0 +1,98 @@
+// Supervisor: the parent process of the pre-fork tree (design brief §2).
+//
+// Contract:
+//  - Forks one child per slot; each child runs `child_main(slot)` and exits
+//    with its return value. Children get PR_SET_PDEATHSIG(SIGTERM), so they
+//    finish their job and stop when the parent dies.
+//  - Reaps every child and logs its exit (pid, slot, exit code or signal).
+//    While running, a dead child is replaced in its slot after a per-slot
+//    backoff: 0.1 s doubling to 30 s while children keep dying within 60 s
+//    of their start, back to 0.1 s after one lived 60 s.
+//  - Shutdown is a state machine: kRunning -> kDraining on SIGTERM/SIGINT
+//    (SIGTERM relayed to every child; each finishes its job and exits 0)
+//    or kQuitting on SIGQUIT (relayed; children exit at once); the parent
+//    returns 0 once every child has been reaped. A repeated SIGTERM/SIGINT
+//    does not abandon jobs; SIGQUIT during a drain escalates to kQuitting.
+//  - Signal handling is libev's: handlers only flag, callbacks run in the
+//    loop. Serves /metrics, /healthz, /readyz when a listen address is set.
+//  - sd_notify: READY=1 after all children are forked, STATUS= updates,
+//    STOPPING=1 on shutdown.
+#ifndef AWC_SUPERVISOR_SUPERVISOR_H_
+#define AWC_SUPERVISOR_SUPERVISOR_H_
+
+#include <ev.h>
+#include <sys/types.h>
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "obs/http_server.h"
+#include "obs/metrics.h"
+#include "supervisor/notify.h"
+#include "supervisor/worker_status.h"
+
+namespace awc::supervisor {
+
+class Supervisor {
+ public:
+  using ChildMain = std::function<int(int slot)>;
+
+  struct Options {
+    int slots = 1;
+    std::string metrics_listen;  // "" = no HTTP listener
+    double backoff_min = 0.1;
+    double backoff_max = 30.0;
+    double stable_after = 60.0;  // a child that lived this long resets backoff
+  };
+
+  Supervisor(Options options, obs::Metrics* metrics,
+             WorkerStatusTable* status, ChildMain child_main);
+  ~Supervisor();
+
+  // Binds the metrics listener, installs the signal watchers and forks the
+  // children. An error (e.g. the listen address is taken) forks nothing.
+  Status Start();
+
+  // Runs until every child has exited after a shutdown signal; returns the
+  // process exit code (0).
+  int Run();
+
+  enum class State { kRunning, kDraining, kQuitting };
+
+ private:
+  struct Slot;
+
+  void Spawn(Slot& slot);
+  void OnChildExit(pid_t pid, int wstatus);
+  void OnSignal(int signum);
+  void OnTick();
+  void BeginShutdown(State next, int signum);
+  obs::HttpResponse Route(const std::string& path);
+  std::string StatusLine() const;
+  int LiveChildren() const;
+
+  static void SignalCb(struct ev_loop* loop, struct ev_signal* w, int revents);
+  static void ChildCb(struct ev_loop* loop, struct ev_child* w, int revents);
+  static void RestartCb(struct ev_loop* loop, struct ev_timer* w, int revents);
+  static void TickCb(struct ev_loop* loop, struct ev_timer* w, int revents);
+
+  Options options_;
+  obs::Metrics* metrics_;
+  WorkerStatusTable* status_;
+  ChildMain child_main_;
+  struct ev_loop* loop_;
+  State state_ = State::kRunning;
+  std::vector<std::unique_ptr<Slot>> slots_;
+  std::unique_ptr<obs::HttpServer> http_;
+  ev_signal signals_[4];
+  ev_child child_watcher_;
+  ev_timer tick_;
+  Notifier notifier_;
+  pid_t self_;
+};
+
+}  // namespace awc::supervisor
+
+#endif  // AWC_SUPERVISOR_SUPERVISOR_H_

@@ -1,0 +1,79 @@
+#include "supervisor/worker_status.h"
+
+#include <sys/mman.h>
+
+#include <cerrno>
+#include <cstring>
+#include <new>
+
+namespace awc::supervisor {
+
+static_assert(std::atomic<int64_t>::is_always_lock_free,
+              "shared-memory status needs lock-free 64-bit atomics");
+
+const char* WorkerPhaseName(WorkerPhase phase) {
+  switch (phase) {
+    case WorkerPhase::kDown:
+      return "down";
+    case WorkerPhase::kConnecting:
+      return "connecting";
+    case WorkerPhase::kIdle:
+      return "idle";
+    case WorkerPhase::kBusy:
+      return "busy";
+    case WorkerPhase::kStopping:
+      return "stopping";
+  }
+  return "?";
+}
+
+Result<WorkerStatusTable> WorkerStatusTable::CreateShared(int slots) {
+  size_t bytes = sizeof(WorkerSlotStatus) * static_cast<size_t>(slots);
+  void* mem = mmap(nullptr, bytes, PROT_READ | PROT_WRITE,
+                   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  if (mem == MAP_FAILED) {
+    return Status::IoError(std::string("cannot map worker status table: ") +
+                           strerror(errno));
+  }
+  auto* table = static_cast<WorkerSlotStatus*>(mem);
+  for (int n = 0; n < slots; ++n) new (&table[n]) WorkerSlotStatus{};
+  return WorkerStatusTable(table, slots);
+}
+
+WorkerStatusTable::~WorkerStatusTable() {
+  if (table_ != nullptr) {
+    munmap(table_, sizeof(WorkerSlotStatus) * static_cast<size_t>(slots_));
+  }
+}
+
+WorkerStatusTable::WorkerStatusTable(WorkerStatusTable&& other) noexcept
+    : table_(other.table_), slots_(other.slots_) {
+  other.table_ = nullptr;
+  other.slots_ = 0;
+}
+
+int WorkerStatusTable::Count(WorkerPhase phase) const {
+  int n = 0;
+  for (int i = 0; i < slots_; ++i) n += Phase(i) == phase ? 1 : 0;
+  return n;
+}
+
+int WorkerStatusTable::Connected() const {
+  int n = 0;
+  for (int i = 0; i < slots_; ++i) {
+    WorkerPhase p = Phase(i);
+    bool up = p == WorkerPhase::kIdle || p == WorkerPhase::kBusy;
+    n += (up && table_[i].db_ok.load(std::memory_order_relaxed)) ? 1 : 0;
+  }
+  return n;
+}
+
+int64_t WorkerStatusTable::JobsDone() const {
+  int64_t n = 0;
+  for (int i = 0; i < slots_; ++i) {
+    n += table_[i].jobs_done.load(std::memory_order_relaxed);
+  }
+  return n;
+}
+
+}  // namespace awc::supervisor

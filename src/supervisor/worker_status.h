@@ -1,0 +1,70 @@
+// WorkerStatusTable: what each worker process tells the parent, through a
+// small region of shared memory mapped before fork().
+//
+// Each child writes only its own slot, with relaxed atomics; the parent
+// reads all slots for /readyz, the sd_notify STATUS= line and metrics. A
+// slot whose child died keeps its last values until the parent resets it.
+#ifndef AWC_SUPERVISOR_WORKER_STATUS_H_
+#define AWC_SUPERVISOR_WORKER_STATUS_H_
+
+#include <atomic>
+#include <cstdint>
+
+#include "common/status.h"
+
+namespace awc::supervisor {
+
+enum class WorkerPhase : int {
+  kDown = 0,     // no process in the slot
+  kConnecting,   // started, no database session yet
+  kIdle,         // connected, waiting for a job
+  kBusy,         // running a job
+  kStopping,     // asked to stop; finishing its job
+};
+
+const char* WorkerPhaseName(WorkerPhase phase);
+
+struct WorkerSlotStatus {
+  std::atomic<int> phase;
+  std::atomic<bool> db_ok;     // last database round trip succeeded
+  std::atomic<int64_t> job_id;  // the job in flight, 0 when idle
+  std::atomic<int64_t> jobs_done;
+};
+
+class WorkerStatusTable {
+ public:
+  // Maps a zeroed shared region for `slots` workers.
+  static Result<WorkerStatusTable> CreateShared(int slots);
+  ~WorkerStatusTable();
+  WorkerStatusTable(WorkerStatusTable&& other) noexcept;
+  WorkerStatusTable& operator=(WorkerStatusTable&&) = delete;
+  WorkerStatusTable(const WorkerStatusTable&) = delete;
+  WorkerStatusTable& operator=(const WorkerStatusTable&) = delete;
+
+  int size() const { return slots_; }
+  WorkerSlotStatus& slot(int n) { return table_[n]; }
+  const WorkerSlotStatus& slot(int n) const { return table_[n]; }
+
+  void SetPhase(int n, WorkerPhase phase) {
+    table_[n].phase.store(static_cast<int>(phase), std::memory_order_relaxed);
+  }
+  WorkerPhase Phase(int n) const {
+    return static_cast<WorkerPhase>(
+        table_[n].phase.load(std::memory_order_relaxed));
+  }
+  // Counts slots in `phase`.
+  int Count(WorkerPhase phase) const;
+  // Slots whose worker is up and whose last database round trip worked.
+  int Connected() const;
+  int64_t JobsDone() const;
+
+ private:
+  WorkerStatusTable(WorkerSlotStatus* table, int slots)
+      : table_(table), slots_(slots) {}
+  WorkerSlotStatus* table_;
+  int slots_;
+};
+
+}  // namespace awc::supervisor
+
+#endif  // AWC_SUPERVISOR_WORKER_STATUS_H_

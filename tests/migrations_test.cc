@@ -1,0 +1,157 @@
+// Migrations against a real PostgreSQL: fresh, re-run, concurrent runners,
+// and the refusal cases.
+#include <gtest/gtest.h>
+
+#include <thread>
+
+#include "migrate/migrator.h"
+#include "tests/support/harness.h"
+
+namespace awc::testing {
+namespace {
+
+using migrate::Migration;
+
+TEST(MigrationsTest, FreshDatabaseGetsTheQueueAndProducersUseDefaults) {
+  TestDatabase db;
+  auto conn = db.Connect();
+  auto applied = migrate::Migrate(*conn);
+  ASSERT_TRUE(applied.ok()) << applied.status().message();
+  EXPECT_EQ(applied->size(), migrate::EmbeddedMigrations().size());
+
+  // The producer contract of the design brief, with every default.
+  db.Exec("INSERT INTO awc.jobs (kind, payload) VALUES ('snapshot_validate', "
+          "'{\"snapshot_id\": 42}')");
+  db.Exec("INSERT INTO awc.jobs (kind, payload, max_attempts, run_at) VALUES "
+          "('snapshot_validate', '{\"snapshot_id\": 43}', 5, now())");
+  EXPECT_EQ(db.Scalar("SELECT string_agg(state || '/' || attempts || '/' || "
+                      "max_attempts, ',' ORDER BY id) FROM awc.jobs"),
+            "PENDING/0/5,PENDING/0/5");
+  EXPECT_EQ(db.Scalar("SELECT count(*) FROM awc.jobs WHERE run_at <= now() "
+                      "AND created_at IS NOT NULL AND updated_at IS NOT NULL "
+                      "AND result IS NULL AND finished_at IS NULL"),
+            "2");
+  // The indexes the claim and lease-expiry queries rely on.
+  EXPECT_EQ(db.Scalar("SELECT count(*) FROM pg_indexes WHERE schemaname = "
+                      "'awc' AND indexname IN ('jobs_claim_idx', "
+                      "'jobs_lease_idx')"),
+            "2");
+  // A control plane cancels with a plain UPDATE.
+  db.Exec("UPDATE awc.jobs SET state = 'CANCELLED' WHERE payload->>'snapshot_id' = '43'");
+  // States outside the contract are refused by the table itself.
+  auto bad = conn->Exec("UPDATE awc.jobs SET state = 'BOGUS'");
+  EXPECT_FALSE(bad.ok());
+}
+
+TEST(MigrationsTest, RerunAppliesNothing) {
+  TestDatabase db;
+  auto conn = db.Connect();
+  ASSERT_TRUE(migrate::Migrate(*conn).ok());
+  auto again = migrate::Migrate(*conn);
+  ASSERT_TRUE(again.ok()) << again.status().message();
+  EXPECT_TRUE(again->empty());
+  auto state = migrate::Inspect(*conn);
+  ASSERT_TRUE(state.ok());
+  EXPECT_TRUE(state->pending.empty());
+  EXPECT_EQ(state->current_version, state->latest_version);
+  EXPECT_EQ(db.Int("SELECT count(*) FROM awc.schema_migrations"),
+            static_cast<int64_t>(migrate::EmbeddedMigrations().size()));
+}
+
+TEST(MigrationsTest, ConcurrentRunnersConverge) {
+  TestDatabase db;
+  constexpr int kRunners = 6;
+  std::vector<std::unique_ptr<db::PgConn>> conns;
+  for (int i = 0; i < kRunners; ++i) conns.push_back(db.Connect());
+  std::vector<Status> results(kRunners);
+  std::vector<size_t> applied(kRunners);
+  std::vector<std::thread> threads;
+  for (int i = 0; i < kRunners; ++i) {
+    threads.emplace_back([&, i] {
+      auto r = migrate::Migrate(*conns[i]);
+      results[i] = r.status();
+      if (r.ok()) applied[i] = r->size();
+    });
+  }
+  for (auto& t : threads) t.join();
+  size_t total = 0;
+  for (int i = 0; i < kRunners; ++i) {
+    EXPECT_TRUE(results[i].ok()) << results[i].message();
+    total += applied[i];
+  }
+  // Exactly one runner applied everything; the others found nothing to do.
+  EXPECT_EQ(total, migrate::EmbeddedMigrations().size());
+  EXPECT_EQ(db.Int("SELECT count(*) FROM awc.schema_migrations"),
+            static_cast<int64_t>(migrate::EmbeddedMigrations().size()));
+}
+
+TEST(MigrationsTest, ChangedAppliedMigrationIsRefused) {
+  TestDatabase db;
+  auto conn = db.Connect();
+  std::vector<Migration> v1 = {
+      {1, "0001_first", "CREATE TABLE awc.t1 (a int);"}};
+  ASSERT_TRUE(migrate::Migrate(*conn, v1).ok());
+  std::vector<Migration> edited = {
+      {1, "0001_first", "CREATE TABLE awc.t1 (a bigint);"},
+      {2, "0002_second", "CREATE TABLE awc.t2 (a int);"}};
+  auto r = migrate::Migrate(*conn, edited);
+  ASSERT_FALSE(r.ok());
+  EXPECT_TRUE(r.status().IsFailedPrecondition());
+  EXPECT_NE(r.status().message().find("0001_first was changed after it was "
+                                      "applied"),
+            std::string::npos)
+      << r.status().message();
+  // Refused as a whole: the second migration was not applied either.
+  EXPECT_EQ(db.Scalar("SELECT to_regclass('awc.t2') IS NULL"), "t");
+}
+
+TEST(MigrationsTest, NewerSchemaIsRefused) {
+  TestDatabase db;
+  db.Migrate();
+  db.Exec("INSERT INTO awc.schema_migrations (version, name, checksum) "
+          "VALUES (9999, '9999_future', 'x')");
+  auto conn = db.Connect();
+  auto r = migrate::Migrate(*conn);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("database schema is at version 9999, "
+                                      "newer than this build knows"),
+            std::string::npos)
+      << r.status().message();
+  auto inspect = migrate::Inspect(*conn);
+  EXPECT_FALSE(inspect.ok());
+}
+
+TEST(MigrationsTest, FailingMigrationCommitsNothing) {
+  TestDatabase db;
+  auto conn = db.Connect();
+  std::vector<Migration> bad = {
+      {1, "0001_ok", "CREATE TABLE awc.ok1 (a int);"},
+      {2, "0002_broken", "CREATE TABLE awc.broken (a nonexistent_type);"}};
+  auto r = migrate::Migrate(*conn, bad);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("0002_broken"), std::string::npos);
+  EXPECT_EQ(db.Scalar("SELECT to_regclass('awc.ok1') IS NULL"), "t");
+}
+
+TEST(MigrationsTest, TwoDaemonsStartingAtOnceBothMigrateAndRun) {
+  TestDatabase db;
+  std::vector<std::unique_ptr<DaemonProcess>> daemons;
+  for (int i = 0; i < 2; ++i) {
+    DaemonProcess::Options o;
+    o.env = {{"DATABASE_URL", db.url()},
+             {"AWC_CAS_URL", "memory://"},
+             {"AWC_WORKER_ID", "d" + std::to_string(i)},
+             {"AWC_WORKER_CONCURRENCY", "1"}};
+    daemons.push_back(std::make_unique<DaemonProcess>(o));
+  }
+  for (auto& d : daemons) {
+    EXPECT_TRUE(d->WaitForEvent("supervisor running")) << d->Stderr();
+  }
+  EXPECT_EQ(db.Int("SELECT count(*) FROM awc.schema_migrations"),
+            static_cast<int64_t>(migrate::EmbeddedMigrations().size()));
+  int64_t id = db.Enqueue("test_complete", "{}");
+  EXPECT_TRUE(WaitUntil([&] { return db.JobState(id) == "COMPLETED"; }));
+}
+
+}  // namespace
+}  // namespace awc::testing

@@ -1,0 +1,330 @@
+#include "tests/support/harness.h"
+
+#include <arpa/inet.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "common/env.h"
+#include "migrate/migrator.h"
+
+extern char** environ;
+
+namespace awc::testing {
+namespace {
+
+std::string EnvOr(const char* name, const char* fallback) {
+  const char* v = getenv(name);
+  return v != nullptr ? v : fallback;
+}
+
+std::string ReadAll(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream buf;
+  buf << in.rdbuf();
+  return buf.str();
+}
+
+std::string TempPath(const char* tag) {
+  static std::atomic<int> counter{0};
+  std::string dir = EnvOr("TMPDIR", "/tmp");
+  return dir + "/awc-test-" + std::to_string(getpid()) + "-" +
+         std::to_string(counter++) + "-" + tag;
+}
+
+std::unique_ptr<db::PgConn> MustConnect(const std::string& url,
+                                        const std::string& app) {
+  auto conn = db::PgConn::Connect(url, app);
+  if (!conn.ok()) {
+    ADD_FAILURE() << "cannot connect to the test cluster: "
+                  << conn.status().message();
+    abort();
+  }
+  return std::move(*conn);
+}
+
+}  // namespace
+
+bool WaitUntil(const std::function<bool()>& done, double timeout_s) {
+  double end = Env::Default()->NowMonotonic() + timeout_s;
+  while (!done()) {
+    if (Env::Default()->NowMonotonic() > end) return false;
+    struct timespec ts = {0, 20 * 1000 * 1000};
+    nanosleep(&ts, nullptr);
+  }
+  return true;
+}
+
+std::string ClusterUrl(const std::string& db) {
+  if (getenv("PGPORT") == nullptr) {
+    fprintf(stderr,
+            "The integration tests need the throwaway PostgreSQL cluster that "
+            "`make check` starts (pg_virtualenv sets PGHOST, PGPORT, PGUSER, "
+            "PGPASSWORD).\n");
+    abort();
+  }
+  return "postgresql://" + EnvOr("PGUSER", "postgres") + ":" +
+         EnvOr("PGPASSWORD", "") + "@" + EnvOr("PGHOST", "localhost") + ":" +
+         EnvOr("PGPORT", "5432") + "/" + db;
+}
+
+TestDatabase::TestDatabase() {
+  static std::atomic<int> counter{0};
+  name_ = "awc_t_" + std::to_string(getpid()) + "_" + std::to_string(counter++);
+  auto admin = MustConnect(ClusterUrl("postgres"), "awc-test-admin");
+  auto r = admin->Exec("CREATE DATABASE " + name_);
+  if (!r.ok()) ADD_FAILURE() << r.status().message();
+  url_ = ClusterUrl(name_);
+  conn_ = MustConnect(url_, "awc-test");
+}
+
+TestDatabase::~TestDatabase() {
+  conn_.reset();
+  auto admin = MustConnect(ClusterUrl("postgres"), "awc-test-admin");
+  (void)admin->Exec("DROP DATABASE IF EXISTS " + name_ + " WITH (FORCE)");
+}
+
+std::unique_ptr<db::PgConn> TestDatabase::Connect(const std::string& app) const {
+  return MustConnect(url_, app);
+}
+
+std::string TestDatabase::Scalar(const std::string& sql,
+                                 const db::Params& params) {
+  auto r = conn_->Exec(sql, params);
+  if (!r.ok()) {
+    ADD_FAILURE() << sql << ": " << r.status().message();
+    return "";
+  }
+  if (r->rows() == 0) return "";
+  return r->IsNull(0, 0) ? "NULL" : r->GetString(0, 0);
+}
+
+int64_t TestDatabase::Int(const std::string& sql, const db::Params& params) {
+  return strtoll(Scalar(sql, params).c_str(), nullptr, 10);
+}
+
+void TestDatabase::Exec(const std::string& sql, const db::Params& params) {
+  auto r = conn_->Exec(sql, params);
+  if (!r.ok()) ADD_FAILURE() << sql << ": " << r.status().message();
+}
+
+void TestDatabase::Migrate() {
+  auto r = migrate::Migrate(*conn_);
+  if (!r.ok()) ADD_FAILURE() << "migrate: " << r.status().message();
+}
+
+int64_t TestDatabase::Enqueue(const std::string& kind,
+                              const std::string& payload, int max_attempts) {
+  return Int(
+      "INSERT INTO awc.jobs (kind, payload, max_attempts) VALUES ($1, $2, $3) "
+      "RETURNING id",
+      {kind, payload, std::to_string(max_attempts)});
+}
+
+std::string TestDatabase::JobState(int64_t id) {
+  return Scalar("SELECT state FROM awc.jobs WHERE id = $1",
+                {std::to_string(id)});
+}
+
+std::string TestDaemonPath() { return AWC_TESTD_PATH; }
+std::string ShippedDaemonPath() { return AWC_DAEMON_PATH; }
+
+DaemonProcess::DaemonProcess(Options options)
+    : out_path_(TempPath("stdout")), err_path_(TempPath("stderr")) {
+  std::vector<std::string> env;
+  for (char** e = environ; *e != nullptr; ++e) {
+    std::string_view kv(*e);
+    if (kv.starts_with("AWC_") || kv.starts_with("DATABASE_URL=") ||
+        kv.starts_with("NOTIFY_SOCKET=")) {
+      continue;
+    }
+    env.emplace_back(kv);
+  }
+  for (const auto& [k, v] : options.env) env.push_back(k + "=" + v);
+  std::vector<std::string> args = {options.binary};
+  args.insert(args.end(), options.args.begin(), options.args.end());
+
+  fflush(nullptr);
+  pid_ = fork();
+  if (pid_ == 0) {
+    setpgid(0, 0);
+    int out = open(out_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    int err = open(err_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    dup2(out, 1);
+    dup2(err, 2);
+    int devnull = open("/dev/null", O_RDONLY);
+    dup2(devnull, 0);
+    std::vector<char*> argv, envp;
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    for (auto& e : env) envp.push_back(e.data());
+    envp.push_back(nullptr);
+    execve(argv[0], argv.data(), envp.data());
+    _exit(127);
+  }
+  setpgid(pid_, pid_);
+}
+
+DaemonProcess::~DaemonProcess() {
+  if (pid_ > 0) {
+    kill(-pid_, SIGKILL);
+    if (!status_) {
+      int st;
+      waitpid(pid_, &st, 0);
+    }
+    // Grandchildren of a killed group are reaped by init; wait until gone.
+    WaitUntil([&] { return Children().empty(); }, 10);
+  }
+  unlink(out_path_.c_str());
+  unlink(err_path_.c_str());
+}
+
+void DaemonProcess::Signal(int sig) { kill(pid_, sig); }
+
+bool DaemonProcess::running() {
+  if (status_) return false;
+  int st;
+  pid_t r = waitpid(pid_, &st, WNOHANG);
+  if (r == pid_) {
+    status_ = st;
+    return false;
+  }
+  return true;
+}
+
+std::optional<int> DaemonProcess::WaitExit(double timeout_s) {
+  WaitUntil([&] { return !running(); }, timeout_s);
+  return status_;
+}
+
+std::string DaemonProcess::Stdout() const { return ReadAll(out_path_); }
+std::string DaemonProcess::Stderr() const { return ReadAll(err_path_); }
+
+std::vector<handlers::JsonPtr> DaemonProcess::Events() const {
+  std::vector<handlers::JsonPtr> out;
+  std::istringstream in(Stderr());
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] != '{') continue;
+    auto j = handlers::ParseJson(line);
+    if (j.ok() && json_is_object(j->get())) out.push_back(std::move(*j));
+  }
+  return out;
+}
+
+std::vector<handlers::JsonPtr> DaemonProcess::EventsWith(
+    const std::string& msg, const std::string& id) const {
+  std::vector<handlers::JsonPtr> out;
+  for (auto& e : Events()) {
+    if (Str(e.get(), "msg") == msg && (id.empty() || Str(e.get(), "id") == id)) {
+      out.push_back(std::move(e));
+    }
+  }
+  return out;
+}
+
+bool DaemonProcess::WaitForEvent(const std::string& msg, double timeout_s,
+                                 size_t count) {
+  return WaitUntil([&] { return EventsWith(msg).size() >= count; }, timeout_s);
+}
+
+std::vector<pid_t> DaemonProcess::Children() const {
+  std::vector<pid_t> out;
+  DIR* d = opendir("/proc");
+  if (d == nullptr) return out;
+  while (dirent* e = readdir(d)) {
+    pid_t p = static_cast<pid_t>(atoi(e->d_name));
+    if (p > 0 && ParentOf(p) == pid_) out.push_back(p);
+  }
+  closedir(d);
+  return out;
+}
+
+std::string Str(const json_t* obj, const char* key) {
+  const json_t* v = json_object_get(obj, key);
+  return json_is_string(v) ? json_string_value(v) : "";
+}
+
+int64_t Int(const json_t* obj, const char* key) {
+  const json_t* v = json_object_get(obj, key);
+  return json_is_integer(v) ? json_integer_value(v) : -1;
+}
+
+double Num(const json_t* obj, const char* key) {
+  const json_t* v = json_object_get(obj, key);
+  return json_is_number(v) ? json_number_value(v) : -1;
+}
+
+std::string ProcessTitle(pid_t pid) {
+  std::string raw = ReadAll("/proc/" + std::to_string(pid) + "/cmdline");
+  while (!raw.empty() && raw.back() == '\0') raw.pop_back();
+  for (char& c : raw) {
+    if (c == '\0') c = ' ';
+  }
+  return raw;
+}
+
+pid_t ParentOf(pid_t pid) {
+  std::string stat = ReadAll("/proc/" + std::to_string(pid) + "/stat");
+  size_t close = stat.rfind(')');
+  if (close == std::string::npos || close + 4 > stat.size()) return -1;
+  char state = stat[close + 2];
+  if (state == 'Z' || state == 'X') return -1;
+  return static_cast<pid_t>(atoi(stat.c_str() + close + 4));
+}
+
+bool ProcessAlive(pid_t pid) { return ParentOf(pid) != -1; }
+
+int FreePort() {
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr = {};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
+  socklen_t len = sizeof addr;
+  getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
+  close(fd);
+  return ntohs(addr.sin_port);
+}
+
+std::pair<int, std::string> HttpGet(int port, const std::string& path) {
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  timeval tv = {10, 0};
+  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+  sockaddr_in addr = {};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<uint16_t>(port));
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
+    close(fd);
+    return {0, ""};
+  }
+  std::string req = "GET " + path + " HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n";
+  if (write(fd, req.data(), req.size()) < 0) {
+    close(fd);
+    return {0, ""};
+  }
+  std::string resp;
+  char buf[4096];
+  ssize_t n;
+  while ((n = read(fd, buf, sizeof buf)) > 0) resp.append(buf, static_cast<size_t>(n));
+  close(fd);
+  if (resp.size() < 12) return {0, resp};
+  int status = atoi(resp.c_str() + 9);
+  size_t body = resp.find("\r\n\r\n");
+  return {status, body == std::string::npos ? "" : resp.substr(body + 4)};
+}
+
+}  // namespace awc::testing

@@ -1,0 +1,128 @@
+// Test harness for the integration tests: a fresh database per test on the
+// throwaway cluster that `make check` starts (pg_virtualenv exports PGHOST,
+// PGPORT, PGUSER, PGPASSWORD), the daemon as a real process, and polling.
+#ifndef AWC_TESTS_SUPPORT_HARNESS_H_
+#define AWC_TESTS_SUPPORT_HARNESS_H_
+
+#include <jansson.h>
+#include <sys/types.h>
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "db/pg.h"
+#include "handlers/payload.h"
+
+namespace awc::testing {
+
+// Polls `done` every 20 ms until it holds or `timeout_s` passes. Timeouts
+// are generous upper bounds for a loaded machine, never measurements.
+bool WaitUntil(const std::function<bool()>& done, double timeout_s = 30);
+
+// The connection URL of database `db` on the test cluster (with password).
+std::string ClusterUrl(const std::string& db);
+
+class TestDatabase {
+ public:
+  // Creates a new empty database; the destructor drops it.
+  TestDatabase();
+  ~TestDatabase();
+  TestDatabase(const TestDatabase&) = delete;
+  TestDatabase& operator=(const TestDatabase&) = delete;
+
+  const std::string& name() const { return name_; }
+  const std::string& url() const { return url_; }
+
+  std::unique_ptr<db::PgConn> Connect(const std::string& app = "awc-test") const;
+
+  // Runs one statement on a shared connection and returns the first column
+  // of the first row ("" when there is no row; "NULL" for SQL NULL).
+  std::string Scalar(const std::string& sql, const db::Params& params = {});
+  int64_t Int(const std::string& sql, const db::Params& params = {});
+  // Runs a statement; fails the test if it errors.
+  void Exec(const std::string& sql, const db::Params& params = {});
+
+  // Applies the embedded migrations.
+  void Migrate();
+  // Inserts a job the way a producer does; returns its id.
+  int64_t Enqueue(const std::string& kind, const std::string& payload,
+                  int max_attempts = 5);
+  std::string JobState(int64_t id);
+
+ private:
+  std::string name_;
+  std::string url_;
+  std::unique_ptr<db::PgConn> conn_;
+};
+
+// The path of a binary built next to the tests.
+std::string TestDaemonPath();  // awc-worker-testd
+std::string ShippedDaemonPath();  // awc-worker
+
+class DaemonProcess {
+ public:
+  struct Options {
+    std::string binary = TestDaemonPath();
+    std::vector<std::string> args;
+    std::vector<std::pair<std::string, std::string>> env;
+  };
+
+  // Starts the process in its own process group, stdout and stderr captured
+  // to files. The environment is this process's, minus DATABASE_URL, AWC_*
+  // and NOTIFY_SOCKET, plus `env`.
+  explicit DaemonProcess(Options options);
+  // Kills the whole process group if it is still running.
+  ~DaemonProcess();
+  DaemonProcess(const DaemonProcess&) = delete;
+  DaemonProcess& operator=(const DaemonProcess&) = delete;
+
+  pid_t pid() const { return pid_; }
+  void Signal(int sig);
+  // Waits for the process to exit; its wait status, or nullopt on timeout.
+  std::optional<int> WaitExit(double timeout_s = 30);
+  bool running();
+
+  std::string Stdout() const;
+  std::string Stderr() const;
+  // The JSON lines of stderr (lines that do not parse are skipped).
+  std::vector<handlers::JsonPtr> Events() const;
+  // Events whose "msg" is `msg` (and "id" is `id`, if not empty).
+  std::vector<handlers::JsonPtr> EventsWith(const std::string& msg,
+                                            const std::string& id = "") const;
+  bool WaitForEvent(const std::string& msg, double timeout_s = 30,
+                    size_t count = 1);
+
+  // Live processes whose parent is the daemon.
+  std::vector<pid_t> Children() const;
+
+ private:
+  pid_t pid_ = -1;
+  std::optional<int> status_;
+  std::string out_path_;
+  std::string err_path_;
+};
+
+// Field accessors for events.
+std::string Str(const json_t* obj, const char* key);
+int64_t Int(const json_t* obj, const char* key);
+double Num(const json_t* obj, const char* key);
+
+// The process title of `pid` (/proc/<pid>/cmdline as shown by ps).
+std::string ProcessTitle(pid_t pid);
+// Parent pid of `pid`, or -1 once it is gone.
+pid_t ParentOf(pid_t pid);
+bool ProcessAlive(pid_t pid);
+
+// A free TCP port on 127.0.0.1.
+int FreePort();
+// GET http://127.0.0.1:<port><path>; returns (status, body), status 0 when
+// the connection failed.
+std::pair<int, std::string> HttpGet(int port, const std::string& path);
+
+}  // namespace awc::testing
+
+#endif  // AWC_TESTS_SUPPORT_HARNESS_H_

@@ -1,0 +1,79 @@
+#include "tests/support/test_handlers.h"
+
+#include <signal.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "handlers/payload.h"
+
+namespace awc::testing {
+namespace {
+
+struct Empty {};
+struct Millis {
+  int64_t ms;
+};
+struct Secs {
+  int64_t secs;
+};
+
+Result<Empty> DecodeEmpty(const json_t* payload) {
+  AWC_RETURN_IF_ERROR(handlers::PayloadReader(payload).ExpectObject({}));
+  return Empty{};
+}
+
+Result<Millis> DecodeMillis(const json_t* payload) {
+  handlers::PayloadReader r(payload);
+  AWC_RETURN_IF_ERROR(r.ExpectObject({"ms"}));
+  AWC_ASSIGN_OR_RETURN(int64_t ms, r.Int("ms", 0));
+  return Millis{ms};
+}
+
+Result<Secs> DecodeSecs(const json_t* payload) {
+  handlers::PayloadReader r(payload);
+  AWC_RETURN_IF_ERROR(r.ExpectObject({"secs"}));
+  AWC_ASSIGN_OR_RETURN(int64_t secs, r.Int("secs", 0));
+  return Secs{secs};
+}
+
+void SleepMs(int64_t ms) {
+  struct timespec ts = {static_cast<time_t>(ms / 1000),
+                        static_cast<long>((ms % 1000) * 1000000)};
+  while (nanosleep(&ts, &ts) != 0) {
+  }
+}
+
+}  // namespace
+
+void RegisterTestHandlers(handlers::Registry& registry) {
+  handlers::RegisterBuiltinHandlers(registry);
+  using queue::Outcome;
+  using Ctx = handlers::JobContext;
+  registry.Add<Empty>("test_complete", DecodeEmpty, [](Ctx&, const Empty&) {
+    return Outcome::Complete(R"({"ok": true})");
+  });
+  registry.Add<Millis>("test_sleep", DecodeMillis,
+                       [](Ctx& ctx, const Millis& p) {
+                         for (int64_t left = p.ms; left > 0; left -= 10) {
+                           SleepMs(left < 10 ? left : 10);
+                           if (!ctx.Checkpoint().ok()) break;
+                         }
+                         return Outcome::Complete(
+                             "{\"slept_ms\": " + std::to_string(p.ms) + "}");
+                       });
+  registry.Add<Empty>("test_retry", DecodeEmpty, [](Ctx&, const Empty&) {
+    return Outcome::Retry("TEST-ERROR-TEXT transient");
+  });
+  registry.Add<Empty>("test_fail", DecodeEmpty, [](Ctx&, const Empty&) {
+    return Outcome::Fail("TEST-ERROR-TEXT permanent");
+  });
+  registry.Add<Empty>("test_crash", DecodeEmpty, [](Ctx&, const Empty&) {
+    raise(SIGKILL);
+    return Outcome::Fail("unreachable");
+  });
+  registry.Add<Secs>("test_defer", DecodeSecs, [](Ctx&, const Secs& p) {
+    return Outcome::Defer(static_cast<double>(p.secs), "test deferral");
+  });
+}
+
+}  // namespace awc::testing

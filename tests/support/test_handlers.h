@@ -1,0 +1,23 @@
+// Handlers that exist only in the test daemon (awc-worker-testd), to drive
+// the real process tree through every queue path. Never shipped.
+//
+//   test_complete {}            -> Complete {"ok": true}
+//   test_sleep    {"ms": N}     -> sleeps N ms in 10 ms steps, calling
+//                                  Checkpoint() each step; Complete
+//   test_retry    {}            -> Retry (error text "TEST-ERROR-TEXT")
+//   test_fail     {}            -> Fail (error text "TEST-ERROR-TEXT")
+//   test_crash    {}            -> the worker process dies by SIGKILL
+//   test_defer    {"secs": N}   -> Defer N seconds (no attempt spent)
+#ifndef AWC_TESTS_SUPPORT_TEST_HANDLERS_H_
+#define AWC_TESTS_SUPPORT_TEST_HANDLERS_H_
+
+#include "handlers/registry.h"
+
+namespace awc::testing {
+
+// Registers the built-in handlers and the test handlers above.
+void RegisterTestHandlers(handlers::Registry& registry);
+
+}  // namespace awc::testing
+
+#endif  // AWC_TESTS_SUPPORT_TEST_HANDLERS_H_

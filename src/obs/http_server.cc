@@ -24,9 +24,10 @@ constexpr const char* kAllowedMethods = "GET, HEAD";
 
 // "127.0.0.1:9100", "[::1]:9100", "*:9100" (all interfaces).
 std::string DescribeAddress(const std::string& host, int port) {
-  std::string where = host.empty()                         ? "*"
-                      : host.find(':') != std::string::npos ? "[" + host + "]"
-                                                            : host;
+  std::string where = host.empty() ? "*" : host;
+  if (host.find(':') != std::string::npos && host.front() != '[') {
+    where = "[" + host + "]";
+  }
   return where + ":" + std::to_string(port);
 }
 
@@ -67,8 +68,7 @@ bool ResolveNumeric(const std::string& host, int port,
 // wildcard also accepts IPv4; where IPv6 is unavailable it falls back to
 // the IPv4 wildcard.
 int Listen(struct sockaddr_storage* ss, socklen_t len, bool any) {
-  int fd = socket(ss->ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
-                  0);
+  int fd = socket(ss->ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
   if (fd < 0 && any && errno == EAFNOSUPPORT) {
     in_port_t port = reinterpret_cast<struct sockaddr_in6*>(ss)->sin6_port;
     memset(ss, 0, sizeof *ss);
@@ -176,8 +176,8 @@ MHD_Result OnRequest(void* cls, struct MHD_Connection* conn, const char* url,
   try {
     response = impl->route(path);
   } catch (...) {
-    response = HttpResponse{500, "text/plain; charset=utf-8",
-                            "internal error\n"};
+    response =
+        HttpResponse{500, "text/plain; charset=utf-8", "internal error\n"};
   }
   return Reply(conn, response);
 }

@@ -18,22 +18,6 @@
 
 namespace awc::obs {
 
-namespace internal {
-
-// Test-only hook; see SetSlotAllocationHookForTest. Process-local, never
-// part of the shared region.
-void (*g_slot_allocation_hook_for_test)() = nullptr;
-
-// Test-only: `hook` runs while a new slot is being allocated, with the
-// allocation mutex held and the label values written but not yet published,
-// so a test can kill the process at the worst moment. Production code never
-// sets it. (Declared again in metrics_test.cc, not in metrics.h.)
-void SetSlotAllocationHookForTest(void (*hook)()) {
-  g_slot_allocation_hook_for_test = hook;
-}
-
-}  // namespace internal
-
 namespace {
 
 static_assert(std::atomic<uint32_t>::is_always_lock_free,
@@ -49,7 +33,22 @@ constexpr double kDurationBounds[] = {0.005, 0.01, 0.025, 0.05, 0.1, 0.25,
                                       60,    120,  300,   600};
 constexpr int kNumBounds = static_cast<int>(std::size(kDurationBounds));
 
+// See SetSlotAllocationHookForTest. Process-local, not in the region.
+void (*g_slot_allocation_hook_for_test)() = nullptr;
+
 }  // namespace
+
+namespace internal {
+
+// Test-only: `hook` runs while a new slot is being allocated, with the
+// allocation mutex held and the label values written but not yet published,
+// so a test can kill the process at the worst moment. Production code never
+// sets it. (Declared again in metrics_test.cc, not in metrics.h.)
+void SetSlotAllocationHookForTest(void (*hook)()) {
+  g_slot_allocation_hook_for_test = hook;
+}
+
+}  // namespace internal
 
 // One label set of one instrument. A slot is immutable once `published` is
 // 1, except for its values, which are only ever updated atomically.
@@ -58,22 +57,28 @@ struct MetricsSeries {
   char labels[kMaxLabels][kMaxLabelValue + 1];  // NUL-terminated
   // Counter: the count. Gauge: the double's bits. Histogram: the count.
   std::atomic<uint64_t> value;
-  std::atomic<uint64_t> sum_bits;  // histogram: sum of observations
+  std::atomic<uint64_t> sum_bits;             // histogram: sum of observations
   std::atomic<uint64_t> buckets[kNumBounds];  // histogram, not cumulative
 };
 
 struct MetricsFamily {
   pthread_mutex_t alloc_mu;  // process-shared, robust; guards allocation
   MetricsSeries slots[kMaxLabelSets];  // published ones form a prefix
-  MetricsSeries overflow;  // published once anything overflowed
+  MetricsSeries overflow;              // published once anything overflowed
 };
 
 namespace {
 
-enum FamilyId { kJobs = 0, kLag, kDuration, kNumFamilies };
+// The labelled instruments come first: each is a family of slots. The others
+// are a single series each.
+enum Instrument { kJobs, kLag, kDuration, kApiErrors, kRestarts, kRunning };
+constexpr int kNumFamilies = 3;
+constexpr int kNumInstruments = 6;
+constexpr Instrument kRenderOrder[] = {kJobs,     kLag,      kApiErrors,
+                                       kDuration, kRestarts, kRunning};
 enum class Type { kCounter, kGauge, kHistogram };
 
-struct FamilyDesc {
+struct Desc {
   const char* name;
   const char* help;
   Type type;
@@ -81,25 +86,36 @@ struct FamilyDesc {
   const char* label_names[kMaxLabels];
 };
 
-constexpr FamilyDesc kFamilyDescs[kNumFamilies] = {
+// clang-format off
+constexpr Desc kDescs[kNumInstruments] = {
     {"awc_background_jobs_total",
-     "Background jobs processed, by kind and outcome.", Type::kCounter, 2,
-     {"kind", "outcome"}},
+     "Background jobs processed, by kind and outcome.",
+     Type::kCounter, 2, {"kind", "outcome"}},
     {"awc_background_job_lag_seconds",
      "Seconds from ready to processed of the last job of each kind.",
      Type::kGauge, 1, {"kind", nullptr}},
     {"awc_background_job_duration_seconds",
-     "Handler run time of background jobs, by kind.", Type::kHistogram, 1,
-     {"kind", nullptr}},
+     "Handler run time of background jobs, by kind.",
+     Type::kHistogram, 1, {"kind", nullptr}},
+    {"awc_api_errors_total",
+     "Transient store errors during the claim or record step.",
+     Type::kCounter, 1, {"component", nullptr}},
+    {"awc_worker_restarts_total",
+     "Worker processes restarted by the supervisor.",
+     Type::kCounter, 0, {nullptr, nullptr}},
+    {"awc_workers_running",
+     "Worker processes currently running.",
+     Type::kGauge, 0, {nullptr, nullptr}},
 };
+// clang-format on
 
 }  // namespace
 
 struct MetricsRegion {
-  MetricsFamily families[kNumFamilies];
-  MetricsSeries api_errors;       // {component="worker"}
-  MetricsSeries restarts;         // no labels
-  MetricsSeries workers_running;  // no labels; gauge
+  MetricsFamily families[kNumFamilies];                   // by Instrument
+  MetricsSeries singles[kNumInstruments - kNumFamilies];  // by Instrument
+
+  MetricsSeries& single(Instrument i) { return singles[i - kNumFamilies]; }
 };
 
 static_assert(std::is_trivially_destructible_v<MetricsRegion>,
@@ -137,8 +153,7 @@ bool Matches(const MetricsSeries& s, const Labels& labels, int n) {
 
 // Lock-free: returns the index of the published slot holding `labels`, or
 // -1 and the index of the first unpublished slot (kMaxLabelSets when full).
-int Scan(const MetricsFamily& f, const Labels& labels, int n,
-         int* first_free) {
+int Scan(const MetricsFamily& f, const Labels& labels, int n, int* first_free) {
   for (int i = 0; i < kMaxLabelSets; ++i) {
     const MetricsSeries& s = f.slots[i];
     if (s.published.load(std::memory_order_acquire) == 0) {
@@ -182,8 +197,8 @@ MetricsSeries* Acquire(MetricsFamily& f, const Labels& labels, int n) {
     for (int j = 0; j < n; ++j) {
       memcpy(s.labels[j], labels[j].data(), labels[j].size());
     }
-    if (internal::g_slot_allocation_hook_for_test != nullptr) {
-      internal::g_slot_allocation_hook_for_test();
+    if (g_slot_allocation_hook_for_test != nullptr) {
+      g_slot_allocation_hook_for_test();
     }
     s.published.store(1, std::memory_order_release);
   }
@@ -192,8 +207,7 @@ MetricsSeries* Acquire(MetricsFamily& f, const Labels& labels, int n) {
 }
 
 // The slot holding `labels` for reading, or nullptr if never recorded.
-const MetricsSeries* Find(const MetricsFamily& f, const Labels& labels,
-                          int n) {
+const MetricsSeries* Find(const MetricsFamily& f, const Labels& labels, int n) {
   if (IsOverflowSet(labels, n)) {
     return f.overflow.published.load(std::memory_order_acquire) != 0
                ? &f.overflow
@@ -210,8 +224,8 @@ uint64_t DoubleToBits(double d) { return std::bit_cast<uint64_t>(d); }
 
 void AddDouble(std::atomic<uint64_t>& bits, double d) {
   uint64_t old = bits.load(std::memory_order_relaxed);
-  while (!bits.compare_exchange_weak(old,
-                                     DoubleToBits(BitsToDouble(old) + d))) {
+  while (
+      !bits.compare_exchange_weak(old, DoubleToBits(BitsToDouble(old) + d))) {
   }
 }
 
@@ -226,40 +240,31 @@ std::string FormatDouble(double v) {
 
 void AppendEscaped(std::string* out, std::string_view value) {
   for (char c : value) {
-    switch (c) {
-      case '\\':
-        *out += "\\\\";
-        break;
-      case '"':
-        *out += "\\\"";
-        break;
-      case '\n':
-        *out += "\\n";
-        break;
-      default:
-        *out += c;
+    if (c == '\\') {
+      *out += "\\\\";
+    } else if (c == '"') {
+      *out += "\\\"";
+    } else if (c == '\n') {
+      *out += "\\n";
+    } else {
+      *out += c;
     }
   }
 }
 
-void AppendHeader(std::string* out, const char* name, const char* help,
-                  const char* type) {
-  *out += "# HELP ";
-  *out += name;
-  *out += ' ';
-  *out += help;
-  *out += "\n# TYPE ";
-  *out += name;
-  *out += ' ';
-  *out += type;
-  *out += '\n';
+void AppendHeader(std::string* out, const Desc& desc) {
+  const char* type = desc.type == Type::kCounter ? "counter"
+                     : desc.type == Type::kGauge ? "gauge"
+                                                 : "histogram";
+  *out += std::string("# HELP ") + desc.name + " " + desc.help + "\n";
+  *out += std::string("# TYPE ") + desc.name + " " + type + "\n";
 }
 
 // Appends `name{labels[,le="..."]} value\n`; no braces when there are no
 // labels at all.
-void AppendSample(std::string* out, std::string_view name,
-                  const FamilyDesc& desc, const Labels& labels,
-                  const char* le, std::string_view value) {
+void AppendSample(std::string* out, std::string_view name, const Desc& desc,
+                  const Labels& labels, const char* le,
+                  std::string_view value) {
   *out += name;
   if (desc.num_labels > 0 || le != nullptr) {
     *out += '{';
@@ -283,8 +288,8 @@ void AppendSample(std::string* out, std::string_view name,
   *out += '\n';
 }
 
-void AppendSeries(std::string* out, const FamilyDesc& desc,
-                  const Labels& labels, const MetricsSeries& s) {
+void AppendSeries(std::string* out, const Desc& desc, const Labels& labels,
+                  const MetricsSeries& s) {
   switch (desc.type) {
     case Type::kCounter:
       AppendSample(out, desc.name, desc, labels, nullptr,
@@ -307,8 +312,8 @@ void AppendSeries(std::string* out, const FamilyDesc& desc,
       }
       std::string count = std::to_string(s.value.load());
       AppendSample(out, bucket, desc, labels, "+Inf", count);
-      AppendSample(out, std::string(desc.name) + "_sum", desc, labels,
-                   nullptr, FormatDouble(BitsToDouble(s.sum_bits.load())));
+      AppendSample(out, std::string(desc.name) + "_sum", desc, labels, nullptr,
+                   FormatDouble(BitsToDouble(s.sum_bits.load())));
       AppendSample(out, std::string(desc.name) + "_count", desc, labels,
                    nullptr, count);
       return;
@@ -316,12 +321,7 @@ void AppendSeries(std::string* out, const FamilyDesc& desc,
   }
 }
 
-void AppendFamily(std::string* out, const FamilyDesc& desc,
-                  const MetricsFamily& f) {
-  const char* type = desc.type == Type::kCounter   ? "counter"
-                     : desc.type == Type::kGauge   ? "gauge"
-                                                   : "histogram";
-  AppendHeader(out, desc.name, desc.help, type);
+void AppendFamily(std::string* out, const Desc& desc, const MetricsFamily& f) {
   for (const MetricsSeries& s : f.slots) {
     if (s.published.load(std::memory_order_acquire) == 0) break;
     Labels labels;
@@ -391,43 +391,30 @@ void Metrics::ObserveJobDuration(std::string_view kind, double seconds) {
 }
 
 void Metrics::CountApiError() {
-  if (region_ != nullptr) region_->api_errors.value.fetch_add(1);
+  if (region_ != nullptr) region_->single(kApiErrors).value.fetch_add(1);
 }
 
 void Metrics::CountRestart() {
-  if (region_ != nullptr) region_->restarts.value.fetch_add(1);
+  if (region_ != nullptr) region_->single(kRestarts).value.fetch_add(1);
 }
 
 void Metrics::SetWorkersRunning(int n) {
   if (region_ == nullptr) return;
-  region_->workers_running.value.store(DoubleToBits(static_cast<double>(n)));
+  region_->single(kRunning).value.store(DoubleToBits(static_cast<double>(n)));
 }
 
 std::string Metrics::RenderPrometheus() const {
   if (region_ == nullptr) return "";
   std::string out;
-  AppendFamily(&out, kFamilyDescs[kJobs], region_->families[kJobs]);
-  AppendFamily(&out, kFamilyDescs[kLag], region_->families[kLag]);
-
-  const FamilyDesc api = {"awc_api_errors_total",
-                          "Transient store errors during claim or record.",
-                          Type::kCounter, 1, {"component", nullptr}};
-  AppendHeader(&out, api.name, api.help, "counter");
-  AppendSeries(&out, api, {"worker", {}}, region_->api_errors);
-
-  AppendFamily(&out, kFamilyDescs[kDuration], region_->families[kDuration]);
-
-  const FamilyDesc restarts = {"awc_worker_restarts_total",
-                               "Worker processes restarted by the supervisor.",
-                               Type::kCounter, 0, {nullptr, nullptr}};
-  AppendHeader(&out, restarts.name, restarts.help, "counter");
-  AppendSeries(&out, restarts, {}, region_->restarts);
-
-  const FamilyDesc running = {"awc_workers_running",
-                              "Worker processes currently running.",
-                              Type::kGauge, 0, {nullptr, nullptr}};
-  AppendHeader(&out, running.name, running.help, "gauge");
-  AppendSeries(&out, running, {}, region_->workers_running);
+  for (Instrument i : kRenderOrder) {
+    AppendHeader(&out, kDescs[i]);
+    if (i < kNumFamilies) {
+      AppendFamily(&out, kDescs[i], region_->families[i]);
+    } else {
+      // The one labelled single series is {component="worker"}.
+      AppendSeries(&out, kDescs[i], {"worker", {}}, region_->single(i));
+    }
+  }
   return out;
 }
 
@@ -446,7 +433,7 @@ double Metrics::JobLag(std::string_view kind) const {
 
 double Metrics::ApiErrors() const {
   if (region_ == nullptr) return 0;
-  return static_cast<double>(region_->api_errors.value.load());
+  return static_cast<double>(region_->single(kApiErrors).value.load());
 }
 
 double Metrics::TotalJobs() const {

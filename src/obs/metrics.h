@@ -11,7 +11,8 @@
 //  - Each instrument holds at most kMaxLabelSets distinct label sets; later
 //    ones are recorded under the label value "cardinality_overflow" (every
 //    label of the set takes that value), which does not count against the
-//    cap. A label value longer than kMaxLabelValue bytes overflows too.
+//    cap. A label value longer than kMaxLabelValue bytes (or holding a NUL
+//    byte) overflows too.
 //  - RenderPrometheus() writes the text exposition format 0.0.4, label
 //    values escaped, instruments always present with HELP and TYPE.
 //
@@ -59,7 +60,8 @@ class Metrics {
   std::string RenderPrometheus() const;
 
   // Current values, for tests and the supervisor's status line. Label sets
-  // that were never recorded read 0.
+  // that were never recorded read 0, and so do those recorded under the
+  // overflow; pass kOverflowLabel for every label to read the overflow.
   double JobCount(std::string_view kind, std::string_view outcome) const;
   double JobLag(std::string_view kind) const;
   double ApiErrors() const;

@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
@@ -250,6 +251,27 @@ std::vector<pid_t> DaemonProcess::Children() const {
   }
   closedir(d);
   return out;
+}
+
+DaemonProcess::Options FleetOptions(
+    const TestDatabase& db, int concurrency,
+    std::vector<std::pair<std::string, std::string>> extra) {
+  DaemonProcess::Options o;
+  o.env = {{"DATABASE_URL", db.url()},
+           {"AWC_CAS_URL", "memory://"},
+           {"AWC_WORKER_ID", "t"},
+           {"AWC_WORKER_CONCURRENCY", std::to_string(concurrency)},
+           {"AWC_WORKER_POLL_INTERVAL_MS", "200"}};
+  for (auto& kv : extra) {
+    auto it = std::find_if(o.env.begin(), o.env.end(),
+                           [&](const auto& e) { return e.first == kv.first; });
+    if (it != o.env.end()) {
+      it->second = kv.second;
+    } else {
+      o.env.push_back(kv);
+    }
+  }
+  return o;
 }
 
 std::string Str(const json_t* obj, const char* key) {

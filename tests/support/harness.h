@@ -106,6 +106,12 @@ class DaemonProcess {
   std::string err_path_;
 };
 
+// Options for a test-daemon fleet on `db`: memory:// store, a short poll
+// interval, `concurrency` workers, plus `extra` settings (which win).
+DaemonProcess::Options FleetOptions(
+    const TestDatabase& db, int concurrency,
+    std::vector<std::pair<std::string, std::string>> extra = {});
+
 // Field accessors for events.
 std::string Str(const json_t* obj, const char* key);
 int64_t Int(const json_t* obj, const char* key);

@@ -32,20 +32,74 @@ bool IsUrl(std::string_view s) {
   return s.starts_with("postgresql://") || s.starts_with("postgres://");
 }
 
-// Replaces the value of every "password=" query parameter of a URL.
-std::string RedactUrlQuery(std::string url) {
-  size_t q = url.find('?');
+// Options whose values are secrets.
+bool IsSecretOption(std::string_view keyword) {
+  return keyword == "password" || keyword == "sslpassword";
+}
+
+int HexValue(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+// %XX-decodes like libpq does for URL parts; bad escapes are kept as is.
+std::string PercentDecode(std::string_view s) {
+  std::string out;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '%' && i + 2 < s.size() && HexValue(s[i + 1]) >= 0 &&
+        HexValue(s[i + 2]) >= 0) {
+      out += static_cast<char>(HexValue(s[i + 1]) * 16 + HexValue(s[i + 2]));
+      i += 2;
+    } else {
+      out += s[i];
+    }
+  }
+  return out;
+}
+
+// Replaces the value of every secret query parameter of a URL ("password",
+// "sslpassword", also when the key is percent-encoded as libpq allows).
+std::string RedactUrlQuery(std::string url, size_t from) {
+  size_t q = url.find('?', from);
   while (q != std::string::npos) {
     size_t key = q + 1;
-    if (url.compare(key, 9, "password=") == 0) {
-      size_t start = key + 9;
-      size_t end = url.find('&', start);
-      if (end == std::string::npos) end = url.size();
-      url.replace(start, end - start, kRedacted);
+    size_t end = url.find('&', key);
+    if (end == std::string::npos) end = url.size();
+    size_t eq = url.find('=', key);
+    if (eq != std::string::npos && eq + 1 < end &&
+        IsSecretOption(
+            PercentDecode(std::string_view(url).substr(key, eq - key)))) {
+      url.replace(eq + 1, end - eq - 1, kRedacted);
+      end = eq + 1 + kRedacted.size();
     }
-    q = url.find('&', key);
+    q = end < url.size() ? end : std::string::npos;
   }
   return url;
+}
+
+// Returns the URL with the password of its user info and its secret query
+// parameters replaced. libpq ends the user info at the first '@' before the
+// first '/'; operators also write unencoded passwords holding '/', '?' or
+// '@' (base64 keys), which libpq then misreads but -t must still not show.
+// So the user info is taken to end at the last '@' before the query that
+// follows the first '@': at least what libpq reads, never less.
+std::string RedactUrl(std::string url) {
+  size_t authority = url.find("://") + 3;
+  size_t rest = authority;
+  size_t first_at = url.find('@', authority);
+  if (first_at != std::string::npos) {
+    size_t query = url.find('?', first_at);
+    size_t at = url.rfind('@', query == std::string::npos ? url.size() : query);
+    size_t colon = url.find(':', authority);
+    if (colon != std::string::npos && colon + 1 < at) {
+      url.replace(colon + 1, at - colon - 1, kRedacted);
+      at = colon + 1 + kRedacted.size();
+    }
+    rest = at + 1;
+  }
+  return RedactUrlQuery(std::move(url), rest);
 }
 
 }  // namespace
@@ -92,17 +146,20 @@ std::string RedactConnInfo(std::string_view conninfo) {
   ConnInfoPtr opts = ParseConnInfo(conninfo);
   if (!opts) return "(unparseable connection string)";
   if (IsUrl(conninfo)) {
-    std::string url(conninfo);
-    size_t authority = url.find("://") + 3;
-    size_t path = url.find_first_of("/?", authority);
-    size_t at = url.rfind('@', path == std::string::npos ? url.size() : path);
-    if (at != std::string::npos && at >= authority) {
-      size_t colon = url.find(':', authority);
-      if (colon != std::string::npos && colon < at) {
-        url.replace(colon + 1, at - colon - 1, kRedacted);
+    std::string url = RedactUrl(std::string(conninfo));
+    // Safety net: what libpq reads from the result must hold no secret.
+    ConnInfoPtr check = ParseConnInfo(url);
+    bool clean = check != nullptr;
+    for (PQconninfoOption* o = check.get(); clean && o->keyword != nullptr;
+         ++o) {
+      if (IsSecretOption(o->keyword) && o->val != nullptr && *o->val != 0 &&
+          std::string_view(o->val) != kRedacted) {
+        clean = false;
       }
     }
-    return RedactUrlQuery(std::move(url));
+    if (clean) return url;
+    return std::string(conninfo.substr(0, conninfo.find("://") + 3)) +
+           std::string(kRedacted);
   }
   std::string out;
   for (PQconninfoOption* o = opts.get(); o->keyword != nullptr; ++o) {
@@ -110,7 +167,7 @@ std::string RedactConnInfo(std::string_view conninfo) {
     if (!out.empty()) out += ' ';
     out += o->keyword;
     out += '=';
-    if (std::string_view(o->keyword) == "password") {
+    if (IsSecretOption(o->keyword)) {
       out += kRedacted;
       continue;
     }

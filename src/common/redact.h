@@ -30,9 +30,10 @@ void ClearSecrets();
 std::string Scrub(std::string_view text);
 
 // Returns a libpq connection string (URL or key=value form) with its password
-// replaced by kRedacted. Input that libpq cannot parse is returned as
-// "(unparseable connection string)", because it may hold a password in a
-// form we cannot see.
+// and sslpassword replaced by kRedacted, wherever libpq would read them from
+// (URL user info, query parameters, key=value pairs). Input that libpq cannot
+// parse is returned as "(unparseable connection string)", because it may
+// hold a password in a form we cannot see.
 std::string RedactConnInfo(std::string_view conninfo);
 
 // Returns the password of a libpq connection string, or "" if it has none.

@@ -4,14 +4,56 @@
 
 namespace awc::handlers {
 
+namespace {
+
+// What went wrong, in words of our own: jansson's messages quote the
+// offending token ("... near 's3cret'"), and a payload is never echoed.
+const char* JsonErrorWhat(const json_error_t& err) {
+  switch (json_error_code(&err)) {
+    case json_error_premature_end_of_input:
+      return "unexpected end of input";
+    case json_error_end_of_input_expected:
+      return "unexpected data after the value";
+    case json_error_duplicate_key:
+      return "duplicate key";
+    case json_error_invalid_utf8:
+      return "invalid UTF-8";
+    case json_error_null_character:
+      return "NUL character";
+    case json_error_numeric_overflow:
+      return "number out of range";
+    case json_error_stack_overflow:
+      return "nested too deeply";
+    case json_error_out_of_memory:
+      return "out of memory";
+    default:
+      return "syntax error";
+  }
+}
+
+// A key worth naming in an error: short and plainly an identifier. Anything
+// else is producer text that is not echoed.
+bool IsPlainKey(std::string_view key) {
+  if (key.empty() || key.size() > 64) return false;
+  for (char c : key) {
+    if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_')) {
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
 Result<JsonPtr> ParseJson(std::string_view text) {
   json_error_t err;
   json_t* j = json_loadb(text.data(), text.size(),
                          JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &err);
   if (j == nullptr) {
-    return Status::InvalidArgument(std::string("not valid JSON (") + err.text +
-                                   " at line " + std::to_string(err.line) +
-                                   ")");
+    return Status::InvalidArgument(std::string("not valid JSON (") +
+                                   JsonErrorWhat(err) + " at line " +
+                                   std::to_string(err.line) + ", column " +
+                                   std::to_string(err.column) + ")");
   }
   return JsonPtr(j);
 }
@@ -27,6 +69,9 @@ Status PayloadReader::ExpectObject(
     bool known = false;
     for (std::string_view a : allowed) known |= a == key;
     if (!known) {
+      if (!IsPlainKey(key)) {
+        return Status::InvalidArgument("payload has an unexpected key");
+      }
       return Status::InvalidArgument("payload has unexpected key \"" +
                                      std::string(key) + "\"");
     }
@@ -37,7 +82,8 @@ Status PayloadReader::ExpectObject(
 Result<int64_t> PayloadReader::Int(const char* key, int64_t min) const {
   const json_t* v = json_object_get(payload_, key);
   if (v == nullptr) {
-    return Status::InvalidArgument("payload lacks \"" + std::string(key) + "\"");
+    return Status::InvalidArgument("payload lacks \"" + std::string(key) +
+                                   "\"");
   }
   if (!json_is_integer(v)) {
     return Status::InvalidArgument("payload key \"" + std::string(key) +
@@ -60,14 +106,20 @@ Result<int64_t> PayloadReader::OptionalInt(const char* key, int64_t min,
 Result<std::string> PayloadReader::TenantId(const char* key) const {
   const json_t* v = json_object_get(payload_, key);
   if (v == nullptr) {
-    return Status::InvalidArgument("payload lacks \"" + std::string(key) + "\"");
+    return Status::InvalidArgument("payload lacks \"" + std::string(key) +
+                                   "\"");
   }
-  if (!json_is_string(v) || !cas::IsValidTenantId(json_string_value(v))) {
+  // With its length: an embedded NUL must not cut "t1\0x" down to "t1".
+  std::string_view id;
+  if (json_is_string(v)) {
+    id = std::string_view(json_string_value(v), json_string_length(v));
+  }
+  if (!cas::IsValidTenantId(id)) {
     return Status::InvalidArgument(
         "payload key \"" + std::string(key) +
         "\" is not a tenant id (^[a-z0-9][a-z0-9_-]{0,62}$)");
   }
-  return std::string(json_string_value(v));
+  return std::string(id);
 }
 
 Result<SnapshotPayload> DecodeSnapshotPayload(const json_t* payload) {

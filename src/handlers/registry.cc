@@ -13,7 +13,15 @@ queue::Outcome Registry::Dispatch(JobContext& ctx) const {
     return queue::Outcome::Fail("malformed payload: " +
                                 payload.status().message());
   }
-  return it->second(ctx, payload->get());
+  // A handler that throws must not take the worker down with it (the
+  // exception would unwind through the event loop's C frames). Its text may
+  // hold payload data, so it is not kept; the job is retried, and the retry
+  // path dead-letters it once its attempts are spent.
+  try {
+    return it->second(ctx, payload->get());
+  } catch (...) {
+    return queue::Outcome::Retry("handler raised an exception");
+  }
 }
 
 std::vector<std::string> Registry::Kinds() const {

@@ -2,7 +2,8 @@
 //
 // Dispatch() never throws and never retries by itself: an unknown kind, a
 // payload that is not JSON, or one its decoder rejects is Outcome::Fail
-// (dead-lettered at the first attempt); otherwise the handler's outcome.
+// (dead-lettered at the first attempt); otherwise the handler's outcome. A
+// handler that throws yields Outcome::Retry (bounded by max_attempts).
 #ifndef AWC_HANDLERS_REGISTRY_H_
 #define AWC_HANDLERS_REGISTRY_H_
 

@@ -4,6 +4,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -31,10 +32,57 @@ double WallNow() {
   return static_cast<double>(ts.tv_sec) + ts.tv_nsec / 1e9;
 }
 
+// Returns `s` with every sequence that is not well-formed UTF-8 (stray or
+// truncated bytes, overlong forms, surrogates, > U+10FFFF) replaced by
+// U+FFFD. jansson refuses such strings, which would drop the whole field.
+std::string ValidUtf8(std::string_view s) {
+  size_t i = 0;
+  while (i < s.size() && static_cast<unsigned char>(s[i]) < 0x80) ++i;
+  if (i == s.size()) return std::string(s);
+  std::string out(s.substr(0, i));
+  while (i < s.size()) {
+    unsigned char c = static_cast<unsigned char>(s[i]);
+    if (c < 0x80) {
+      out += static_cast<char>(c);
+      ++i;
+      continue;
+    }
+    size_t len = 0;
+    uint32_t cp = 0, min = 0;
+    if ((c & 0xE0) == 0xC0) {
+      len = 2, cp = c & 0x1F, min = 0x80;
+    } else if ((c & 0xF0) == 0xE0) {
+      len = 3, cp = c & 0x0F, min = 0x800;
+    } else if ((c & 0xF8) == 0xF0) {
+      len = 4, cp = c & 0x07, min = 0x10000;
+    }
+    size_t n = 1;
+    while (len != 0 && n < len && i + n < s.size() &&
+           (static_cast<unsigned char>(s[i + n]) & 0xC0) == 0x80) {
+      cp = (cp << 6) | (static_cast<unsigned char>(s[i + n]) & 0x3F);
+      ++n;
+    }
+    if (len != 0 && n == len && cp >= min && cp <= 0x10FFFF &&
+        !(cp >= 0xD800 && cp <= 0xDFFF)) {
+      out.append(s.substr(i, len));
+    } else {
+      out += "\xEF\xBF\xBD";  // U+FFFD
+    }
+    i += n;
+  }
+  return out;
+}
+
 void SetString(json_t* obj, std::string_view key, std::string_view value) {
-  std::string clean = Scrub(value);
-  json_object_set_new(obj, std::string(key).c_str(),
+  std::string clean = ValidUtf8(Scrub(value));
+  json_object_set_new(obj, ValidUtf8(key).c_str(),
                       json_stringn(clean.data(), clean.size()));
+}
+
+// The fields every event starts with; added fields cannot replace them.
+bool IsBaseField(std::string_view key) {
+  return key == "ts" || key == "level" || key == "id" || key == "msg" ||
+         key == "worker";
 }
 
 }  // namespace
@@ -68,16 +116,25 @@ void SetLogWorker(std::string worker) { TheSink().worker = std::move(worker); }
 void SetLogFd(int fd) { TheSink().fd = fd; }
 
 std::string FormatTimestamp(double epoch_seconds) {
-  double whole = std::floor(epoch_seconds);
-  time_t secs = static_cast<time_t>(whole);
-  int millis = static_cast<int>((epoch_seconds - whole) * 1000.0);
-  if (millis > 999) millis = 999;
-  struct tm tm;
-  gmtime_r(&secs, &tm);
+  // Round to whole milliseconds first, so that .9996 carries into the next
+  // second instead of printing .1000 or truncating to .999. Years 1..9999.
+  constexpr double kMin = -62135596800.0, kMax = 253402300799.999;
+  if (std::isnan(epoch_seconds)) epoch_seconds = 0;
+  epoch_seconds = std::clamp(epoch_seconds, kMin, kMax);
+  int64_t ms = std::llround(epoch_seconds * 1000.0);
+  int64_t secs = ms / 1000;
+  int64_t millis = ms % 1000;
+  if (millis < 0) {
+    millis += 1000;
+    secs -= 1;
+  }
+  time_t t = static_cast<time_t>(secs);
+  struct tm tm = {};
+  gmtime_r(&t, &tm);
   char buf[96];
   snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ",
            tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min,
-           tm.tm_sec, millis);
+           tm.tm_sec, static_cast<int>(millis));
   return buf;
 }
 
@@ -118,19 +175,21 @@ std::string Event::Format(double epoch_seconds) const {
   SetString(obj, "msg", msg_);
   SetString(obj, "worker", TheSink().worker);
   for (const Field& f : fields_) {
+    if (IsBaseField(f.key)) continue;
     switch (f.type) {
       case Type::kStr:
         SetString(obj, f.key, f.str);
         break;
       case Type::kInt:
-        json_object_set_new(obj, f.key.c_str(), json_integer(f.i));
+        json_object_set_new(obj, ValidUtf8(f.key).c_str(), json_integer(f.i));
         break;
       case Type::kNum:
-        json_object_set_new(obj, f.key.c_str(),
+        json_object_set_new(obj, ValidUtf8(f.key).c_str(),
                             std::isfinite(f.d) ? json_real(f.d) : json_null());
         break;
       case Type::kBool:
-        json_object_set_new(obj, f.key.c_str(), json_boolean(f.i != 0));
+        json_object_set_new(obj, ValidUtf8(f.key).c_str(),
+                            json_boolean(f.i != 0));
         break;
     }
   }

@@ -4,9 +4,12 @@
 //   {"ts":"2026-11-30T09:44:56.123Z","level":"info","id":"job_81",
 //    "msg":"job completed","worker":"host-a-2","kind":"snapshot_validate",...}
 // `ts`, `level`, `id`, `msg` and `worker` come first and are always present;
-// fields added with Str/Int/Num/Bool follow in the order they were added.
-// Each line is written with a single write(2) so lines of concurrent worker
-// processes never interleave. Every string passes through Scrub() (redact.h).
+// fields added with Str/Int/Num/Bool follow in the order they were added (an
+// added field named like one of those five is ignored; a key added twice
+// keeps its first position and its last value). Each line is written with a
+// single write(2) so lines of concurrent worker processes never interleave.
+// Every string passes through Scrub() (redact.h); bytes that are not UTF-8
+// become U+FFFD, and non-finite numbers become null.
 //
 // Startup errors before the supervisor runs are the exception: they are the
 // plain "awc-worker: <error>" line of the reference (see daemon/).
@@ -35,7 +38,8 @@ LogLevel GetLogLevel();
 void SetLogWorker(std::string worker);  // the "worker" field of every event
 void SetLogFd(int fd);                  // default 2 (stderr)
 
-// Formats a wall-clock time (seconds since the epoch) as the `ts` field.
+// Formats a wall-clock time (seconds since the epoch) as the `ts` field,
+// rounded to the millisecond: "1970-01-01T00:00:00.000Z".
 std::string FormatTimestamp(double epoch_seconds);
 
 class Event {

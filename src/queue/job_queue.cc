@@ -13,13 +13,16 @@ std::string SecondsText(double secs) {
   return buf;
 }
 
-Recorded FromRow(const db::PgResult& r, bool applied) {
-  Recorded out;
-  out.applied = applied;
-  out.state = ParseJobState(r.Get(0, 0));
-  out.attempts = static_cast<int>(r.GetInt(0, 1));
-  out.lag_secs = r.GetDouble(0, 2);  // database now; the caller subtracts
-  return out;
+Job JobFromRow(const db::PgResult& r) {
+  Job job;
+  job.id = r.GetInt(0, 0);
+  job.kind = r.GetString(0, 1);
+  job.payload = r.GetString(0, 2);
+  job.attempts = static_cast<int>(r.GetInt(0, 3));
+  job.max_attempts = static_cast<int>(r.GetInt(0, 4));
+  job.lease_token = r.GetInt(0, 5);
+  job.run_at = r.GetDouble(0, 6);
+  return job;
 }
 
 }  // namespace
@@ -32,11 +35,10 @@ JobQueue::JobQueue(db::PgConn* conn, std::string worker_id, int64_t lease_secs)
 
 Status JobQueue::Prepare() {
   AWC_RETURN_IF_ERROR(conn_->Prepare("claim", sql::kClaim));
-  AWC_RETURN_IF_ERROR(conn_->Prepare("complete", sql::kComplete));
-  AWC_RETURN_IF_ERROR(conn_->Prepare("retry", sql::kRetry));
-  AWC_RETURN_IF_ERROR(conn_->Prepare("fail", sql::kFail));
-  AWC_RETURN_IF_ERROR(conn_->Prepare("defer", sql::kDefer));
-  AWC_RETURN_IF_ERROR(conn_->Prepare("current_state", sql::kCurrentState));
+  AWC_RETURN_IF_ERROR(conn_->Prepare("complete", sql::Fenced(sql::kComplete)));
+  AWC_RETURN_IF_ERROR(conn_->Prepare("retry", sql::Fenced(sql::kRetry)));
+  AWC_RETURN_IF_ERROR(conn_->Prepare("fail", sql::Fenced(sql::kFail)));
+  AWC_RETURN_IF_ERROR(conn_->Prepare("defer", sql::Fenced(sql::kDefer)));
   AWC_RETURN_IF_ERROR(conn_->Prepare("renew", sql::kRenewLease));
   AWC_RETURN_IF_ERROR(conn_->Prepare("reclaim", sql::kReclaimExpired));
   return conn_->Exec(sql::kListen).status();
@@ -46,15 +48,7 @@ Result<std::optional<Job>> JobQueue::Claim() {
   AWC_ASSIGN_OR_RETURN(db::PgResult r,
                        conn_->ExecPrepared("claim", {worker_id_, lease_secs_}));
   if (r.rows() == 0) return std::optional<Job>();
-  Job job;
-  job.id = r.GetInt(0, 0);
-  job.kind = r.GetString(0, 1);
-  job.payload = r.GetString(0, 2);
-  job.attempts = static_cast<int>(r.GetInt(0, 3));
-  job.max_attempts = static_cast<int>(r.GetInt(0, 4));
-  job.lease_token = r.GetInt(0, 5);
-  job.run_at = r.GetDouble(0, 6);
-  return std::optional<Job>(std::move(job));
+  return std::optional<Job>(JobFromRow(r));
 }
 
 Result<Recorded> JobQueue::Record(const Job& job, const Outcome& outcome) {
@@ -80,19 +74,31 @@ Result<Recorded> JobQueue::Record(const Job& job, const Outcome& outcome) {
   }
   if (!r.ok()) return r.status();
   Recorded rec;
-  if (r->rows() == 1) {
-    rec = FromRow(*r, true);
-  } else {
-    AWC_ASSIGN_OR_RETURN(db::PgResult cur,
-                         conn_->ExecPrepared("current_state", {id}));
-    if (cur.rows() == 0) {
-      rec.applied = false;  // deleted by the control plane
-      return rec;
-    }
-    rec = FromRow(cur, false);
-  }
-  rec.lag_secs -= job.run_at;
+  if (r->rows() == 0) return rec;  // the row is gone (deleted by its owner)
+  rec.applied = r->GetBool(0, 0);
+  rec.state = ParseJobState(r->Get(0, 1));
+  rec.attempts = static_cast<int>(r->GetInt(0, 2));
+  rec.lag_secs = r->GetDouble(0, 3) - job.run_at;
   return rec;
+}
+
+Result<JobQueue::Finished> JobQueue::Finish(const Job& job,
+                                            const Outcome& outcome,
+                                            bool claim_next) {
+  Finished out;
+  if (!claim_next) {
+    AWC_ASSIGN_OR_RETURN(out.recorded, Record(job, outcome));
+    return out;
+  }
+  // One transaction, one commit: the outcome and the next claim. The claim
+  // still commits before its handler runs.
+  Status s = db::InTransaction(*conn_, [&]() -> Status {
+    AWC_ASSIGN_OR_RETURN(out.recorded, Record(job, outcome));
+    AWC_ASSIGN_OR_RETURN(out.next, Claim());
+    return Status::OK();
+  });
+  if (!s.ok()) return s;
+  return out;
 }
 
 Result<bool> JobQueue::RenewLease(const Job& job) {

@@ -34,6 +34,15 @@ class JobQueue {
 
   Result<std::optional<Job>> Claim();
   Result<Recorded> Record(const Job& job, const Outcome& outcome);
+
+  // Records `outcome` and, when `claim_next`, claims the next ready job in
+  // the same transaction (one commit per job).
+  struct Finished {
+    Recorded recorded;
+    std::optional<Job> next;
+  };
+  Result<Finished> Finish(const Job& job, const Outcome& outcome,
+                          bool claim_next);
   // Extends the lease; false when the job is no longer ours.
   Result<bool> RenewLease(const Job& job);
 

@@ -6,6 +6,8 @@
 #ifndef AWC_QUEUE_QUEUE_SQL_H_
 #define AWC_QUEUE_QUEUE_SQL_H_
 
+#include <string>
+
 namespace awc::queue::sql {
 
 // $1 worker id, $2 lease seconds.
@@ -24,14 +26,17 @@ RETURNING j.id, j.kind, j.payload::text, j.attempts, j.max_attempts,
           j.lease_token, extract(epoch FROM j.run_at)
 )sql";
 
-// Each recording statement returns (state, attempts, database now).
+// The recording statements below are UPDATEs fenced on state RUNNING and
+// the lease token, returning (state, attempts); Fenced() wraps one so that
+// it returns (applied, state, attempts, database now) in one round trip:
+// the new state when it matched, else the row's current state.
 // $1 id, $2 lease token, $3 result JSON.
 inline constexpr const char* kComplete = R"sql(
 UPDATE awc.jobs
    SET state = 'COMPLETED', result = $3::jsonb, locked_until = NULL,
        finished_at = now(), updated_at = now()
  WHERE id = $1 AND state = 'RUNNING' AND lease_token = $2
-RETURNING state, attempts, extract(epoch FROM now())
+RETURNING state, attempts
 )sql";
 
 // $1 id, $2 lease token, $3 backoff seconds, $4 error.
@@ -44,7 +49,7 @@ UPDATE awc.jobs
        finished_at = CASE WHEN attempts >= max_attempts THEN now() END,
        last_error = $4, locked_until = NULL, updated_at = now()
  WHERE id = $1 AND state = 'RUNNING' AND lease_token = $2
-RETURNING state, attempts, extract(epoch FROM now())
+RETURNING state, attempts
 )sql";
 
 // $1 id, $2 lease token, $3 error.
@@ -53,7 +58,7 @@ UPDATE awc.jobs
    SET state = 'FAILED', last_error = $3, locked_until = NULL,
        finished_at = now(), updated_at = now()
  WHERE id = $1 AND state = 'RUNNING' AND lease_token = $2
-RETURNING state, attempts, extract(epoch FROM now())
+RETURNING state, attempts
 )sql";
 
 // Back to PENDING without spending the attempt. $1 id, $2 token, $3 seconds.
@@ -63,13 +68,17 @@ UPDATE awc.jobs
        run_at = now() + make_interval(secs => $3::float8),
        locked_until = NULL, updated_at = now()
  WHERE id = $1 AND state = 'RUNNING' AND lease_token = $2
-RETURNING state, attempts, extract(epoch FROM now())
+RETURNING state, attempts
 )sql";
 
-// The row's current state, when a recording statement matched nothing.
-inline constexpr const char* kCurrentState = R"sql(
-SELECT state, attempts, extract(epoch FROM now()) FROM awc.jobs WHERE id = $1
-)sql";
+inline std::string Fenced(const char* update) {
+  return std::string("WITH rec AS (") + update +
+         ")\n"
+         "SELECT true, state, attempts, extract(epoch FROM now()) FROM rec\n"
+         "UNION ALL\n"
+         "SELECT false, state, attempts, extract(epoch FROM now())\n"
+         "  FROM awc.jobs WHERE id = $1 AND NOT EXISTS (SELECT 1 FROM rec)";
+}
 
 // $1 id, $2 lease token, $3 lease seconds. Returns a row while still held.
 inline constexpr const char* kRenewLease = R"sql(

@@ -206,13 +206,17 @@ void Worker::MaybeReclaim() {
   }
 }
 
-std::optional<queue::Recorded> Worker::RecordOutcome(
+std::optional<queue::JobQueue::Finished> Worker::RecordOutcome(
     const queue::Job& job, const queue::Outcome& outcome, double lease_end) {
   double backoff = 0.1;
   for (;;) {
     if (EnsureConnected()) {
-      Result<queue::Recorded> r = queue_->Record(job, outcome);
-      if (r.ok()) return *r;
+      MaybeReclaim();
+      Result<queue::JobQueue::Finished> r =
+          queue_ ? queue_->Finish(job, outcome, !StopRequested())
+                 : Result<queue::JobQueue::Finished>(
+                       Status::Transient("connection lost"));
+      if (r.ok()) return std::move(*r);
       OnDatabaseError(r.status(), "record");
     }
     double left = lease_end - Now();
@@ -230,7 +234,7 @@ std::optional<queue::Recorded> Worker::RecordOutcome(
   }
 }
 
-void Worker::RunJob(const queue::Job& job) {
+void Worker::RunJob(const queue::Job& job, std::optional<queue::Job>* next) {
   SetPhase(supervisor::WorkerPhase::kBusy, job.id);
   SetTitle("job " + std::to_string(job.id) + " " + TitleSafe(job.kind));
   double started = Now();
@@ -242,9 +246,11 @@ void Worker::RunJob(const queue::Job& job) {
     outcome = queue::Outcome::Retry(std::string("handler raised: ") + e.what());
   }
   double duration = Now() - started;
-  std::optional<queue::Recorded> rec =
+  std::optional<queue::JobQueue::Finished> finished =
       RecordOutcome(job, outcome, ctx.LeaseEnd());
-  if (rec) {
+  if (finished) {
+    const queue::Recorded* rec = &finished->recorded;
+    *next = std::move(finished->next);
     obs::Event event = MakeJobEvent(job.id, job.kind, rec->state, rec->attempts);
     event.Num("duration_s", duration);
     if (!rec->applied) event.Bool("discarded", true);
@@ -254,8 +260,10 @@ void Worker::RunJob(const queue::Job& job) {
       deps_.status->slot(slot_).jobs_done.fetch_add(1, std::memory_order_relaxed);
     }
   }
-  SetPhase(supervisor::WorkerPhase::kIdle);
-  SetTitle("idle");
+  if (!next->has_value()) {
+    SetPhase(supervisor::WorkerPhase::kIdle);
+    SetTitle("idle");
+  }
 }
 
 int Worker::Run() {
@@ -264,7 +272,16 @@ int Worker::Run() {
   SetPhase(supervisor::WorkerPhase::kConnecting);
   SetTitle("connecting");
   double poll = static_cast<double>(deps_.settings->worker_poll_interval_ms) / 1000.0;
-  while (!StopRequested()) {
+  // A job claimed together with the last outcome is in flight: it runs
+  // even when a stop arrived meanwhile.
+  std::optional<queue::Job> next;
+  while (!StopRequested() || next) {
+    if (next) {
+      queue::Job job = std::move(*next);
+      next.reset();
+      RunJob(job, &next);
+      continue;
+    }
     if (!EnsureConnected()) {
       Wait(reconnect_backoff_, false);
       continue;
@@ -283,7 +300,7 @@ int Worker::Run() {
       continue;
     }
     if (claimed->has_value()) {
-      RunJob(**claimed);
+      RunJob(**claimed, &next);
       continue;
     }
     Result<int> notes = conn_->DrainNotifications();

@@ -59,10 +59,12 @@ class Worker {
   void DropConnection(const Status& why);
   void OnDatabaseError(const Status& s, const char* step);
   void MaybeReclaim();
-  void RunJob(const queue::Job& job);
-  std::optional<queue::Recorded> RecordOutcome(const queue::Job& job,
-                                               const queue::Outcome& outcome,
-                                               double lease_end);
+  // Runs `job`, records its outcome and, unless stopping, claims the next
+  // job in the same transaction into `next`.
+  void RunJob(const queue::Job& job, std::optional<queue::Job>* next);
+  // Records with retries until the lease ends; nullopt when it could not.
+  std::optional<queue::JobQueue::Finished> RecordOutcome(
+      const queue::Job& job, const queue::Outcome& outcome, double lease_end);
   // Waits `seconds`, or less when the database socket becomes readable
   // (watch_socket) or a stop is requested (interruptible).
   void Wait(double seconds, bool watch_socket, bool interruptible = true);

@@ -87,7 +87,6 @@ std::string RedactUrlQuery(std::string url, size_t from) {
 // follows the first '@': at least what libpq reads, never less.
 std::string RedactUrl(std::string url) {
   size_t authority = url.find("://") + 3;
-  size_t rest = authority;
   size_t first_at = url.find('@', authority);
   if (first_at != std::string::npos) {
     size_t query = url.find('?', first_at);
@@ -95,11 +94,10 @@ std::string RedactUrl(std::string url) {
     size_t colon = url.find(':', authority);
     if (colon != std::string::npos && colon + 1 < at) {
       url.replace(colon + 1, at - colon - 1, kRedacted);
-      at = colon + 1 + kRedacted.size();
     }
-    rest = at + 1;
   }
-  return RedactUrlQuery(std::move(url), rest);
+  // With the password gone, the first '?' starts the query.
+  return RedactUrlQuery(std::move(url), authority);
 }
 
 }  // namespace

@@ -203,8 +203,9 @@ Result<std::string> ReadSecretFile(const std::string& path) {
     while ((n = fread(buf, 1, sizeof buf, f.get())) > 0) v.append(buf, n);
   }
   if (f == nullptr || ferror(f.get())) {
+    int err = errno;
     return Status::InvalidArgument("cannot read file \"" + path +
-                                   "\": " + strerror(errno));
+                                   "\": " + strerror(err));
   }
   while (!v.empty() && (v.back() == '\n' || v.back() == '\r')) v.pop_back();
   return v;
@@ -342,8 +343,9 @@ Status LoadIni(const std::string& path, Settings* s,
                std::vector<std::string>* sources) {
   FilePtr f(fopen(path.c_str(), "r"));
   if (f == nullptr) {
+    int err = errno;
     return Status::InvalidArgument("cannot open configuration file \"" + path +
-                                   "\": " + strerror(errno));
+                                   "\": " + strerror(err));
   }
   IniReader reader;
   reader.file = f.get();

@@ -4,7 +4,9 @@
 // keys, no duplicates), each of the expected type: ids are JSON integers
 // >= 1 (not strings, not floats, not booleans), tenant ids match the tenant
 // syntax of cas/ids.h. Anything else is an InvalidArgument whose message
-// names the key but never echoes the payload.
+// names the key but never echoes the payload (an unexpected key is named
+// only when it is a plain [a-z0-9_] identifier; ParseJson's errors give the
+// position, not jansson's text, which quotes the input).
 #ifndef AWC_HANDLERS_PAYLOAD_H_
 #define AWC_HANDLERS_PAYLOAD_H_
 

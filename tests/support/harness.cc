@@ -121,6 +121,12 @@ void TestDatabase::Exec(const std::string& sql, const db::Params& params) {
   if (!r.ok()) ADD_FAILURE() << sql << ": " << r.status().message();
 }
 
+void TestDatabase::AdminExec(const std::string& sql) {
+  auto admin = MustConnect(ClusterUrl("postgres"), "awc-test-admin");
+  auto r = admin->Exec(sql);
+  if (!r.ok()) ADD_FAILURE() << sql << ": " << r.status().message();
+}
+
 void TestDatabase::Migrate() {
   auto r = migrate::Migrate(*conn_);
   if (!r.ok()) ADD_FAILURE() << "migrate: " << r.status().message();

@@ -45,6 +45,9 @@ class TestDatabase {
   int64_t Int(const std::string& sql, const db::Params& params = {});
   // Runs a statement; fails the test if it errors.
   void Exec(const std::string& sql, const db::Params& params = {});
+  // Runs a statement from the cluster's maintenance database (for what
+  // cannot be done from inside this database, e.g. ALTER DATABASE).
+  void AdminExec(const std::string& sql);
 
   // Applies the embedded migrations.
   void Migrate();

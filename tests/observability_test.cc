@@ -1,0 +1,234 @@
+// Events on stderr and the master's /metrics, /healthz, /readyz, checked on
+// the real daemon after real jobs.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <regex>
+#include <set>
+
+#include "tests/support/harness.h"
+
+namespace awc::testing {
+namespace {
+
+constexpr const char* kPayloadMarker = "PAYLOAD-MARKER-7f3a";
+
+// The value of the series `name{labels}` in a Prometheus text body, or -1.
+double Series(const std::string& body, const std::string& series) {
+  std::istringstream in(body);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.starts_with(series + " ")) return std::stod(line.substr(series.size() + 1));
+  }
+  return -1;
+}
+
+class ObservabilityTest : public ::testing::Test {
+ protected:
+  void Start(int concurrency) {
+    port_ = FreePort();
+    daemon_ = std::make_unique<DaemonProcess>(FleetOptions(
+        db_, concurrency,
+        {{"AWC_METRICS_LISTEN", "127.0.0.1:" + std::to_string(port_)}}));
+    ASSERT_TRUE(daemon_->WaitForEvent("supervisor running")) << daemon_->Stderr();
+  }
+  std::pair<int, std::string> Get(const std::string& path) {
+    return HttpGet(port_, path);
+  }
+
+  TestDatabase db_;
+  int port_ = 0;
+  std::unique_ptr<DaemonProcess> daemon_;
+};
+
+TEST_F(ObservabilityTest, JobEventsCarryTheContractFieldsAndNothingElse) {
+  Start(2);
+  int64_t ok = db_.Enqueue("test_complete", "{}");
+  int64_t retry = db_.Enqueue("test_retry", "{}", 5);
+  int64_t fail = db_.Enqueue("test_fail", "{}");
+  int64_t unknown = db_.Enqueue(
+      "no_such_kind", std::string(R"({"marker": ")") + kPayloadMarker + "\"}");
+  ASSERT_TRUE(daemon_->WaitForEvent("job completed"));
+  ASSERT_TRUE(daemon_->WaitForEvent("job retried after transient failure"));
+  ASSERT_TRUE(daemon_->WaitForEvent("job dead-lettered", 30, 2));
+
+  struct Expect {
+    int64_t id;
+    const char* level;
+    const char* msg;
+    const char* kind;
+    const char* outcome;
+    const char* state;
+  };
+  for (const Expect& x : {
+           Expect{ok, "info", "job completed", "test_complete", "completed",
+                  "COMPLETED"},
+           Expect{retry, "warn", "job retried after transient failure",
+                  "test_retry", "retried", "PENDING"},
+           Expect{fail, "error", "job dead-lettered", "test_fail", "failed",
+                  "FAILED"},
+           Expect{unknown, "error", "job dead-lettered", "no_such_kind",
+                  "failed", "FAILED"},
+       }) {
+    std::string id = "job_" + std::to_string(x.id);
+    auto events = daemon_->EventsWith(x.msg, id);
+    ASSERT_EQ(events.size(), 1u) << id;
+    const json_t* e = events[0].get();
+    EXPECT_EQ(Str(e, "level"), x.level);
+    EXPECT_EQ(Str(e, "kind"), x.kind);
+    EXPECT_EQ(Str(e, "outcome"), x.outcome);
+    EXPECT_EQ(Str(e, "state"), x.state);
+    EXPECT_EQ(Int(e, "attempts"), 1);
+    EXPECT_TRUE(std::regex_match(
+        Str(e, "ts"),
+        std::regex(R"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z)")))
+        << Str(e, "ts");
+    EXPECT_TRUE(std::regex_match(Str(e, "worker"), std::regex("t-[12]")))
+        << Str(e, "worker");
+    // Only contract fields plus the duration.
+    std::set<std::string> keys;
+    const char* key;
+    json_t* value;
+    json_object_foreach(const_cast<json_t*>(e), key, value) keys.insert(key);
+    EXPECT_EQ(keys, (std::set<std::string>{"ts", "level", "id", "msg",
+                                           "worker", "kind", "outcome", "state",
+                                           "attempts", "duration_s"}));
+  }
+  // Never the payload or the error text, anywhere on stderr.
+  std::string err = daemon_->Stderr();
+  EXPECT_EQ(err.find(kPayloadMarker), std::string::npos);
+  EXPECT_EQ(err.find("TEST-ERROR-TEXT"), std::string::npos);
+  // Every line is one JSON object.
+  std::istringstream in(err);
+  std::string line;
+  while (std::getline(in, line)) EXPECT_EQ(line.front(), '{') << line;
+}
+
+TEST_F(ObservabilityTest, MetricsCountJobsByKindAndOutcome) {
+  Start(2);
+  for (int i = 0; i < 3; ++i) db_.Enqueue("test_complete", "{}");
+  db_.Enqueue("test_fail", "{}");
+  db_.Enqueue("test_retry", "{}");
+  db_.Enqueue("unknown_kind", "{}");
+  ASSERT_TRUE(daemon_->WaitForEvent("job completed", 30, 3));
+  ASSERT_TRUE(daemon_->WaitForEvent("job dead-lettered", 30, 2));
+  ASSERT_TRUE(daemon_->WaitForEvent("job retried after transient failure"));
+
+  auto [status, body] = Get("/metrics");
+  ASSERT_EQ(status, 200);
+  EXPECT_EQ(Series(body, R"(awc_background_jobs_total{kind="test_complete",outcome="completed"})"), 3);
+  EXPECT_EQ(Series(body, R"(awc_background_jobs_total{kind="test_fail",outcome="failed"})"), 1);
+  EXPECT_EQ(Series(body, R"(awc_background_jobs_total{kind="test_retry",outcome="retried"})"), 1);
+  EXPECT_EQ(Series(body, R"(awc_background_jobs_total{kind="unknown_kind",outcome="failed"})"), 1);
+  EXPECT_GE(Series(body, R"(awc_background_job_lag_seconds{kind="test_complete"})"), 0);
+  EXPECT_EQ(Series(body, R"(awc_api_errors_total{component="worker"})"), 0);
+  EXPECT_EQ(Series(body, R"(awc_background_job_duration_seconds_count{kind="test_complete"})"), 3);
+  EXPECT_EQ(Series(body, "awc_workers_running"), 2);
+  EXPECT_NE(body.find("# TYPE awc_background_jobs_total counter"), std::string::npos);
+  EXPECT_NE(body.find("# TYPE awc_background_job_lag_seconds gauge"), std::string::npos);
+  // The database password never shows.
+  std::string password = getenv("PGPASSWORD") ? getenv("PGPASSWORD") : "";
+  EXPECT_EQ(body.find(password), std::string::npos);
+}
+
+TEST_F(ObservabilityTest, CountsSurviveAWorkerCrash) {
+  Start(1);
+  int64_t a = db_.Enqueue("test_complete", "{}");
+  ASSERT_TRUE(WaitUntil([&] { return db_.JobState(a) == "COMPLETED"; }));
+  ASSERT_TRUE(daemon_->WaitForEvent("job completed"));
+  db_.Enqueue("test_crash", "{}", 1);
+  ASSERT_TRUE(daemon_->WaitForEvent("worker exited"));
+  ASSERT_TRUE(daemon_->WaitForEvent("worker started", 30, 2));
+  int64_t b = db_.Enqueue("test_complete", "{}");
+  ASSERT_TRUE(WaitUntil([&] { return db_.JobState(b) == "COMPLETED"; }));
+  ASSERT_TRUE(daemon_->WaitForEvent("job completed", 30, 2));
+  auto [status, body] = Get("/metrics");
+  ASSERT_EQ(status, 200);
+  EXPECT_EQ(Series(body, R"(awc_background_jobs_total{kind="test_complete",outcome="completed"})"), 2);
+  EXPECT_EQ(Series(body, "awc_worker_restarts_total"), 1);
+}
+
+TEST_F(ObservabilityTest, HealthAndReadiness) {
+  Start(2);
+  EXPECT_EQ(Get("/healthz").first, 200);
+  ASSERT_TRUE(WaitUntil([&] { return Get("/readyz").first == 200; }));
+  EXPECT_EQ(Get("/nope").first, 404);
+
+  // The database refuses the workers: not ready, still alive.
+  db_.AdminExec("ALTER DATABASE " + db_.name() + " ALLOW_CONNECTIONS false");
+  db_.Exec("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE "
+           "datname = current_database() AND application_name LIKE 't-%'");
+  ASSERT_TRUE(WaitUntil([&] { return Get("/readyz").first == 503; }));
+  auto [code, why] = Get("/readyz");
+  EXPECT_EQ(why, "no worker connected to the database\n");
+  EXPECT_EQ(Get("/healthz").first, 200);
+  ASSERT_TRUE(daemon_->WaitForEvent("database unavailable"));
+
+  db_.AdminExec("ALTER DATABASE " + db_.name() + " ALLOW_CONNECTIONS true");
+  ASSERT_TRUE(WaitUntil([&] { return Get("/readyz").first == 200; }));
+  EXPECT_TRUE(daemon_->WaitForEvent("database reconnected"));
+  auto [mstatus, metrics] = Get("/metrics");
+  EXPECT_GE(Series(metrics, R"(awc_api_errors_total{component="worker"})"), 0);
+  int64_t id = db_.Enqueue("test_complete", "{}");
+  EXPECT_TRUE(WaitUntil([&] { return db_.JobState(id) == "COMPLETED"; }));
+}
+
+TEST_F(ObservabilityTest, NotReadyWhileDraining) {
+  Start(1);
+  ASSERT_TRUE(WaitUntil([&] { return Get("/readyz").first == 200; }));
+  int64_t id = db_.Enqueue("test_sleep", R"({"ms": 2000})");
+  ASSERT_TRUE(WaitUntil([&] { return db_.JobState(id) == "RUNNING"; }));
+  daemon_->Signal(SIGTERM);
+  ASSERT_TRUE(daemon_->WaitForEvent("graceful shutdown: workers finish their jobs"));
+  auto [code, body] = Get("/readyz");
+  if (daemon_->running()) {
+    EXPECT_EQ(code, 503);
+    EXPECT_NE(body.find("shutting down"), std::string::npos);
+  }
+  daemon_->WaitExit();
+  EXPECT_EQ(db_.JobState(id), "COMPLETED");
+}
+
+TEST_F(ObservabilityTest, ApiErrorsCountDatabaseFailuresDuringClaim) {
+  Start(1);
+  ASSERT_TRUE(WaitUntil([&] { return Get("/readyz").first == 200; }));
+  // Kill the worker's session under it: its next claim fails.
+  db_.Exec("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE "
+           "datname = current_database() AND application_name = 't-1'");
+  ASSERT_TRUE(daemon_->WaitForEvent("database connection lost"));
+  ASSERT_TRUE(WaitUntil([&] {
+    return Series(Get("/metrics").second,
+                  R"(awc_api_errors_total{component="worker"})") >= 1;
+  }));
+  int64_t id = db_.Enqueue("test_complete", "{}");
+  EXPECT_TRUE(WaitUntil([&] { return db_.JobState(id) == "COMPLETED"; }));
+}
+
+TEST(ObservabilityNoSecretsTest, TitlesEventsAndMetricsCarryNoSecret) {
+  TestDatabase db;
+  int port = FreePort();
+  std::string password = getenv("PGPASSWORD") ? getenv("PGPASSWORD") : "";
+  ASSERT_GE(password.size(), 4u);
+  auto o = FleetOptions(db, 2,
+                        {{"AWC_METRICS_LISTEN", "127.0.0.1:" + std::to_string(port)},
+                         {"AWC_S3_SECRET_ACCESS_KEY", "S3-SECRET-KEY-abc123"},
+                         {"AWC_LOG_LEVEL", "debug"}});
+  DaemonProcess d(o);
+  ASSERT_TRUE(d.WaitForEvent("supervisor running"));
+  db.Enqueue("test_complete", "{}");
+  db.Enqueue("test_fail", "{}");
+  ASSERT_TRUE(d.WaitForEvent("job dead-lettered"));
+  ASSERT_TRUE(WaitUntil([&] { return d.Children().size() == 2; }));
+  std::vector<std::string> outputs = {d.Stderr(), d.Stdout(),
+                                      HttpGet(port, "/metrics").second,
+                                      ProcessTitle(d.pid())};
+  for (pid_t c : d.Children()) outputs.push_back(ProcessTitle(c));
+  for (const std::string& out : outputs) {
+    EXPECT_EQ(out.find(password), std::string::npos) << out;
+    EXPECT_EQ(out.find("S3-SECRET-KEY-abc123"), std::string::npos) << out;
+  }
+}
+
+}  // namespace
+}  // namespace awc::testing

@@ -29,7 +29,7 @@ TEST(ShutdownTest, SigtermFinishesTheJobInFlightAndClaimsNoMore) {
   EXPECT_EQ(db.Scalar("SELECT result::text FROM awc.jobs WHERE id = $1",
                       {std::to_string(id)}),
             R"({"slept_ms": 1500})");
-  EXPECT_EQ(db.JobState(later), "PENDING");
+  EXPECT_EQ(db.JobState(later), "PENDING") << d.Stderr();
   EXPECT_EQ(db.Int("SELECT attempts FROM awc.jobs WHERE id = $1",
                    {std::to_string(later)}),
             0);

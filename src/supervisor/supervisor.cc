@@ -65,7 +65,17 @@ int Supervisor::LiveChildren() const {
 
 void Supervisor::Spawn(Slot& slot) {
   fflush(nullptr);
+  // Signals stay blocked across fork() until the child has replaced the
+  // parent's (libev) handlers with its own; a SIGTERM sent in between is
+  // then delivered to the child's handler instead of being lost.
+  sigset_t block, old;
+  sigemptyset(&block);
+  for (int sig : {SIGTERM, SIGINT, SIGQUIT, SIGHUP, SIGCHLD}) {
+    sigaddset(&block, sig);
+  }
+  sigprocmask(SIG_BLOCK, &block, &old);
   pid_t pid = fork();
+  if (pid != 0) sigprocmask(SIG_SETMASK, &old, nullptr);
   if (pid < 0) {
     obs::Error("supervisor", "fork failed")
         .Int("slot", slot.index + 1)
@@ -79,6 +89,9 @@ void Supervisor::Spawn(Slot& slot) {
   if (pid == 0) {
     // Child: die with the parent, drop what belongs to the parent (its
     // event loop, the HTTP listener), then become a worker.
+    for (int sig : {SIGTERM, SIGINT, SIGQUIT, SIGHUP, SIGCHLD}) {
+      signal(sig, SIG_DFL);
+    }
     prctl(PR_SET_PDEATHSIG, SIGTERM);
     if (getppid() != self_) _exit(0);
     close_range(3, ~0U, 0);

@@ -2,7 +2,10 @@
 //
 // Contract:
 //  - Forks one child per slot; each child runs `child_main(slot)` and exits
-//    with its return value. Children get PR_SET_PDEATHSIG(SIGTERM), so they
+//    with its return value. child_main starts with SIGTERM, SIGINT, SIGQUIT,
+//    SIGHUP and SIGCHLD blocked and at their default dispositions, and with
+//    every descriptor above 2 closed; it unblocks them once its own
+//    handlers are in place (worker/stop_flag.h). Children get PR_SET_PDEATHSIG(SIGTERM), so they
 //    finish their job and stop when the parent dies.
 //  - Reaps every child and logs its exit (pid, slot, exit code or signal).
 //    While running, a dead child is replaced in its slot after a per-slot

@@ -292,7 +292,9 @@ int Worker::Run() {
       SetTitle("idle");
     }
     MaybeReclaim();
-    if (!conn_) continue;
+    // A stop that arrived during the round trips above must prevent the
+    // claim, not only the next iteration.
+    if (!conn_ || StopRequested()) continue;
     Result<std::optional<queue::Job>> claimed = queue_->Claim();
     if (!claimed.ok()) {
       OnDatabaseError(claimed.status(), "claim");

@@ -1,0 +1,52 @@
+#include "worker/job_event.h"
+
+#include <gtest/gtest.h>
+#include <jansson.h>
+
+namespace awc::worker {
+namespace {
+
+struct Row {
+  queue::JobState state;
+  const char* level;
+  const char* msg;
+  const char* outcome;
+};
+
+// The reference's table: outcome -> level and message.
+TEST(JobEventTest, LevelAndMessageFollowTheReferenceTable) {
+  const Row rows[] = {
+      {queue::JobState::kCompleted, "info", "job completed", "completed"},
+      {queue::JobState::kPending, "warn", "job retried after transient failure",
+       "retried"},
+      {queue::JobState::kFailed, "error", "job dead-lettered", "failed"},
+      {queue::JobState::kCancelled, "error", "job cancelled", "cancelled"},
+      {queue::JobState::kRunning, "warn", "job left in an unexpected state",
+       "other"},
+  };
+  obs::SetLogWorker("w-1");
+  for (const Row& row : rows) {
+    std::string text =
+        MakeJobEvent(81, "snapshot_validate", row.state, 3).Format(0);
+    std::string want = std::string("{\"ts\":\"1970-01-01T00:00:00.000Z\",") +
+                       "\"level\":\"" + row.level + "\",\"id\":\"job_81\"," +
+                       "\"msg\":\"" + row.msg + "\",\"worker\":\"w-1\"," +
+                       "\"kind\":\"snapshot_validate\",\"outcome\":\"" +
+                       row.outcome + "\",\"state\":\"" +
+                       queue::JobStateName(row.state) + "\",\"attempts\":3}";
+    EXPECT_EQ(text, want);
+  }
+}
+
+TEST(JobEventTest, KindIsEscapedNotTrusted) {
+  std::string text =
+      MakeJobEvent(1, "bad\"kind\n", queue::JobState::kFailed, 1).Format(0);
+  json_error_t err;
+  json_t* j = json_loads(text.c_str(), 0, &err);
+  ASSERT_NE(j, nullptr) << text;
+  EXPECT_STREQ(json_string_value(json_object_get(j, "kind")), "bad\"kind\n");
+  json_decref(j);
+}
+
+}  // namespace
+}  // namespace awc::worker

@@ -1,6 +1,9 @@
 # awc-worker — the operator's entry point. CMake does the building.
 #
-#   make            build build/awc-worker (installs missing packages first)
+#   make            build build/awc-worker and build/awcctl (installs
+#                   missing packages first)
+#   make demo       a worker fleet over a file:// store on a throwaway
+#                   PostgreSQL cluster, with a summary of what it did
 #   make check      unit and integration tests, plain and ASan/UBSan builds,
 #                   against a throwaway PostgreSQL cluster
 #   make install    PREFIX=/usr/local DESTDIR=
@@ -19,16 +22,22 @@ DEB_PACKAGES := g++ make cmake pkg-config \
   libpq-dev libev-dev libjansson-dev libinih-dev libcurl4-openssl-dev \
   libssl-dev libmicrohttpd-dev libbsd-dev libsystemd-dev \
   libgtest-dev libgmock-dev libbenchmark-dev \
-  postgresql postgresql-common mandoc
+  postgresql postgresql-common mandoc nodejs
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 MISSING = $(shell for p in $(DEB_PACKAGES); do \
   dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'ok installed' \
   || echo $$p; done)
 
-.PHONY: all deps build build-asan check install bench clean lint-man
+.PHONY: all deps build build-asan check demo install bench clean lint-man
 
 all: build
+
+# The S3 protocol server of the tests (npm), in a project-local directory
+# that is not committed; tests/support/s3_server.cc looks for it there.
+S3RVER_VERSION := 3.7.1
+S3RVER_PREFIX  := $(CURDIR)/build-deps
+S3RVER_PKG     := $(S3RVER_PREFIX)/node_modules/s3rver/package.json
 
 deps:
 	@missing="$(MISSING)"; \
@@ -38,6 +47,19 @@ deps:
 	  $(SUDO) apt-get install -y --no-install-recommends $$missing || \
 	  { $(SUDO) apt-get update && \
 	    $(SUDO) apt-get install -y --no-install-recommends $$missing; }; \
+	fi
+	@# Debian's nodejs comes without npm; NodeSource's nodejs bundles it.
+	@if ! command -v npm >/dev/null 2>&1; then \
+	  echo "installing: npm"; \
+	  export DEBIAN_FRONTEND=noninteractive; \
+	  $(SUDO) apt-get install -y --no-install-recommends npm || \
+	  { $(SUDO) apt-get update && \
+	    $(SUDO) apt-get install -y --no-install-recommends npm; }; \
+	fi
+	@if ! grep -qs '"version": "$(S3RVER_VERSION)"' $(S3RVER_PKG); then \
+	  echo "installing: s3rver@$(S3RVER_VERSION) into $(S3RVER_PREFIX)"; \
+	  npm install --prefix $(S3RVER_PREFIX) --no-save --no-audit --no-fund \
+	    --loglevel=error s3rver@$(S3RVER_VERSION); \
 	fi
 
 $(BUILD)/CMakeCache.txt: | deps
@@ -64,16 +86,25 @@ check: build build-asan lint-man
 	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	  $(CTEST) --test-dir $(ASAN_BUILD)'
 
+demo: build
+	pg_virtualenv -t contrib/demo/run.sh $(BUILD)
+
 lint-man: deps
 	mandoc -Tlint -Wwarning man/*.[0-9]
 
 install: build
 	DESTDIR="$(DESTDIR)" cmake --install $(BUILD) --prefix "$(PREFIX)"
 
+# The benchmarks build in their own tree (tests off) and run against a
+# throwaway cluster with default settings; knobs in bench/README.md.
+BENCH_BUILD ?= build-bench
+
 bench: deps
-	cmake -S . -B $(BUILD) -DAWC_BUILD_BENCH=ON $(CMAKE_ARGS)
-	cmake --build $(BUILD) -j $(JOBS)
-	pg_virtualenv -t bench/run.sh $(BUILD)
+	cmake -S . -B $(BENCH_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  -DAWC_BUILD_BENCH=ON -DAWC_BUILD_TESTS=OFF $(CMAKE_ARGS)
+	cmake --build $(BENCH_BUILD) -j $(JOBS) \
+	  --target awc-worker-bench awc-bench-pgbench-script
+	pg_virtualenv -t bench/run.sh $(BENCH_BUILD)
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD)

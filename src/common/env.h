@@ -1,18 +1,71 @@
 // Env: the operating-system services awc-worker uses, behind an interface
 // so tests can substitute clocks and inject faults (after LevelDB's Env).
 //
-// Env::Default() is the real system and lives for the whole process.
+// Contract:
+//  - Env::Default() is the real system and lives for the whole process.
+//  - Every file operation returns a Status (or a Result) whose message names
+//    the operation and the path and ends with strerror(), e.g.
+//    `cannot open "/srv/cas/x": Permission denied`. ErrnoStatus() builds
+//    them, so wrappers (FaultEnv) report faults exactly as the system would.
+//  - Codes: a missing path (ENOENT) is kNotFound; a full disk or exhausted
+//    quota (ENOSPC, EDQUOT) is kIoError whose message says "disk full";
+//    anything else is kIoError. EINTR and EAGAIN are retried inside.
+//  - Every descriptor is opened O_CLOEXEC, so none leaks into children.
+//  - File handles are used by one thread at a time and must not outlive the
+//    Env that made them.
 #ifndef AWC_COMMON_ENV_H_
 #define AWC_COMMON_ENV_H_
 
+#include <cstddef>
+#include <cstdint>
+#include <memory>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "common/status.h"
 
 namespace awc {
 
+// A file read from start to end.
+class SequentialFile {
+ public:
+  virtual ~SequentialFile() = default;
+
+  // Reads up to `n` bytes into `buf`; returns how many were read, fewer than
+  // `n` only at end of file (0 once it is reached).
+  virtual Result<size_t> Read(char* buf, size_t n) = 0;
+};
+
+// A file written from start to end. The destructor closes it if Close()
+// was not called, ignoring errors.
+class WritableFile {
+ public:
+  virtual ~WritableFile() = default;
+
+  // Writes all of `data` after what was written before.
+  virtual Status Append(std::string_view data) = 0;
+  // Makes what was appended durable (fsync).
+  virtual Status Sync() = 0;
+  // Closes the file; it reports errors that close() detects (NFS, quota).
+  // No call but the destructor may follow.
+  virtual Status Close() = 0;
+};
+
+struct FileInfo {
+  enum class Type { kRegular, kDirectory, kOther };
+  Type type = Type::kOther;
+  uint64_t size = 0;
+};
+
 class Env {
  public:
+  // How NewWritableFile() treats an existing file.
+  enum class CreateMode {
+    kTruncate,   // replace its content
+    kExclusive,  // fail (O_EXCL)
+  };
+
   virtual ~Env() = default;
 
   static Env* Default();
@@ -24,7 +77,44 @@ class Env {
 
   // Reads a whole file.
   virtual Result<std::string> ReadFile(const std::string& path) = 0;
+
+  // Opens `path` for reading from its start.
+  virtual Result<std::unique_ptr<SequentialFile>> NewSequentialFile(
+      const std::string& path) = 0;
+
+  // Creates `path` for writing (mode 0666 less the umask).
+  virtual Result<std::unique_ptr<WritableFile>> NewWritableFile(
+      const std::string& path, CreateMode mode) = 0;
+
+  // rename(2): atomically replaces `to` if it exists.
+  virtual Status RenameFile(const std::string& from, const std::string& to) = 0;
+
+  // Removes a file; kNotFound when it does not exist.
+  virtual Status RemoveFile(const std::string& path) = 0;
+
+  // Creates `path` and any missing parents (mkdir -p). OK if it already is
+  // a directory; an error if it or a parent is something else.
+  virtual Status CreateDirs(const std::string& path) = 0;
+
+  // fsync()s a directory, making renames and removals in it durable.
+  virtual Status SyncDir(const std::string& path) = 0;
+
+  // stat(2), following symbolic links; kNotFound when absent.
+  virtual Result<FileInfo> Stat(const std::string& path) = 0;
+
+  // The names in a directory, without "." and "..", in no particular order;
+  // kNotFound when it does not exist.
+  virtual Result<std::vector<std::string>> ListDir(const std::string& path) = 0;
+
+  // Stat(path)->size.
+  Result<uint64_t> GetFileSize(const std::string& path);
 };
+
+// The Status for a system call that failed on `path` with `err` (an errno
+// value), classified as the contract above says. `what` names the
+// operation: ErrnoStatus("cannot open", "/x", ENOENT) is kNotFound
+// `cannot open "/x": No such file or directory`.
+Status ErrnoStatus(std::string_view what, const std::string& path, int err);
 
 }  // namespace awc
 

@@ -1,4 +1,6 @@
+#include <dirent.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -16,36 +18,212 @@ double ClockSeconds(clockid_t id) {
   return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) / 1e9;
 }
 
+bool Retryable(int err) { return err == EINTR || err == EAGAIN; }
+
+// Opens with O_CLOEXEC, retrying on EINTR.
+int OpenFd(const std::string& path, int flags, mode_t mode = 0) {
+  int fd;
+  do {
+    fd = open(path.c_str(), flags | O_CLOEXEC, mode);
+  } while (fd < 0 && errno == EINTR);
+  return fd;
+}
+
+// Reads until `n` bytes or end of file.
+Result<size_t> ReadFully(int fd, const std::string& path, char* buf, size_t n) {
+  size_t got = 0;
+  while (got < n) {
+    ssize_t r = read(fd, buf + got, n - got);
+    if (r < 0 && Retryable(errno)) continue;
+    if (r < 0) return ErrnoStatus("cannot read", path, errno);
+    if (r == 0) break;
+    got += static_cast<size_t>(r);
+  }
+  return got;
+}
+
+class PosixSequentialFile : public SequentialFile {
+ public:
+  PosixSequentialFile(std::string path, int fd)
+      : path_(std::move(path)), fd_(fd) {}
+  ~PosixSequentialFile() override { close(fd_); }
+
+  Result<size_t> Read(char* buf, size_t n) override {
+    return ReadFully(fd_, path_, buf, n);
+  }
+
+ private:
+  const std::string path_;
+  const int fd_;
+};
+
+class PosixWritableFile : public WritableFile {
+ public:
+  PosixWritableFile(std::string path, int fd)
+      : path_(std::move(path)), fd_(fd) {}
+  ~PosixWritableFile() override {
+    if (fd_ >= 0) close(fd_);
+  }
+
+  Status Append(std::string_view data) override {
+    while (!data.empty()) {
+      ssize_t w = write(fd_, data.data(), data.size());
+      if (w < 0 && Retryable(errno)) continue;
+      if (w < 0) return ErrnoStatus("cannot write", path_, errno);
+      data.remove_prefix(static_cast<size_t>(w));
+    }
+    return Status::OK();
+  }
+
+  Status Sync() override {
+    if (fsync(fd_) != 0) return ErrnoStatus("cannot sync", path_, errno);
+    return Status::OK();
+  }
+
+  Status Close() override {
+    int fd = fd_;
+    fd_ = -1;
+    // close() is not retried on EINTR: Linux frees the descriptor anyway.
+    if (close(fd) != 0 && errno != EINTR) {
+      return ErrnoStatus("cannot close", path_, errno);
+    }
+    return Status::OK();
+  }
+
+ private:
+  const std::string path_;
+  int fd_;
+};
+
 class PosixEnv : public Env {
  public:
   double NowMonotonic() override { return ClockSeconds(CLOCK_MONOTONIC); }
   double NowWall() override { return ClockSeconds(CLOCK_REALTIME); }
 
   Result<std::string> ReadFile(const std::string& path) override {
-    int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-      return Status::IoError("cannot open \"" + path + "\": " + strerror(errno));
-    }
+    AWC_ASSIGN_OR_RETURN(std::unique_ptr<SequentialFile> file,
+                         NewSequentialFile(path));
     std::string out;
     char buf[65536];
     for (;;) {
-      ssize_t n = read(fd, buf, sizeof buf);
-      if (n < 0 && errno == EINTR) continue;
-      if (n < 0) {
-        Status s = Status::IoError("cannot read \"" + path + "\": " +
-                                   strerror(errno));
-        close(fd);
-        return s;
-      }
-      if (n == 0) break;
-      out.append(buf, static_cast<size_t>(n));
+      AWC_ASSIGN_OR_RETURN(size_t n, file->Read(buf, sizeof buf));
+      out.append(buf, n);
+      if (n < sizeof buf) break;
     }
-    close(fd);
     return out;
+  }
+
+  Result<std::unique_ptr<SequentialFile>> NewSequentialFile(
+      const std::string& path) override {
+    int fd = OpenFd(path, O_RDONLY);
+    if (fd < 0) return ErrnoStatus("cannot open", path, errno);
+    return std::unique_ptr<SequentialFile>(
+        std::make_unique<PosixSequentialFile>(path, fd));
+  }
+
+  Result<std::unique_ptr<WritableFile>> NewWritableFile(
+      const std::string& path, CreateMode mode) override {
+    int flags = O_WRONLY | O_CREAT |
+                (mode == CreateMode::kExclusive ? O_EXCL : O_TRUNC);
+    int fd = OpenFd(path, flags, 0666);
+    if (fd < 0) return ErrnoStatus("cannot create", path, errno);
+    return std::unique_ptr<WritableFile>(
+        std::make_unique<PosixWritableFile>(path, fd));
+  }
+
+  Status RenameFile(const std::string& from, const std::string& to) override {
+    if (rename(from.c_str(), to.c_str()) != 0) {
+      return ErrnoStatus("cannot rename \"" + from + "\" to", to, errno);
+    }
+    return Status::OK();
+  }
+
+  Status RemoveFile(const std::string& path) override {
+    if (unlink(path.c_str()) != 0)
+      return ErrnoStatus("cannot remove", path, errno);
+    return Status::OK();
+  }
+
+  Status CreateDirs(const std::string& path) override {
+    if (path.empty()) return Status::InvalidArgument("cannot create \"\"");
+    // Every prefix ending before a '/', then the whole path.
+    for (size_t end = path.find('/', 1);; end = path.find('/', end + 1)) {
+      std::string dir = path.substr(0, end);
+      if (mkdir(dir.c_str(), 0777) != 0 && errno != EEXIST) {
+        return ErrnoStatus("cannot create directory", dir, errno);
+      }
+      if (end == std::string::npos) break;
+    }
+    AWC_ASSIGN_OR_RETURN(FileInfo info, Stat(path));
+    if (info.type != FileInfo::Type::kDirectory) {
+      return ErrnoStatus("cannot create directory", path, ENOTDIR);
+    }
+    return Status::OK();
+  }
+
+  Status SyncDir(const std::string& path) override {
+    int fd = OpenFd(path, O_RDONLY | O_DIRECTORY);
+    if (fd < 0) return ErrnoStatus("cannot open directory", path, errno);
+    Status s;
+    if (fsync(fd) != 0) s = ErrnoStatus("cannot sync directory", path, errno);
+    close(fd);
+    return s;
+  }
+
+  Result<FileInfo> Stat(const std::string& path) override {
+    struct stat st;
+    if (stat(path.c_str(), &st) != 0)
+      return ErrnoStatus("cannot stat", path, errno);
+    FileInfo info;
+    if (S_ISREG(st.st_mode)) {
+      info.type = FileInfo::Type::kRegular;
+    } else if (S_ISDIR(st.st_mode)) {
+      info.type = FileInfo::Type::kDirectory;
+    }
+    info.size = static_cast<uint64_t>(st.st_size);
+    return info;
+  }
+
+  Result<std::vector<std::string>> ListDir(const std::string& path) override {
+    int fd = OpenFd(path, O_RDONLY | O_DIRECTORY);
+    if (fd < 0) return ErrnoStatus("cannot open directory", path, errno);
+    DIR* dir = fdopendir(fd);
+    if (dir == nullptr) {
+      Status s = ErrnoStatus("cannot open directory", path, errno);
+      close(fd);
+      return s;
+    }
+    std::vector<std::string> names;
+    Status s;
+    for (;;) {
+      errno = 0;
+      struct dirent* e = readdir(dir);
+      if (e == nullptr) {
+        if (errno != 0) s = ErrnoStatus("cannot read directory", path, errno);
+        break;
+      }
+      if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
+      names.emplace_back(e->d_name);
+    }
+    closedir(dir);
+    if (!s.ok()) return s;
+    return names;
   }
 };
 
 }  // namespace
+
+Result<uint64_t> Env::GetFileSize(const std::string& path) {
+  AWC_ASSIGN_OR_RETURN(FileInfo info, Stat(path));
+  return info.size;
+}
+
+Status ErrnoStatus(std::string_view what, const std::string& path, int err) {
+  std::string msg = std::string(what) + " \"" + path + "\": " + strerror(err);
+  if (err == ENOENT) return Status::NotFound(std::move(msg));
+  if (err == ENOSPC || err == EDQUOT) msg += " (disk full)";
+  return Status::IoError(std::move(msg));
+}
 
 Env* Env::Default() {
   static PosixEnv* env = new PosixEnv();

@@ -124,21 +124,26 @@ class [[nodiscard]] Result {
 
 }  // namespace awc
 
-// Returns early from the enclosing function when `expr` is not OK.
-#define AWC_RETURN_IF_ERROR(expr)           \
-  do {                                      \
-    ::awc::Status awc_status_ = (expr);     \
-    if (!awc_status_.ok()) return awc_status_; \
-  } while (0)
-
 #define AWC_CONCAT_INNER_(a, b) a##b
 #define AWC_CONCAT_(a, b) AWC_CONCAT_INNER_(a, b)
 
+// Returns early from the enclosing function when `expr` is not OK. Each
+// expansion names its variable uniquely, so the macros nest (for example
+// inside a lambda passed to another macro's argument).
+#define AWC_RETURN_IF_ERROR(expr) \
+  AWC_RETURN_IF_ERROR_IMPL_(AWC_CONCAT_(awc_status_, __COUNTER__), expr)
+#define AWC_RETURN_IF_ERROR_IMPL_(var, expr) \
+  do {                                        \
+    ::awc::Status var = (expr);               \
+    if (!var.ok()) return var;                \
+  } while (0)
+
 // Declares `lhs` from a Result-returning `rexpr`, or returns its Status.
-#define AWC_ASSIGN_OR_RETURN(lhs, rexpr)                          \
-  auto AWC_CONCAT_(awc_result_, __LINE__) = (rexpr);              \
-  if (!AWC_CONCAT_(awc_result_, __LINE__).ok())                   \
-    return AWC_CONCAT_(awc_result_, __LINE__).status();           \
-  lhs = std::move(AWC_CONCAT_(awc_result_, __LINE__)).value()
+#define AWC_ASSIGN_OR_RETURN(lhs, rexpr) \
+  AWC_ASSIGN_OR_RETURN_IMPL_(AWC_CONCAT_(awc_result_, __COUNTER__), lhs, rexpr)
+#define AWC_ASSIGN_OR_RETURN_IMPL_(var, lhs, rexpr) \
+  auto var = (rexpr);                               \
+  if (!var.ok()) return var.status();               \
+  lhs = std::move(var).value()
 
 #endif  // AWC_COMMON_STATUS_H_

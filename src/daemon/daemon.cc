@@ -1,6 +1,7 @@
 #include "daemon/daemon.h"
 
 #include <bsd/unistd.h>
+#include <ev.h>
 #include <getopt.h>
 #include <unistd.h>
 
@@ -13,6 +14,7 @@
 #include "migrate/migrator.h"
 #include "obs/log.h"
 #include "obs/metrics.h"
+#include "store/object_store.h"
 #include "store/store_url.h"
 #include "supervisor/supervisor.h"
 #include "supervisor/worker_status.h"
@@ -102,6 +104,32 @@ int TestConfig(const config::Config& cfg) {
   return 0;
 }
 
+// Opens the store and lists a little of it: a permanent error (bad
+// credentials, a missing bucket, an unwritable directory) stops startup; a
+// transient one (the S3 endpoint is briefly down) only warns.
+Status CheckStore(const store::StoreUrl& url, const config::Settings& settings) {
+  struct ev_loop* loop = ev_loop_new(EVFLAG_AUTO);
+  Status s;
+  {
+    Result<std::unique_ptr<store::ObjectStore>> st =
+        store::OpenStore(url, settings, loop);
+    s = st.status();
+    if (st.ok()) {
+      s = (*st)->List("awc-startup-check", [](const std::string&, uint64_t) {
+        return Status::OK();
+      });
+    }
+  }
+  ev_loop_destroy(loop);
+  if (s.IsTransient()) {
+    obs::Warn("startup", "object store not reachable yet")
+        .Str("error", s.message())
+        .Emit();
+    return Status::OK();
+  }
+  return s.WithContext("object store");
+}
+
 }  // namespace
 
 int DaemonMain(int argc, char** argv, RegisterFn register_handlers) {
@@ -133,9 +161,11 @@ int DaemonMain(int argc, char** argv, RegisterFn register_handlers) {
     if (!applied.ok()) return Fail(applied.status().WithContext("migrations"));
   }
 
-  // Step 4: the object store.
+  // Step 4: the object store. Each worker opens its own; opening it here
+  // first turns a misconfiguration into a startup error.
   Result<store::StoreUrl> store_url = store::ParseStoreUrl(settings.cas_url);
   if (!store_url.ok()) return Fail(store_url.status());
+  if (Status s = CheckStore(*store_url, settings); !s.ok()) return Fail(s);
 
   // Step 5: handlers.
   handlers::Registry registry;
@@ -152,7 +182,8 @@ int DaemonMain(int argc, char** argv, RegisterFn register_handlers) {
   supervisor::Supervisor::Options options;
   options.slots = static_cast<int>(settings.worker_concurrency);
   options.metrics_listen = settings.metrics_listen;
-  worker::WorkerDeps deps{&settings, &registry, &*metrics, &*status};
+  worker::WorkerDeps deps{&settings, &registry, &*store_url, &*metrics,
+                          &*status};
   supervisor::Supervisor sup(options, &*metrics, &*status, [deps](int slot) {
     worker::Worker w(deps, slot);
     return w.Run();

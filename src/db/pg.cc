@@ -44,6 +44,21 @@ std::string CleanMessage(const char* libpq_message) {
   return Scrub(out);
 }
 
+std::string ArrayLiteral(const std::vector<std::string>& values) {
+  std::string out = "{";
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (i > 0) out += ',';
+    out += '"';
+    for (char c : values[i]) {
+      if (c == '"' || c == '\\') out += '\\';
+      out += c;
+    }
+    out += '"';
+  }
+  out += '}';
+  return out;
+}
+
 PgResult& PgResult::operator=(PgResult&& other) noexcept {
   if (this != &other) {
     if (res_ != nullptr) PQclear(res_);

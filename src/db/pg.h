@@ -116,6 +116,10 @@ Status InTransaction(PgConn& conn, Fn&& body) {
   return conn.Exec("COMMIT").status();
 }
 
+// A PostgreSQL array literal ("{a,b}") of `values`, each quoted and escaped,
+// to pass as one text parameter cast to text[] (or bigint[]).
+std::string ArrayLiteral(const std::vector<std::string>& values);
+
 // One line, secrets scrubbed: the form every libpq message takes in a Status.
 std::string CleanMessage(const char* libpq_message);
 

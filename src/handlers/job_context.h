@@ -10,6 +10,7 @@
 #include "config/settings.h"
 #include "db/pg.h"
 #include "queue/job.h"
+#include "store/object_store.h"
 
 struct ev_loop;
 
@@ -26,6 +27,8 @@ class JobContext {
   virtual const config::Settings& settings() const = 0;
   // The worker's event loop, for handlers that drive asynchronous I/O.
   virtual struct ev_loop* loop() = 0;
+  // The object store of AWC_CAS_URL, opened once per worker process.
+  virtual store::ObjectStore& store() = 0;
 
   // Renews the lease when a third of it has passed since the claim or the
   // last renewal. Returns kFailedPrecondition once the job is no longer held

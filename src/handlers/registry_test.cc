@@ -36,6 +36,10 @@ class FakeContext : public JobContext {
   struct ev_loop* loop() override {
     return nullptr;
   }
+  store::ObjectStore& store() override {
+    ADD_FAILURE() << "handler used the object store";
+    std::abort();
+  }
   Status Checkpoint() override {
     ++checkpoints;
     return Status::OK();

@@ -1,5 +1,7 @@
 # Writes OUT, a C++ source defining awc::migrate::EmbeddedMigrations(), from
-# FILES (a sorted list of migrations/NNNN_name.sql). Run with cmake -P.
+# the files DIR/NNNN_name.sql in version order. Run with cmake -P.
+file(GLOB FILES ${DIR}/*.sql)
+list(SORT FILES)
 set(body "")
 foreach(path ${FILES})
   get_filename_component(name ${path} NAME_WE)

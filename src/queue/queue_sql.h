@@ -111,6 +111,27 @@ RETURNING j.id, j.kind, j.state, j.attempts,
 
 inline constexpr const char* kListen = "LISTEN awc_jobs";
 
+// Operator side (awcctl). $1 kind, $2 payload, $3 max attempts (NULL = the
+// column default), $4 delay seconds.
+inline constexpr const char* kEnqueue = R"sql(
+INSERT INTO awc.jobs (kind, payload, max_attempts, run_at)
+VALUES ($1, $2::jsonb, coalesce($3::integer, 5),
+        now() + make_interval(secs => $4::float8))
+RETURNING id
+)sql";
+
+// $1 state or '', $2 kind or '', $3 limit. Newest first.
+inline constexpr const char* kListJobs = R"sql(
+SELECT id, kind, state, attempts, max_attempts,
+       to_char(run_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),
+       to_char(updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),
+       coalesce(locked_by, ''), coalesce(last_error, '')
+  FROM awc.jobs
+ WHERE ($1 = '' OR state = $1) AND ($2 = '' OR kind = $2)
+ ORDER BY id DESC
+ LIMIT $3
+)sql";
+
 }  // namespace awc::queue::sql
 
 #endif  // AWC_QUEUE_QUEUE_SQL_H_

@@ -10,7 +10,7 @@ Status Bad(const std::string& why) {
   return Status::InvalidArgument("AWC_CAS_URL: " + why);
 }
 
-bool ValidBucket(std::string_view b) {
+[[maybe_unused]] bool ValidBucket(std::string_view b) {
   if (b.size() < 3 || b.size() > 63) return false;
   for (char c : b) {
     bool ok = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' ||

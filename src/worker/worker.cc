@@ -57,6 +57,7 @@ class Worker::Context : public handlers::JobContext {
     return *worker_->deps_.settings;
   }
   struct ev_loop* loop() override { return worker_->loop_; }
+  store::ObjectStore& store() override { return *worker_->store_; }
 
   Status Checkpoint() override {
     double lease = static_cast<double>(settings().worker_lease_secs);
@@ -96,6 +97,7 @@ Worker::Worker(WorkerDeps deps, int slot)
 Worker::~Worker() {
   queue_.reset();
   conn_.reset();
+  store_.reset();
   if (loop_ != nullptr) ev_loop_destroy(loop_);
 }
 
@@ -271,6 +273,15 @@ int Worker::Run() {
   obs::SetLogWorker(id_);
   SetPhase(supervisor::WorkerPhase::kConnecting);
   SetTitle("connecting");
+  Result<std::unique_ptr<store::ObjectStore>> opened =
+      store::OpenStore(*deps_.store_url, *deps_.settings, loop_);
+  if (!opened.ok()) {
+    obs::Error("worker", "cannot open the object store")
+        .Str("error", opened.status().message())
+        .Emit();
+    return 1;
+  }
+  store_ = std::move(*opened);
   double poll = static_cast<double>(deps_.settings->worker_poll_interval_ms) / 1000.0;
   // A job claimed together with the last outcome is in flight: it runs
   // even when a stop arrived meanwhile.

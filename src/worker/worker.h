@@ -2,7 +2,9 @@
 //
 // Contract:
 //  - Single-threaded: one libpq connection (application_name = the worker
-//    id, AWC_WORKER_ID-<n>) and one libev loop of its own.
+//    id, AWC_WORKER_ID-<n>), one libev loop and one object store of its own
+//    (opened at start; failing to open it exits 1 and the supervisor
+//    restarts the worker with backoff).
 //  - Loop: claim a ready job, run its handler, record the outcome, repeat;
 //    when nothing is ready, wait for a NOTIFY on awc_jobs or the poll
 //    interval, whichever comes first. Expired leases are reclaimed between
@@ -26,6 +28,7 @@
 #include "handlers/registry.h"
 #include "obs/metrics.h"
 #include "queue/job_queue.h"
+#include "store/object_store.h"
 #include "supervisor/worker_status.h"
 
 struct ev_loop;
@@ -35,6 +38,7 @@ namespace awc::worker {
 struct WorkerDeps {
   const config::Settings* settings;
   const handlers::Registry* registry;
+  const store::StoreUrl* store_url;
   obs::Metrics* metrics;                   // may be null
   supervisor::WorkerStatusTable* status;   // may be null
 };
@@ -75,6 +79,7 @@ class Worker {
   int slot_;
   std::string id_;
   struct ev_loop* loop_;
+  std::unique_ptr<store::ObjectStore> store_;
   std::unique_ptr<db::PgConn> conn_;
   std::unique_ptr<queue::JobQueue> queue_;
   double reconnect_backoff_ = 0;

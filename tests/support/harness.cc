@@ -7,6 +7,7 @@
 #include <netinet/in.h>
 #include <signal.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -147,6 +148,7 @@ std::string TestDatabase::JobState(int64_t id) {
 
 std::string TestDaemonPath() { return AWC_TESTD_PATH; }
 std::string ShippedDaemonPath() { return AWC_DAEMON_PATH; }
+std::string AwcctlPath() { return AWCCTL_PATH; }
 
 DaemonProcess::DaemonProcess(Options options)
     : out_path_(TempPath("stdout")), err_path_(TempPath("stderr")) {
@@ -278,6 +280,46 @@ DaemonProcess::Options FleetOptions(
     }
   }
   return o;
+}
+
+TempDir::TempDir() {
+  std::string tmpl = EnvOr("TMPDIR", "/tmp") + "/awc-test-XXXXXX";
+  char* made = mkdtemp(tmpl.data());
+  if (made == nullptr) {
+    ADD_FAILURE() << "mkdtemp failed";
+    abort();
+  }
+  path_ = made;
+}
+
+TempDir::~TempDir() {
+  std::string cmd = "rm -rf '" + path_ + "'";
+  if (system(cmd.c_str()) != 0) ADD_FAILURE() << "cannot remove " << path_;
+}
+
+void TempDir::Write(const std::string& relative,
+                    const std::string& content) const {
+  std::string path = path_ + "/" + relative;
+  for (size_t slash = path.find('/', path_.size() + 1);
+       slash != std::string::npos; slash = path.find('/', slash + 1)) {
+    mkdir(path.substr(0, slash).c_str(), 0755);
+  }
+  std::ofstream(path, std::ios::binary) << content;
+}
+
+CommandResult RunAwcctl(std::vector<std::string> args,
+                        std::vector<std::pair<std::string, std::string>> env) {
+  DaemonProcess::Options o;
+  o.binary = AwcctlPath();
+  o.args = std::move(args);
+  o.env = std::move(env);
+  DaemonProcess p(o);
+  std::optional<int> st = p.WaitExit(120);
+  CommandResult r;
+  r.out = p.Stdout();
+  r.err = p.Stderr();
+  if (st && WIFEXITED(*st)) r.code = WEXITSTATUS(*st);
+  return r;
 }
 
 std::string Str(const json_t* obj, const char* key) {

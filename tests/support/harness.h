@@ -65,6 +65,7 @@ class TestDatabase {
 // The path of a binary built next to the tests.
 std::string TestDaemonPath();  // awc-worker-testd
 std::string ShippedDaemonPath();  // awc-worker
+std::string AwcctlPath();         // awcctl
 
 class DaemonProcess {
  public:
@@ -114,6 +115,32 @@ class DaemonProcess {
 DaemonProcess::Options FleetOptions(
     const TestDatabase& db, int concurrency,
     std::vector<std::pair<std::string, std::string>> extra = {});
+
+// A fresh directory under $TMPDIR, removed with its contents on
+// destruction.
+class TempDir {
+ public:
+  TempDir();
+  ~TempDir();
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const std::string& path() const { return path_; }
+  // Writes `content` to path()/relative, creating directories on the way.
+  void Write(const std::string& relative, const std::string& content) const;
+
+ private:
+  std::string path_;
+};
+
+// Runs awcctl with `args` and `env` (added to this process's environment,
+// minus DATABASE_URL/AWC_*); returns exit code, stdout and stderr.
+struct CommandResult {
+  int code = -1;
+  std::string out;
+  std::string err;
+};
+CommandResult RunAwcctl(std::vector<std::string> args,
+                        std::vector<std::pair<std::string, std::string>> env);
 
 // Field accessors for events.
 std::string Str(const json_t* obj, const char* key);

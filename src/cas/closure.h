@@ -1,0 +1,117 @@
+// The closure of a snapshot: every object reachable from its root manifest,
+// and the checks that make a snapshot valid (design brief §5, §7).
+//
+// WalkClosure contract:
+//  - Visits each digest once, however many manifests share it (a DAG),
+//    breadth first, one depth after the other; objects are read through
+//    ObjectStore::GetMany in batches of at most 4 * store.parallelism()
+//    requests (at least 16, at most 256, and no more manifest bytes than
+//    64 MiB unless a single manifest needs more), so a store that overlaps
+//    I/O (S3) fetches in parallel and memory stays bounded.
+//  - Every object is hashed while it streams (memory stays flat for blobs;
+//    manifests are buffered up to limits.manifest_max_bytes) and its length
+//    is checked against the size its parent entry declares.
+//  - Manifests are parsed with ParseManifest; the root must be a manifest.
+//    A digest named as a blob in one place and as a manifest in another
+//    must parse as a manifest (it is then read a second time if it was
+//    already read as a blob). The same digest declared with two sizes is a
+//    size mismatch.
+//  - The walk stops at the first problem and reports it as a verdict with
+//    the offending digest: missing object, digest mismatch, size mismatch,
+//    malformed manifest, manifest too large, depth limit (the root is at
+//    depth 0; a manifest's depth is that of the shortest path reaching it
+//    through manifest entries, and one deeper than limits.max_depth is
+//    refused unread), object limit (more than limits.max_objects digests,
+//    the root included). Order is deterministic: within a batch the first
+//    problem in request order wins; for one object a digest mismatch wins
+//    over a size mismatch.
+//  - Store errors other than "not found" are not verdicts: they come back
+//    as the Status (kTransient means retry the job later).
+//  - `checkpoint` is called between batches (handlers renew their lease
+//    there); an error from it aborts the walk with that error. It may be
+//    empty.
+//  - A malformed tenant id or root digest is kInvalidArgument.
+//
+// VerifyObjects (scrub) re-reads a known list of objects, checking digest
+// and size, and reports every bad one instead of stopping at the first.
+#ifndef AWC_CAS_CLOSURE_H_
+#define AWC_CAS_CLOSURE_H_
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+#include "store/object_store.h"
+
+namespace awc::cas {
+
+struct ClosureLimits {
+  uint64_t manifest_max_bytes = 16 * 1024 * 1024;
+  int max_depth = 64;
+  uint64_t max_objects = 10'000'000;
+};
+
+enum class Verdict {
+  kOk,
+  kMissingObject,
+  kDigestMismatch,
+  kSizeMismatch,
+  kMalformedManifest,
+  kManifestTooLarge,
+  kDepthExceeded,
+  kTooManyObjects,
+};
+
+// "ok", "missing_object", "digest_mismatch", "size_mismatch",
+// "malformed_manifest", "manifest_too_large", "depth_limit",
+// "object_limit": the `code` recorded in snapshots.failure.
+const char* VerdictCode(Verdict verdict);
+
+struct ClosureObject {
+  std::string digest;
+  uint64_t size = 0;
+  bool is_manifest = false;
+};
+
+struct ClosureReport {
+  Verdict verdict = Verdict::kOk;
+  std::string digest;  // the offending object when verdict != kOk
+  std::string detail;  // one line for operators; never object contents
+  // The closure in the order visited, each digest once, and the sum of
+  // its sizes; empty and 0 when verdict != kOk.
+  std::vector<ClosureObject> objects;
+  uint64_t bytes = 0;
+  uint64_t reads = 0;  // reads issued to the store
+};
+
+using Checkpoint = std::function<Status()>;
+
+Result<ClosureReport> WalkClosure(store::ObjectStore& store,
+                                  const std::string& tenant_id,
+                                  const std::string& root_digest,
+                                  const ClosureLimits& limits,
+                                  const Checkpoint& checkpoint);
+
+struct VerifyTarget {
+  std::string digest;
+  std::optional<uint64_t> size;  // unknown: only the digest is checked
+};
+
+struct BadObject {
+  std::string digest;
+  Verdict why = Verdict::kOk;  // missing, digest or size mismatch
+};
+
+// Checks every target, in batches as WalkClosure reads, and returns the bad
+// ones in target order (empty when all are good). Status errors, the
+// checkpoint and malformed ids as for WalkClosure.
+Result<std::vector<BadObject>> VerifyObjects(
+    store::ObjectStore& store, const std::string& tenant_id,
+    const std::vector<VerifyTarget>& targets, const Checkpoint& checkpoint);
+
+}  // namespace awc::cas
+
+#endif  // AWC_CAS_CLOSURE_H_

@@ -1,0 +1,555 @@
+#include "cas/closure.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <iterator>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "cas/manifest.h"
+#include "store/memory_store.h"
+
+namespace awc::cas {
+namespace {
+
+using Kind = ManifestEntry::Kind;
+using store::ObjectKey;
+using store::ObjectStore;
+
+const std::string kTenant = "t1";
+
+// Wraps a store: counts reads per digest, records GetMany batch sizes,
+// injects errors per digest, and can finish a batch's requests in reverse
+// order (as a store running them in parallel may).
+class ProbeStore : public ObjectStore {
+ public:
+  explicit ProbeStore(ObjectStore& inner) : inner_(inner) {}
+
+  const char* scheme() const override { return inner_.scheme(); }
+  Status Get(const ObjectKey& key, const store::ChunkSink& sink) override {
+    ++gets_[key.digest];
+    auto it = faults_.find(key.digest);
+    if (it != faults_.end()) return it->second;
+    return inner_.Get(key, sink);
+  }
+  void GetMany(std::vector<GetRequest>& requests) override {
+    batches_.push_back(requests.size());
+    if (reverse_) std::reverse(requests.begin(), requests.end());
+    ObjectStore::GetMany(requests);
+  }
+  Result<uint64_t> Head(const ObjectKey& k) override { return inner_.Head(k); }
+  Status Put(const ObjectKey& k, std::string_view d) override {
+    return inner_.Put(k, d);
+  }
+  Status PutFile(const ObjectKey& k, const std::string& p) override {
+    return inner_.PutFile(k, p);
+  }
+  Result<std::vector<Status>> DeleteMany(
+      const std::vector<ObjectKey>& k) override {
+    return inner_.DeleteMany(k);
+  }
+  Status List(const std::string& t, const ListFn& f) override {
+    return inner_.List(t, f);
+  }
+  int parallelism() const override { return parallelism_; }
+
+  void Fail(const std::string& digest, Status s) { faults_[digest] = s; }
+  void ClearFaults() { faults_.clear(); }
+  int gets(const std::string& digest) const {
+    auto it = gets_.find(digest);
+    return it == gets_.end() ? 0 : it->second;
+  }
+  const std::map<std::string, int>& all_gets() const { return gets_; }
+  const std::vector<size_t>& batches() const { return batches_; }
+  void set_parallelism(int p) { parallelism_ = p; }
+  void set_reverse(bool r) { reverse_ = r; }
+
+ private:
+  ObjectStore& inner_;
+  std::map<std::string, Status> faults_;
+  std::map<std::string, int> gets_;
+  std::vector<size_t> batches_;
+  int parallelism_ = 1;
+  bool reverse_ = false;
+};
+
+ManifestEntry Named(ManifestEntry e, const std::string& name) {
+  e.name = name;
+  return e;
+}
+
+std::string ManifestBytes(std::vector<ManifestEntry> entries) {
+  std::sort(entries.begin(), entries.end(),
+            [](const auto& a, const auto& b) { return a.name < b.name; });
+  return SerializeManifest(Manifest{std::move(entries)});
+}
+
+class ClosureTest : public ::testing::Test {
+ protected:
+  // Stores `data` under `digest`, whatever its content.
+  std::string PutAs(const std::string& digest, const std::string& data) {
+    Result<ObjectKey> key = store::MakeKey(kTenant, digest);
+    EXPECT_TRUE(key.ok() && mem_->Put(*key, data).ok());
+    return digest;
+  }
+  std::string Put(const std::string& data) {
+    return PutAs(DigestOf(data), data);
+  }
+  ManifestEntry Blob(const std::string& name, const std::string& data) {
+    return {name, Kind::kBlob, Put(data), data.size()};
+  }
+  // An entry for a manifest stored with exactly `bytes`.
+  ManifestEntry RawDir(const std::string& name, const std::string& bytes) {
+    return {name, Kind::kManifest, Put(bytes), bytes.size()};
+  }
+  ManifestEntry Dir(const std::string& name,
+                    std::vector<ManifestEntry> entries) {
+    return RawDir(name, ManifestBytes(std::move(entries)));
+  }
+  std::string Root(std::vector<ManifestEntry> entries) {
+    return Dir("", std::move(entries)).digest;
+  }
+  // root -> m1 -> ... -> m<depth> -> a blob; `deepest` gets m<depth>.
+  std::string Chain(int depth, std::string* deepest) {
+    ManifestEntry e = Dir("m", {Blob("leaf", "leaf")});
+    *deepest = e.digest;
+    for (int i = 1; i < depth; ++i) e = Dir("m", {e});
+    return Root({e});
+  }
+
+  Status Checkpoint() {
+    return ++checkpoints_ == fail_checkpoint_at_
+               ? Status::FailedPrecondition("lease lost")
+               : Status::OK();
+  }
+  Result<ClosureReport> Walk(const std::string& root,
+                             const ClosureLimits& limits = {}) {
+    return WalkClosure(probe_, kTenant, root, limits,
+                       [this] { return Checkpoint(); });
+  }
+  Result<std::vector<BadObject>> Verify(
+      const std::vector<VerifyTarget>& targets) {
+    return VerifyObjects(probe_, kTenant, targets,
+                         [this] { return Checkpoint(); });
+  }
+  // A walk that must end in a verdict, not a Status error.
+  ClosureReport MustWalk(const std::string& root,
+                         const ClosureLimits& limits = {}) {
+    Result<ClosureReport> r = Walk(root, limits);
+    EXPECT_TRUE(r.ok()) << r.status().ToString();
+    return r.ok() ? *r : ClosureReport{};
+  }
+  void ExpectVerdict(const std::string& root, Verdict v,
+                     const std::string& digest,
+                     const ClosureLimits& limits = {}) {
+    ClosureReport r = MustWalk(root, limits);
+    EXPECT_EQ(VerdictCode(r.verdict), std::string(VerdictCode(v))) << r.detail;
+    EXPECT_EQ(r.digest, digest);
+    EXPECT_FALSE(r.detail.empty());
+    EXPECT_TRUE(r.objects.empty());
+  }
+
+  std::unique_ptr<ObjectStore> mem_ = store::NewMemoryStore();
+  ProbeStore probe_{*mem_};
+  int checkpoints_ = 0;
+  int fail_checkpoint_at_ = -1;
+};
+
+TEST_F(ClosureTest, FlatTreeWithEmptyAndMultiChunkBlobs) {
+  ManifestEntry a = Blob("a", "alpha"), e = Blob("empty", "");
+  ManifestEntry z = Blob("z", std::string(200000, 'z'));
+  std::string root_bytes = ManifestBytes({a, e, z});
+  std::string root = Put(root_bytes);
+  ClosureReport r = MustWalk(root);
+  EXPECT_EQ(r.verdict, Verdict::kOk);
+  EXPECT_TRUE(r.digest.empty());
+  ASSERT_EQ(r.objects.size(), 4u);
+  EXPECT_EQ(r.objects[0].digest, root);
+  EXPECT_EQ(r.objects[0].size, root_bytes.size());
+  EXPECT_TRUE(r.objects[0].is_manifest);
+  int i = 1;
+  for (const ManifestEntry& want : {a, e, z}) {
+    EXPECT_EQ(r.objects[i].digest, want.digest);
+    EXPECT_EQ(r.objects[i].size, want.size);
+    EXPECT_FALSE(r.objects[i++].is_manifest);
+  }
+  EXPECT_EQ(r.bytes, root_bytes.size() + 5 + 0 + 200000);
+  EXPECT_EQ(r.reads, 4u);
+}
+
+TEST_F(ClosureTest, NestedTreeIsWalkedBreadthFirst) {
+  ManifestEntry x = Blob("x.cc", "int x;"), main = Blob("main.cc", "main");
+  ManifestEntry lib = Dir("lib", {x});
+  ManifestEntry src = Dir("src", {lib, main});
+  ManifestEntry docs = Dir("docs", {});
+  ManifestEntry readme = Blob("README", "hi\n");
+  std::string root = Root({readme, src, docs});
+  ClosureReport r = MustWalk(root);
+  ASSERT_EQ(r.verdict, Verdict::kOk) << r.detail;
+  std::vector<std::string> got;
+  for (const ClosureObject& o : r.objects) got.push_back(o.digest);
+  EXPECT_EQ(got, (std::vector<std::string>{root, readme.digest, docs.digest,
+                                           src.digest, lib.digest, main.digest,
+                                           x.digest}));
+  EXPECT_EQ(r.reads, 7u);
+}
+
+TEST_F(ClosureTest, EmptyRootManifest) {
+  ClosureReport r = MustWalk(Root({}));
+  EXPECT_EQ(r.verdict, Verdict::kOk);
+  ASSERT_EQ(r.objects.size(), 1u);
+  EXPECT_EQ(r.bytes, ManifestBytes({}).size());
+}
+
+TEST_F(ClosureTest, SharedSubtreesAndRepeatedBlobsAreReadOnce) {
+  ManifestEntry same = Blob("copy", "same");
+  ManifestEntry shared = Dir("s", {Blob("x", "xx"), Blob("y", "yy")});
+  ManifestEntry d1 = Dir("d1", {shared, Named(same, "c1"), Named(same, "c2")});
+  ManifestEntry d2 = Dir("d2", {Named(shared, "t"), same});
+  ClosureReport r = MustWalk(Root({d1, d2, Named(same, "again")}));
+  ASSERT_EQ(r.verdict, Verdict::kOk) << r.detail;
+  EXPECT_EQ(r.objects.size(), 7u);
+  EXPECT_EQ(r.reads, 7u);
+  EXPECT_EQ(probe_.all_gets().size(), 7u);
+  for (const auto& [digest, n] : probe_.all_gets()) EXPECT_EQ(n, 1) << digest;
+}
+
+TEST_F(ClosureTest, MissingObjects) {
+  ManifestEntry gone{"gone", Kind::kBlob, DigestOf("gone"), 4};
+  ExpectVerdict(Root({Blob("a", "a"), gone}), Verdict::kMissingObject,
+                gone.digest);
+  ManifestEntry gone_dir{"d", Kind::kManifest, DigestOf("{}"), 2};
+  ExpectVerdict(Root({gone_dir}), Verdict::kMissingObject, gone_dir.digest);
+  ExpectVerdict(DigestOf("no root"), Verdict::kMissingObject,
+                DigestOf("no root"));
+}
+
+TEST_F(ClosureTest, FlippedBytes) {
+  ManifestEntry b = Blob("b", "hello world");
+  PutAs(b.digest, "hello worle");
+  ExpectVerdict(Root({b}), Verdict::kDigestMismatch, b.digest);
+
+  ManifestEntry d = Dir("d", {Blob("c", "c")});
+  std::string bytes = ManifestBytes({Blob("c", "c")});
+  bytes[bytes.size() - 4] ^= 1;  // the size's digit
+  PutAs(d.digest, bytes);
+  ExpectVerdict(Root({d}), Verdict::kDigestMismatch, d.digest);
+
+  std::string root = Root({Blob("r", "r")});
+  PutAs(root, ManifestBytes({Blob("r", "R")}));
+  ExpectVerdict(root, Verdict::kDigestMismatch, root);
+}
+
+TEST_F(ClosureTest, WrongSizes) {
+  ManifestEntry b = Blob("b", "abc");
+  for (uint64_t declared : {0, 2, 4, 1 << 20}) {
+    ManifestEntry wrong = b;
+    wrong.size = declared;
+    ExpectVerdict(Root({wrong}), Verdict::kSizeMismatch, b.digest);
+  }
+  // A manifest longer than declared stops buffering but is still hashed.
+  ManifestEntry d = Dir("d", {b});
+  for (uint64_t declared : {uint64_t{0}, d.size - 1, d.size + 1}) {
+    ManifestEntry wrong = d;
+    wrong.size = declared;
+    ExpectVerdict(Root({wrong}), Verdict::kSizeMismatch, d.digest);
+  }
+  // A corrupt object is a digest mismatch, whatever its length.
+  PutAs(d.digest, ManifestBytes({b}) + "  ");
+  ExpectVerdict(Root({d}), Verdict::kDigestMismatch, d.digest);
+}
+
+TEST_F(ClosureTest, OneDigestDeclaredWithTwoSizes) {
+  ManifestEntry b = Blob("a", "abc");
+  ManifestEntry other = Named(b, "b");
+  other.size = 4;
+  ExpectVerdict(Root({b, other}), Verdict::kSizeMismatch, b.digest);
+  ExpectVerdict(Root({b, Dir("d", {other})}), Verdict::kSizeMismatch, b.digest);
+}
+
+TEST_F(ClosureTest, MalformedManifests) {
+  const std::string good = ManifestBytes({Blob("a", "a")});
+  // An entries array of one entry per name, with `tail` after "kind".
+  auto doc = [](std::vector<std::string> names, const std::string& kind,
+                const std::string& tail) {
+    std::string out = "{\"format\":\"awc-manifest/1\",\"entries\":[";
+    for (const std::string& n : names) {
+      out += (out.back() == '[' ? "" : ",") + std::string("{\"name\":\"") + n +
+             "\",\"kind\":\"" + kind + "\"" + tail + "}";
+    }
+    return out + "]}";
+  };
+  const std::string ok = ",\"digest\":\"" + DigestOf("a") + "\",\"size\":1";
+  const std::pair<std::string, std::string> cases[] = {
+      {"", "not valid JSON"},
+      {"not json", "not valid JSON"},
+      {good.substr(0, good.size() - 1), "not valid JSON"},
+      {"[]", "not a JSON object"},
+      {"{\"format\":\"awc-manifest/2\",\"entries\":[]}", "unknown format"},
+      {doc({"b", "a"}, "blob", ok), "not sorted"},
+      {doc({"a", "a"}, "blob", ok), "duplicate entry name"},
+      {doc({"a"}, "blob", ",\"digest\":\"sha256:ab\",\"size\":1"),
+       "digest is malformed"},
+      {doc({"a"}, "blob", ok + ",\"mode\":1"), "keys are not exactly"},
+      {doc({"a"}, "tree", ok), "kind is not"},
+      {doc({"a/b"}, "blob", ok), "contains '/'"},
+      {doc({"a"}, "blob", ok + ".0"), "size is not an integer"},
+  };
+  ASSERT_TRUE(ParseManifest(doc({"a", "b"}, "blob", ok)).ok());
+  for (const auto& [bytes, rule] : cases) {
+    ManifestEntry bad = RawDir("bad", bytes);
+    ClosureReport r = MustWalk(Root({Blob("a", "a"), bad}));
+    EXPECT_EQ(r.verdict, Verdict::kMalformedManifest) << rule;
+    EXPECT_EQ(r.digest, bad.digest) << rule;
+    EXPECT_NE(r.detail.find(rule), std::string::npos) << r.detail;
+  }
+  EXPECT_EQ(probe_.gets(DigestOf("a")), static_cast<int>(std::size(cases)));
+}
+
+TEST_F(ClosureTest, RootThatIsABlob) {
+  std::string root = Put("just some text");
+  ExpectVerdict(root, Verdict::kMalformedManifest, root);
+  ExpectVerdict(Put(""), Verdict::kMalformedManifest, DigestOf(""));
+}
+
+TEST_F(ClosureTest, BlobAlsoNamedAsManifestIsParsed) {
+  ManifestEntry leaf = Blob("leaf", "leaf");
+  ManifestEntry inner = Dir("m", {leaf});
+  ManifestEntry as_blob{"a", Kind::kBlob, inner.digest, inner.size};
+  // Named both ways in one manifest: read once, as a manifest.
+  ClosureReport r = MustWalk(Root({as_blob, Named(inner, "b")}));
+  ASSERT_EQ(r.verdict, Verdict::kOk) << r.detail;
+  ASSERT_EQ(r.objects.size(), 3u);
+  EXPECT_TRUE(r.objects[1].is_manifest);
+  EXPECT_EQ(r.objects[2].digest, leaf.digest);
+  EXPECT_EQ(r.reads, 3u);
+  // Read as a blob first, named as a manifest one level down: read again.
+  r = MustWalk(Root({as_blob, Dir("d", {inner})}));
+  ASSERT_EQ(r.verdict, Verdict::kOk) << r.detail;
+  EXPECT_EQ(r.objects.size(), 4u);
+  EXPECT_EQ(r.reads, 5u);
+  EXPECT_TRUE(r.objects[1].is_manifest);
+  // Content that is no manifest fails however the blob was named first.
+  ManifestEntry text = Blob("t", "text");
+  ManifestEntry text_dir{"u", Kind::kManifest, text.digest, text.size};
+  ExpectVerdict(Root({text, text_dir}), Verdict::kMalformedManifest,
+                text.digest);
+  ExpectVerdict(Root({text, Dir("d", {text_dir})}), Verdict::kMalformedManifest,
+                text.digest);
+}
+
+TEST_F(ClosureTest, DepthLimit) {
+  std::string deepest;
+  std::string root = Chain(5, &deepest);
+  ClosureLimits limits;
+  limits.max_depth = 5;
+  EXPECT_EQ(MustWalk(root, limits).verdict, Verdict::kOk);
+  limits.max_depth = 4;
+  ExpectVerdict(root, Verdict::kDepthExceeded, deepest, limits);
+  EXPECT_EQ(probe_.gets(deepest), 1);  // refused unread the second time
+  // Blobs add no depth; the root alone is depth 0.
+  limits.max_depth = 0;
+  EXPECT_EQ(MustWalk(Root({Blob("a", "a")}), limits).verdict, Verdict::kOk);
+  limits.max_depth = -1;
+  ExpectVerdict(root, Verdict::kDepthExceeded, root, limits);
+  // The default limit is 64.
+  EXPECT_EQ(MustWalk(Chain(64, &deepest)).verdict, Verdict::kOk);
+  root = Chain(65, &deepest);
+  ExpectVerdict(root, Verdict::kDepthExceeded, deepest);
+}
+
+TEST_F(ClosureTest, ObjectLimit) {
+  ManifestEntry a = Blob("a", "a"), b = Blob("b", "b"), c = Blob("c", "c");
+  std::string root = Root({a, b, Named(a, "a2"), c});
+  ClosureLimits limits;
+  limits.max_objects = 4;
+  EXPECT_EQ(MustWalk(root, limits).verdict, Verdict::kOk);
+  limits.max_objects = 3;
+  ExpectVerdict(root, Verdict::kTooManyObjects, c.digest, limits);
+  limits.max_objects = 0;
+  ExpectVerdict(root, Verdict::kTooManyObjects, root, limits);
+}
+
+TEST_F(ClosureTest, ManifestSizeLimit) {
+  std::vector<ManifestEntry> many;
+  for (int i = 0; i < 600; ++i) {
+    many.push_back(Blob("f" + std::to_string(i), std::to_string(i)));
+  }
+  ManifestEntry big = Dir("big", many);  // larger than one 64 KiB chunk
+  ASSERT_GT(big.size, 64u * 1024);
+  std::string root = Root({big});
+  ClosureLimits limits;
+  limits.manifest_max_bytes = big.size;
+  EXPECT_EQ(MustWalk(root, limits).verdict, Verdict::kOk);
+  limits.manifest_max_bytes = big.size - 1;
+  ExpectVerdict(root, Verdict::kManifestTooLarge, big.digest, limits);
+  // Declared small, it is buffered only up to that size: a size mismatch.
+  ManifestEntry understated = big;
+  understated.size = 100;
+  ExpectVerdict(Root({understated}), Verdict::kSizeMismatch, big.digest,
+                limits);
+
+  std::string big_root = Root(many);
+  limits.manifest_max_bytes = ManifestBytes(many).size();
+  EXPECT_EQ(MustWalk(big_root, limits).verdict, Verdict::kOk);
+  --limits.manifest_max_bytes;
+  ExpectVerdict(big_root, Verdict::kManifestTooLarge, big_root, limits);
+}
+
+TEST_F(ClosureTest, StoreErrorsAreStatusesNotVerdicts) {
+  ManifestEntry b = Blob("b", "b");
+  std::string root = Root({Blob("a", "a"), b});
+  probe_.Fail(b.digest, Status::Transient("503 SlowDown"));
+  Result<ClosureReport> r = Walk(root);
+  ASSERT_FALSE(r.ok());
+  EXPECT_TRUE(r.status().IsTransient()) << r.status().ToString();
+  probe_.Fail(b.digest, Status::IoError("disk on fire"));
+  r = Walk(root);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), Status::Code::kIoError);
+  probe_.ClearFaults();
+  EXPECT_EQ(MustWalk(root).verdict, Verdict::kOk);
+}
+
+TEST_F(ClosureTest, FirstProblemInRequestOrderWins) {
+  probe_.set_reverse(true);
+  ManifestEntry a = Blob("a", "a"), b = Blob("b", "b"), c = Blob("c", "c");
+  PutAs(c.digest, "C");
+  ManifestEntry gone{"d", Kind::kBlob, DigestOf("d"), 1};
+  ExpectVerdict(Root({a, b, c, gone}), Verdict::kDigestMismatch, c.digest);
+  probe_.Fail(a.digest, Status::Transient("timeout"));
+  Result<ClosureReport> r = Walk(Root({a, b, c, gone}));
+  EXPECT_TRUE(!r.ok() && r.status().IsTransient());
+  probe_.Fail(b.digest, Status::NotFound("gone"));
+  ExpectVerdict(Root({Named(b, "0"), a, c}), Verdict::kMissingObject, b.digest);
+}
+
+TEST_F(ClosureTest, CheckpointBetweenBatchesAndItsErrorAborts) {
+  std::vector<ManifestEntry> blobs;
+  for (int i = 0; i < 100; ++i) {
+    blobs.push_back(Blob("f" + std::to_string(i), "blob " + std::to_string(i)));
+  }
+  std::string root = Root(blobs);
+  EXPECT_EQ(MustWalk(root).verdict, Verdict::kOk);
+  EXPECT_EQ(probe_.batches().size(), 8u);  // the root, then 7 of <= 16
+  EXPECT_EQ(checkpoints_, 7);
+  checkpoints_ = 0;
+  fail_checkpoint_at_ = 3;
+  Result<ClosureReport> r = Walk(root);
+  ASSERT_FALSE(r.ok());
+  EXPECT_TRUE(r.status().IsFailedPrecondition());
+  EXPECT_EQ(probe_.batches().size(), 8u + 3u);
+}
+
+TEST_F(ClosureTest, MalformedIdsAreInvalidArguments) {
+  std::string root = Root({});
+  EXPECT_TRUE(WalkClosure(probe_, "T1", root, {}, nullptr)
+                  .status()
+                  .IsInvalidArgument());
+  EXPECT_TRUE(WalkClosure(probe_, kTenant, "sha256:abc", {}, nullptr)
+                  .status()
+                  .IsInvalidArgument());
+  EXPECT_TRUE(WalkClosure(probe_, kTenant, root, {}, nullptr).ok());
+}
+
+TEST(ClosureVerdictTest, Codes) {
+  EXPECT_STREQ(VerdictCode(Verdict::kOk), "ok");
+  EXPECT_STREQ(VerdictCode(Verdict::kMissingObject), "missing_object");
+  EXPECT_STREQ(VerdictCode(Verdict::kDigestMismatch), "digest_mismatch");
+  EXPECT_STREQ(VerdictCode(Verdict::kSizeMismatch), "size_mismatch");
+  EXPECT_STREQ(VerdictCode(Verdict::kMalformedManifest), "malformed_manifest");
+  EXPECT_STREQ(VerdictCode(Verdict::kManifestTooLarge), "manifest_too_large");
+  EXPECT_STREQ(VerdictCode(Verdict::kDepthExceeded), "depth_limit");
+  EXPECT_STREQ(VerdictCode(Verdict::kTooManyObjects), "object_limit");
+}
+
+class ClosureBatchTest : public ClosureTest,
+                         public ::testing::WithParamInterface<int> {};
+
+TEST_P(ClosureBatchTest, LargeTreeStaysWithinTheBatchBound) {
+  probe_.set_parallelism(GetParam());
+  std::vector<ManifestEntry> dirs;
+  for (int d = 0; d < 100; ++d) {
+    std::vector<ManifestEntry> blobs;
+    for (int i = 0; i < 199; ++i) {
+      blobs.push_back(Blob("f" + std::to_string(i),
+                           std::to_string(d) + "/" + std::to_string(i)));
+    }
+    dirs.push_back(Dir("d" + std::to_string(d), std::move(blobs)));
+  }
+  ClosureReport r = MustWalk(Root(dirs));
+  ASSERT_EQ(r.verdict, Verdict::kOk) << r.detail;
+  EXPECT_EQ(r.objects.size(), 20001u);
+  EXPECT_EQ(r.reads, 20001u);
+  size_t bound = std::clamp<size_t>(4 * GetParam(), 16, 256), total = 0;
+  for (size_t n : probe_.batches()) {
+    EXPECT_LE(n, bound);
+    total += n;
+  }
+  EXPECT_EQ(total, 20001u);
+  EXPECT_EQ(*std::max_element(probe_.batches().begin(), probe_.batches().end()),
+            bound);
+}
+
+INSTANTIATE_TEST_SUITE_P(ClosureParallelism, ClosureBatchTest,
+                         ::testing::Values(1, 8, 1000));
+
+TEST_F(ClosureTest, VerifyObjectsReportsEveryBadObject) {
+  ManifestEntry good = Blob("g", "good"), flipped = Blob("f", "flip");
+  PutAs(flipped.digest, "flop");
+  ManifestEntry sized = Blob("s", "sized");
+  std::vector<VerifyTarget> targets = {
+      {good.digest, 4},  {DigestOf("gone"), 4}, {flipped.digest, 4},
+      {sized.digest, 6}, {good.digest, 4},      {sized.digest, 4},
+      {DigestOf(""), 0},
+  };
+  PutAs(DigestOf(""), "");
+  Result<std::vector<BadObject>> bad = Verify(targets);
+  ASSERT_TRUE(bad.ok()) << bad.status().ToString();
+  ASSERT_EQ(bad->size(), 4u);
+  EXPECT_EQ((*bad)[0].digest, DigestOf("gone"));
+  EXPECT_EQ((*bad)[0].why, Verdict::kMissingObject);
+  EXPECT_EQ((*bad)[1].digest, flipped.digest);
+  EXPECT_EQ((*bad)[1].why, Verdict::kDigestMismatch);
+  EXPECT_EQ((*bad)[2].why, Verdict::kSizeMismatch);
+  EXPECT_EQ((*bad)[3].why, Verdict::kSizeMismatch);
+  EXPECT_EQ((*bad)[3].digest, sized.digest);
+  targets = {{good.digest, 4}, {sized.digest, 5}, {sized.digest, {}}};
+  bad = Verify(targets);
+  ASSERT_TRUE(bad.ok());
+  EXPECT_TRUE(bad->empty());
+  // An unknown size checks the digest only.
+  bad = Verify({{flipped.digest, std::nullopt}, {good.digest, std::nullopt}});
+  ASSERT_TRUE(bad.ok());
+  ASSERT_EQ(bad->size(), 1u);
+  EXPECT_EQ((*bad)[0].why, Verdict::kDigestMismatch);
+  EXPECT_TRUE(Verify({}).ok());
+}
+
+TEST_F(ClosureTest, VerifyObjectsBatchesCheckpointsAndErrors) {
+  std::vector<VerifyTarget> targets;
+  for (int i = 0; i < 100; ++i) {
+    ManifestEntry b = Blob("b", "blob " + std::to_string(i));
+    targets.push_back({b.digest, b.size});
+  }
+  Result<std::vector<BadObject>> bad = Verify(targets);
+  ASSERT_TRUE(bad.ok() && bad->empty());
+  EXPECT_EQ(probe_.batches(), (std::vector<size_t>{16, 16, 16, 16, 16, 16, 4}));
+  EXPECT_EQ(checkpoints_, 6);
+  checkpoints_ = 0;
+  fail_checkpoint_at_ = 2;
+  EXPECT_TRUE(Verify(targets).status().IsFailedPrecondition());
+  fail_checkpoint_at_ = -1;
+  probe_.Fail(targets[50].digest, Status::Transient("timeout"));
+  EXPECT_TRUE(Verify(targets).status().IsTransient());
+  targets.push_back({"sha256:nope", 1});
+  EXPECT_TRUE(Verify(targets).status().IsInvalidArgument());
+}
+
+}  // namespace
+}  // namespace awc::cas

@@ -1,0 +1,257 @@
+#include "catalog/snapshots.h"
+
+#include <algorithm>
+
+#include "catalog/audit.h"
+#include "catalog/json.h"
+
+namespace awc::catalog {
+namespace {
+
+// Closure rows go in batches, so a ten-million-object closure never builds
+// one giant statement.
+constexpr size_t kInsertBatch = 10000;
+// At most this many bad digests are listed in failure and audit data.
+constexpr size_t kMaxListedBad = 1000;
+
+std::string Id(int64_t id) { return std::to_string(id); }
+
+}  // namespace
+
+Result<std::optional<Snapshot>> LoadSnapshot(db::PgConn& conn, int64_t id) {
+  AWC_ASSIGN_OR_RETURN(
+      db::PgResult r,
+      conn.Exec("SELECT id, tenant_id, workspace_id, root_digest, state, "
+                "pinned, extract(epoch FROM now() - created_at) "
+                "FROM awc.snapshots WHERE id = $1",
+                {Id(id)}));
+  if (r.rows() == 0) return std::optional<Snapshot>();
+  Snapshot s;
+  s.id = r.GetInt(0, 0);
+  s.tenant_id = r.GetString(0, 1);
+  if (!r.IsNull(0, 2)) s.workspace_id = r.GetInt(0, 2);
+  s.root_digest = r.GetString(0, 3);
+  s.state = r.GetString(0, 4);
+  s.pinned = r.GetBool(0, 5);
+  s.age_secs = r.GetDouble(0, 6);
+  return std::optional<Snapshot>(std::move(s));
+}
+
+Result<bool> CommitValidated(db::PgConn& conn, const Snapshot& snap,
+                             const cas::ClosureReport& report) {
+  bool applied = false;
+  Status s = db::InTransaction(conn, [&]() -> Status {
+    AWC_ASSIGN_OR_RETURN(
+        db::PgResult locked,
+        conn.Exec("SELECT 1 FROM awc.snapshots WHERE id = $1 AND state = "
+                  "'VALIDATING' FOR UPDATE",
+                  {Id(snap.id)}));
+    if (locked.rows() == 0) return Status::OK();
+    for (size_t off = 0; off < report.objects.size(); off += kInsertBatch) {
+      size_t end = std::min(report.objects.size(), off + kInsertBatch);
+      std::vector<std::string> digests, sizes;
+      for (size_t i = off; i < end; ++i) {
+        digests.push_back(report.objects[i].digest);
+        sizes.push_back(std::to_string(report.objects[i].size));
+      }
+      std::string d = db::ArrayLiteral(digests);
+      // An object GC has started to delete cannot join a READY closure.
+      AWC_ASSIGN_OR_RETURN(
+          db::PgResult deleting,
+          conn.Exec("SELECT digest FROM awc.objects WHERE tenant_id = $1 AND "
+                    "digest = ANY($2::text[]) AND state = 'DELETING' LIMIT 1",
+                    {snap.tenant_id, d}));
+      if (deleting.rows() > 0) {
+        return Status::Transient("object " + deleting.GetString(0, 0) +
+                                 " is being deleted by GC");
+      }
+      AWC_RETURN_IF_ERROR(
+          conn.Exec("INSERT INTO awc.snapshot_objects (snapshot_id, digest) "
+                    "SELECT $1, unnest($2::text[]) ON CONFLICT DO NOTHING",
+                    {Id(snap.id), d})
+              .status());
+      AWC_RETURN_IF_ERROR(
+          conn.Exec("INSERT INTO awc.objects (tenant_id, digest, size) "
+                    "SELECT $1, u.d, u.s FROM unnest($2::text[], "
+                    "$3::bigint[]) AS u(d, s) ON CONFLICT DO NOTHING",
+                    {snap.tenant_id, d, db::ArrayLiteral(sizes)})
+              .status());
+    }
+    AWC_RETURN_IF_ERROR(
+        conn.Exec("UPDATE awc.snapshots SET state = 'READY', validated_at = "
+                  "now(), object_count = $2, byte_count = $3, failure = NULL "
+                  "WHERE id = $1",
+                  {Id(snap.id), std::to_string(report.objects.size()),
+                   std::to_string(report.bytes)})
+            .status());
+    JsonObject data;
+    data.Str("verdict", "ready")
+        .Int("objects", static_cast<int64_t>(report.objects.size()))
+        .Int("bytes", static_cast<int64_t>(report.bytes));
+    AWC_RETURN_IF_ERROR(RecordAudit(conn, snap.tenant_id, "snapshot.validate",
+                                    "snapshot/" + Id(snap.id), data.Dump()));
+    applied = true;
+    return Status::OK();
+  });
+  if (!s.ok()) return s;
+  return applied;
+}
+
+Result<bool> CommitValidationFailed(db::PgConn& conn, const Snapshot& snap,
+                                    const cas::ClosureReport& report) {
+  JsonObject failure;
+  failure.Str("code", cas::VerdictCode(report.verdict));
+  if (report.digest.empty()) {
+    failure.Null("digest");
+  } else {
+    failure.Str("digest", report.digest);
+  }
+  failure.Str("detail", report.detail);
+  bool applied = false;
+  Status s = db::InTransaction(conn, [&]() -> Status {
+    AWC_ASSIGN_OR_RETURN(
+        db::PgResult r,
+        conn.Exec("UPDATE awc.snapshots SET state = 'FAILED', validated_at = "
+                  "now(), failure = $2::jsonb WHERE id = $1 AND state = "
+                  "'VALIDATING' RETURNING id",
+                  {Id(snap.id), failure.Dump()}));
+    if (r.rows() == 0) return Status::OK();
+    JsonObject data;
+    data.Str("verdict", "failed").Obj("failure", failure);
+    AWC_RETURN_IF_ERROR(RecordAudit(conn, snap.tenant_id, "snapshot.validate",
+                                    "snapshot/" + Id(snap.id), data.Dump()));
+    applied = true;
+    return Status::OK();
+  });
+  if (!s.ok()) return s;
+  return applied;
+}
+
+Result<std::vector<ClosurePageEntry>> ClosurePage(db::PgConn& conn,
+                                                  const Snapshot& snap,
+                                                  const std::string& after,
+                                                  int limit) {
+  AWC_ASSIGN_OR_RETURN(
+      db::PgResult r,
+      conn.Exec("SELECT so.digest, o.size FROM awc.snapshot_objects so "
+                "LEFT JOIN awc.objects o ON o.tenant_id = $2 AND o.digest = "
+                "so.digest WHERE so.snapshot_id = $1 AND so.digest > $3 "
+                "ORDER BY so.digest LIMIT $4",
+                {Id(snap.id), snap.tenant_id, after, std::to_string(limit)}));
+  std::vector<ClosurePageEntry> out;
+  out.reserve(static_cast<size_t>(r.rows()));
+  for (int i = 0; i < r.rows(); ++i) {
+    ClosurePageEntry e;
+    e.digest = r.GetString(i, 0);
+    if (!r.IsNull(i, 1)) e.size = static_cast<uint64_t>(r.GetInt(i, 1));
+    out.push_back(std::move(e));
+  }
+  return out;
+}
+
+Result<bool> CommitScrubClean(db::PgConn& conn, const Snapshot& snap,
+                              int64_t objects, int64_t bytes) {
+  bool applied = false;
+  Status s = db::InTransaction(conn, [&]() -> Status {
+    AWC_ASSIGN_OR_RETURN(
+        db::PgResult r,
+        conn.Exec("UPDATE awc.snapshots SET scrubbed_at = now() WHERE id = $1 "
+                  "AND state = 'READY' RETURNING id",
+                  {Id(snap.id)}));
+    if (r.rows() == 0) return Status::OK();
+    JsonObject data;
+    data.Str("verdict", "clean").Int("objects", objects).Int("bytes", bytes)
+        .Int("bad", 0);
+    AWC_RETURN_IF_ERROR(RecordAudit(conn, snap.tenant_id, "snapshot.scrub",
+                                    "snapshot/" + Id(snap.id), data.Dump()));
+    applied = true;
+    return Status::OK();
+  });
+  if (!s.ok()) return s;
+  return applied;
+}
+
+Result<bool> CommitScrubDegraded(db::PgConn& conn, const Snapshot& snap,
+                                 const std::vector<cas::BadObject>& bad,
+                                 int64_t objects, int64_t bytes) {
+  std::vector<std::string> listed;
+  JsonObject failure;
+  for (size_t i = 0; i < bad.size() && i < kMaxListedBad; ++i) {
+    listed.push_back(bad[i].digest);
+  }
+  failure.Str("code", "decayed")
+      .Int("bad_count", static_cast<int64_t>(bad.size()))
+      .Strs("bad_digests", listed);
+  bool applied = false;
+  Status s = db::InTransaction(conn, [&]() -> Status {
+    AWC_ASSIGN_OR_RETURN(
+        db::PgResult r,
+        conn.Exec("UPDATE awc.snapshots SET state = 'DEGRADED', scrubbed_at = "
+                  "now(), failure = $2::jsonb WHERE id = $1 AND state = "
+                  "'READY' RETURNING id",
+                  {Id(snap.id), failure.Dump()}));
+    if (r.rows() == 0) return Status::OK();
+    // Pin the whole closure: what is left of a degraded snapshot is the only
+    // copy there is.
+    AWC_RETURN_IF_ERROR(
+        conn.Exec("INSERT INTO awc.gc_pins (tenant_id, digest, snapshot_id, "
+                  "reason) SELECT $2, digest, snapshot_id, 'degraded' FROM "
+                  "awc.snapshot_objects WHERE snapshot_id = $1 "
+                  "ON CONFLICT DO NOTHING",
+                  {Id(snap.id), snap.tenant_id})
+            .status());
+    JsonObject data;
+    data.Str("verdict", "degraded")
+        .Int("objects", objects)
+        .Int("bytes", bytes)
+        .Int("bad", static_cast<int64_t>(bad.size()))
+        .Strs("bad_digests", listed);
+    AWC_RETURN_IF_ERROR(RecordAudit(conn, snap.tenant_id, "snapshot.scrub",
+                                    "snapshot/" + Id(snap.id), data.Dump()));
+    applied = true;
+    return Status::OK();
+  });
+  if (!s.ok()) return s;
+  return applied;
+}
+
+Result<RetentionFacts> LoadRetentionFacts(db::PgConn& conn,
+                                          const Snapshot& snap) {
+  RetentionFacts facts;
+  if (!snap.workspace_id) return facts;
+  std::string ws = std::to_string(*snap.workspace_id);
+  AWC_ASSIGN_OR_RETURN(
+      db::PgResult w,
+      conn.Exec("SELECT state, retention::text FROM awc.workspaces WHERE "
+                "id = $1 FOR UPDATE",
+                {ws}));
+  if (w.rows() == 0) return facts;
+  facts.workspace_state = w.GetString(0, 0);
+  if (!w.IsNull(0, 1)) facts.retention = w.GetString(0, 1);
+  AWC_ASSIGN_OR_RETURN(
+      db::PgResult rank,
+      conn.Exec("SELECT count(*) + 1 FROM awc.snapshots WHERE workspace_id = "
+                "$1 AND state = 'READY' AND (created_at, id) > (SELECT "
+                "created_at, id FROM awc.snapshots WHERE id = $2)",
+                {ws, Id(snap.id)}));
+  facts.rank = rank.GetInt(0, 0);
+  return facts;
+}
+
+Result<bool> ReleaseSnapshot(db::PgConn& conn, const Snapshot& snap,
+                             const std::string& reason, bool even_if_pinned) {
+  AWC_ASSIGN_OR_RETURN(
+      db::PgResult r,
+      conn.Exec("UPDATE awc.snapshots SET state = 'RELEASED', released_at = "
+                "now() WHERE id = $1 AND state = 'READY' AND (NOT pinned OR "
+                "$2::boolean) RETURNING id",
+                {Id(snap.id), even_if_pinned ? "true" : "false"}));
+  if (r.rows() == 0) return false;
+  JsonObject data;
+  data.Str("reason", reason);
+  AWC_RETURN_IF_ERROR(RecordAudit(conn, snap.tenant_id, "snapshot.released",
+                                  "snapshot/" + Id(snap.id), data.Dump()));
+  return true;
+}
+
+}  // namespace awc::catalog

@@ -1,0 +1,86 @@
+// Snapshots: every SQL statement the handlers run on awc.snapshots and its
+// closure (awc.snapshot_objects), in one place.
+//
+// Each state change is conditional on the state the handler decided from
+// (e.g. VALIDATING -> READY only while still VALIDATING), runs in one
+// transaction with its audit event, and reports whether it applied, so two
+// jobs racing on one snapshot cannot both act.
+#ifndef AWC_CATALOG_SNAPSHOTS_H_
+#define AWC_CATALOG_SNAPSHOTS_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cas/closure.h"
+#include "common/status.h"
+#include "db/pg.h"
+
+namespace awc::catalog {
+
+struct Snapshot {
+  int64_t id = 0;
+  std::string tenant_id;
+  std::optional<int64_t> workspace_id;
+  std::string root_digest;
+  std::string state;
+  bool pinned = false;
+  double age_secs = 0;  // now - created_at, database clock
+};
+
+Result<std::optional<Snapshot>> LoadSnapshot(db::PgConn& conn, int64_t id);
+
+// VALIDATING -> READY with the closure rows, counts and inventory rows for
+// every closure object. Returns false (nothing changed) when the snapshot
+// is no longer VALIDATING. kTransient when a closure object is being
+// deleted by GC right now (retry after GC has finished with it).
+Result<bool> CommitValidated(db::PgConn& conn, const Snapshot& snap,
+                             const cas::ClosureReport& report);
+
+// VALIDATING -> FAILED with failure = {"code", "digest", "detail"}.
+Result<bool> CommitValidationFailed(db::PgConn& conn, const Snapshot& snap,
+                                    const cas::ClosureReport& report);
+
+// One page of a snapshot's closure, digests after `after` in order, with
+// their inventory sizes (nullopt when the inventory has no row).
+struct ClosurePageEntry {
+  std::string digest;
+  std::optional<uint64_t> size;
+};
+Result<std::vector<ClosurePageEntry>> ClosurePage(db::PgConn& conn,
+                                                  const Snapshot& snap,
+                                                  const std::string& after,
+                                                  int limit);
+
+// A READY snapshot that re-verified clean: scrubbed_at and the audit
+// event. False when it is no longer READY.
+Result<bool> CommitScrubClean(db::PgConn& conn, const Snapshot& snap,
+                              int64_t objects, int64_t bytes);
+
+// READY -> DEGRADED: the bad digests recorded in failure, the whole closure
+// pinned in gc_pins, the audit event.
+Result<bool> CommitScrubDegraded(db::PgConn& conn, const Snapshot& snap,
+                                 const std::vector<cas::BadObject>& bad,
+                                 int64_t objects, int64_t bytes);
+
+// What retention decided for one READY snapshot.
+struct RetentionFacts {
+  std::string workspace_state;           // "" when the snapshot has none
+  std::optional<std::string> retention;  // workspaces.retention as JSON text
+  int64_t rank = 0;  // 1 = newest READY snapshot of its workspace
+};
+// Locks the snapshot's workspace row (serialising retention decisions per
+// workspace) and reads the facts; run inside a transaction.
+Result<RetentionFacts> LoadRetentionFacts(db::PgConn& conn,
+                                          const Snapshot& snap);
+
+// READY -> RELEASED with released_at and the audit event (in the caller's
+// transaction). False when it is no longer READY, or is pinned and
+// `even_if_pinned` is false.
+Result<bool> ReleaseSnapshot(db::PgConn& conn, const Snapshot& snap,
+                             const std::string& reason, bool even_if_pinned);
+
+}  // namespace awc::catalog
+
+#endif  // AWC_CATALOG_SNAPSHOTS_H_

@@ -1,0 +1,36 @@
+// Workspaces: the TTL state machine of workspace_expire (design brief §7),
+// every statement on awc.workspaces in one place.
+//
+//   ACTIVE   --expires_at <= now-->                 EXPIRING (expiring_since)
+//   EXPIRING --expires_at moved to the future/NULL-> ACTIVE   (renewed)
+//   EXPIRING --EXPIRING for >= grace-->             EXPIRED  (its snapshots
+//                                                             RELEASED)
+// Each step runs in one transaction with the workspace row locked and its
+// audit event; otherwise nothing changes and the step says when the next
+// transition is due.
+#ifndef AWC_CATALOG_WORKSPACES_H_
+#define AWC_CATALOG_WORKSPACES_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "common/status.h"
+#include "db/pg.h"
+
+namespace awc::catalog {
+
+struct WorkspaceStep {
+  bool found = false;
+  std::string from;        // state before
+  std::string to;          // state after (== from when unchanged)
+  std::string next_due;    // ISO timestamp of the next possible step, or ""
+  int64_t released = 0;    // snapshots released on EXPIRED
+};
+
+Result<WorkspaceStep> AdvanceWorkspace(db::PgConn& conn, int64_t id,
+                                       int64_t grace_secs);
+
+}  // namespace awc::catalog
+
+#endif  // AWC_CATALOG_WORKSPACES_H_

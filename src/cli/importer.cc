@@ -1,0 +1,268 @@
+#include "cli/importer.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <map>
+
+#include "cas/ids.h"
+#include "cas/manifest.h"
+#include "cas/sha256.h"
+#include "catalog/json.h"
+
+namespace awc::cli {
+namespace {
+
+// Where an object's bytes come from.
+struct Source {
+  uint64_t size = 0;
+  std::string path;      // a file, or
+  std::string manifest;  // the serialized manifest
+};
+
+using Objects = std::map<std::string, Source>;  // digest -> source
+
+Status IoError(const std::string& what, const std::string& path) {
+  return Status::IoError(what + " \"" + path + "\": " + strerror(errno));
+}
+
+// JSON strings must be UTF-8; a name that is not cannot be in a manifest.
+bool ValidUtf8(std::string_view s) {
+  json_t* j = json_stringn(s.data(), s.size());
+  bool ok = j != nullptr;
+  json_decref(j);
+  return ok;
+}
+
+Result<std::pair<std::string, uint64_t>> HashFile(const std::string& path) {
+  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return IoError("cannot open", path);
+  cas::Sha256 h;
+  uint64_t size = 0;
+  char buf[256 * 1024];
+  for (;;) {
+    ssize_t n = read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      Status s = IoError("cannot read", path);
+      close(fd);
+      return s;
+    }
+    if (n == 0) break;
+    h.Update(buf, static_cast<size_t>(n));
+    size += static_cast<uint64_t>(n);
+  }
+  close(fd);
+  return std::make_pair("sha256:" + h.FinishHex(), size);
+}
+
+// Builds the manifest of `dir` (recursively) and returns its digest.
+Result<std::pair<std::string, uint64_t>> AddDir(const std::string& dir,
+                                                Objects* objects,
+                                                ImportResult* result) {
+  DIR* d = opendir(dir.c_str());
+  if (d == nullptr) return IoError("cannot read directory", dir);
+  std::vector<std::string> names;
+  while (dirent* e = readdir(d)) {
+    std::string name = e->d_name;
+    if (name != "." && name != "..") names.push_back(name);
+  }
+  closedir(d);
+  std::sort(names.begin(), names.end());
+  cas::Manifest manifest;
+  for (const std::string& name : names) {
+    std::string path = dir + "/" + name;
+    if (!ValidUtf8(name)) {
+      return Status::InvalidArgument("file name is not valid UTF-8 in \"" +
+                                     dir + "\"");
+    }
+    struct stat st;
+    if (lstat(path.c_str(), &st) != 0) return IoError("cannot stat", path);
+    cas::ManifestEntry entry;
+    entry.name = name;
+    if (S_ISDIR(st.st_mode)) {
+      AWC_ASSIGN_OR_RETURN(auto sub, AddDir(path, objects, result));
+      entry.kind = cas::ManifestEntry::Kind::kManifest;
+      entry.digest = sub.first;
+      entry.size = sub.second;
+    } else if (S_ISREG(st.st_mode)) {
+      AWC_ASSIGN_OR_RETURN(auto file, HashFile(path));
+      entry.digest = file.first;
+      entry.size = file.second;
+      (*objects)[entry.digest] = Source{entry.size, path, {}};
+    } else {
+      result->skipped.push_back(path);
+      continue;
+    }
+    manifest.entries.push_back(std::move(entry));
+  }
+  std::string bytes = cas::SerializeManifest(manifest);
+  std::string digest = cas::DigestOf(bytes);
+  uint64_t size = bytes.size();
+  (*objects)[digest] = Source{size, {}, std::move(bytes)};
+  return std::make_pair(digest, size);
+}
+
+std::vector<std::string> Keys(const Objects& objects) {
+  std::vector<std::string> out;
+  for (const auto& [digest, src] : objects) out.push_back(digest);
+  return out;
+}
+
+// The inventory state of each digest ("LIVE", "DELETING"; absent = none).
+Result<std::map<std::string, std::string>> InventoryStates(
+    db::PgConn& conn, const std::string& tenant,
+    const std::vector<std::string>& digests) {
+  AWC_ASSIGN_OR_RETURN(
+      db::PgResult r,
+      conn.Exec("SELECT digest, state FROM awc.objects WHERE tenant_id = $1 "
+                "AND digest = ANY($2::text[])",
+                {tenant, db::ArrayLiteral(digests)}));
+  std::map<std::string, std::string> out;
+  for (int i = 0; i < r.rows(); ++i) out[r.GetString(i, 0)] = r.GetString(i, 1);
+  return out;
+}
+
+Status Upload(store::ObjectStore& store, const std::string& tenant,
+              const std::string& digest, const Source& src) {
+  AWC_ASSIGN_OR_RETURN(store::ObjectKey key, store::MakeKey(tenant, digest));
+  return src.path.empty() ? store.Put(key, src.manifest)
+                          : store.PutFile(key, src.path);
+}
+
+void Sleep(double secs) {
+  struct timespec ts = {static_cast<time_t>(secs),
+                        static_cast<long>((secs - static_cast<double>(
+                                                      static_cast<time_t>(secs))) *
+                                          1e9)};
+  nanosleep(&ts, nullptr);
+}
+
+}  // namespace
+
+Result<ImportResult> ImportTree(db::PgConn& conn, store::ObjectStore& store,
+                                const ImportOptions& options) {
+  if (!cas::IsValidTenantId(options.tenant_id)) {
+    return Status::InvalidArgument(
+        "tenant id \"" + options.tenant_id +
+        "\" does not match ^[a-z0-9][a-z0-9_-]{0,62}$");
+  }
+  struct stat st;
+  if (stat(options.dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+    return Status::InvalidArgument("\"" + options.dir + "\" is not a directory");
+  }
+  ImportResult result;
+  Objects objects;
+  AWC_ASSIGN_OR_RETURN(auto root, AddDir(options.dir, &objects, &result));
+  result.root_digest = root.first;
+  result.objects = static_cast<int64_t>(objects.size());
+  for (const auto& [digest, src] : objects) {
+    result.bytes += static_cast<int64_t>(src.size);
+  }
+  const std::string& tenant = options.tenant_id;
+  AWC_RETURN_IF_ERROR(
+      conn.Exec("INSERT INTO awc.tenants (id) VALUES ($1) ON CONFLICT DO "
+                "NOTHING",
+                {tenant})
+          .status());
+  if (options.workspace_id) {
+    AWC_ASSIGN_OR_RETURN(
+        db::PgResult w,
+        conn.Exec("SELECT 1 FROM awc.workspaces WHERE id = $1 AND tenant_id = "
+                  "$2",
+                  {std::to_string(*options.workspace_id), tenant}));
+    if (w.rows() == 0) {
+      return Status::InvalidArgument(
+          "workspace " + std::to_string(*options.workspace_id) +
+          " does not exist for tenant " + tenant);
+    }
+  }
+
+  // Rounds: upload what the inventory lacks, then register everything in
+  // one transaction; a dedup target that GC marked DELETING in between
+  // sends its digest round again.
+  std::vector<std::string> pending = Keys(objects);
+  std::map<std::string, bool> uploaded;
+  double waited = 0;
+  for (int round = 0;; ++round) {
+    AWC_ASSIGN_OR_RETURN(auto states, InventoryStates(conn, tenant, pending));
+    bool deleting = false;
+    for (const std::string& digest : pending) {
+      auto it = states.find(digest);
+      if (it != states.end() && it->second == "LIVE") continue;
+      if (it != states.end()) {
+        deleting = true;  // wait for GC to remove the row first
+        continue;
+      }
+      if (!uploaded[digest]) {
+        AWC_RETURN_IF_ERROR(Upload(store, tenant, digest, objects[digest]));
+        uploaded[digest] = true;
+      }
+    }
+    if (deleting) {
+      if (waited >= options.deleting_wait_secs) {
+        return Status::Transient("objects are still being deleted by GC after "
+                                 "waiting; try again later");
+      }
+      Sleep(0.5);
+      waited += 0.5;
+      continue;
+    }
+    std::vector<std::string> digests = Keys(objects), sizes;
+    for (const auto& [digest, src] : objects) {
+      sizes.push_back(std::to_string(src.size));
+    }
+    std::vector<std::string> lost;
+    Status s = db::InTransaction(conn, [&]() -> Status {
+      AWC_ASSIGN_OR_RETURN(
+          db::PgResult reg,
+          conn.Exec("INSERT INTO awc.objects AS o (tenant_id, digest, size) "
+                    "SELECT $1, u.d, u.s FROM unnest($2::text[], $3::bigint[]) "
+                    "AS u(d, s) ON CONFLICT (tenant_id, digest) DO UPDATE SET "
+                    "last_seen_at = now() WHERE o.state = 'LIVE' RETURNING "
+                    "o.digest",
+                    {tenant, db::ArrayLiteral(digests),
+                     db::ArrayLiteral(sizes)}));
+      std::map<std::string, bool> live;
+      for (int i = 0; i < reg.rows(); ++i) live[reg.GetString(i, 0)] = true;
+      for (const std::string& d : digests) {
+        if (!live[d]) lost.push_back(d);
+      }
+      if (!lost.empty()) return Status::FailedPrecondition("deleting");
+      AWC_ASSIGN_OR_RETURN(
+          db::PgResult snap,
+          conn.Exec("INSERT INTO awc.snapshots (tenant_id, workspace_id, "
+                    "root_digest) VALUES ($1, $2, $3) RETURNING id",
+                    {tenant,
+                     options.workspace_id
+                         ? db::Param(std::to_string(*options.workspace_id))
+                         : db::Param(),
+                     result.root_digest}));
+      result.snapshot_id = snap.GetInt(0, 0);
+      catalog::JsonObject payload;
+      payload.Int("snapshot_id", result.snapshot_id);
+      AWC_ASSIGN_OR_RETURN(
+          db::PgResult job,
+          conn.Exec("INSERT INTO awc.jobs (kind, payload) VALUES "
+                    "('snapshot_validate', $1::jsonb) RETURNING id",
+                    {payload.Dump()}));
+      result.job_id = job.GetInt(0, 0);
+      return Status::OK();
+    });
+    if (s.ok()) break;
+    if (lost.empty() || round >= 5) return s;
+    pending = lost;  // marked DELETING since we looked: start over for them
+    for (const std::string& d : lost) uploaded[d] = false;
+  }
+  for (const auto& [digest, done] : uploaded) result.uploaded += done ? 1 : 0;
+  result.deduplicated = result.objects - result.uploaded;
+  return result;
+}
+
+}  // namespace awc::cli

@@ -1,0 +1,324 @@
+#include "gc/sweep.h"
+
+#include <algorithm>
+
+#include "catalog/audit.h"
+#include "catalog/json.h"
+#include "gc/gc_sql.h"
+#include "obs/log.h"
+
+namespace awc::gc {
+namespace {
+
+// S3 DeleteObjects takes at most 1000 keys; batches after the canary match.
+constexpr int64_t kMaxBatch = 1000;
+
+std::string S(int64_t v) { return std::to_string(v); }
+
+class Sweep {
+ public:
+  Sweep(db::PgConn& conn, store::ObjectStore& store, std::string tenant,
+        const SweepOptions& options, const std::function<Status()>& checkpoint,
+        const SweepHooks& hooks)
+      : conn_(conn),
+        store_(store),
+        tenant_(std::move(tenant)),
+        opt_(options),
+        checkpoint_(checkpoint),
+        hooks_(hooks) {}
+
+  Result<SweepReport> Run() {
+    AWC_ASSIGN_OR_RETURN(bool locked, TakeLock());
+    if (!locked) return report_;
+    Status s = RunLocked();
+    // Best effort: if the connection is gone the TTL frees the lock.
+    if (!conn_.IsBroken()) {
+      (void)conn_.Exec(sql::kReleaseLock, {tenant_, opt_.holder});
+    }
+    if (!s.ok()) return s;
+    return report_;
+  }
+
+ private:
+  Status Hook(const std::function<Status(int64_t)>& hook) {
+    return hook ? hook(report_.epoch_id) : Status::OK();
+  }
+
+  Result<bool> TakeLock() {
+    AWC_ASSIGN_OR_RETURN(db::PgResult r,
+                         conn_.Exec(sql::kTakeLock,
+                                    {tenant_, opt_.holder, Ttl()}));
+    if (r.rows() == 1) return true;
+    AWC_ASSIGN_OR_RETURN(db::PgResult h, conn_.Exec(sql::kLockHolder, {tenant_}));
+    report_.verdict = SweepReport::Verdict::kLockedOut;
+    report_.reason = "GC lock of tenant " + tenant_ + " is held by " +
+                     (h.rows() ? h.GetString(0, 0) : std::string("another sweep"));
+    return false;
+  }
+
+  std::string Ttl() const {
+    return std::to_string(static_cast<int64_t>(opt_.lock_ttl_secs));
+  }
+
+  // Fencing: every batch starts by proving the lock is still ours.
+  Status RenewLock() {
+    AWC_ASSIGN_OR_RETURN(db::PgResult r,
+                         conn_.Exec(sql::kRenewLock,
+                                    {tenant_, opt_.holder, Ttl()}));
+    if (r.rows() == 0) {
+      return Status::Transient("GC lock of tenant " + tenant_ +
+                               " was lost (expired and taken over)");
+    }
+    return Status::OK();
+  }
+
+  Status RunLocked() {
+    AWC_ASSIGN_OR_RETURN(bool go, ResumeOrPlan());
+    if (!go) return Status::OK();
+    AWC_RETURN_IF_ERROR(DeleteCandidates());
+    if (report_.verdict == SweepReport::Verdict::kAborted) return Status::OK();
+    return Complete();
+  }
+
+  // Fills the epoch to work on; false when the verdict is already final
+  // (refused or dry run).
+  Result<bool> ResumeOrPlan() {
+    AWC_ASSIGN_OR_RETURN(db::PgResult open, conn_.Exec(sql::kOpenEpoch, {tenant_}));
+    if (open.rows() == 1) {
+      report_.epoch_id = open.GetInt(0, 0);
+      report_.resumed = true;
+      opt_.dry_run = open.GetBool(0, 1);
+      opt_.grace_secs = open.GetInt(0, 2);
+      opt_.batch_size = open.GetInt(0, 3);
+      opt_.canary_size = open.GetInt(0, 4);
+      canary_verified_ = open.GetBool(0, 5);
+      return true;
+    }
+    std::string grace = S(opt_.grace_secs);
+    bool final_verdict = false;
+    AWC_RETURN_IF_ERROR(db::InTransaction(conn_, [&]() -> Status {
+      AWC_ASSIGN_OR_RETURN(db::PgResult old,
+                           conn_.Exec(sql::kOldValidating, {tenant_, grace}));
+      if (old.rows() > 0) {
+        report_.verdict = SweepReport::Verdict::kRefused;
+        report_.reason = "snapshot " + old.GetString(0, 0) +
+                         " has been VALIDATING for longer than the grace; its "
+                         "closure is not known yet";
+        AWC_ASSIGN_OR_RETURN(report_.epoch_id, InsertEpoch("REFUSED", report_.reason));
+        final_verdict = true;
+        return Audit();
+      }
+      AWC_ASSIGN_OR_RETURN(report_.epoch_id, InsertEpoch("PLANNED", ""));
+      AWC_ASSIGN_OR_RETURN(
+          db::PgResult plan,
+          conn_.Exec(sql::kPlan, {tenant_, grace, S(report_.epoch_id),
+                                  S(opt_.batch_size)}));
+      report_.planned = plan.GetInt(0, 0);
+      report_.planned_bytes = plan.GetInt(0, 1);
+      if (!opt_.dry_run) return Status::OK();
+      report_.verdict = SweepReport::Verdict::kDryRun;
+      final_verdict = true;
+      AWC_RETURN_IF_ERROR(
+          conn_.Exec(sql::kCompleteEpoch, {S(report_.epoch_id)}).status());
+      return Audit();
+    }));
+    if (final_verdict) return false;
+    AWC_RETURN_IF_ERROR(Hook(hooks_.after_plan));
+    return true;
+  }
+
+  Result<int64_t> InsertEpoch(const char* state, const std::string& reason) {
+    AWC_ASSIGN_OR_RETURN(
+        db::PgResult r,
+        conn_.Exec(sql::kInsertEpoch,
+                   {tenant_, S(opt_.grace_secs), opt_.dry_run ? "true" : "false",
+                    S(opt_.batch_size), S(opt_.canary_size),
+                    opt_.job_id ? db::Param(S(opt_.job_id)) : db::Param(),
+                    state, reason.empty() ? db::Param() : db::Param(reason)}));
+    return r.GetInt(0, 0);
+  }
+
+  Status DeleteCandidates() {
+    AWC_ASSIGN_OR_RETURN(
+        db::PgResult n,
+        conn_.Exec("SELECT coalesce(max(seq), 0) FROM awc.gc_candidates WHERE "
+                   "epoch_id = $1",
+                   {S(report_.epoch_id)}));
+    int64_t last = n.GetInt(0, 0);
+    int64_t canary = std::min(opt_.canary_size, last);
+    int64_t lo = 1;
+    while (lo <= last) {
+      int64_t hi = lo == 1 && canary > 0 ? canary
+                                         : std::min(last, lo + kMaxBatch - 1);
+      AWC_RETURN_IF_ERROR(RunBatch(lo, hi));
+      if (hi == canary && !canary_verified_) {
+        AWC_ASSIGN_OR_RETURN(bool clean, VerifyCanary());
+        if (!clean) return Status::OK();
+      }
+      lo = hi + 1;
+      if (checkpoint_) AWC_RETURN_IF_ERROR(checkpoint_());
+    }
+    return Status::OK();
+  }
+
+  Status RunBatch(int64_t lo, int64_t hi) {
+    std::string epoch = S(report_.epoch_id);
+    int64_t kept = 0;
+    AWC_RETURN_IF_ERROR(db::InTransaction(conn_, [&]() -> Status {
+      AWC_RETURN_IF_ERROR(RenewLock());
+      // A VALIDATING snapshot that aged past the grace since planning makes
+      // every old object suspect: stop here, keep the rest.
+      AWC_ASSIGN_OR_RETURN(
+          db::PgResult old,
+          conn_.Exec(sql::kOldValidating, {tenant_, S(opt_.grace_secs)}));
+      if (old.rows() > 0) {
+        return Status::Transient("snapshot " + old.GetString(0, 0) +
+                                 " has been VALIDATING for longer than the "
+                                 "grace; GC waits for its validation");
+      }
+      AWC_ASSIGN_OR_RETURN(
+          db::PgResult marked,
+          conn_.Exec(sql::kMarkBatch, {tenant_, S(opt_.grace_secs), epoch,
+                                       S(lo), S(hi)}));
+      for (int i = 0; i < marked.rows(); ++i) {
+        kept += marked.Get(i, 0) == "KEPT" ? 1 : 0;
+      }
+      return Status::OK();
+    }));
+    AWC_RETURN_IF_ERROR(Hook(hooks_.after_mark));
+
+    AWC_ASSIGN_OR_RETURN(db::PgResult doomed,
+                         conn_.Exec(sql::kDeletingInBatch, {epoch, S(lo), S(hi)}));
+    std::vector<store::ObjectKey> keys;
+    for (int i = 0; i < doomed.rows(); ++i) {
+      keys.push_back({tenant_, doomed.GetString(i, 0)});
+    }
+    if (!keys.empty()) {
+      AWC_ASSIGN_OR_RETURN(std::vector<Status> results, store_.DeleteMany(keys));
+      for (const Status& r : results) {
+        if (!r.ok()) return r.WithContext("deleting from the store");
+      }
+    }
+    AWC_RETURN_IF_ERROR(Hook(hooks_.after_store_delete));
+
+    return db::InTransaction(conn_, [&]() -> Status {
+      AWC_ASSIGN_OR_RETURN(
+          db::PgResult done,
+          conn_.Exec(sql::kFinishBatch, {tenant_, epoch, S(lo), S(hi)}));
+      int64_t count = done.GetInt(0, 0);
+      int64_t bytes = done.GetInt(0, 1);
+      report_.deleted += count;
+      report_.deleted_bytes += bytes;
+      return conn_.Exec(sql::kAddCounts, {epoch, S(count), S(bytes), S(kept)})
+          .status();
+    });
+  }
+
+  // True when no deleted digest turned out to be live; otherwise the epoch
+  // is aborted and recorded as such.
+  Result<bool> VerifyCanary() {
+    AWC_RETURN_IF_ERROR(Hook(hooks_.before_canary_check));
+    std::string epoch = S(report_.epoch_id);
+    AWC_ASSIGN_OR_RETURN(db::PgResult bad,
+                         conn_.Exec(sql::kCanaryViolation, {tenant_, epoch}));
+    if (bad.rows() == 0) {
+      AWC_RETURN_IF_ERROR(conn_.Exec(sql::kCanaryVerified, {epoch}).status());
+      canary_verified_ = true;
+      return true;
+    }
+    std::string digest = bad.GetString(0, 0);
+    report_.verdict = SweepReport::Verdict::kAborted;
+    report_.reason = "canary: deleted object " + digest +
+                     " is referenced by a live snapshot or pin";
+    obs::Error("gc", "GC canary found a live object; epoch aborted")
+        .Str("tenant", tenant_)
+        .Int("epoch", report_.epoch_id)
+        .Str("digest", digest)
+        .Emit();
+    AWC_RETURN_IF_ERROR(db::InTransaction(conn_, [&]() -> Status {
+      AWC_RETURN_IF_ERROR(
+          conn_.Exec(sql::kAbortEpoch, {epoch, report_.reason}).status());
+      AWC_RETURN_IF_ERROR(LoadCounts());
+      return Audit();
+    }));
+    return false;
+  }
+
+  Status LoadCounts() {
+    AWC_ASSIGN_OR_RETURN(db::PgResult c,
+                         conn_.Exec(sql::kEpochCounts, {S(report_.epoch_id)}));
+    report_.planned = c.GetInt(0, 0);
+    report_.planned_bytes = c.GetInt(0, 1);
+    report_.deleted = c.GetInt(0, 2);
+    report_.deleted_bytes = c.GetInt(0, 3);
+    report_.kept = c.GetInt(0, 4);
+    return Status::OK();
+  }
+
+  Status Complete() {
+    return db::InTransaction(conn_, [&]() -> Status {
+      AWC_RETURN_IF_ERROR(
+          conn_.Exec(sql::kCompleteEpoch, {S(report_.epoch_id)}).status());
+      AWC_RETURN_IF_ERROR(LoadCounts());
+      return Audit();
+    });
+  }
+
+  Status Audit() {
+    catalog::JsonObject data;
+    data.Int("epoch_id", report_.epoch_id)
+        .Str("verdict", VerdictName(report_.verdict))
+        .Bool("dry_run", opt_.dry_run)
+        .Bool("resumed", report_.resumed)
+        .Int("planned", report_.planned)
+        .Int("planned_bytes", report_.planned_bytes)
+        .Int("deleted", report_.deleted)
+        .Int("deleted_bytes", report_.deleted_bytes)
+        .Int("kept", report_.kept);
+    if (!report_.reason.empty()) data.Str("reason", report_.reason);
+    return catalog::RecordAudit(conn_, tenant_, "gc.epoch",
+                                "gc_epoch/" + S(report_.epoch_id), data.Dump());
+  }
+
+  db::PgConn& conn_;
+  store::ObjectStore& store_;
+  std::string tenant_;
+  SweepOptions opt_;
+  const std::function<Status()>& checkpoint_;
+  const SweepHooks& hooks_;
+  SweepReport report_;
+  bool canary_verified_ = false;
+};
+
+}  // namespace
+
+const char* VerdictName(SweepReport::Verdict verdict) {
+  switch (verdict) {
+    case SweepReport::Verdict::kCompleted:
+      return "completed";
+    case SweepReport::Verdict::kDryRun:
+      return "dry_run";
+    case SweepReport::Verdict::kAborted:
+      return "aborted";
+    case SweepReport::Verdict::kRefused:
+      return "refused";
+    case SweepReport::Verdict::kLockedOut:
+      return "locked_out";
+  }
+  return "unknown";
+}
+
+Result<SweepReport> RunSweep(db::PgConn& conn, store::ObjectStore& store,
+                             const std::string& tenant_id,
+                             const SweepOptions& options,
+                             const std::function<Status()>& checkpoint,
+                             const SweepHooks& hooks) {
+  AWC_ASSIGN_OR_RETURN(db::PgResult t, conn.Exec(sql::kTenantExists, {tenant_id}));
+  if (t.rows() == 0) {
+    return Status::NotFound("tenant " + tenant_id + " does not exist");
+  }
+  Sweep sweep(conn, store, tenant_id, options, checkpoint, hooks);
+  return sweep.Run();
+}
+
+}  // namespace awc::gc

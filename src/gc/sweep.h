@@ -1,0 +1,84 @@
+// One durable GC epoch for one tenant (design brief §7 gc_sweep; the
+// maintenance chain of seeds/002: verdicts are data, never errors).
+//
+// Contract:
+//  1. The tenant's GC lock (a TTL row in awc.gc_locks, renewed as the sweep
+//     progresses and checked before every batch) is taken first; held by
+//     someone else -> verdict kLockedOut and nothing else happens.
+//  2. An unfinished epoch of the tenant is resumed (with the settings it was
+//     planned with); otherwise a new one is planned: if a VALIDATING
+//     snapshot is older than the grace, nothing is planned (kRefused);
+//     else the eligible objects are counted and the oldest batch_size of
+//     them recorded as candidates.
+//  3. Dry run: the plan is recorded and the epoch completes; nothing is
+//     deleted (kDryRun).
+//  4. Candidates are deleted in order, the first canary_size as a canary
+//     batch, then batches of at most 1000. Per batch: one transaction
+//     re-checks every candidate under its row lock and marks the still
+//     eligible ones DELETING (the rest KEPT); the store deletes them
+//     (absent objects are fine); one transaction removes their rows. After
+//     the canary batch, no deleted digest may be live; if one is, the epoch
+//     is aborted, nothing more is deleted (kAborted).
+//  5. The epoch's outcome and the audit event gc.epoch are recorded and the
+//     lock released.
+// Every step is recorded before the next starts, so a crash anywhere
+// leaves a state the next sweep resumes from. Errors (store, database, a
+// lost lock) come back as Status; the epoch stays open for the next run.
+#ifndef AWC_GC_SWEEP_H_
+#define AWC_GC_SWEEP_H_
+
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "common/status.h"
+#include "db/pg.h"
+#include "store/object_store.h"
+
+namespace awc::gc {
+
+struct SweepOptions {
+  int64_t grace_secs = 86400;
+  int64_t batch_size = 1000;
+  int64_t canary_size = 10;
+  bool dry_run = false;
+  std::string holder;  // lock holder, unique per running job
+  int64_t job_id = 0;
+  double lock_ttl_secs = 300;
+};
+
+// Points where tests interrupt a sweep (to simulate a crash) or interfere
+// (to inject a live reference). Returning an error stops the sweep there
+// with that error, as a crash would.
+struct SweepHooks {
+  std::function<Status(int64_t epoch)> after_plan;
+  std::function<Status(int64_t epoch)> after_mark;
+  std::function<Status(int64_t epoch)> after_store_delete;
+  std::function<Status(int64_t epoch)> before_canary_check;
+};
+
+struct SweepReport {
+  enum class Verdict { kCompleted, kDryRun, kAborted, kRefused, kLockedOut };
+  Verdict verdict = Verdict::kCompleted;
+  int64_t epoch_id = 0;
+  bool resumed = false;
+  int64_t planned = 0;
+  int64_t planned_bytes = 0;
+  int64_t deleted = 0;
+  int64_t deleted_bytes = 0;
+  int64_t kept = 0;
+  std::string reason;  // for kAborted, kRefused, kLockedOut
+};
+
+const char* VerdictName(SweepReport::Verdict verdict);
+
+// `checkpoint` is called between batches (lease renewal).
+Result<SweepReport> RunSweep(db::PgConn& conn, store::ObjectStore& store,
+                             const std::string& tenant_id,
+                             const SweepOptions& options,
+                             const std::function<Status()>& checkpoint,
+                             const SweepHooks& hooks = {});
+
+}  // namespace awc::gc
+
+#endif  // AWC_GC_SWEEP_H_

@@ -1,0 +1,95 @@
+#include "catalog/json.h"
+#include "catalog/snapshots.h"
+#include "handlers/storage_handlers.h"
+
+namespace awc::handlers {
+namespace {
+
+struct Policy {
+  std::optional<int64_t> keep_last;
+  std::optional<int64_t> keep_within_secs;
+};
+
+// {"keep_last": N, "keep_within_secs": S}, both optional non-negative
+// integers; anything else is malformed.
+Result<Policy> ParsePolicy(const std::string& json) {
+  AWC_ASSIGN_OR_RETURN(JsonPtr doc, ParseJson(json));
+  PayloadReader r(doc.get());
+  AWC_RETURN_IF_ERROR(r.ExpectObject({"keep_last", "keep_within_secs"}));
+  Policy p;
+  if (json_object_get(doc.get(), "keep_last") != nullptr) {
+    AWC_ASSIGN_OR_RETURN(p.keep_last, r.Int("keep_last", 0));
+  }
+  if (json_object_get(doc.get(), "keep_within_secs") != nullptr) {
+    AWC_ASSIGN_OR_RETURN(p.keep_within_secs, r.Int("keep_within_secs", 0));
+  }
+  return p;
+}
+
+// Why a READY snapshot is kept, or "" when it is to be released (with
+// `release_reason` set).
+std::string KeepReason(const catalog::Snapshot& snap,
+                       const catalog::RetentionFacts& facts,
+                       std::string* release_reason) {
+  if (facts.workspace_state == "EXPIRED") {
+    *release_reason = "workspace_expired";
+    return "";
+  }
+  if (snap.pinned) return "pinned";
+  if (!snap.workspace_id || facts.workspace_state.empty()) return "no_workspace";
+  if (!facts.retention || *facts.retention == "null") return "no_policy";
+  Result<Policy> policy = ParsePolicy(*facts.retention);
+  if (!policy.ok()) return "malformed_policy";
+  if (policy->keep_last && facts.rank <= *policy->keep_last) return "keep_last";
+  if (policy->keep_within_secs &&
+      snap.age_secs < static_cast<double>(*policy->keep_within_secs)) {
+    return "keep_within_secs";
+  }
+  *release_reason = "retention_policy";
+  return "";
+}
+
+}  // namespace
+
+queue::Outcome RetainSnapshot(JobContext& ctx, const SnapshotPayload& p) {
+  Result<std::optional<catalog::Snapshot>> loaded =
+      catalog::LoadSnapshot(ctx.db(), p.snapshot_id);
+  if (!loaded.ok()) return RetryOn(loaded.status());
+  if (!*loaded) {
+    return queue::Outcome::Fail("snapshot " + std::to_string(p.snapshot_id) +
+                                " does not exist");
+  }
+  const catalog::Snapshot& snap = **loaded;
+  catalog::JsonObject result;
+  if (snap.state == "DEGRADED") {
+    result.Str("verdict", "kept").Str("reason", "degraded");
+    return queue::Outcome::Complete(result.Dump());
+  }
+  if (snap.state != "READY") {
+    result.Str("verdict", "skipped").Str("state", snap.state);
+    return queue::Outcome::Complete(result.Dump());
+  }
+  std::string keep, release;
+  bool released = false;
+  Status s = db::InTransaction(ctx.db(), [&]() -> Status {
+    AWC_ASSIGN_OR_RETURN(catalog::RetentionFacts facts,
+                         catalog::LoadRetentionFacts(ctx.db(), snap));
+    keep = KeepReason(snap, facts, &release);
+    if (!keep.empty()) return Status::OK();
+    AWC_ASSIGN_OR_RETURN(
+        released, catalog::ReleaseSnapshot(ctx.db(), snap, release,
+                                           release == "workspace_expired"));
+    return Status::OK();
+  });
+  if (!s.ok()) return RetryOn(s);
+  if (!keep.empty()) {
+    result.Str("verdict", "kept").Str("reason", keep);
+  } else if (released) {
+    result.Str("verdict", "released").Str("reason", release);
+  } else {
+    result.Str("verdict", "skipped").Str("state", "changed during retention");
+  }
+  return queue::Outcome::Complete(result.Dump());
+}
+
+}  // namespace awc::handlers

@@ -1,0 +1,90 @@
+#include "catalog/json.h"
+#include "catalog/snapshots.h"
+#include "handlers/storage_handlers.h"
+
+namespace awc::handlers {
+namespace {
+
+constexpr int kPage = 2000;
+
+struct ScrubTally {
+  std::vector<cas::BadObject> bad;
+  int64_t objects = 0;
+  int64_t bytes = 0;
+};
+
+// Re-verifies the recorded closure page by page (memory stays bounded
+// whatever the closure's size).
+Status ScrubRecordedClosure(JobContext& ctx, const catalog::Snapshot& snap,
+                            ScrubTally* tally) {
+  std::string after;
+  for (;;) {
+    AWC_ASSIGN_OR_RETURN(std::vector<catalog::ClosurePageEntry> page,
+                         catalog::ClosurePage(ctx.db(), snap, after, kPage));
+    if (page.empty()) return Status::OK();
+    std::vector<cas::VerifyTarget> targets;
+    for (const auto& e : page) {
+      targets.push_back({e.digest, e.size});
+      tally->bytes += static_cast<int64_t>(e.size.value_or(0));
+    }
+    AWC_ASSIGN_OR_RETURN(
+        std::vector<cas::BadObject> bad,
+        cas::VerifyObjects(ctx.store(), snap.tenant_id, targets,
+                           [&ctx] { return ctx.Checkpoint(); }));
+    tally->bad.insert(tally->bad.end(), bad.begin(), bad.end());
+    tally->objects += static_cast<int64_t>(page.size());
+    after = page.back().digest;
+  }
+}
+
+}  // namespace
+
+queue::Outcome ScrubSnapshot(JobContext& ctx, const SnapshotPayload& p) {
+  Result<std::optional<catalog::Snapshot>> loaded =
+      catalog::LoadSnapshot(ctx.db(), p.snapshot_id);
+  if (!loaded.ok()) return RetryOn(loaded.status());
+  if (!*loaded) {
+    return queue::Outcome::Fail("snapshot " + std::to_string(p.snapshot_id) +
+                                " does not exist");
+  }
+  const catalog::Snapshot& snap = **loaded;
+  catalog::JsonObject result;
+  if (snap.state != "READY") {
+    result.Str("verdict", "skipped").Str("state", snap.state);
+    return queue::Outcome::Complete(result.Dump());
+  }
+  ScrubTally tally;
+  Status s = ScrubRecordedClosure(ctx, snap, &tally);
+  if (!s.ok()) return RetryOn(s);
+  if (tally.objects == 0) {
+    // READY without recorded closure rows (set READY by someone else than
+    // validation): walk it from the root instead.
+    Result<cas::ClosureReport> walk = cas::WalkClosure(
+        ctx.store(), snap.tenant_id, snap.root_digest,
+        LimitsFrom(ctx.settings()), [&ctx] { return ctx.Checkpoint(); });
+    if (!walk.ok()) return RetryOn(walk.status());
+    tally.objects = static_cast<int64_t>(walk->objects.size());
+    tally.bytes = static_cast<int64_t>(walk->bytes);
+    if (walk->verdict != cas::Verdict::kOk) {
+      tally.bad.push_back({walk->digest, walk->verdict});
+    }
+  }
+  Result<bool> applied =
+      tally.bad.empty()
+          ? catalog::CommitScrubClean(ctx.db(), snap, tally.objects,
+                                      tally.bytes)
+          : catalog::CommitScrubDegraded(ctx.db(), snap, tally.bad,
+                                         tally.objects, tally.bytes);
+  if (!applied.ok()) return RetryOn(applied.status());
+  if (!*applied) {
+    result.Str("verdict", "skipped").Str("state", "changed during scrub");
+    return queue::Outcome::Complete(result.Dump());
+  }
+  result.Str("verdict", tally.bad.empty() ? "clean" : "degraded")
+      .Int("objects", tally.objects)
+      .Int("bytes", tally.bytes)
+      .Int("bad", static_cast<int64_t>(tally.bad.size()));
+  return queue::Outcome::Complete(result.Dump());
+}
+
+}  // namespace awc::handlers

@@ -1,0 +1,32 @@
+// The five storage handlers of the reference (design brief §7). Each
+// returns data: the subject's verdict is the job's result, not a job
+// failure. Errors that stop a handler (transient store or database
+// problems, a lost lease, a store misconfiguration an operator can fix)
+// are retried with backoff, bounded by the job's max_attempts; a payload
+// that does not decode, or a subject that does not exist, is dead-lettered.
+#ifndef AWC_HANDLERS_STORAGE_HANDLERS_H_
+#define AWC_HANDLERS_STORAGE_HANDLERS_H_
+
+#include "cas/closure.h"
+#include "common/status.h"
+#include "handlers/job_context.h"
+#include "handlers/payload.h"
+#include "queue/job.h"
+
+namespace awc::handlers {
+
+queue::Outcome ValidateSnapshot(JobContext& ctx, const SnapshotPayload& p);
+queue::Outcome ScrubSnapshot(JobContext& ctx, const SnapshotPayload& p);
+queue::Outcome ExpireWorkspace(JobContext& ctx, const WorkspacePayload& p);
+queue::Outcome RetainSnapshot(JobContext& ctx, const SnapshotPayload& p);
+queue::Outcome SweepTenant(JobContext& ctx, const TenantPayload& p);
+
+// The outcome for an error that stopped a handler: Retry with its message.
+queue::Outcome RetryOn(const Status& status);
+
+// The closure-walk limits of the settings (AWC_MANIFEST_MAX_BYTES, ...).
+cas::ClosureLimits LimitsFrom(const config::Settings& settings);
+
+}  // namespace awc::handlers
+
+#endif  // AWC_HANDLERS_STORAGE_HANDLERS_H_

@@ -1,0 +1,260 @@
+#include "store/file_store.h"
+
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "cas/ids.h"
+
+namespace awc::store {
+namespace {
+
+constexpr size_t kGetChunk = 64 * 1024;
+constexpr size_t kPutChunk = 256 * 1024;
+constexpr std::string_view kTempPrefix = ".tmp-";
+
+bool IsHex(std::string_view s) {
+  for (char c : s) {
+    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
+  }
+  return true;
+}
+
+// Unique in its directory: the pid tells processes apart, the counter the
+// calls within one, the random part hosts sharing a network file system.
+std::string TempName() {
+  static std::atomic<uint64_t> counter{0};
+  char random[17];
+  snprintf(random, sizeof random, "%08x%08x", arc4random(), arc4random());
+  return std::string(kTempPrefix) + std::to_string(getpid()) + "-" +
+         std::to_string(counter.fetch_add(1)) + "-" + random;
+}
+
+Status NotFound(const ObjectKey& key) {
+  return Status::NotFound("object " + key.digest + " not found");
+}
+
+// Removes a temporary file unless it was renamed into place.
+class TempFile {
+ public:
+  TempFile(Env* env, std::string path) : env_(env), path_(std::move(path)) {}
+  ~TempFile() {
+    if (!committed_) (void)env_->RemoveFile(path_);
+  }
+  TempFile(const TempFile&) = delete;
+  TempFile& operator=(const TempFile&) = delete;
+
+  const std::string& path() const { return path_; }
+  void Commit() { committed_ = true; }
+
+ private:
+  Env* const env_;
+  const std::string path_;
+  bool committed_ = false;
+};
+
+class FileStore : public ObjectStore {
+ public:
+  FileStore(std::string root, Env* env) : root_(std::move(root)), env_(env) {}
+
+  const char* scheme() const override { return "file"; }
+
+  Status Get(const ObjectKey& key, const ChunkSink& sink) override {
+    AWC_RETURN_IF_ERROR(Validate(key));
+    auto file = env_->NewSequentialFile(PathOf(key));
+    if (!file.ok()) {
+      if (file.status().IsNotFound()) return NotFound(key);
+      return file.status().WithContext(key.digest);
+    }
+    std::vector<char> buf(kGetChunk);
+    for (;;) {
+      Result<size_t> n = (*file)->Read(buf.data(), buf.size());
+      if (!n.ok()) return n.status().WithContext(key.digest);
+      if (*n == 0) break;
+      AWC_RETURN_IF_ERROR(sink(std::string_view(buf.data(), *n)));
+      if (*n < buf.size()) break;
+    }
+    return Status::OK();
+  }
+
+  Result<uint64_t> Head(const ObjectKey& key) override {
+    AWC_RETURN_IF_ERROR(Validate(key));
+    Result<FileInfo> info = env_->Stat(PathOf(key));
+    if (!info.ok()) {
+      if (info.status().IsNotFound()) return NotFound(key);
+      return info.status().WithContext(key.digest);
+    }
+    return info->size;
+  }
+
+  Status Put(const ObjectKey& key, std::string_view data) override {
+    AWC_RETURN_IF_ERROR(Validate(key));
+    return Write(key, [&](WritableFile* out) { return out->Append(data); });
+  }
+
+  Status PutFile(const ObjectKey& key, const std::string& path) override {
+    AWC_RETURN_IF_ERROR(Validate(key));
+    auto in = env_->NewSequentialFile(path);
+    if (!in.ok()) {
+      // A missing source is the caller's error, not a missing object.
+      return Status::IoError("cannot store object " + key.digest + ": " +
+                             in.status().message());
+    }
+    return Write(key, [&](WritableFile* out) -> Status {
+      std::vector<char> buf(kPutChunk);
+      for (;;) {
+        AWC_ASSIGN_OR_RETURN(size_t n, (*in)->Read(buf.data(), buf.size()));
+        if (n > 0) {
+          AWC_RETURN_IF_ERROR(out->Append(std::string_view(buf.data(), n)));
+        }
+        if (n < buf.size()) return Status::OK();
+      }
+    });
+  }
+
+  Result<std::vector<Status>> DeleteMany(
+      const std::vector<ObjectKey>& keys) override {
+    // Removals are not made durable with SyncDir: an object that comes back
+    // after a crash is still correct, and deleting it again succeeds.
+    std::vector<Status> out;
+    out.reserve(keys.size());
+    for (const ObjectKey& key : keys) {
+      Status s = Validate(key);
+      if (s.ok()) s = env_->RemoveFile(PathOf(key));
+      if (s.IsNotFound()) s = Status::OK();
+      if (!s.ok() && !s.IsInvalidArgument()) s = s.WithContext(key.digest);
+      out.push_back(std::move(s));
+    }
+    return out;
+  }
+
+  Status List(const std::string& tenant_id, const ListFn& each) override {
+    if (!cas::IsValidTenantId(tenant_id)) {
+      return Status::InvalidArgument("malformed tenant id");
+    }
+    std::string base = root_ + "/" + tenant_id + "/sha256";
+    auto fanouts = env_->ListDir(base);
+    if (!fanouts.ok()) {
+      return fanouts.status().IsNotFound() ? Status::OK() : fanouts.status();
+    }
+    for (const std::string& fanout : *fanouts) {
+      if (fanout.size() != 2 || !IsHex(fanout)) continue;
+      std::string dir = base + "/" + fanout;
+      auto names = env_->ListDir(dir);
+      if (!names.ok()) {
+        if (names.status().IsNotFound()) continue;
+        return names.status();
+      }
+      for (const std::string& name : *names) {
+        // Skips temporary files and anything else not named like an object.
+        if (name.size() != 64 || !IsHex(name) || !name.starts_with(fanout)) {
+          continue;
+        }
+        auto info = env_->Stat(dir + "/" + name);
+        if (!info.ok()) {
+          if (info.status().IsNotFound()) continue;  // deleted meanwhile
+          return info.status();
+        }
+        if (info->type != FileInfo::Type::kRegular) continue;
+        AWC_RETURN_IF_ERROR(each("sha256:" + name, info->size));
+      }
+    }
+    return Status::OK();
+  }
+
+  // Creates the root if needed and checks that a file can be made in it.
+  Status Init() {
+    std::string root = root_.empty() ? "/" : root_;
+    Result<FileInfo> info = env_->Stat(root);
+    if (info.ok() && info->type != FileInfo::Type::kDirectory) {
+      return Status::InvalidArgument("file store root \"" + root +
+                                     "\" is not a directory");
+    }
+    if (!info.ok()) {
+      AWC_RETURN_IF_ERROR(env_->CreateDirs(root).WithContext(
+          "cannot create file store root \"" + root + "\""));
+    }
+    TempFile probe(env_, root_ + "/" + TempName());
+    auto file =
+        env_->NewWritableFile(probe.path(), Env::CreateMode::kExclusive);
+    Status s = file.ok() ? (*file)->Close() : file.status();
+    return s.WithContext("file store root \"" + root + "\" is not writable");
+  }
+
+ private:
+  // Keys are plain structs; one not made by MakeKey() must not become a path.
+  static Status Validate(const ObjectKey& key) {
+    return MakeKey(key.tenant_id, key.digest).status();
+  }
+
+  std::string PathOf(const ObjectKey& key) const {
+    return root_ + "/" + RelativeKey(key);
+  }
+
+  // Writes the object through a temporary file in its directory: fill, fsync,
+  // close, rename into place, fsync the directory. On failure the temporary
+  // file is removed and whatever was at the key before is untouched.
+  template <typename Fill>
+  Status Write(const ObjectKey& key, Fill fill) {
+    std::string path = PathOf(key);
+    std::string dir = path.substr(0, path.rfind('/'));
+    Status s = WriteVia(path, dir, fill);
+    return s.WithContext("cannot store object " + key.digest);
+  }
+
+  template <typename Fill>
+  Status WriteVia(const std::string& path, const std::string& dir, Fill fill) {
+    AWC_RETURN_IF_ERROR(EnsureDir(dir));
+    TempFile temp(env_, dir + "/" + TempName());
+    AWC_ASSIGN_OR_RETURN(
+        std::unique_ptr<WritableFile> out,
+        env_->NewWritableFile(temp.path(), Env::CreateMode::kExclusive));
+    AWC_RETURN_IF_ERROR(fill(out.get()));
+    AWC_RETURN_IF_ERROR(out->Sync());
+    AWC_RETURN_IF_ERROR(out->Close());
+    AWC_RETURN_IF_ERROR(env_->RenameFile(temp.path(), path));
+    temp.Commit();
+    return env_->SyncDir(dir);
+  }
+
+  // Creates <root>/<tenant>/sha256/<xx> when missing, and fsyncs the
+  // directories above it so the new entries survive a crash.
+  Status EnsureDir(const std::string& dir) {
+    Result<FileInfo> info = env_->Stat(dir);
+    if (info.ok()) return Status::OK();
+    if (!info.status().IsNotFound()) return info.status();
+    AWC_RETURN_IF_ERROR(env_->CreateDirs(dir));
+    for (std::string d = dir; d.size() > root_.size();) {
+      d.resize(d.rfind('/'));
+      AWC_RETURN_IF_ERROR(env_->SyncDir(d.empty() ? "/" : d));
+    }
+    return Status::OK();
+  }
+
+  const std::string root_;
+  Env* const env_;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<ObjectStore>> NewFileStore(const std::string& root,
+                                                  Env* env) {
+  if (root.empty() || root[0] != '/') {
+    return Status::InvalidArgument("file store root \"" + root +
+                                   "\" is not an absolute path");
+  }
+  std::string dir = root;
+  while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
+  if (dir == "/") dir.clear();  // paths are built as root + "/" + ...
+  auto store = std::make_unique<FileStore>(dir, env);
+  AWC_RETURN_IF_ERROR(store->Init());
+  return std::unique_ptr<ObjectStore>(std::move(store));
+}
+
+}  // namespace awc::store

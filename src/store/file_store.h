@@ -1,0 +1,26 @@
+// file:///abs/path — objects as files under a root directory.
+//
+// Layout: <root>/<tenant>/sha256/<hex[0:2]>/<hex>. A write goes to a
+// temporary file in the same directory, is fsync()ed, renamed into place,
+// and the directory is fsync()ed, so a crash leaves the old state or the
+// new one, never a torn object. Reads stream in chunks. All file system
+// access goes through Env, so tests can inject faults.
+#ifndef AWC_STORE_FILE_STORE_H_
+#define AWC_STORE_FILE_STORE_H_
+
+#include <memory>
+#include <string>
+
+#include "common/env.h"
+#include "store/object_store.h"
+
+namespace awc::store {
+
+// `root` is an absolute directory; it is created if missing. Fails when it
+// cannot be created or is not writable.
+Result<std::unique_ptr<ObjectStore>> NewFileStore(const std::string& root,
+                                                  Env* env = Env::Default());
+
+}  // namespace awc::store
+
+#endif  // AWC_STORE_FILE_STORE_H_

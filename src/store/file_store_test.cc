@@ -1,0 +1,480 @@
+#include "store/file_store.h"
+
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "cas/sha256.h"
+#include "common/fault_env.h"
+#include "store/store_conformance.h"
+
+namespace awc::store {
+namespace {
+
+namespace fs = std::filesystem;
+using storetest::Fetch;
+using storetest::Fetched;
+using storetest::KeyFor;
+using storetest::Pattern;
+using storetest::ScopedTempDir;
+using Op = FaultEnv::Op;
+
+constexpr size_t kKiB = 1024;
+constexpr size_t kMiB = 1024 * kKiB;
+
+std::vector<std::string> Names(const std::string& dir) {
+  std::vector<std::string> out;
+  for (const auto& e : fs::directory_iterator(dir)) {
+    out.push_back(e.path().filename().string());
+  }
+  return out;
+}
+
+// Every path under `root` whose name starts with ".tmp-".
+std::vector<std::string> TempFiles(const std::string& root) {
+  std::vector<std::string> out;
+  for (const auto& e : fs::recursive_directory_iterator(root)) {
+    if (e.path().filename().string().starts_with(".tmp-")) {
+      out.push_back(e.path().string());
+    }
+  }
+  return out;
+}
+
+class FileStoreTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    root_ = tmp_.path() + "/root";
+    Result<std::unique_ptr<ObjectStore>> store = NewFileStore(root_, &env_);
+    ASSERT_TRUE(store.ok()) << store.status().ToString();
+    store_ = std::move(*store);
+  }
+
+  std::map<std::string, uint64_t> List(const std::string& tenant) {
+    std::map<std::string, uint64_t> out;
+    Status s = store_->List(tenant, [&](const std::string& d, uint64_t size) {
+      out[d] = size;
+      return Status::OK();
+    });
+    EXPECT_TRUE(s.ok()) << s.ToString();
+    return out;
+  }
+
+  ScopedTempDir tmp_;
+  FaultEnv env_{Env::Default()};
+  std::string root_;
+  std::unique_ptr<ObjectStore> store_;
+};
+
+TEST_F(FileStoreTest, LayoutOnDisk) {
+  ObjectKey key = KeyFor("tenant-1", "hello");
+  ASSERT_TRUE(store_->Put(key, "hello").ok());
+  std::string hex = key.digest.substr(7);
+  std::string dir = root_ + "/tenant-1/sha256/" + hex.substr(0, 2);
+  EXPECT_EQ(*Env::Default()->ReadFile(dir + "/" + hex), "hello");
+  EXPECT_EQ(Names(dir), std::vector<std::string>{hex});
+  EXPECT_EQ(fs::status(root_ + "/tenant-1").type(), fs::file_type::directory);
+}
+
+TEST_F(FileStoreTest, NoTempFilesRemainAfterWrites) {
+  ScopedTempDir src;
+  std::string path = src.path() + "/f";
+  std::ofstream(path, std::ios::binary) << Pattern(600 * kKiB, 9);
+  for (int i = 0; i < 10; ++i) {
+    std::string data = Pattern(static_cast<size_t>(i) * 7000, i);
+    ASSERT_TRUE(store_->Put(KeyFor("t", data), data).ok());
+  }
+  ASSERT_TRUE(store_->PutFile(KeyFor("t", "f"), path).ok());
+  EXPECT_EQ(TempFiles(root_), std::vector<std::string>{});
+  EXPECT_EQ(List("t").size(), 11u);
+}
+
+struct Fault {
+  Op op;
+  int n;  // which call of `op` during the failing write
+  int err;
+  const char* name;
+};
+
+void PrintTo(const Fault& f, std::ostream* os) { *os << f.name; }
+
+class FileStoreFaultTest : public FileStoreTest,
+                           public ::testing::WithParamInterface<Fault> {};
+
+// A write that fails at any step leaves no object, no temporary file, and
+// the previous object at the key (if any) intact.
+TEST_P(FileStoreFaultTest, FailedWriteLeavesNoTrace) {
+  const Fault& f = GetParam();
+  std::string old_data = Pattern(100 * kKiB, 1);
+  std::string new_data = Pattern(1 * kMiB, 2);
+  ObjectKey existing = KeyFor("t", old_data);
+  ObjectKey fresh = KeyFor("t", new_data);
+  ASSERT_TRUE(store_->Put(existing, old_data).ok());
+  ScopedTempDir src;
+  std::string path = src.path() + "/big";
+  std::ofstream(path, std::ios::binary) << new_data;
+
+  // Directories are created only for a new fan-out directory.
+  ASSERT_NE(existing.digest.substr(7, 2), fresh.digest.substr(7, 2));
+
+  for (const ObjectKey& key : {existing, fresh}) {
+    for (bool from_file : {false, true}) {
+      // Put neither reads nor appends more than once.
+      if (!from_file &&
+          (f.op == Op::kRead || (f.op == Op::kAppend && f.n > 1))) {
+        continue;
+      }
+      if (key == existing && f.op == Op::kCreateDirs) continue;
+      SCOPED_TRACE(std::string(key == fresh ? "new key" : "existing key") +
+                   (from_file ? ", PutFile" : ", Put"));
+      env_.FailNth(f.op, f.n, f.err);
+      Status s =
+          from_file ? store_->PutFile(key, path) : store_->Put(key, new_data);
+      ASSERT_EQ(env_.injected(), 1);
+      EXPECT_EQ(s.code(), Status::Code::kIoError) << s.ToString();
+      EXPECT_NE(s.message().find(key.digest), std::string::npos) << s.message();
+      if (f.err == ENOSPC || f.err == EDQUOT) {
+        EXPECT_NE(s.message().find("disk full"), std::string::npos)
+            << s.message();
+      }
+      env_.Reset();
+      EXPECT_EQ(TempFiles(root_), std::vector<std::string>{});
+      EXPECT_TRUE(store_->Head(fresh).status().IsNotFound());
+      Fetched got = Fetch(store_.get(), existing);
+      ASSERT_TRUE(got.status.ok()) << got.status.ToString();
+      EXPECT_TRUE(got.data == old_data) << "previous object damaged";
+      EXPECT_EQ(List("t"), (std::map<std::string, uint64_t>{
+                               {existing.digest, old_data.size()}}));
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Faults, FileStoreFaultTest,
+    ::testing::Values(Fault{Op::kNewWritableFile, 1, ENOSPC, "Create"},
+                      Fault{Op::kAppend, 1, ENOSPC, "AppendFirstNoSpace"},
+                      Fault{Op::kAppend, 3, EDQUOT, "AppendThirdQuota"},
+                      Fault{Op::kAppend, 1, EIO, "AppendEio"},
+                      Fault{Op::kRead, 2, EIO, "ReadSourceEio"},
+                      Fault{Op::kSync, 1, EIO, "SyncEio"},
+                      Fault{Op::kSync, 1, ENOSPC, "SyncNoSpace"},
+                      Fault{Op::kClose, 1, EIO, "CloseEio"},
+                      Fault{Op::kRenameFile, 1, EIO, "RenameEio"},
+                      Fault{Op::kCreateDirs, 1, EACCES, "CreateDirs"}),
+    [](const ::testing::TestParamInfo<Fault>& p) {
+      return std::string(p.param.name);
+    });
+
+// When even the clean-up fails, the leftover temporary file stays invisible.
+TEST_F(FileStoreTest, UnremovableTempFileIsIgnored) {
+  ObjectKey key = KeyFor("t", "data");
+  env_.FailNth(Op::kAppend, 1, ENOSPC);
+  env_.FailNth(Op::kRemoveFile, 1, EIO);
+  EXPECT_FALSE(store_->Put(key, "data").ok());
+  env_.Reset();
+  EXPECT_EQ(TempFiles(root_).size(), 1u);
+  EXPECT_TRUE(List("t").empty());
+  EXPECT_TRUE(store_->Head(key).status().IsNotFound());
+  ASSERT_TRUE(store_->Put(key, "data").ok());
+  EXPECT_EQ(List("t"), (std::map<std::string, uint64_t>{{key.digest, 4}}));
+}
+
+TEST_F(FileStoreTest, DirectorySyncFailureAfterRenameLeavesWholeObject) {
+  ObjectKey key = KeyFor("t", "data");
+  // Leaves the directories in place, so the one SyncDir is after the rename.
+  ASSERT_TRUE(store_->Put(key, "data").ok());
+  ASSERT_TRUE(store_->DeleteMany({key}).ok());
+  ASSERT_TRUE(store_->Head(key).status().IsNotFound());
+  env_.FailNth(Op::kSyncDir, 1, EIO);
+  Status s = store_->Put(key, "data");
+  EXPECT_EQ(s.code(), Status::Code::kIoError);
+  EXPECT_EQ(env_.injected(), 1);
+  Fetched got = Fetch(store_.get(), key);
+  ASSERT_TRUE(got.status.ok());
+  EXPECT_EQ(got.data, "data");
+  EXPECT_EQ(TempFiles(root_), std::vector<std::string>{});
+}
+
+TEST_F(FileStoreTest, ReadErrorDuringGetIsPermanentIoError) {
+  std::string data = Pattern(200 * kKiB, 5);
+  ObjectKey key = KeyFor("t", data);
+  ASSERT_TRUE(store_->Put(key, data).ok());
+  env_.FailNth(Op::kRead, 2, EIO);
+  Fetched got = Fetch(store_.get(), key);
+  EXPECT_EQ(got.status.code(), Status::Code::kIoError) << got.status.ToString();
+  EXPECT_NE(got.status.message().find("Input/output error"), std::string::npos);
+  EXPECT_EQ(got.chunk_sizes, std::vector<size_t>{64 * kKiB});
+}
+
+TEST_F(FileStoreTest, DeleteReportsErrorsPerKey) {
+  ObjectKey a = KeyFor("t", "a"), b = KeyFor("t", "b");
+  ASSERT_TRUE(store_->Put(a, "a").ok());
+  ASSERT_TRUE(store_->Put(b, "b").ok());
+  env_.FailNth(Op::kRemoveFile, 1, EIO);
+  Result<std::vector<Status>> r = store_->DeleteMany({a, b});
+  ASSERT_TRUE(r.ok());
+  ASSERT_EQ(r->size(), 2u);
+  EXPECT_EQ((*r)[0].code(), Status::Code::kIoError);
+  EXPECT_NE((*r)[0].message().find(a.digest), std::string::npos);
+  EXPECT_TRUE((*r)[1].ok());
+  EXPECT_TRUE(store_->Head(a).ok());
+  EXPECT_TRUE(store_->Head(b).status().IsNotFound());
+}
+
+TEST_F(FileStoreTest, ListSkipsTempFilesAndStrangers) {
+  ObjectKey key = KeyFor("t", "real");
+  ASSERT_TRUE(store_->Put(key, "real").ok());
+  std::string hex = key.digest.substr(7);
+  std::string base = root_ + "/t/sha256/";
+  std::string other(64, 'c');  // under the wrong fan-out directory
+  fs::create_directories(base + "zz");
+  fs::create_directories(base + "cc/" +
+                         std::string(64, 'd').replace(0, 2, "cc"));
+  for (const std::string& junk :
+       {base + hex.substr(0, 2) + "/.tmp-1-2-crashed", base + "ab/README",
+        base + "zz/" + std::string(64, 'a'), base + "ab/" + other,
+        base + "cc/" + std::string(64, 'C'), base + "README"}) {
+    fs::create_directories(fs::path(junk).parent_path());
+    std::ofstream(junk) << "junk";
+  }
+  EXPECT_EQ(List("t"), (std::map<std::string, uint64_t>{{key.digest, 4}}));
+  Fetched got = Fetch(store_.get(), key);
+  EXPECT_EQ(got.data, "real");
+}
+
+TEST_F(FileStoreTest, KeysCannotEscapeTheRoot) {
+  std::string digest = KeyFor("t", "x").digest;
+  for (const ObjectKey& key :
+       {ObjectKey{"..", digest}, ObjectKey{"../outside", digest},
+        ObjectKey{"t", "sha256:/../../../../outside"}}) {
+    EXPECT_TRUE(store_->Put(key, "x").IsInvalidArgument());
+  }
+  EXPECT_EQ(Names(tmp_.path()), std::vector<std::string>{"root"});
+  EXPECT_FALSE(fs::exists(root_ + "/t"));
+}
+
+// A 64 MiB object goes in and out in bounded pieces: PutFile appends at most
+// 256 KiB at a time and Get hands the sink at most 64 KiB.
+TEST_F(FileStoreTest, LargeObjectsStreamInBoundedChunks) {
+  ScopedTempDir src;
+  std::string path = src.path() + "/sparse";
+  {
+    std::ofstream out(path, std::ios::binary);
+    out << "head";
+    out.seekp(32 * kMiB) << "middle";
+    out.seekp(64 * kMiB - 4) << "tail";
+  }
+  ASSERT_EQ(fs::file_size(path), 64 * kMiB);
+  cas::Sha256 source_hash;
+  auto in = Env::Default()->NewSequentialFile(path);
+  std::vector<char> buf(kMiB);
+  for (size_t n; (n = *(*in)->Read(buf.data(), buf.size())) > 0;) {
+    source_hash.Update(buf.data(), n);
+  }
+  Result<ObjectKey> key = MakeKey("t", "sha256:" + source_hash.FinishHex());
+  ASSERT_TRUE(key.ok());
+  ASSERT_TRUE(store_->PutFile(*key, path).ok());
+  EXPECT_EQ(env_.calls(Op::kAppend), 256);  // 64 MiB / 256 KiB
+
+  cas::Sha256 got_hash;
+  uint64_t total = 0;
+  size_t largest = 0;
+  Status s = store_->Get(*key, [&](std::string_view chunk) {
+    total += chunk.size();
+    largest = std::max(largest, chunk.size());
+    got_hash.Update(chunk);
+    return Status::OK();
+  });
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  EXPECT_EQ(total, 64 * kMiB);
+  EXPECT_LE(largest, 64 * kKiB);
+  EXPECT_EQ("sha256:" + got_hash.FinishHex(), key->digest);
+}
+
+TEST(FileStoreOpenTest, CreatesAMissingRoot) {
+  ScopedTempDir tmp;
+  std::string root = tmp.path() + "/a/b/c/";
+  Result<std::unique_ptr<ObjectStore>> store = NewFileStore(root);
+  ASSERT_TRUE(store.ok()) << store.status().ToString();
+  EXPECT_STREQ((*store)->scheme(), "file");
+  EXPECT_TRUE(fs::is_directory(tmp.path() + "/a/b/c"));
+  EXPECT_EQ(TempFiles(tmp.path()), std::vector<std::string>{});
+}
+
+TEST(FileStoreOpenTest, RefusesARelativeRootOrOneThatIsAFile) {
+  Result<std::unique_ptr<ObjectStore>> store = NewFileStore("cas/objects");
+  EXPECT_TRUE(store.status().IsInvalidArgument());
+  EXPECT_NE(store.status().message().find("cas/objects"), std::string::npos);
+
+  ScopedTempDir tmp;
+  std::string file = tmp.path() + "/file";
+  std::ofstream(file) << "x";
+  store = NewFileStore(file);
+  ASSERT_FALSE(store.ok());
+  EXPECT_EQ(store.status().message(),
+            "file store root \"" + file + "\" is not a directory");
+
+  store = NewFileStore(file + "/sub");
+  ASSERT_FALSE(store.ok());
+  EXPECT_NE(store.status().message().find(file + "/sub"), std::string::npos);
+  EXPECT_NE(store.status().message().find("Not a directory"), std::string::npos)
+      << store.status().message();
+}
+
+TEST(FileStoreOpenTest, RefusesARootItCannotWriteTo) {
+  ScopedTempDir tmp;
+  FaultEnv env(Env::Default());
+  env.FailNth(Op::kNewWritableFile, 1, EROFS);
+  Result<std::unique_ptr<ObjectStore>> store = NewFileStore(tmp.path(), &env);
+  ASSERT_FALSE(store.ok());
+  EXPECT_NE(store.status().message().find("file store root \"" + tmp.path() +
+                                          "\" is not writable"),
+            std::string::npos)
+      << store.status().message();
+  EXPECT_NE(store.status().message().find("Read-only file system"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace awc::store
+
+// The file-system part of Env, which the file store is built on.
+namespace awc {
+namespace {
+
+using store::storetest::ScopedTempDir;
+
+// The descriptor this process has open on `path`, or -1.
+int FdOpenOn(const std::string& path) {
+  for (const auto& e : std::filesystem::directory_iterator("/proc/self/fd")) {
+    std::error_code ec;
+    if (std::filesystem::read_symlink(e.path(), ec) == path) {
+      return std::stoi(e.path().filename().string());
+    }
+  }
+  return -1;
+}
+
+bool OpenedCloseOnExec(const std::string& path) {
+  int fd = FdOpenOn(path);
+  EXPECT_GE(fd, 0) << "no descriptor open on " << path;
+  return fd >= 0 && (fcntl(fd, F_GETFD) & FD_CLOEXEC) != 0;
+}
+
+TEST(EnvTest, ErrnoStatusClassifies) {
+  Status s = ErrnoStatus("cannot open", "/x/y", ENOENT);
+  EXPECT_TRUE(s.IsNotFound());
+  EXPECT_EQ(s.message(), "cannot open \"/x/y\": No such file or directory");
+  for (int err : {ENOSPC, EDQUOT}) {
+    s = ErrnoStatus("cannot write", "/x", err);
+    EXPECT_EQ(s.code(), Status::Code::kIoError);
+    EXPECT_NE(s.message().find("disk full"), std::string::npos);
+  }
+  s = ErrnoStatus("cannot read", "/x", EIO);
+  EXPECT_EQ(s.code(), Status::Code::kIoError);
+  EXPECT_EQ(s.message(), "cannot read \"/x\": Input/output error");
+}
+
+TEST(EnvTest, WritesAndReadsFiles) {
+  Env* env = Env::Default();
+  ScopedTempDir tmp;
+  std::string path = tmp.path() + "/f";
+  auto out = env->NewWritableFile(path, Env::CreateMode::kExclusive);
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  EXPECT_TRUE(OpenedCloseOnExec(path));
+  ASSERT_TRUE((*out)->Append("hello, ").ok());
+  ASSERT_TRUE((*out)->Append("world").ok());
+  ASSERT_TRUE((*out)->Sync().ok());
+  ASSERT_TRUE((*out)->Close().ok());
+  EXPECT_FALSE(env->NewWritableFile(path, Env::CreateMode::kExclusive).ok());
+
+  auto in = env->NewSequentialFile(path);
+  ASSERT_TRUE(in.ok());
+  EXPECT_TRUE(OpenedCloseOnExec(path));
+  char buf[8];
+  EXPECT_EQ(*(*in)->Read(buf, sizeof buf), 8u);
+  EXPECT_EQ(std::string(buf, 8), "hello, w");
+  EXPECT_EQ(*(*in)->Read(buf, sizeof buf), 4u);  // short only at the end
+  EXPECT_EQ(std::string(buf, 4), "orld");
+  EXPECT_EQ(*(*in)->Read(buf, sizeof buf), 0u);
+  EXPECT_EQ(*env->ReadFile(path), "hello, world");
+  EXPECT_EQ(*env->GetFileSize(path), 12u);
+
+  out = env->NewWritableFile(path, Env::CreateMode::kTruncate);
+  ASSERT_TRUE(out.ok());
+  ASSERT_TRUE((*out)->Close().ok());
+  EXPECT_EQ(*env->GetFileSize(path), 0u);
+}
+
+TEST(EnvTest, DirectoriesRenamesAndRemovals) {
+  Env* env = Env::Default();
+  ScopedTempDir tmp;
+  std::string dir = tmp.path() + "/a/b/c";
+  ASSERT_TRUE(env->CreateDirs(dir).ok());
+  ASSERT_TRUE(env->CreateDirs(dir).ok());
+  EXPECT_EQ(env->Stat(dir)->type, FileInfo::Type::kDirectory);
+  ASSERT_TRUE(env->SyncDir(dir).ok());
+  std::ofstream(dir + "/f") << "12345";
+  EXPECT_EQ(env->Stat(dir + "/f")->type, FileInfo::Type::kRegular);
+  EXPECT_EQ(env->Stat(dir + "/f")->size, 5u);
+  EXPECT_FALSE(env->CreateDirs(dir + "/f").ok());
+  EXPECT_FALSE(env->CreateDirs(dir + "/f/g").ok());
+
+  ASSERT_TRUE(env->RenameFile(dir + "/f", dir + "/g").ok());
+  ASSERT_TRUE(env->CreateDirs(dir + "/sub").ok());
+  auto names = env->ListDir(dir);
+  ASSERT_TRUE(names.ok());
+  std::sort(names->begin(), names->end());
+  EXPECT_EQ(*names, (std::vector<std::string>{"g", "sub"}));
+
+  ASSERT_TRUE(env->RemoveFile(dir + "/g").ok());
+  Status s = env->RemoveFile(dir + "/g");
+  EXPECT_TRUE(s.IsNotFound());
+  EXPECT_NE(s.message().find(dir + "/g"), std::string::npos);
+  EXPECT_TRUE(env->Stat(dir + "/g").status().IsNotFound());
+  EXPECT_TRUE(env->ListDir(dir + "/none").status().IsNotFound());
+  EXPECT_TRUE(env->NewSequentialFile(dir + "/g").status().IsNotFound());
+  EXPECT_TRUE(env->ReadFile(dir + "/g").status().IsNotFound());
+  EXPECT_TRUE(env->SyncDir(dir + "/none").IsNotFound());
+  EXPECT_TRUE(env->RenameFile(dir + "/g", dir + "/h").IsNotFound());
+}
+
+TEST(FaultEnvTest, FailsTheChosenCallsOnly) {
+  ScopedTempDir tmp;
+  FaultEnv env(Env::Default());
+  std::string path = tmp.path() + "/f";
+  EXPECT_TRUE(env.Stat(path).status().IsNotFound());  // the real answer
+  env.FailNth(FaultEnv::Op::kStat, 2, EIO);
+  EXPECT_TRUE(env.Stat(tmp.path()).ok());
+  EXPECT_EQ(env.Stat(tmp.path()).status().code(), Status::Code::kIoError);
+  EXPECT_TRUE(env.Stat(tmp.path()).ok());
+  EXPECT_EQ(env.calls(FaultEnv::Op::kStat), 4);
+  EXPECT_EQ(env.injected(), 1);
+
+  auto out = env.NewWritableFile(path, Env::CreateMode::kExclusive);
+  ASSERT_TRUE(out.ok());
+  env.FailFrom(FaultEnv::Op::kAppend, 1, ENOSPC);
+  Status s = (*out)->Append("abcd");
+  EXPECT_NE(s.message().find("disk full"), std::string::npos);
+  EXPECT_NE(s.message().find(path), std::string::npos);
+  EXPECT_FALSE((*out)->Append("efgh").ok());
+  env.FailNth(FaultEnv::Op::kClose, 1, EIO);
+  EXPECT_FALSE((*out)->Close().ok());
+  EXPECT_EQ(FdOpenOn(path), -1);
+  EXPECT_EQ(*env.ReadFile(path), "abef");  // half of each faulted Append
+
+  env.Reset();
+  EXPECT_EQ(env.calls(FaultEnv::Op::kAppend), 0);
+  EXPECT_TRUE(env.RemoveFile(path).ok());
+}
+
+}  // namespace
+}  // namespace awc

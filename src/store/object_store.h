@@ -1,0 +1,105 @@
+// ObjectStore: the content-addressed object store behind AWC_CAS_URL
+// (design brief §5), one interface for memory://, file:// and s3://.
+//
+// Contract:
+//  - Objects are addressed by ObjectKey (tenant id + "sha256:<hex>"); both
+//    are validated by MakeKey() before any key or path is built, so a key
+//    can never escape its root or prefix. The stored key is
+//    "<tenant>/sha256/<hex[0:2]>/<hex>" under the store's root or prefix.
+//  - Reads stream: Get() hands the object to a sink in chunks, so memory
+//    stays flat whatever the object's size.
+//  - Writes are atomic: a reader sees the whole object or nothing.
+//  - Errors are classified: kNotFound (the object is definitely absent),
+//    kTransient (timeouts, connection errors, 5xx, 429/503 SlowDown: retry
+//    later), anything else a permanent error (bad credentials, missing
+//    bucket, a full disk) that retrying soon will not fix.
+//  - Deleting an object that is already absent succeeds.
+//  - A store is used by one thread. GetMany() may run its requests
+//    concurrently (S3 drives them on the worker's event loop); the others
+//    run them one after another.
+#ifndef AWC_STORE_OBJECT_STORE_H_
+#define AWC_STORE_OBJECT_STORE_H_
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/status.h"
+#include "config/settings.h"
+#include "store/store_url.h"
+
+struct ev_loop;
+
+namespace awc::store {
+
+struct ObjectKey {
+  std::string tenant_id;
+  std::string digest;  // "sha256:<64 lowercase hex>"
+
+  bool operator==(const ObjectKey&) const = default;
+};
+
+// Validates both parts; InvalidArgument names which one is malformed.
+Result<ObjectKey> MakeKey(std::string_view tenant_id, std::string_view digest);
+
+// "<tenant>/sha256/<hex[0:2]>/<hex>" (no leading slash).
+std::string RelativeKey(const ObjectKey& key);
+
+// Receives an object's bytes in order. Returning an error stops the read;
+// Get() then returns that error.
+using ChunkSink = std::function<Status(std::string_view chunk)>;
+
+class ObjectStore {
+ public:
+  virtual ~ObjectStore() = default;
+
+  // "memory", "file" or "s3".
+  virtual const char* scheme() const = 0;
+
+  // Streams the object to `sink`.
+  virtual Status Get(const ObjectKey& key, const ChunkSink& sink) = 0;
+
+  struct GetRequest {
+    ObjectKey key;
+    ChunkSink sink;                       // receives the bytes
+    std::function<void(Status)> done;     // called exactly once, at the end
+  };
+  // Runs every request, up to `parallelism` at a time where the store can;
+  // returns when all are done. The default runs them in order with Get().
+  virtual void GetMany(std::vector<GetRequest>& requests);
+
+  // The object's size, or kNotFound.
+  virtual Result<uint64_t> Head(const ObjectKey& key) = 0;
+
+  // Stores `data` as the object, atomically. Overwriting is allowed (the
+  // content is the same by construction).
+  virtual Status Put(const ObjectKey& key, std::string_view data) = 0;
+  // Stores the file at `path` (streamed, not loaded whole) as the object.
+  virtual Status PutFile(const ObjectKey& key, const std::string& path) = 0;
+
+  // Deletes the objects (S3: DeleteObjects, at most 1000 keys a request).
+  // Returns one Status per key, in order; absent objects are OK. The
+  // call's own Status is for failures that hit every key.
+  virtual Result<std::vector<Status>> DeleteMany(
+      const std::vector<ObjectKey>& keys) = 0;
+
+  // Calls `each` for every object stored for `tenant_id` (any order).
+  using ListFn = std::function<Status(const std::string& digest, uint64_t size)>;
+  virtual Status List(const std::string& tenant_id, const ListFn& each) = 0;
+
+  // How many GetMany requests run at once (1 unless the store overlaps I/O).
+  virtual int parallelism() const { return 1; }
+};
+
+// Opens the store selected by `url`. `loop` is the caller's event loop
+// (S3 drives its transfers on it); it must outlive the store.
+Result<std::unique_ptr<ObjectStore>> OpenStore(const StoreUrl& url,
+                                               const config::Settings& settings,
+                                               struct ev_loop* loop);
+
+}  // namespace awc::store
+
+#endif  // AWC_STORE_OBJECT_STORE_H_

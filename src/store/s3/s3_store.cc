@@ -1,0 +1,377 @@
+#include "store/s3/s3_store.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+#include <unordered_map>
+
+#include "cas/ids.h"
+#include "store/s3/curl_ev.h"
+#include "store/s3/s3_errors.h"
+#include "store/s3/s3_transfer.h"
+#include "store/s3/s3_url.h"
+#include "store/s3/s3_xml.h"
+
+namespace awc::store {
+namespace {
+
+using s3::Transfer;
+
+constexpr size_t kDeleteBatch = 1000;
+constexpr size_t kMaxListResponse = 32 << 20;
+constexpr size_t kMaxDeleteResponse = 32 << 20;
+constexpr int64_t kMaxConcurrency = 1024;
+constexpr long kMaxConnectTimeoutMs = 10000;
+
+// Keys are validated before any name is built from them (object_store.h).
+Status CheckKey(const ObjectKey& key) {
+  return MakeKey(key.tenant_id, key.digest).status();
+}
+
+class S3Store final : public ObjectStore {
+ public:
+  S3Store(s3::Addressing addressing, s3::ClientOptions options,
+          int max_concurrency, std::unique_ptr<s3::CurlEv> ev)
+      : addr_(std::move(addressing)),
+        options_(std::move(options)),
+        max_concurrency_(max_concurrency),
+        ev_(std::move(ev)) {}
+
+  const char* scheme() const override { return "s3"; }
+  int parallelism() const override { return max_concurrency_; }
+
+  Status Get(const ObjectKey& key, const ChunkSink& sink) override;
+  void GetMany(std::vector<GetRequest>& requests) override;
+  Result<uint64_t> Head(const ObjectKey& key) override;
+  Status Put(const ObjectKey& key, std::string_view data) override;
+  Status PutFile(const ObjectKey& key, const std::string& path) override;
+  Result<std::vector<Status>> DeleteMany(
+      const std::vector<ObjectKey>& keys) override;
+  Status List(const std::string& tenant_id, const ListFn& each) override;
+
+  S3Stats stats() const {
+    return {ev_->max_in_flight(), ev_->transfers_started(), connections_};
+  }
+
+ private:
+  std::string What(const char* op, std::string_view name) const {
+    return std::string(op) + " " + addr_.bucket() + "/" + std::string(name);
+  }
+  // Names the digest too, so that messages about an object carry it.
+  std::string What(const char* op, const ObjectKey& key,
+                   std::string_view name) const {
+    return std::string(op) + " " + key.digest + " at " + addr_.bucket() + "/" +
+           std::string(name);
+  }
+  // Runs one transfer to its end.
+  Status Run(Transfer& t);
+  // Deletes names[begin, end) with one DeleteObjects request, filling
+  // out[begin, end); an error hits the whole batch.
+  Status DeleteBatch(const std::vector<std::string>& names,
+                     const std::vector<size_t>& batch, std::vector<Status>& out);
+  // OK when the bucket answers a HEAD.
+  Status CheckBucket();
+
+  s3::Addressing addr_;
+  s3::ClientOptions options_;
+  int max_concurrency_;
+  std::unique_ptr<s3::CurlEv> ev_;
+  int64_t connections_ = 0;
+  bool bucket_seen_ = false;
+};
+
+Status S3Store::Run(Transfer& t) {
+  CURL* easy = ev_->Acquire();
+  Status st = t.Configure(easy);
+  if (!st.ok()) {
+    ev_->Release(easy);
+    return st;
+  }
+  bool done = false;
+  Status result;
+  st = ev_->Start(easy, [&](CURLcode rc) {
+    result = t.Finish(rc);
+    connections_ += t.new_connections();
+    ev_->Release(easy);
+    done = true;
+  });
+  if (!st.ok()) {
+    ev_->Release(easy);
+    return st;
+  }
+  ev_->Wait([&] { return done; });
+  if (!done) return Status::Internal("s3: a transfer was lost");
+  if (result.ok()) bucket_seen_ = true;
+  return result;
+}
+
+Status S3Store::Get(const ObjectKey& key, const ChunkSink& sink) {
+  AWC_RETURN_IF_ERROR(CheckKey(key));
+  std::string name = addr_.ObjectName(key);
+  Transfer t(options_, "GET", addr_.ObjectUrl(name), What("GET", key, name));
+  t.StreamTo(&sink);
+  return Run(t);
+}
+
+void S3Store::GetMany(std::vector<GetRequest>& requests) {
+  const size_t n = requests.size();
+  std::vector<std::unique_ptr<Transfer>> transfers(n);
+  size_t next = 0;
+  size_t finished = 0;
+  int active = 0;
+  std::function<void()> fill = [&] {
+    while (active < max_concurrency_ && next < n) {
+      size_t i = next++;
+      const ObjectKey& key = requests[i].key;
+      if (Status bad = CheckKey(key); !bad.ok()) {
+        ++finished;
+        requests[i].done(bad);
+        continue;
+      }
+      std::string name = addr_.ObjectName(key);
+      transfers[i] = std::make_unique<Transfer>(
+          options_, "GET", addr_.ObjectUrl(name), What("GET", key, name));
+      transfers[i]->StreamTo(&requests[i].sink);
+      CURL* easy = ev_->Acquire();
+      Status st = transfers[i]->Configure(easy);
+      if (st.ok()) {
+        st = ev_->Start(easy, [&, i, easy](CURLcode rc) {
+          Status result = transfers[i]->Finish(rc);
+          connections_ += transfers[i]->new_connections();
+          ev_->Release(easy);
+          transfers[i].reset();
+          --active;
+          ++finished;
+          if (result.ok()) bucket_seen_ = true;
+          requests[i].done(std::move(result));
+          fill();
+        });
+      }
+      if (!st.ok()) {
+        ev_->Release(easy);
+        transfers[i].reset();
+        ++finished;
+        requests[i].done(st);
+        continue;
+      }
+      ++active;
+    }
+  };
+  fill();
+  ev_->Wait([&] { return finished == n; });
+}
+
+Status S3Store::CheckBucket() {
+  Transfer t(options_, "HEAD", addr_.BucketUrl(""), What("HEAD", ""));
+  Status st = Run(t);
+  if (st.IsNotFound()) {
+    return Status::FailedPrecondition("s3 HEAD " + addr_.bucket() +
+                                      ": the bucket does not exist");
+  }
+  return st;
+}
+
+Result<uint64_t> S3Store::Head(const ObjectKey& key) {
+  AWC_RETURN_IF_ERROR(CheckKey(key));
+  std::string name = addr_.ObjectName(key);
+  Transfer t(options_, "HEAD", addr_.ObjectUrl(name), What("HEAD", key, name));
+  Status st = Run(t);
+  if (st.IsNotFound() && !bucket_seen_) {
+    AWC_RETURN_IF_ERROR(CheckBucket());
+  }
+  if (!st.ok()) return st;
+  if (t.content_length() < 0) {
+    return Status::FailedPrecondition("s3 " + What("HEAD", key, name) +
+                                      ": the response has no Content-Length");
+  }
+  return static_cast<uint64_t>(t.content_length());
+}
+
+Status S3Store::Put(const ObjectKey& key, std::string_view data) {
+  AWC_RETURN_IF_ERROR(CheckKey(key));
+  std::string name = addr_.ObjectName(key);
+  Transfer t(options_, "PUT", addr_.ObjectUrl(name), What("PUT", key, name));
+  t.SetBody(data);
+  t.AddHeader("Content-Type: application/octet-stream");
+  return Run(t);
+}
+
+Status S3Store::PutFile(const ObjectKey& key, const std::string& path) {
+  AWC_RETURN_IF_ERROR(CheckKey(key));
+  std::string name = addr_.ObjectName(key);
+  std::string what = What("PUT", key, name);
+  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    return Status::IoError("s3 " + what + ": cannot open " + path + ": " +
+                           strerror(errno));
+  }
+  struct stat sb;
+  if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+    close(fd);
+    return Status::IoError("s3 " + what + ": " + path + " is not a regular file");
+  }
+  Transfer t(options_, "PUT", addr_.ObjectUrl(name), what);
+  t.SetFileBody(fd, static_cast<uint64_t>(sb.st_size));
+  t.AddHeader("Content-Type: application/octet-stream");
+  Status st = Run(t);
+  close(fd);
+  return st;
+}
+
+Status S3Store::DeleteBatch(const std::vector<std::string>& names,
+                            const std::vector<size_t>& batch,
+                            std::vector<Status>& out) {
+  std::unordered_map<std::string, std::vector<size_t>> where;
+  std::vector<std::string> unique;
+  for (size_t i : batch) {
+    auto [it, fresh] = where.try_emplace(names[i]);
+    if (fresh) unique.push_back(names[i]);
+    it->second.push_back(i);
+  }
+  std::string body = s3::BuildDeleteRequest(unique, /*quiet=*/true);
+  std::string what =
+      What("DELETE", "(" + std::to_string(unique.size()) + " objects)");
+  Transfer t(options_, "POST",
+             addr_.BucketUrl(s3::CanonicalQuery({{"delete", ""}})), what);
+  t.SetBody(body);
+  t.AddHeader("Content-Type: application/xml");
+  t.AddHeader("Content-MD5: " + s3::Md5Base64(body));
+  std::string response;
+  t.CollectTo(&response, kMaxDeleteResponse);
+  AWC_RETURN_IF_ERROR(Run(t));
+  Result<s3::DeleteResult> parsed = s3::ParseDeleteResult(response);
+  if (!parsed.ok()) {
+    return Status::FailedPrecondition("s3 " + what + ": " +
+                                      parsed.status().message());
+  }
+  for (size_t i : batch) out[i] = Status::OK();
+  for (const s3::DeleteResult::Error& e : parsed->errors) {
+    auto it = where.find(e.key);
+    if (it == where.end() || e.code == "NoSuchKey") continue;
+    Status st = s3::ClassifyS3Code(What("DELETE", e.key), e.code, e.message);
+    for (size_t i : it->second) out[i] = st;
+  }
+  return Status::OK();
+}
+
+Result<std::vector<Status>> S3Store::DeleteMany(
+    const std::vector<ObjectKey>& keys) {
+  std::vector<Status> out(keys.size());
+  std::vector<std::string> names(keys.size());
+  std::vector<size_t> valid;
+  for (size_t i = 0; i < keys.size(); ++i) {
+    out[i] = CheckKey(keys[i]);
+    if (!out[i].ok()) continue;
+    names[i] = addr_.ObjectName(keys[i]);
+    valid.push_back(i);
+  }
+  size_t batches = 0;
+  size_t failed = 0;
+  Status first_error;
+  for (size_t begin = 0; begin < valid.size(); begin += kDeleteBatch) {
+    size_t end = std::min(valid.size(), begin + kDeleteBatch);
+    std::vector<size_t> batch(valid.begin() + static_cast<ptrdiff_t>(begin),
+                              valid.begin() + static_cast<ptrdiff_t>(end));
+    ++batches;
+    Status st = DeleteBatch(names, batch, out);
+    if (st.ok()) continue;
+    for (size_t i : batch) out[i] = st;
+    if (failed++ == 0) first_error = st;
+  }
+  if (batches > 0 && failed == batches && valid.size() == keys.size()) {
+    return first_error;
+  }
+  return out;
+}
+
+Status S3Store::List(const std::string& tenant_id, const ListFn& each) {
+  if (!cas::IsValidTenantId(tenant_id)) {
+    return Status::InvalidArgument("malformed tenant id");
+  }
+  std::string prefix = addr_.TenantPrefix(tenant_id);
+  std::string what = What("LIST", prefix);
+  std::string token;
+  for (;;) {
+    std::vector<std::pair<std::string, std::string>> params = {
+        {"list-type", "2"}, {"prefix", prefix}};
+    if (!token.empty()) params.emplace_back("continuation-token", token);
+    std::string body;
+    Transfer t(options_, "GET", addr_.BucketUrl(s3::CanonicalQuery(params)),
+               what);
+    t.CollectTo(&body, kMaxListResponse);
+    AWC_RETURN_IF_ERROR(Run(t));
+    Result<s3::ListPage> page = s3::ParseListPage(body);
+    if (!page.ok()) {
+      return Status::FailedPrecondition("s3 " + what + ": " +
+                                        page.status().message());
+    }
+    for (const s3::ListPage::Object& obj : page->objects) {
+      std::optional<std::string> digest = s3::DigestFromListedName(prefix, obj.key);
+      if (digest) AWC_RETURN_IF_ERROR(each(*digest, obj.size));
+    }
+    if (!page->truncated) return Status::OK();
+    if (page->next_token.empty() || page->next_token == token) {
+      return Status::FailedPrecondition(
+          "s3 " + what + ": a truncated listing without a new continuation token");
+    }
+    token = page->next_token;
+  }
+}
+
+bool ValidRegion(std::string_view region) {
+  if (region.empty() || region.size() > 64) return false;
+  return std::all_of(region.begin(), region.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-';
+  });
+}
+
+}  // namespace
+
+Result<std::unique_ptr<ObjectStore>> NewS3Store(const StoreUrl& url,
+                                                const config::Settings& settings,
+                                                struct ev_loop* loop) {
+  if (url.scheme != StoreUrl::Scheme::kS3 || url.bucket.empty()) {
+    return Status::InvalidArgument("AWC_CAS_URL: the S3 store needs s3://bucket");
+  }
+  AWC_ASSIGN_OR_RETURN(s3::Endpoint endpoint,
+                       s3::ParseEndpoint(settings.EffectiveS3Endpoint()));
+  if (!ValidRegion(settings.s3_region)) {
+    return Status::InvalidArgument("AWC_S3_REGION: expected a region name such as us-east-1");
+  }
+  if (settings.s3_max_concurrency < 1 ||
+      settings.s3_max_concurrency > kMaxConcurrency) {
+    return Status::InvalidArgument("AWC_S3_MAX_CONCURRENCY must be between 1 and " +
+                                   std::to_string(kMaxConcurrency));
+  }
+  if (settings.s3_timeout_ms < 1) {
+    return Status::InvalidArgument("AWC_S3_TIMEOUT_MS must be positive");
+  }
+  if (settings.s3_access_key_id.empty() !=
+      settings.s3_secret_access_key.empty()) {
+    return Status::InvalidArgument(
+        "AWC_S3_ACCESS_KEY_ID and AWC_S3_SECRET_ACCESS_KEY must be set together");
+  }
+  s3::ClientOptions options;
+  options.access_key_id = settings.s3_access_key_id;
+  options.secret_access_key = settings.s3_secret_access_key;
+  options.region = settings.s3_region;
+  options.timeout_ms = static_cast<long>(settings.s3_timeout_ms);
+  options.connect_timeout_ms = std::min(options.timeout_ms, kMaxConnectTimeoutMs);
+  int concurrency = static_cast<int>(settings.s3_max_concurrency);
+  AWC_ASSIGN_OR_RETURN(std::unique_ptr<s3::CurlEv> ev,
+                       s3::CurlEv::Create(loop, std::max(4, concurrency)));
+  s3::Addressing addressing(std::move(endpoint), url.bucket, url.prefix,
+                            settings.s3_force_path_style);
+  return std::unique_ptr<ObjectStore>(new S3Store(
+      std::move(addressing), std::move(options), concurrency, std::move(ev)));
+}
+
+S3Stats GetS3Stats(const ObjectStore& store) {
+  const auto* s3 = dynamic_cast<const S3Store*>(&store);
+  return s3 == nullptr ? S3Stats{} : s3->stats();
+}
+
+}  // namespace awc::store

@@ -1,0 +1,59 @@
+// s3://bucket[/prefix] — an S3-compatible store over HTTP(S), signed with
+// AWS Signature V4 by libcurl (CURLOPT_AWS_SIGV4).
+//
+// Transfers run on libcurl's multi-socket API driven by the caller's libev
+// loop, up to AWC_S3_MAX_CONCURRENCY at once (GetMany). GET streams into
+// the sink; HEAD, PUT (from memory or a file), DeleteObjects (at most 1000
+// keys per request, Content-MD5 set) and ListObjectsV2 (paginated). Path-
+// style or virtual-host addressing (AWC_S3_FORCE_PATH_STYLE). Errors:
+// 404 / NoSuchKey -> kNotFound; 5xx, 429, SlowDown, timeouts and
+// connection failures -> kTransient; 403, NoSuchBucket and other 4xx ->
+// permanent (kFailedPrecondition). Credentials never appear in errors.
+//
+// Contract details:
+//  - Every call blocks by running the loop (ev_run EVRUN_ONCE) until its
+//    transfers are done, so other watchers of the loop may run meanwhile.
+//    A pending ev_break() of the loop does not survive such a nested run:
+//    stop loops with a flag that is checked between runs.
+//  - Sinks run inside libcurl callbacks and must not call the store;
+//    GetMany's `done` callbacks and List's `each` run outside them and may.
+//  - Head() of an absent object in a missing bucket is kFailedPrecondition,
+//    not kNotFound: a 404 to HEAD carries no error code, so the first one
+//    is checked against a HEAD of the bucket.
+//  - AWC_S3_TIMEOUT_MS bounds each whole request (CURLOPT_TIMEOUT_MS); the
+//    connect timeout is the smaller of it and 10 s.
+//  - Connections and easy handles are reused across calls. Open the store
+//    in the process that uses it (after fork(), not before).
+//  - Virtual-host addressing puts the bucket in the host name: over HTTPS
+//    a bucket name with dots needs path-style (the certificate will not
+//    match).
+#ifndef AWC_STORE_S3_S3_STORE_H_
+#define AWC_STORE_S3_S3_STORE_H_
+
+#include <cstdint>
+#include <memory>
+
+#include "config/settings.h"
+#include "store/object_store.h"
+
+struct ev_loop;
+
+namespace awc::store {
+
+Result<std::unique_ptr<ObjectStore>> NewS3Store(const StoreUrl& url,
+                                                const config::Settings& settings,
+                                                struct ev_loop* loop);
+
+// Counters of an S3 store since it was opened, for tests and diagnostics.
+struct S3Stats {
+  int max_in_flight = 0;          // most transfers running at once
+  int64_t transfers = 0;          // requests started
+  int64_t connections_opened = 0;  // TCP connections made (not reused)
+};
+
+// `store` must come from NewS3Store.
+S3Stats GetS3Stats(const ObjectStore& store);
+
+}  // namespace awc::store
+
+#endif  // AWC_STORE_S3_S3_STORE_H_

@@ -1,0 +1,152 @@
+#include "store/s3/s3_url.h"
+
+#include <algorithm>
+
+namespace awc::store::s3 {
+namespace {
+
+bool IsUnreserved(char c) {
+  return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
+         (c >= '0' && c <= '9') || c == '-' || c == '.' || c == '_' ||
+         c == '~';
+}
+
+bool IsLowerHex(std::string_view s) {
+  return std::all_of(s.begin(), s.end(), [](char c) {
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+  });
+}
+
+Status BadEndpoint(const char* why) {
+  return Status::InvalidArgument(std::string("AWC_S3_ENDPOINT: ") + why);
+}
+
+}  // namespace
+
+Result<Endpoint> ParseEndpoint(std::string_view url) {
+  size_t sep = url.find("://");
+  if (sep == std::string_view::npos) {
+    return BadEndpoint("expected http://host[:port] or https://host[:port]");
+  }
+  Endpoint ep;
+  ep.scheme = std::string(url.substr(0, sep));
+  std::transform(ep.scheme.begin(), ep.scheme.end(), ep.scheme.begin(),
+                 [](unsigned char c) { return static_cast<char>(tolower(c)); });
+  if (ep.scheme != "http" && ep.scheme != "https") {
+    return BadEndpoint("the scheme must be http or https");
+  }
+  std::string_view rest = url.substr(sep + 3);
+  if (rest.find('@') != std::string_view::npos) {
+    return BadEndpoint(
+        "must not carry credentials; use AWC_S3_ACCESS_KEY_ID and "
+        "AWC_S3_SECRET_ACCESS_KEY");
+  }
+  if (rest.find_first_of("?#") != std::string_view::npos) {
+    return BadEndpoint("takes no query or fragment");
+  }
+  size_t slash = rest.find('/');
+  ep.authority = std::string(rest.substr(0, slash));
+  if (ep.authority.empty()) return BadEndpoint("has no host");
+  for (char c : ep.authority) {
+    bool ok = IsUnreserved(c) || c == ':' || c == '[' || c == ']';
+    if (!ok) return BadEndpoint("has an invalid host");
+  }
+  if (slash != std::string_view::npos) {
+    std::string path(rest.substr(slash));
+    while (!path.empty() && path.back() == '/') path.pop_back();
+    for (char c : path) {
+      if (!IsUnreserved(c) && c != '/') {
+        return BadEndpoint("has a path with characters that need encoding");
+      }
+    }
+    ep.base_path = path;
+  }
+  return ep;
+}
+
+std::string UriEncode(std::string_view s, bool keep_slash) {
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  std::string out;
+  out.reserve(s.size());
+  for (char c : s) {
+    if (IsUnreserved(c) || (keep_slash && c == '/')) {
+      out.push_back(c);
+    } else {
+      auto b = static_cast<unsigned char>(c);
+      out.push_back('%');
+      out.push_back(kHex[b >> 4]);
+      out.push_back(kHex[b & 0xf]);
+    }
+  }
+  return out;
+}
+
+std::string CanonicalQuery(
+    std::vector<std::pair<std::string, std::string>> params) {
+  for (auto& [k, v] : params) {
+    k = UriEncode(k, false);
+    v = UriEncode(v, false);
+  }
+  std::sort(params.begin(), params.end());
+  std::string out;
+  for (const auto& [k, v] : params) {
+    if (!out.empty()) out.push_back('&');
+    out += k;
+    out.push_back('=');
+    out += v;
+  }
+  return out;
+}
+
+Addressing::Addressing(Endpoint endpoint, std::string bucket,
+                       std::string prefix, bool path_style)
+    : endpoint_(std::move(endpoint)),
+      bucket_(std::move(bucket)),
+      prefix_(std::move(prefix)),
+      path_style_(path_style) {}
+
+std::string Addressing::ObjectName(const ObjectKey& key) const {
+  std::string rel = RelativeKey(key);
+  return prefix_.empty() ? rel : prefix_ + "/" + rel;
+}
+
+std::string Addressing::TenantPrefix(std::string_view tenant_id) const {
+  std::string p = std::string(tenant_id) + "/sha256/";
+  return prefix_.empty() ? p : prefix_ + "/" + p;
+}
+
+std::string Addressing::Origin() const {
+  if (path_style_) return endpoint_.scheme + "://" + endpoint_.authority;
+  return endpoint_.scheme + "://" + bucket_ + "." + endpoint_.authority;
+}
+
+std::string Addressing::ObjectUrl(std::string_view object_name) const {
+  std::string url = Origin() + endpoint_.base_path;
+  if (path_style_) url += "/" + UriEncode(bucket_, false);
+  url += "/" + UriEncode(object_name, true);
+  return url;
+}
+
+std::string Addressing::BucketUrl(std::string_view query) const {
+  std::string url = Origin() + endpoint_.base_path;
+  url += path_style_ ? "/" + UriEncode(bucket_, false) : "/";
+  if (!query.empty()) {
+    url.push_back('?');
+    url += query;
+  }
+  return url;
+}
+
+std::optional<std::string> DigestFromListedName(std::string_view tenant_prefix,
+                                                std::string_view name) {
+  if (!name.starts_with(tenant_prefix)) return std::nullopt;
+  std::string_view rest = name.substr(tenant_prefix.size());
+  // "<hex[0:2]>/<64 hex>"
+  if (rest.size() != 2 + 1 + 64 || rest[2] != '/') return std::nullopt;
+  std::string_view fan = rest.substr(0, 2);
+  std::string_view hex = rest.substr(3);
+  if (!IsLowerHex(hex) || hex.substr(0, 2) != fan) return std::nullopt;
+  return "sha256:" + std::string(hex);
+}
+
+}  // namespace awc::store::s3

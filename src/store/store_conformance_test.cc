@@ -1,0 +1,384 @@
+#include "store/store_conformance.h"
+
+#include <stdlib.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <system_error>
+
+#include "cas/sha256.h"
+#include "store/file_store.h"
+#include "store/memory_store.h"
+
+namespace awc::store::storetest {
+
+ScopedTempDir::ScopedTempDir() {
+  const char* base = getenv("TEST_TMPDIR");
+  if (base == nullptr || *base == '\0') base = getenv("TMPDIR");
+  if (base == nullptr || *base == '\0') base = "/tmp";
+  std::string tmpl = std::string(base) + "/awc-test-XXXXXX";
+  if (mkdtemp(tmpl.data()) == nullptr) {
+    ADD_FAILURE() << "mkdtemp " << tmpl << ": " << strerror(errno);
+  }
+  path_ = tmpl;
+}
+
+ScopedTempDir::~ScopedTempDir() {
+  std::error_code ec;
+  std::filesystem::remove_all(path_, ec);
+}
+
+Fetched Fetch(ObjectStore* store, const ObjectKey& key) {
+  Fetched f;
+  f.status = store->Get(key, [&f](std::string_view chunk) {
+    f.data.append(chunk);
+    f.chunk_sizes.push_back(chunk.size());
+    return Status::OK();
+  });
+  return f;
+}
+
+ObjectKey KeyFor(std::string_view tenant, std::string_view content) {
+  Result<ObjectKey> key =
+      MakeKey(tenant, "sha256:" + cas::Sha256::HexOf(content));
+  EXPECT_TRUE(key.ok()) << key.status().ToString();
+  return key.ok() ? *key : ObjectKey{};
+}
+
+std::string Pattern(size_t size, uint32_t seed) {
+  std::string out(size, '\0');
+  uint32_t x = seed * 2654435761u + 1;
+  for (char& c : out) {
+    x ^= x << 13;
+    x ^= x >> 17;
+    x ^= x << 5;
+    c = static_cast<char>(x);
+  }
+  return out;
+}
+
+void StoreConformanceTest::SetUp() {
+  Result<std::unique_ptr<TestStore>> opened = GetParam().open();
+  ASSERT_TRUE(opened.ok()) << opened.status().ToString();
+  test_store_ = std::move(*opened);
+}
+
+void StoreConformanceTest::TearDown() { test_store_.reset(); }
+
+namespace {
+
+constexpr size_t kKiB = 1024;
+
+class FileTestStore : public TestStore {
+ public:
+  Status Open() {
+    AWC_ASSIGN_OR_RETURN(store_, NewFileStore(dir_.path() + "/root"));
+    return Status::OK();
+  }
+  ObjectStore* store() override { return store_.get(); }
+
+ private:
+  ScopedTempDir dir_;
+  std::unique_ptr<ObjectStore> store_;
+};
+
+Result<std::unique_ptr<TestStore>> OpenMemory() {
+  return std::unique_ptr<TestStore>(
+      std::make_unique<OwnedTestStore>(NewMemoryStore()));
+}
+
+Result<std::unique_ptr<TestStore>> OpenFile() {
+  auto store = std::make_unique<FileTestStore>();
+  AWC_RETURN_IF_ERROR(store->Open());
+  return std::unique_ptr<TestStore>(std::move(store));
+}
+
+std::map<std::string, uint64_t> ListAll(ObjectStore* store,
+                                        const std::string& tenant) {
+  std::map<std::string, uint64_t> out;
+  Status s = store->List(tenant, [&](const std::string& digest, uint64_t size) {
+    EXPECT_TRUE(out.emplace(digest, size).second) << "listed twice: " << digest;
+    return Status::OK();
+  });
+  EXPECT_TRUE(s.ok()) << s.ToString();
+  return out;
+}
+
+}  // namespace
+
+TEST_P(StoreConformanceTest, SchemeMatches) {
+  EXPECT_EQ(std::string(store()->scheme()), GetParam().name);
+  EXPECT_GE(store()->parallelism(), 1);
+}
+
+TEST_P(StoreConformanceTest, PutThenGetReturnsTheSameBytesInOrder) {
+  const size_t sizes[] = {
+      0, 1, 64 * kKiB - 1, 64 * kKiB, 64 * kKiB + 1, 1024 * kKiB + 7};
+  uint32_t seed = 1;
+  for (size_t size : sizes) {
+    SCOPED_TRACE("size " + std::to_string(size));
+    std::string data = Pattern(size, seed++);
+    ObjectKey key = KeyFor("t1", data);
+    ASSERT_TRUE(store()->Put(key, data).ok());
+    Fetched f = Fetch(store(), key);
+    ASSERT_TRUE(f.status.ok()) << f.status.ToString();
+    EXPECT_EQ(f.data.size(), size);
+    EXPECT_TRUE(f.data == data) << "bytes differ or arrived out of order";
+    Result<uint64_t> head = store()->Head(key);
+    ASSERT_TRUE(head.ok()) << head.status().ToString();
+    EXPECT_EQ(*head, size);
+  }
+}
+
+TEST_P(StoreConformanceTest, AbsentObjectIsNotFound) {
+  ObjectKey key = KeyFor("t1", "never stored");
+  Fetched f = Fetch(store(), key);
+  EXPECT_TRUE(f.status.IsNotFound()) << f.status.ToString();
+  EXPECT_NE(f.status.message().find(key.digest), std::string::npos)
+      << f.status.message();
+  EXPECT_TRUE(f.chunk_sizes.empty());
+  EXPECT_TRUE(store()->Head(key).status().IsNotFound());
+}
+
+TEST_P(StoreConformanceTest, SinkErrorAbortsGet) {
+  std::string data = Pattern(300 * kKiB, 7);
+  ObjectKey key = KeyFor("t1", data);
+  ASSERT_TRUE(store()->Put(key, data).ok());
+  int calls = 0;
+  Status s = store()->Get(key, [&](std::string_view) {
+    ++calls;
+    return Status::FailedPrecondition("sink is full");
+  });
+  EXPECT_TRUE(s.IsFailedPrecondition()) << s.ToString();
+  EXPECT_NE(s.message().find("sink is full"), std::string::npos);
+  EXPECT_EQ(calls, 1);
+}
+
+TEST_P(StoreConformanceTest, PutFileStoresTheFile) {
+  ScopedTempDir tmp;
+  std::string data = Pattern(700 * kKiB + 3, 11);
+  std::string path = tmp.path() + "/upload";
+  std::ofstream(path, std::ios::binary) << data;
+  ObjectKey key = KeyFor("t1", data);
+  Status s = store()->PutFile(key, path);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  Fetched f = Fetch(store(), key);
+  ASSERT_TRUE(f.status.ok()) << f.status.ToString();
+  EXPECT_TRUE(f.data == data);
+  Result<uint64_t> head = store()->Head(key);
+  ASSERT_TRUE(head.ok());
+  EXPECT_EQ(*head, data.size());
+}
+
+TEST_P(StoreConformanceTest, PutFileOfMissingSourceFailsButNotAsNotFound) {
+  ObjectKey key = KeyFor("t1", "x");
+  Status s = store()->PutFile(key, "/nonexistent/awc/source");
+  EXPECT_FALSE(s.ok());
+  EXPECT_FALSE(s.IsNotFound()) << "kNotFound is for absent objects";
+  EXPECT_TRUE(store()->Head(key).status().IsNotFound());
+}
+
+TEST_P(StoreConformanceTest, OverwriteIsFine) {
+  std::string data = Pattern(100 * kKiB, 3);
+  ObjectKey key = KeyFor("t1", data);
+  ASSERT_TRUE(store()->Put(key, data).ok());
+  ASSERT_TRUE(store()->Put(key, data).ok());
+  Fetched f = Fetch(store(), key);
+  ASSERT_TRUE(f.status.ok());
+  EXPECT_TRUE(f.data == data);
+  EXPECT_EQ(ListAll(store(), "t1").size(), 1u);
+}
+
+TEST_P(StoreConformanceTest, DeleteManyOfPresentAndAbsentKeys) {
+  ObjectKey a = KeyFor("t1", "a"), b = KeyFor("t1", "b"),
+            absent = KeyFor("t1", "absent"), keep = KeyFor("t1", "keep");
+  ASSERT_TRUE(store()->Put(a, "a").ok());
+  ASSERT_TRUE(store()->Put(b, "b").ok());
+  ASSERT_TRUE(store()->Put(keep, "keep").ok());
+  Result<std::vector<Status>> r = store()->DeleteMany({a, absent, b});
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_EQ(r->size(), 3u);
+  for (const Status& s : *r) EXPECT_TRUE(s.ok()) << s.ToString();
+  EXPECT_TRUE(store()->Head(a).status().IsNotFound());
+  EXPECT_TRUE(store()->Head(b).status().IsNotFound());
+  EXPECT_TRUE(Fetch(store(), a).status.IsNotFound());
+  EXPECT_EQ(ListAll(store(), "t1"),
+            (std::map<std::string, uint64_t>{{keep.digest, 4}}));
+
+  Result<std::vector<Status>> none = store()->DeleteMany({});
+  ASSERT_TRUE(none.ok());
+  EXPECT_TRUE(none->empty());
+}
+
+TEST_P(StoreConformanceTest, ListReturnsExactlyTheTenantsObjects) {
+  std::map<std::string, uint64_t> want;
+  for (size_t size : {size_t{0}, size_t{5}, 70 * kKiB}) {
+    std::string data = Pattern(size, static_cast<uint32_t>(size) + 100);
+    ObjectKey key = KeyFor("t1", data);
+    ASSERT_TRUE(store()->Put(key, data).ok());
+    want[key.digest] = size;
+  }
+  // Other tenants, one of them named with t1 as a prefix.
+  ASSERT_TRUE(store()->Put(KeyFor("t1-x", "other"), "other").ok());
+  ASSERT_TRUE(store()->Put(KeyFor("t2", "other2"), "other2").ok());
+
+  EXPECT_EQ(ListAll(store(), "t1"), want);
+  EXPECT_EQ(ListAll(store(), "t1-x").size(), 1u);
+  EXPECT_TRUE(ListAll(store(), "nobody").empty());
+  Status bad = store()->List(
+      "../t1", [](const std::string&, uint64_t) { return Status::OK(); });
+  EXPECT_TRUE(bad.IsInvalidArgument()) << bad.ToString();
+}
+
+TEST_P(StoreConformanceTest, ListStopsAtCallbackError) {
+  for (const char* data : {"1", "2", "3"}) {
+    ASSERT_TRUE(store()->Put(KeyFor("t1", data), data).ok());
+  }
+  int calls = 0;
+  Status s = store()->List("t1", [&](const std::string&, uint64_t) {
+    ++calls;
+    return Status::Corruption("stop here");
+  });
+  EXPECT_TRUE(s.IsCorruption()) << s.ToString();
+  EXPECT_EQ(calls, 1);
+}
+
+TEST_P(StoreConformanceTest, ListCallbackMayDeleteWhatItIsGiven) {
+  for (int i = 0; i < 20; ++i) {
+    std::string data = "object " + std::to_string(i);
+    ASSERT_TRUE(store()->Put(KeyFor("t1", data), data).ok());
+  }
+  int listed = 0;
+  Status s = store()->List("t1", [&](const std::string& digest, uint64_t) {
+    ++listed;
+    Result<ObjectKey> key = MakeKey("t1", digest);
+    EXPECT_TRUE(key.ok());
+    Result<std::vector<Status>> r = store()->DeleteMany({*key});
+    EXPECT_TRUE(r.ok() && r->size() == 1 && (*r)[0].ok());
+    return Status::OK();
+  });
+  EXPECT_TRUE(s.ok()) << s.ToString();
+  EXPECT_EQ(listed, 20);
+  EXPECT_TRUE(ListAll(store(), "t1").empty());
+}
+
+TEST_P(StoreConformanceTest, GetManyCallsEachDoneOnceWithItsStatus) {
+  std::vector<std::string> datas = {Pattern(10, 1), Pattern(200 * kKiB, 2), "",
+                                    Pattern(64 * kKiB, 4)};
+  std::vector<ObjectKey> keys;
+  for (const std::string& d : datas) {
+    keys.push_back(KeyFor("t1", d));
+    ASSERT_TRUE(store()->Put(keys.back(), d).ok());
+  }
+  keys.insert(keys.begin() + 1, KeyFor("t1", "absent 1"));
+  keys.push_back(KeyFor("t1", "absent 2"));
+  const std::vector<bool> present = {true, false, true, true, true, false};
+
+  std::vector<std::string> got(keys.size());
+  std::vector<std::vector<Status>> done(keys.size());
+  std::vector<ObjectStore::GetRequest> requests;
+  for (size_t i = 0; i < keys.size(); ++i) {
+    requests.push_back(ObjectStore::GetRequest{
+        keys[i],
+        [&got, i](std::string_view chunk) {
+          got[i].append(chunk);
+          return Status::OK();
+        },
+        [&done, i](Status s) { done[i].push_back(std::move(s)); }});
+  }
+  store()->GetMany(requests);
+
+  size_t next_data = 0;
+  for (size_t i = 0; i < keys.size(); ++i) {
+    SCOPED_TRACE("request " + std::to_string(i));
+    ASSERT_EQ(done[i].size(), 1u);
+    if (present[i]) {
+      EXPECT_TRUE(done[i][0].ok()) << done[i][0].ToString();
+      EXPECT_TRUE(got[i] == datas[next_data++]);
+    } else {
+      EXPECT_TRUE(done[i][0].IsNotFound()) << done[i][0].ToString();
+      EXPECT_TRUE(got[i].empty());
+    }
+  }
+}
+
+TEST_P(StoreConformanceTest, KeysNotMadeByMakeKeyAreRefused) {
+  const std::string digest = KeyFor("t1", "x").digest;
+  const ObjectKey bad[] = {
+      {"../t1", digest},
+      {"t1", "sha256:../../etc"},
+      {"t1", ""},
+      {"", digest},
+      {"t1", "sha256:" + std::string(64, 'A')},
+  };
+  ScopedTempDir tmp;
+  std::string source = tmp.path() + "/source";
+  std::ofstream(source) << "x";
+  for (const ObjectKey& key : bad) {
+    SCOPED_TRACE(key.tenant_id + " " + key.digest);
+    EXPECT_TRUE(store()->Put(key, "x").IsInvalidArgument());
+    EXPECT_TRUE(store()->PutFile(key, source).IsInvalidArgument());
+    EXPECT_TRUE(Fetch(store(), key).status.IsInvalidArgument());
+    EXPECT_TRUE(store()->Head(key).status().IsInvalidArgument());
+    Result<std::vector<Status>> r = store()->DeleteMany({key});
+    ASSERT_TRUE(r.ok());
+    ASSERT_EQ(r->size(), 1u);
+    EXPECT_TRUE((*r)[0].IsInvalidArgument());
+  }
+  EXPECT_TRUE(ListAll(store(), "t1").empty());
+}
+
+INSTANTIATE_TEST_SUITE_P(Local, StoreConformanceTest,
+                         ::testing::Values(StoreFactory{"memory", OpenMemory},
+                                           StoreFactory{"file", OpenFile}),
+                         StoreFactoryName);
+
+TEST(StoreKeyTest, MakeKeyAcceptsWellFormedParts) {
+  const std::string digest = "sha256:" + std::string(64, 'a');
+  for (const std::string& tenant :
+       {std::string("a"), std::string("0"), std::string("t_1-x"),
+        std::string(63, 'z')}) {
+    Result<ObjectKey> key = MakeKey(tenant, digest);
+    ASSERT_TRUE(key.ok()) << tenant << ": " << key.status().ToString();
+    EXPECT_EQ(key->tenant_id, tenant);
+    EXPECT_EQ(key->digest, digest);
+  }
+}
+
+TEST(StoreKeyTest, MakeKeyRejectsMalformedTenants) {
+  const std::string digest = "sha256:" + std::string(64, 'a');
+  for (const std::string& tenant :
+       {std::string("../x"), std::string("A"), std::string(""),
+        std::string(64, 'a'), std::string("-a"), std::string("_a"),
+        std::string("a/b"), std::string("a.b"), std::string("a\0b", 3)}) {
+    Result<ObjectKey> key = MakeKey(tenant, digest);
+    EXPECT_TRUE(key.status().IsInvalidArgument()) << tenant;
+    EXPECT_NE(key.status().message().find("tenant"), std::string::npos);
+  }
+}
+
+TEST(StoreKeyTest, MakeKeyRejectsMalformedDigests) {
+  const std::string hex(64, 'e');
+  for (const std::string& digest :
+       {"sha256:" + std::string(64, 'E'), "sha256:" + hex.substr(1),
+        "sha256:" + hex + "0", "sha1:" + hex.substr(0, 40), "sha1:" + hex, hex,
+        ":" + hex, "SHA256:" + hex, "sha256:" + hex.substr(2) + "/x",
+        "sha256:" + std::string(64, 'g'), std::string("")}) {
+    Result<ObjectKey> key = MakeKey("t1", digest);
+    EXPECT_TRUE(key.status().IsInvalidArgument()) << digest;
+    EXPECT_NE(key.status().message().find("digest"), std::string::npos);
+  }
+}
+
+TEST(StoreKeyTest, RelativeKeyLayout) {
+  const std::string hex =
+      "ab" + std::string(30, '0') + std::string(31, 'f') + "1";
+  Result<ObjectKey> key = MakeKey("tenant-1", "sha256:" + hex);
+  ASSERT_TRUE(key.ok());
+  EXPECT_EQ(RelativeKey(*key), "tenant-1/sha256/ab/" + hex);
+}
+
+}  // namespace awc::store::storetest

@@ -1,0 +1,144 @@
+// Shared by the tests of the s3:// store against s3rver: a fixture with a
+// fresh server and bucket per test, and small helpers.
+#ifndef AWC_TESTS_SUPPORT_S3_FIXTURE_H_
+#define AWC_TESTS_SUPPORT_S3_FIXTURE_H_
+
+#include <ev.h>
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cas/sha256.h"
+#include "common/redact.h"
+#include "store/object_store.h"
+#include "store/s3/s3_store.h"
+#include "store/store_url.h"
+#include "tests/support/s3_server.h"
+
+namespace awc::store::s3test {
+
+using awc::testing::S3Server;
+
+inline constexpr char kBucket[] = "awc-test";
+inline constexpr char kSecret[] = "s3-test-secret-never-shown";
+inline constexpr size_t kKiB = 1024;
+inline constexpr size_t kMiB = 1024 * kKiB;
+
+// `size` bytes of a pattern that differs with `seed`.
+inline std::string Pattern(size_t size, uint32_t seed) {
+  std::string out(size, '\0');
+  uint32_t x = seed * 2654435761u + 1;
+  for (char& c : out) {
+    x ^= x << 13;
+    x ^= x >> 17;
+    x ^= x << 5;
+    c = static_cast<char>(x);
+  }
+  return out;
+}
+
+inline ObjectKey KeyOf(const std::string& tenant, std::string_view data) {
+  Result<ObjectKey> key = MakeKey(tenant, "sha256:" + cas::Sha256::HexOf(data));
+  EXPECT_TRUE(key.ok());
+  return *key;
+}
+
+struct Fetched {
+  Status status;
+  std::string data;
+  size_t chunks = 0;
+};
+
+inline Fetched Fetch(ObjectStore* store, const ObjectKey& key) {
+  Fetched f;
+  f.status = store->Get(key, [&f](std::string_view chunk) {
+    f.data.append(chunk);
+    ++f.chunks;
+    return Status::OK();
+  });
+  return f;
+}
+
+inline std::map<std::string, uint64_t> ListAll(ObjectStore* store,
+                                               const std::string& tenant) {
+  std::map<std::string, uint64_t> out;
+  Status s = store->List(tenant, [&](const std::string& digest, uint64_t size) {
+    EXPECT_TRUE(out.emplace(digest, size).second) << "listed twice: " << digest;
+    return Status::OK();
+  });
+  EXPECT_TRUE(s.ok()) << s.ToString();
+  return out;
+}
+
+// A fresh s3rver with bucket kBucket per test, a fresh event loop, and
+// stores opened on them with Open().
+class S3StoreTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    RegisterSecret(kSecret);
+    loop_ = ev_loop_new(EVFLAG_AUTO);
+    server_ = std::make_unique<S3Server>();
+    ASSERT_TRUE(server_->ok());
+    ASSERT_TRUE(server_->CreateBucket(kBucket));
+  }
+
+  void TearDown() override {
+    stores_.clear();
+    ev_loop_destroy(loop_);
+    if (HasFailure() && server_ && server_->ok()) {
+      std::cerr << "s3rver log:\n" << server_->Log() << "\n";
+    }
+    server_.reset();
+    ClearSecrets();
+  }
+
+  // A store on the test server; `tweak` adjusts the settings.
+  ObjectStore* Open(const std::string& url = std::string("s3://") + kBucket,
+                    const std::function<void(config::Settings&)>& tweak = {}) {
+    config::Settings s;
+    s.s3_endpoint = server_->Endpoint();
+    s.s3_force_path_style = true;
+    s.s3_access_key_id = S3Server::kAccessKeyId;
+    s.s3_secret_access_key = kSecret;
+    s.s3_max_concurrency = 4;
+    s.s3_timeout_ms = 20000;
+    if (tweak) tweak(s);
+    Result<StoreUrl> parsed = ParseStoreUrl(url);
+    EXPECT_TRUE(parsed.ok()) << parsed.status().ToString();
+    if (!parsed.ok()) return nullptr;
+    Result<std::unique_ptr<ObjectStore>> store = NewS3Store(*parsed, s, loop_);
+    EXPECT_TRUE(store.ok()) << store.status().ToString();
+    if (!store.ok()) return nullptr;
+    stores_.push_back(std::move(*store));
+    return stores_.back().get();
+  }
+
+  // Stores `n` small distinct objects for `tenant`; their digests and sizes.
+  std::map<std::string, uint64_t> PutMany(ObjectStore* store,
+                                          const std::string& tenant, int n) {
+    std::map<std::string, uint64_t> out;
+    for (int i = 0; i < n; ++i) {
+      std::string data = tenant + " object " + std::to_string(i);
+      ObjectKey key = KeyOf(tenant, data);
+      Status s = store->Put(key, data);
+      EXPECT_TRUE(s.ok()) << s.ToString();
+      if (!s.ok()) break;
+      out[key.digest] = data.size();
+    }
+    return out;
+  }
+
+  struct ev_loop* loop_ = nullptr;
+  std::unique_ptr<S3Server> server_;
+  std::vector<std::unique_ptr<ObjectStore>> stores_;
+};
+
+}  // namespace awc::store::s3test
+
+#endif  // AWC_TESTS_SUPPORT_S3_FIXTURE_H_

@@ -1,0 +1,214 @@
+// Only the tests of the s3:// store use it; they, and libcurl, are absent
+// from builds without AWC_WITH_S3.
+#if AWC_WITH_S3
+
+#include "tests/support/s3_server.h"
+
+#include <arpa/inet.h>
+#include <curl/curl.h>
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <vector>
+
+#include "tests/support/harness.h"
+
+namespace awc::testing {
+namespace {
+
+constexpr double kStartTimeoutS = 30;
+constexpr size_t kLogTail = 8000;
+
+bool AcceptsConnections(int port) {
+  int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return false;
+  sockaddr_in addr = {};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<uint16_t>(port));
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  bool ok = connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0;
+  close(fd);
+  return ok;
+}
+
+std::string TempBase() {
+  const char* base = getenv("TMPDIR");
+  return base != nullptr && *base != '\0' ? base : "/tmp";
+}
+
+size_t Discard(char*, size_t size, size_t n, void*) { return size * n; }
+
+}  // namespace
+
+std::string S3Server::ScriptPath() {
+  const char* env = getenv("AWC_S3RVER");
+  if (env != nullptr && *env != '\0') return env;
+#ifdef AWC_S3RVER_PATH
+  return AWC_S3RVER_PATH;
+#else
+  // This file is <root>/tests/support/s3_server.cc.
+  std::filesystem::path root =
+      std::filesystem::path(__FILE__).parent_path().parent_path().parent_path();
+  return (root / "build-deps/node_modules/s3rver/bin/s3rver.js").string();
+#endif
+}
+
+S3Server::S3Server() {
+  std::string tmpl = TempBase() + "/awc-s3rver-XXXXXX";
+  if (mkdtemp(tmpl.data()) == nullptr) {
+    ADD_FAILURE() << "mkdtemp: " << strerror(errno);
+    return;
+  }
+  dir_ = tmpl;
+  log_path_ = dir_ + ".log";
+  port_ = FreePort();
+  if (access(ScriptPath().c_str(), R_OK) != 0) {
+    ADD_FAILURE() << "s3rver is not installed at " << ScriptPath()
+                  << " (run `make deps`, or set AWC_S3RVER)";
+    return;
+  }
+  Launch();
+}
+
+S3Server::~S3Server() {
+  Kill();
+  std::error_code ec;
+  if (!dir_.empty()) std::filesystem::remove_all(dir_, ec);
+  if (!log_path_.empty()) unlink(log_path_.c_str());
+}
+
+std::string S3Server::Endpoint() const {
+  return "http://127.0.0.1:" + std::to_string(port_);
+}
+
+std::string S3Server::VirtualHostEndpoint() const {
+  return "http://s3.localhost:" + std::to_string(port_);
+}
+
+bool S3Server::Launch() {
+  // s3rver 3.7.1 makes ListObjectsV2 continuation tokens with DES, which
+  // the OpenSSL 3 of Node >= 17 only offers through its legacy provider.
+  std::vector<std::string> args = {"node",
+                                   "--openssl-legacy-provider",
+                                   ScriptPath(),
+                                   "--directory",
+                                   dir_,
+                                   "--address",
+                                   "127.0.0.1",
+                                   "--port",
+                                   std::to_string(port_),
+                                   "--service-endpoint",
+                                   "localhost"};
+  fflush(nullptr);
+  pid_t pid = fork();
+  if (pid < 0) {
+    ADD_FAILURE() << "fork: " << strerror(errno);
+    return false;
+  }
+  if (pid == 0) {
+    setpgid(0, 0);
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    int log = open(log_path_.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0600);
+    int devnull = open("/dev/null", O_RDONLY);
+    if (log >= 0) {
+      dup2(log, 1);
+      dup2(log, 2);
+    }
+    if (devnull >= 0) dup2(devnull, 0);
+    std::vector<char*> argv;
+    for (std::string& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    execvp(argv[0], argv.data());
+    _exit(127);
+  }
+  setpgid(pid, pid);
+  pid_ = pid;
+  bool exited = false;
+  bool up = WaitUntil(
+      [&] {
+        int st;
+        if (waitpid(pid_, &st, WNOHANG) == pid_) {
+          exited = true;
+          return true;
+        }
+        return AcceptsConnections(port_);
+      },
+      kStartTimeoutS);
+  if (!up || exited) {
+    if (exited) pid_ = -1;
+    Kill();
+    ADD_FAILURE() << "s3rver did not come up on port " << port_ << ":\n"
+                  << Log();
+    return false;
+  }
+  return true;
+}
+
+void S3Server::Kill() {
+  if (pid_ <= 0) return;
+  kill(-pid_, SIGKILL);
+  kill(pid_, SIGKILL);
+  int st;
+  while (waitpid(pid_, &st, 0) < 0 && errno == EINTR) {
+  }
+  pid_ = -1;
+}
+
+bool S3Server::Restart() {
+  Kill();
+  return Launch();
+}
+
+void S3Server::Pause() {
+  if (pid_ > 0) kill(-pid_, SIGSTOP);
+}
+
+void S3Server::Resume() {
+  if (pid_ > 0) kill(-pid_, SIGCONT);
+}
+
+bool S3Server::CreateBucket(const std::string& bucket) {
+  curl_global_init(CURL_GLOBAL_DEFAULT);
+  CURL* easy = curl_easy_init();
+  std::string url = Endpoint() + "/" + bucket;
+  curl_easy_setopt(easy, CURLOPT_URL, url.c_str());
+  curl_easy_setopt(easy, CURLOPT_CUSTOMREQUEST, "PUT");
+  curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, &Discard);
+  curl_easy_setopt(easy, CURLOPT_TIMEOUT, 30L);
+  CURLcode rc = curl_easy_perform(easy);
+  long status = 0;
+  curl_easy_getinfo(easy, CURLINFO_RESPONSE_CODE, &status);
+  curl_easy_cleanup(easy);
+  if (rc != CURLE_OK || status != 200) {
+    ADD_FAILURE() << "creating bucket " << bucket << ": "
+                  << curl_easy_strerror(rc) << ", HTTP " << status << "\n"
+                  << Log();
+    return false;
+  }
+  return true;
+}
+
+std::string S3Server::Log() const {
+  std::ifstream in(log_path_, std::ios::binary);
+  std::ostringstream buf;
+  buf << in.rdbuf();
+  std::string log = buf.str();
+  if (log.size() > kLogTail) log = "...\n" + log.substr(log.size() - kLogTail);
+  return log;
+}
+
+}  // namespace awc::testing
+
+#endif  // AWC_WITH_S3

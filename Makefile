@@ -77,7 +77,10 @@ build-asan: deps $(ASAN_BUILD)/CMakeCache.txt
 
 # pg_virtualenv creates a throwaway cluster in a temporary directory, exports
 # PGHOST/PGPORT/PGUSER/PGPASSWORD to the command, and drops the cluster after.
-PG_ENV := pg_virtualenv -t -o max_connections=300 -o fsync=off
+# A random port keeps two of them (a test run beside a demo) apart.
+PG_PORT = $$(shuf -i 20000-40000 -n 1)
+PG_ENV  = pg_virtualenv -t -c "-p $(PG_PORT)" -o max_connections=300 \
+  -o fsync=off
 CTEST  := ctest --output-on-failure --no-tests=error -j $(JOBS)
 
 check: build build-asan lint-man
@@ -87,7 +90,7 @@ check: build build-asan lint-man
 	  $(CTEST) --test-dir $(ASAN_BUILD)'
 
 demo: build
-	pg_virtualenv -t contrib/demo/run.sh $(BUILD)
+	pg_virtualenv -t -c "-p $(PG_PORT)" contrib/demo/run.sh $(BUILD)
 
 lint-man: deps
 	mandoc -Tlint -Wwarning man/*.[0-9]

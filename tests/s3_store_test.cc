@@ -75,22 +75,7 @@ TEST_F(S3StoreTest, PutFileStreamsTheFile) {
 
 TEST_F(S3StoreTest, ListPaginatesAndDeleteManyBatches) {
   ObjectStore* store = Open();
-  // s3rver 3.7.1 answers 500 when one DeleteObjects request empties a
-  // directory of its file store twice over (it removes the directory once
-  // per key, concurrently). One anchor object in each of the 256
-  // <tenant>/sha256/<hex[0:2]>/ directories keeps them from emptying.
-  std::map<std::string, uint64_t> anchors;
-  for (int n = 0; anchors.size() < 256; ++n) {
-    std::string data = "anchor " + std::to_string(n);
-    ObjectKey key = KeyOf("t1", data);
-    std::string fan = key.digest.substr(7, 2);
-    bool have = std::any_of(anchors.begin(), anchors.end(), [&](const auto& a) {
-      return a.first.substr(7, 2) == fan;
-    });
-    if (have) continue;
-    ASSERT_TRUE(store->Put(key, data).ok());
-    anchors[key.digest] = data.size();
-  }
+  std::map<std::string, uint64_t> anchors = PutAnchors(store, "t1");
   std::map<std::string, uint64_t> want = PutMany(store, "t1", 1100);
   ASSERT_EQ(want.size(), 1100u);
   // Neighbours that must not be listed: another tenant whose name has t1 as

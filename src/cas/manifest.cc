@@ -9,14 +9,10 @@
 
 #include "cas/ids.h"
 #include "cas/sha256.h"
+#include "common/json.h"
 
 namespace awc::cas {
 namespace {
-
-struct JsonDeleter {
-  void operator()(json_t* j) const { json_decref(j); }
-};
-using JsonPtr = std::unique_ptr<json_t, JsonDeleter>;
 
 Status Malformed(std::string what) {
   return Status::Corruption("malformed manifest: " + what);
@@ -24,31 +20,6 @@ Status Malformed(std::string what) {
 
 Status EntryMalformed(size_t index, const std::string& what) {
   return Malformed("entry " + std::to_string(index) + ": " + what);
-}
-
-// Our own words for jansson's errors: its messages quote the input.
-const char* JsonErrorWhat(const json_error_t& err) {
-  switch (json_error_code(&err)) {
-    case json_error_premature_end_of_input:
-      return "unexpected end of input";
-    case json_error_end_of_input_expected:
-      return "unexpected data after the value";
-    case json_error_duplicate_key:
-      return "duplicate key";
-    case json_error_invalid_utf8:
-      return "invalid UTF-8";
-    case json_error_null_character:
-    case json_error_null_byte_in_key:
-      return "NUL character";
-    case json_error_numeric_overflow:
-      return "number out of range";
-    case json_error_stack_overflow:
-      return "nested too deeply";
-    case json_error_out_of_memory:
-      return "out of memory";
-    default:
-      return "syntax error";
-  }
 }
 
 // Sets `out` to the string value of `v`, with its length (it may hold
@@ -164,15 +135,10 @@ void AppendJsonString(std::string& out, std::string_view s) {
 }  // namespace
 
 Result<Manifest> ParseManifest(std::string_view bytes) {
-  json_error_t err;
   // NUL is let through the parser so the name rule can say so itself.
-  JsonPtr root(json_loadb(
-      bytes.data(), bytes.size(),
-      JSON_REJECT_DUPLICATES | JSON_DECODE_ANY | JSON_ALLOW_NUL, &err));
-  if (root == nullptr) {
-    return Malformed(std::string("not valid JSON (") + JsonErrorWhat(err) +
-                     " at byte " + std::to_string(err.position) + ")");
-  }
+  Result<JsonPtr> parsed = ParseJson(bytes, /*allow_nul=*/true);
+  if (!parsed.ok()) return Malformed(parsed.status().message());
+  JsonPtr root = std::move(*parsed);
   if (!json_is_object(root.get())) return Malformed("not a JSON object");
   if (!HasExactlyKeys(root.get(), {"format", "entries"})) {
     return Malformed("keys are not exactly \"format\" and \"entries\"");

@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "catalog/audit.h"
-#include "catalog/json.h"
+#include "common/json.h"
 
 namespace awc::catalog {
 namespace {

@@ -1,7 +1,7 @@
 #include "catalog/workspaces.h"
 
 #include "catalog/audit.h"
-#include "catalog/json.h"
+#include "common/json.h"
 
 namespace awc::catalog {
 

@@ -17,6 +17,7 @@
 #include "db/pg.h"
 #include "handlers/payload.h"
 #include "migrate/migrator.h"
+#include "obs/log.h"
 #include "queue/admin.h"
 #include "store/object_store.h"
 
@@ -190,7 +191,7 @@ int Enqueue(const std::string& config_path, int argc, char** argv) {
   if (argc - optind != 2) return Usage("enqueue needs KIND and JSON");
   std::string kind = argv[optind], payload = argv[optind + 1];
   if (kind.empty()) return Usage("enqueue: KIND is empty");
-  if (!handlers::ParseJson(payload).ok()) {
+  if (!ParseJson(payload).ok()) {
     return Usage("enqueue: JSON is not valid JSON");
   }
   Result<Session> s = Open(config_path);
@@ -257,6 +258,9 @@ int Jobs(const std::string& config_path, int argc, char** argv) {
 }  // namespace
 
 int AwcctlMain(int argc, char** argv) {
+  // awcctl reports in its own words; library events (e.g. "migration
+  // applied") would only repeat them.
+  obs::SetLogLevel(obs::LogLevel::kWarn);
   std::string config_path;
   int i = 1;
   while (i < argc && argv[i][0] == '-') {

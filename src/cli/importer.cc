@@ -14,7 +14,7 @@
 #include "cas/ids.h"
 #include "cas/manifest.h"
 #include "cas/sha256.h"
-#include "catalog/json.h"
+#include "common/json.h"
 
 namespace awc::cli {
 namespace {
@@ -245,7 +245,7 @@ Result<ImportResult> ImportTree(db::PgConn& conn, store::ObjectStore& store,
                          : db::Param(),
                      result.root_digest}));
       result.snapshot_id = snap.GetInt(0, 0);
-      catalog::JsonObject payload;
+      JsonObject payload;
       payload.Int("snapshot_id", result.snapshot_id);
       AWC_ASSIGN_OR_RETURN(
           db::PgResult job,

@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "catalog/audit.h"
-#include "catalog/json.h"
+#include "common/json.h"
 #include "gc/gc_sql.h"
 #include "obs/log.h"
 
@@ -265,7 +265,7 @@ class Sweep {
   }
 
   Status Audit() {
-    catalog::JsonObject data;
+    JsonObject data;
     data.Int("epoch_id", report_.epoch_id)
         .Str("verdict", VerdictName(report_.verdict))
         .Bool("dry_run", opt_.dry_run)

@@ -1,4 +1,4 @@
-#include "catalog/json.h"
+#include "common/json.h"
 #include "gc/sweep.h"
 #include "handlers/storage_handlers.h"
 
@@ -35,7 +35,7 @@ queue::Outcome SweepTenant(JobContext& ctx, const TenantPayload& p) {
   if (report->verdict == gc::SweepReport::Verdict::kLockedOut) {
     return queue::Outcome::Defer(kLockedOutRetrySecs, report->reason);
   }
-  catalog::JsonObject result;
+  JsonObject result;
   result.Str("verdict", gc::VerdictName(report->verdict))
       .Int("epoch_id", report->epoch_id)
       .Bool("resumed", report->resumed)

@@ -6,31 +6,6 @@ namespace awc::handlers {
 
 namespace {
 
-// What went wrong, in words of our own: jansson's messages quote the
-// offending token ("... near 's3cret'"), and a payload is never echoed.
-const char* JsonErrorWhat(const json_error_t& err) {
-  switch (json_error_code(&err)) {
-    case json_error_premature_end_of_input:
-      return "unexpected end of input";
-    case json_error_end_of_input_expected:
-      return "unexpected data after the value";
-    case json_error_duplicate_key:
-      return "duplicate key";
-    case json_error_invalid_utf8:
-      return "invalid UTF-8";
-    case json_error_null_character:
-      return "NUL character";
-    case json_error_numeric_overflow:
-      return "number out of range";
-    case json_error_stack_overflow:
-      return "nested too deeply";
-    case json_error_out_of_memory:
-      return "out of memory";
-    default:
-      return "syntax error";
-  }
-}
-
 // A key worth naming in an error: short and plainly an identifier. Anything
 // else is producer text that is not echoed.
 bool IsPlainKey(std::string_view key) {
@@ -44,19 +19,6 @@ bool IsPlainKey(std::string_view key) {
 }
 
 }  // namespace
-
-Result<JsonPtr> ParseJson(std::string_view text) {
-  json_error_t err;
-  json_t* j = json_loadb(text.data(), text.size(),
-                         JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &err);
-  if (j == nullptr) {
-    return Status::InvalidArgument(std::string("not valid JSON (") +
-                                   JsonErrorWhat(err) + " at line " +
-                                   std::to_string(err.line) + ", column " +
-                                   std::to_string(err.column) + ")");
-  }
-  return JsonPtr(j);
-}
 
 Status PayloadReader::ExpectObject(
     std::initializer_list<std::string_view> allowed) const {

@@ -18,17 +18,10 @@
 #include <string>
 #include <string_view>
 
+#include "common/json.h"
 #include "common/status.h"
 
 namespace awc::handlers {
-
-struct JsonDeleter {
-  void operator()(json_t* j) const { json_decref(j); }
-};
-using JsonPtr = std::unique_ptr<json_t, JsonDeleter>;
-
-// Parses JSON text, rejecting duplicate keys.
-Result<JsonPtr> ParseJson(std::string_view text);
 
 // Reads one object strictly; each accessor reports the key it failed on.
 class PayloadReader {

@@ -1,4 +1,4 @@
-#include "catalog/json.h"
+#include "common/json.h"
 #include "catalog/snapshots.h"
 #include "handlers/storage_handlers.h"
 
@@ -60,7 +60,7 @@ queue::Outcome RetainSnapshot(JobContext& ctx, const SnapshotPayload& p) {
                                 " does not exist");
   }
   const catalog::Snapshot& snap = **loaded;
-  catalog::JsonObject result;
+  JsonObject result;
   if (snap.state == "DEGRADED") {
     result.Str("verdict", "kept").Str("reason", "degraded");
     return queue::Outcome::Complete(result.Dump());

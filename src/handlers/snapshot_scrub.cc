@@ -1,4 +1,4 @@
-#include "catalog/json.h"
+#include "common/json.h"
 #include "catalog/snapshots.h"
 #include "handlers/storage_handlers.h"
 
@@ -48,7 +48,7 @@ queue::Outcome ScrubSnapshot(JobContext& ctx, const SnapshotPayload& p) {
                                 " does not exist");
   }
   const catalog::Snapshot& snap = **loaded;
-  catalog::JsonObject result;
+  JsonObject result;
   if (snap.state != "READY") {
     result.Str("verdict", "skipped").Str("state", snap.state);
     return queue::Outcome::Complete(result.Dump());

@@ -1,4 +1,4 @@
-#include "catalog/json.h"
+#include "common/json.h"
 #include "catalog/snapshots.h"
 #include "handlers/storage_handlers.h"
 
@@ -21,7 +21,7 @@ queue::Outcome ValidateSnapshot(JobContext& ctx, const SnapshotPayload& p) {
                                 " does not exist");
   }
   const catalog::Snapshot& snap = **loaded;
-  catalog::JsonObject result;
+  JsonObject result;
   if (snap.state != "VALIDATING") {
     result.Str("verdict", "skipped").Str("state", snap.state);
     return queue::Outcome::Complete(result.Dump());

@@ -1,4 +1,4 @@
-#include "catalog/json.h"
+#include "common/json.h"
 #include "catalog/workspaces.h"
 #include "handlers/storage_handlers.h"
 
@@ -12,7 +12,7 @@ queue::Outcome ExpireWorkspace(JobContext& ctx, const WorkspacePayload& p) {
     return queue::Outcome::Fail("workspace " + std::to_string(p.workspace_id) +
                                 " does not exist");
   }
-  catalog::JsonObject result;
+  JsonObject result;
   if (step->from == step->to) {
     result.Str("verdict", step->from == "EXPIRED" ? "skipped" : "unchanged")
         .Str("state", step->from);

@@ -134,7 +134,7 @@ void TestContext::NextJob() {
 }
 
 std::string ResultField(const queue::Outcome& outcome, const char* key) {
-  auto doc = handlers::ParseJson(outcome.result);
+  auto doc = ParseJson(outcome.result);
   if (!doc.ok()) return "";
   const json_t* v = json_object_get(doc->get(), key);
   if (v == nullptr) return "";

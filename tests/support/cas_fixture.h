@@ -6,6 +6,7 @@
 #define AWC_TESTS_SUPPORT_CAS_FIXTURE_H_
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -81,8 +82,12 @@ class TestContext : public handlers::JobContext {
   store::ObjectStore& store() override { return store_; }
   Status Checkpoint() override {
     ++checkpoints_;
+    if (on_checkpoint) on_checkpoint(checkpoints_);
     return Status::OK();
   }
+
+  // Called at every checkpoint with its count (tests interfere there).
+  std::function<void(int)> on_checkpoint;
 
   config::Settings& mutable_settings() { return settings_; }
   int checkpoints() const { return checkpoints_; }

@@ -221,21 +221,21 @@ std::optional<int> DaemonProcess::WaitExit(double timeout_s) {
 std::string DaemonProcess::Stdout() const { return ReadAll(out_path_); }
 std::string DaemonProcess::Stderr() const { return ReadAll(err_path_); }
 
-std::vector<handlers::JsonPtr> DaemonProcess::Events() const {
-  std::vector<handlers::JsonPtr> out;
+std::vector<JsonPtr> DaemonProcess::Events() const {
+  std::vector<JsonPtr> out;
   std::istringstream in(Stderr());
   std::string line;
   while (std::getline(in, line)) {
     if (line.empty() || line[0] != '{') continue;
-    auto j = handlers::ParseJson(line);
+    auto j = ParseJson(line);
     if (j.ok() && json_is_object(j->get())) out.push_back(std::move(*j));
   }
   return out;
 }
 
-std::vector<handlers::JsonPtr> DaemonProcess::EventsWith(
+std::vector<JsonPtr> DaemonProcess::EventsWith(
     const std::string& msg, const std::string& id) const {
-  std::vector<handlers::JsonPtr> out;
+  std::vector<JsonPtr> out;
   for (auto& e : Events()) {
     if (Str(e.get(), "msg") == msg && (id.empty() || Str(e.get(), "id") == id)) {
       out.push_back(std::move(e));

@@ -93,9 +93,9 @@ class DaemonProcess {
   std::string Stdout() const;
   std::string Stderr() const;
   // The JSON lines of stderr (lines that do not parse are skipped).
-  std::vector<handlers::JsonPtr> Events() const;
+  std::vector<JsonPtr> Events() const;
   // Events whose "msg" is `msg` (and "id" is `id`, if not empty).
-  std::vector<handlers::JsonPtr> EventsWith(const std::string& msg,
+  std::vector<JsonPtr> EventsWith(const std::string& msg,
                                             const std::string& id = "") const;
   bool WaitForEvent(const std::string& msg, double timeout_s = 30,
                     size_t count = 1);

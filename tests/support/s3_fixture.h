@@ -76,6 +76,26 @@ inline std::map<std::string, uint64_t> ListAll(ObjectStore* store,
   return out;
 }
 
+// s3rver 3.7.1 answers DeleteObjects with 500 InternalError when a request
+// empties one of its directories (it removes the directory once per key,
+// concurrently). One anchor object in each of the 256
+// <tenant>/sha256/<hex[0:2]>/ directories keeps them from emptying.
+// Returns the anchors' digests and sizes.
+inline std::map<std::string, uint64_t> PutAnchors(ObjectStore* store,
+                                                  const std::string& tenant) {
+  std::map<std::string, uint64_t> anchors;
+  std::map<std::string, bool> fans;
+  for (int n = 0; anchors.size() < 256; ++n) {
+    std::string data = "anchor " + std::to_string(n);
+    ObjectKey key = KeyOf(tenant, data);
+    if (!fans.emplace(key.digest.substr(7, 2), true).second) continue;
+    Status s = store->Put(key, data);
+    EXPECT_TRUE(s.ok()) << s.ToString();
+    anchors[key.digest] = data.size();
+  }
+  return anchors;
+}
+
 // A fresh s3rver with bucket kBucket per test, a fresh event loop, and
 // stores opened on them with Open().
 class S3StoreTest : public ::testing::Test {

@@ -57,10 +57,10 @@ TEST_F(AwcctlTest, RuntimeErrorsExitOneWithoutSecrets) {
   EXPECT_EQ(no_db.err, "awcctl: DATABASE_URL is not set\n");
 
   const std::string secret = "Awcctl-S3cret-pw";
-  CommandResult unreachable = RunAwcctl(
-      {"migrate"},
-      {{"DATABASE_URL", "postgresql://u:" + secret + "@127.0.0.1:" +
-                            std::to_string(FreePort()) + "/x"}});
+  CommandResult unreachable =
+      RunAwcctl({"migrate"},
+                {{"DATABASE_URL", "postgresql://u:" + secret + "@127.0.0.1:" +
+                                      std::to_string(FreePort()) + "/x"}});
   EXPECT_EQ(unreachable.code, 1);
   EXPECT_TRUE(unreachable.err.starts_with("awcctl: database connection failed"))
       << unreachable.err;
@@ -74,8 +74,8 @@ TEST_F(AwcctlTest, RuntimeErrorsExitOneWithoutSecrets) {
   tree.Write("a", "x");
   CommandResult bad_tenant = Run({"import", "--tenant", "Bad!", tree.path()});
   EXPECT_EQ(bad_tenant.code, 1);
-  CommandResult foreign = Run({"import", "--tenant", "t1", "--workspace",
-                               "12345", tree.path()});
+  CommandResult foreign =
+      Run({"import", "--tenant", "t1", "--workspace", "12345", tree.path()});
   EXPECT_EQ(foreign.code, 1);
   EXPECT_NE(foreign.err.find("workspace 12345 does not exist for tenant t1"),
             std::string::npos);
@@ -109,7 +109,8 @@ TEST_F(AwcctlTest, MigrateEnqueueAndJobs) {
   ASSERT_EQ(all.code, 0) << all.err;
   EXPECT_NE(all.out.find("gc_sweep"), std::string::npos);
   EXPECT_NE(all.out.find("snapshot_scrub"), std::string::npos);
-  CommandResult filtered = Run({"jobs", "--kind", "gc_sweep", "--state", "PENDING"});
+  CommandResult filtered =
+      Run({"jobs", "--kind", "gc_sweep", "--state", "PENDING"});
   EXPECT_NE(filtered.out.find("gc_sweep"), std::string::npos);
   EXPECT_EQ(filtered.out.find("snapshot_scrub"), std::string::npos);
 }
@@ -150,10 +151,11 @@ TEST_F(AwcctlTest, ImportRoundTripThroughTheDaemon) {
       "SELECT digest FROM awc.objects WHERE size = 6 AND tenant_id = 'acme'");
   std::string hex = readme.substr(7);
   struct stat st;
-  EXPECT_EQ(stat((store_.path() + "/acme/sha256/" + hex.substr(0, 2) + "/" + hex)
-                     .c_str(),
-                 &st),
-            0);
+  EXPECT_EQ(
+      stat((store_.path() + "/acme/sha256/" + hex.substr(0, 2) + "/" + hex)
+               .c_str(),
+           &st),
+      0);
 
   // The daemon validates it.
   DaemonProcess::Options o;
@@ -188,8 +190,9 @@ TEST_F(AwcctlTest, ImportRoundTripThroughTheDaemon) {
 TEST_F(AwcctlTest, ImportIntoAWorkspace) {
   ASSERT_EQ(Run({"migrate"}).code, 0);
   db_.Exec("INSERT INTO awc.tenants (id) VALUES ('acme')");
-  int64_t ws = db_.Int("INSERT INTO awc.workspaces (tenant_id) VALUES ('acme') "
-                       "RETURNING id");
+  int64_t ws = db_.Int(
+      "INSERT INTO awc.workspaces (tenant_id) VALUES ('acme') "
+      "RETURNING id");
   TempDir tree;
   tree.Write("f", "data");
   CommandResult imp = Run({"import", "--tenant", "acme", "--workspace",

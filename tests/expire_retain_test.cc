@@ -40,9 +40,10 @@ class LifecycleTest : public ::testing::Test {
   // A READY snapshot of `ws` created `age_secs` ago.
   int64_t Ready(int64_t ws, int64_t age_secs) {
     int64_t id = cas_.Snapshot(root_, "READY", ws);
-    db_.Exec("UPDATE awc.snapshots SET created_at = now() - make_interval(secs "
-             "=> $2) WHERE id = $1",
-             {std::to_string(id), std::to_string(age_secs)});
+    db_.Exec(
+        "UPDATE awc.snapshots SET created_at = now() - make_interval(secs "
+        "=> $2) WHERE id = $1",
+        {std::to_string(id), std::to_string(age_secs)});
     return id;
   }
   int64_t Audits(const std::string& event) {
@@ -110,15 +111,17 @@ TEST_F(LifecycleTest, RenewedWorkspaceReturnsToActive) {
   SetWs(ws, "expires_at = now() - interval '1 minute'");
   Expire(ws);
   ASSERT_EQ(WsState(ws), "EXPIRING");
-  SetWs(ws, "expires_at = now() + interval '30 days', expiring_since = now() "
-            "- interval '2 hours'");
+  SetWs(ws,
+        "expires_at = now() + interval '30 days', expiring_since = now() "
+        "- interval '2 hours'");
   queue::Outcome o = Expire(ws);
   EXPECT_EQ(ResultField(o, "from"), "EXPIRING");
   EXPECT_EQ(ResultField(o, "to"), "ACTIVE");
   EXPECT_EQ(WsState(ws), "ACTIVE");
-  EXPECT_EQ(db_.Scalar("SELECT expiring_since FROM awc.workspaces WHERE id = $1",
-                       {std::to_string(ws)}),
-            "NULL");
+  EXPECT_EQ(
+      db_.Scalar("SELECT expiring_since FROM awc.workspaces WHERE id = $1",
+                 {std::to_string(ws)}),
+      "NULL");
   EXPECT_EQ(Audits("workspace.renewed"), 1);
   // Renewal by removing the expiry altogether also counts.
   SetWs(ws, "expires_at = now() - interval '1 second'");
@@ -134,7 +137,8 @@ TEST_F(LifecycleTest, MissingWorkspaceIsDeadLettered) {
 
 TEST_F(LifecycleTest, RetainKeepsTheNewestKeepLast) {
   int64_t ws = cas_.Workspace(R"({"keep_last": 2})");
-  int64_t oldest = Ready(ws, 300), middle = Ready(ws, 200), newest = Ready(ws, 100);
+  int64_t oldest = Ready(ws, 300), middle = Ready(ws, 200),
+          newest = Ready(ws, 100);
   EXPECT_EQ(ResultField(Retain(newest), "reason"), "keep_last");
   EXPECT_EQ(ResultField(Retain(middle), "reason"), "keep_last");
   queue::Outcome o = Retain(oldest);
@@ -151,8 +155,10 @@ TEST_F(LifecycleTest, RetainKeepsWhatIsYoungerThanKeepWithin) {
   EXPECT_EQ(ResultField(Retain(young), "reason"), "keep_within_secs");
   EXPECT_EQ(ResultField(Retain(old), "verdict"), "released");
   // Both rules: kept if either keeps it.
-  int64_t both = cas_.Workspace(R"({"keep_last": 1, "keep_within_secs": 3600})");
-  int64_t b_old = Ready(both, 9000), b_young = Ready(both, 60), b_new = Ready(both, 10);
+  int64_t both =
+      cas_.Workspace(R"({"keep_last": 1, "keep_within_secs": 3600})");
+  int64_t b_old = Ready(both, 9000), b_young = Ready(both, 60),
+          b_new = Ready(both, 10);
   EXPECT_EQ(ResultField(Retain(b_new), "reason"), "keep_last");
   EXPECT_EQ(ResultField(Retain(b_young), "reason"), "keep_within_secs");
   EXPECT_EQ(ResultField(Retain(b_old), "verdict"), "released");
@@ -172,7 +178,8 @@ TEST_F(LifecycleTest, RetainNeverReleasesPinnedOrDegradedOrWithoutPolicy) {
   int64_t none = cas_.Workspace();
   EXPECT_EQ(ResultField(Retain(Ready(none, 99999)), "reason"), "no_policy");
   int64_t bad = cas_.Workspace(R"({"keep_last": "two"})");
-  EXPECT_EQ(ResultField(Retain(Ready(bad, 99999)), "reason"), "malformed_policy");
+  EXPECT_EQ(ResultField(Retain(Ready(bad, 99999)), "reason"),
+            "malformed_policy");
   int64_t orphan = cas_.Snapshot(root_, "READY");
   EXPECT_EQ(ResultField(Retain(orphan), "reason"), "no_workspace");
   EXPECT_EQ(Audits("snapshot.released"), 0);

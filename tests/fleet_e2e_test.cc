@@ -12,15 +12,6 @@
 namespace awc::testing {
 namespace {
 
-double Series(const std::string& body, const std::string& series) {
-  std::istringstream in(body);
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.starts_with(series + " ")) return std::stod(line.substr(series.size() + 1));
-  }
-  return -1;
-}
-
 TEST(FleetE2eTest, ImportValidateScrubRetainExpireAndCollect) {
   TestDatabase db;
   TempDir store;
@@ -28,24 +19,28 @@ TEST(FleetE2eTest, ImportValidateScrubRetainExpireAndCollect) {
       {"DATABASE_URL", db.url()}, {"AWC_CAS_URL", "file://" + store.path()}};
   ASSERT_EQ(RunAwcctl({"migrate"}, env).code, 0);
   db.Exec("INSERT INTO awc.tenants (id) VALUES ('acme')");
-  int64_t ws = db.Int("INSERT INTO awc.workspaces (tenant_id, retention) VALUES "
-                      "('acme', '{\"keep_last\": 1}') RETURNING id");
+  int64_t ws = db.Int(
+      "INSERT INTO awc.workspaces (tenant_id, retention) VALUES "
+      "('acme', '{\"keep_last\": 1}') RETURNING id");
   TempDir v1, v2;
   v1.Write("a.txt", "version one\n");
   v1.Write("lib/b.txt", "shared library\n");
   v2.Write("a.txt", "version two\n");
   v2.Write("lib/b.txt", "shared library\n");
   auto imp1 = RunAwcctl({"import", "--tenant", "acme", "--workspace",
-                         std::to_string(ws), v1.path()}, env);
+                         std::to_string(ws), v1.path()},
+                        env);
   ASSERT_EQ(imp1.code, 0) << imp1.err;
   auto imp2 = RunAwcctl({"import", "--tenant", "acme", "--workspace",
-                         std::to_string(ws), v2.path()}, env);
+                         std::to_string(ws), v2.path()},
+                        env);
   ASSERT_EQ(imp2.code, 0) << imp2.err;
   std::string s1 = imp1.out.substr(0, imp1.out.size() - 1);
   std::string s2 = imp2.out.substr(0, imp2.out.size() - 1);
-  db.Exec("UPDATE awc.snapshots SET created_at = now() - interval '1 hour' "
-          "WHERE id = $1",
-          {s1});
+  db.Exec(
+      "UPDATE awc.snapshots SET created_at = now() - interval '1 hour' "
+      "WHERE id = $1",
+      {s1});
 
   int port = FreePort();
   DaemonProcess::Options o;
@@ -66,57 +61,67 @@ TEST(FleetE2eTest, ImportValidateScrubRetainExpireAndCollect) {
 
   // Bit rot in v2's a.txt: the scrub degrades v2 and pins its closure.
   std::string rotten = cas::DigestOf("version two\n").substr(7);
-  std::string rotten_path = store.path() + "/acme/sha256/" + rotten.substr(0, 2) +
-                            "/" + rotten;
-  ASSERT_EQ(system(("printf 'version tw0\\n' > '" + rotten_path + "'").c_str()), 0);
-  db.Exec("INSERT INTO awc.jobs (kind, payload) VALUES ('snapshot_scrub', "
-          "jsonb_build_object('snapshot_id', $1::bigint)), ('snapshot_scrub', "
-          "jsonb_build_object('snapshot_id', $2::bigint))",
-          {s1, s2});
+  std::string rotten_path =
+      store.path() + "/acme/sha256/" + rotten.substr(0, 2) + "/" + rotten;
+  ASSERT_EQ(system(("printf 'version tw0\\n' > '" + rotten_path + "'").c_str()),
+            0);
+  db.Exec(
+      "INSERT INTO awc.jobs (kind, payload) VALUES ('snapshot_scrub', "
+      "jsonb_build_object('snapshot_id', $1::bigint)), ('snapshot_scrub', "
+      "jsonb_build_object('snapshot_id', $2::bigint))",
+      {s1, s2});
   ASSERT_TRUE(WaitUntil([&] { return state(s2) == "DEGRADED"; })) << d.Stderr();
   EXPECT_TRUE(WaitUntil([&] {
-    return db.Int("SELECT count(*) FROM awc.audit_events WHERE event = "
-                  "'snapshot.scrub'") == 2;
+    return db.Int(
+               "SELECT count(*) FROM awc.audit_events WHERE event = "
+               "'snapshot.scrub'") == 2;
   }));
   EXPECT_EQ(state(s1), "READY");
 
   // Retention keeps the newest READY (s1 is the only READY one left, so it
   // stays); v2 is DEGRADED and kept.
-  db.Exec("INSERT INTO awc.jobs (kind, payload) VALUES ('snapshot_retain', "
-          "jsonb_build_object('snapshot_id', $1::bigint)), ('snapshot_retain', "
-          "jsonb_build_object('snapshot_id', $2::bigint))",
-          {s1, s2});
+  db.Exec(
+      "INSERT INTO awc.jobs (kind, payload) VALUES ('snapshot_retain', "
+      "jsonb_build_object('snapshot_id', $1::bigint)), ('snapshot_retain', "
+      "jsonb_build_object('snapshot_id', $2::bigint))",
+      {s1, s2});
   ASSERT_TRUE(WaitUntil([&] {
-    return db.Int("SELECT count(*) FROM awc.jobs WHERE kind = "
-                  "'snapshot_retain' AND state = 'COMPLETED'") == 2;
+    return db.Int(
+               "SELECT count(*) FROM awc.jobs WHERE kind = "
+               "'snapshot_retain' AND state = 'COMPLETED'") == 2;
   }));
   EXPECT_EQ(state(s1), "READY");
   EXPECT_EQ(state(s2), "DEGRADED");
 
   // Expire the workspace: EXPIRING, then (grace 0) EXPIRED, releasing s1.
   db.Exec("UPDATE awc.workspaces SET expires_at = now() - interval '1 minute'");
-  db.Exec("INSERT INTO awc.jobs (kind, payload) VALUES ('workspace_expire', "
-          "jsonb_build_object('workspace_id', $1::bigint))",
-          {std::to_string(ws)});
+  db.Exec(
+      "INSERT INTO awc.jobs (kind, payload) VALUES ('workspace_expire', "
+      "jsonb_build_object('workspace_id', $1::bigint))",
+      {std::to_string(ws)});
   ASSERT_TRUE(WaitUntil([&] {
     return db.Scalar("SELECT state FROM awc.workspaces") == "EXPIRING";
   }));
-  db.Exec("INSERT INTO awc.jobs (kind, payload) VALUES ('workspace_expire', "
-          "jsonb_build_object('workspace_id', $1::bigint))",
-          {std::to_string(ws)});
+  db.Exec(
+      "INSERT INTO awc.jobs (kind, payload) VALUES ('workspace_expire', "
+      "jsonb_build_object('workspace_id', $1::bigint))",
+      {std::to_string(ws)});
   ASSERT_TRUE(WaitUntil([&] { return state(s1) == "RELEASED"; })) << d.Stderr();
 
   // GC: v1's own objects go; v2's stay, pinned by the degraded scrub.
-  db.Exec("UPDATE awc.objects SET created_at = now() - interval '1 hour', "
-          "last_seen_at = now() - interval '1 hour'");
-  db.Exec("INSERT INTO awc.jobs (kind, payload) VALUES ('gc_sweep', "
-          "'{\"tenant_id\": \"acme\"}')");
+  db.Exec(
+      "UPDATE awc.objects SET created_at = now() - interval '1 hour', "
+      "last_seen_at = now() - interval '1 hour'");
+  db.Exec(
+      "INSERT INTO awc.jobs (kind, payload) VALUES ('gc_sweep', "
+      "'{\"tenant_id\": \"acme\"}')");
   ASSERT_TRUE(WaitUntil([&] {
     return db.Scalar("SELECT state FROM awc.gc_epochs") == "COMPLETED";
   })) << d.Stderr();
   std::string v1_only = cas::DigestOf("version one\n").substr(7);
-  EXPECT_NE(access((store.path() + "/acme/sha256/" + v1_only.substr(0, 2) + "/" +
-                    v1_only).c_str(),
+  EXPECT_NE(access((store.path() + "/acme/sha256/" + v1_only.substr(0, 2) +
+                    "/" + v1_only)
+                       .c_str(),
                    F_OK),
             0);
   EXPECT_EQ(access(rotten_path.c_str(), F_OK), 0);
@@ -133,9 +138,21 @@ TEST(FleetE2eTest, ImportValidateScrubRetainExpireAndCollect) {
   }
   auto [status, metrics] = HttpGet(port, "/metrics");
   ASSERT_EQ(status, 200);
-  EXPECT_EQ(Series(metrics, R"(awc_background_jobs_total{kind="snapshot_validate",outcome="completed"})"), 2);
-  EXPECT_EQ(Series(metrics, R"(awc_background_jobs_total{kind="snapshot_scrub",outcome="completed"})"), 2);
-  EXPECT_EQ(Series(metrics, R"(awc_background_jobs_total{kind="gc_sweep",outcome="completed"})"), 1);
+  EXPECT_EQ(
+      MetricValue(
+          metrics,
+          R"(awc_background_jobs_total{kind="snapshot_validate",outcome="completed"})"),
+      2);
+  EXPECT_EQ(
+      MetricValue(
+          metrics,
+          R"(awc_background_jobs_total{kind="snapshot_scrub",outcome="completed"})"),
+      2);
+  EXPECT_EQ(
+      MetricValue(
+          metrics,
+          R"(awc_background_jobs_total{kind="gc_sweep",outcome="completed"})"),
+      1);
   d.Signal(SIGTERM);
   auto st = d.WaitExit();
   ASSERT_TRUE(st.has_value());

@@ -31,7 +31,8 @@ class GcPropertyTest : public ::testing::TestWithParam<unsigned> {
     s.gc_batch_size = 7;
     s.gc_canary_size = 2;
     ctx_ = std::make_unique<TestContext>(db_, *store_, s);
-    for (int i = 0; i < 24; ++i) pool_.push_back("content-" + std::to_string(i));
+    for (int i = 0; i < 24; ++i)
+      pool_.push_back("content-" + std::to_string(i));
   }
 
   int Pick(int n) { return std::uniform_int_distribution<int>(0, n - 1)(rng_); }
@@ -62,8 +63,8 @@ class GcPropertyTest : public ::testing::TestWithParam<unsigned> {
         "SELECT id FROM awc.snapshots WHERE state = 'VALIDATING' ORDER BY "
         "random() LIMIT 1");
     if (id.empty()) return;
-    queue::Outcome o =
-        handlers::ValidateSnapshot(*ctx_, handlers::SnapshotPayload{std::stoll(id)});
+    queue::Outcome o = handlers::ValidateSnapshot(
+        *ctx_, handlers::SnapshotPayload{std::stoll(id)});
     // Retried when a closure object is being deleted right now.
     EXPECT_TRUE(o.kind == queue::Outcome::Kind::kComplete ||
                 o.kind == queue::Outcome::Kind::kRetry)
@@ -74,20 +75,23 @@ class GcPropertyTest : public ::testing::TestWithParam<unsigned> {
   }
 
   void Release() {
-    db_.Exec("UPDATE awc.snapshots SET state = 'RELEASED', released_at = now() "
-             "WHERE id = (SELECT id FROM awc.snapshots WHERE state = 'READY' "
-             "ORDER BY random() LIMIT 1)");
+    db_.Exec(
+        "UPDATE awc.snapshots SET state = 'RELEASED', released_at = now() "
+        "WHERE id = (SELECT id FROM awc.snapshots WHERE state = 'READY' "
+        "ORDER BY random() LIMIT 1)");
   }
 
   void PassTime() {
     std::string secs = std::to_string(Pick(2 * kGrace));
-    db_.Exec("UPDATE awc.objects SET created_at = created_at - make_interval("
-             "secs => $1), last_seen_at = last_seen_at - make_interval(secs => "
-             "$1)",
-             {secs});
-    db_.Exec("UPDATE awc.snapshots SET created_at = created_at - make_interval("
-             "secs => $1)",
-             {secs});
+    db_.Exec(
+        "UPDATE awc.objects SET created_at = created_at - make_interval("
+        "secs => $1), last_seen_at = last_seen_at - make_interval(secs => "
+        "$1)",
+        {secs});
+    db_.Exec(
+        "UPDATE awc.snapshots SET created_at = created_at - make_interval("
+        "secs => $1)",
+        {secs});
   }
 
   // One producer action, injected between GC steps.
@@ -133,7 +137,8 @@ class GcPropertyTest : public ::testing::TestWithParam<unsigned> {
     auto conn = db_.Connect("gc");
     auto r = gc::RunSweep(*conn, *store_, "p", o, nullptr, hooks);
     if (r.ok()) {
-      EXPECT_NE(gc::VerdictName(r->verdict), std::string("aborted")) << r->reason;
+      EXPECT_NE(gc::VerdictName(r->verdict), std::string("aborted"))
+          << r->reason;
     } else {
       EXPECT_TRUE(r.status().message() == "crash" || r.status().IsTransient())
           << r.status().message();

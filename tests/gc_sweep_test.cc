@@ -41,9 +41,10 @@ class GcTest : public ::testing::Test {
     return store_->Head(*key).ok();
   }
   bool InInventory(const std::string& digest) {
-    return db_.Int("SELECT count(*) FROM awc.objects WHERE tenant_id = 't1' "
-                   "AND digest = $1",
-                   {digest}) == 1;
+    return db_.Int(
+               "SELECT count(*) FROM awc.objects WHERE tenant_id = 't1' "
+               "AND digest = $1",
+               {digest}) == 1;
   }
   bool Present(const std::string& digest) {
     return InStore(digest) && InInventory(digest);
@@ -56,9 +57,10 @@ class GcTest : public ::testing::Test {
                       const std::vector<std::string>& digests) {
     int64_t id = cas_.Snapshot(digests.front(), state);
     for (const std::string& d : digests) {
-      db_.Exec("INSERT INTO awc.snapshot_objects (snapshot_id, digest) VALUES "
-               "($1, $2)",
-               {std::to_string(id), d});
+      db_.Exec(
+          "INSERT INTO awc.snapshot_objects (snapshot_id, digest) VALUES "
+          "($1, $2)",
+          {std::to_string(id), d});
     }
     return id;
   }
@@ -81,7 +83,8 @@ class GcTest : public ::testing::Test {
 TEST_F(GcTest, DeletesOnlyUnreferencedObjectsOlderThanTheGrace) {
   std::string old_garbage = cas_.Blob("old garbage");
   std::string young_garbage = cas_.Blob("young garbage");
-  std::string ready = cas_.Blob("ready"), validating_root = cas_.Blob("validating");
+  std::string ready = cas_.Blob("ready"),
+              validating_root = cas_.Blob("validating");
   std::string degraded = cas_.Blob("degraded"), pinned = cas_.Blob("pinned");
   std::string released = cas_.Blob("released"), failed = cas_.Blob("failed");
   WithClosure("READY", {ready});
@@ -89,9 +92,10 @@ TEST_F(GcTest, DeletesOnlyUnreferencedObjectsOlderThanTheGrace) {
   WithClosure("DEGRADED", {degraded});
   WithClosure("RELEASED", {released});
   WithClosure("FAILED", {failed});
-  db_.Exec("INSERT INTO awc.gc_pins (tenant_id, digest, reason) VALUES ('t1', "
-           "$1, 'operator')",
-           {pinned});
+  db_.Exec(
+      "INSERT INTO awc.gc_pins (tenant_id, digest, reason) VALUES ('t1', "
+      "$1, 'operator')",
+      {pinned});
   cas_.AgeAll(kOld);
   cas_.Age(young_garbage, 60);
 
@@ -100,8 +104,10 @@ TEST_F(GcTest, DeletesOnlyUnreferencedObjectsOlderThanTheGrace) {
   EXPECT_EQ(gc::VerdictName(r->verdict), std::string("completed"));
   EXPECT_EQ(r->planned, 3);
   EXPECT_EQ(r->deleted, 3);
-  for (const auto& d : {old_garbage, released, failed}) EXPECT_TRUE(Gone(d)) << d;
-  for (const auto& d : {young_garbage, ready, validating_root, degraded, pinned}) {
+  for (const auto& d : {old_garbage, released, failed})
+    EXPECT_TRUE(Gone(d)) << d;
+  for (const auto& d :
+       {young_garbage, ready, validating_root, degraded, pinned}) {
     EXPECT_TRUE(Present(d)) << d;
   }
   EXPECT_EQ(db_.Scalar("SELECT state || '/' || deleted_count || '/' || "
@@ -152,7 +158,8 @@ TEST_F(GcTest, ObjectReferencedAfterPlanningSurvives) {
 TEST_F(GcTest, DryRunRecordsThePlanAndDeletesNothing) {
   auto garbage = Garbage(5, "g");
   ctx_->mutable_settings().gc_dry_run = true;
-  queue::Outcome o = handlers::SweepTenant(*ctx_, handlers::TenantPayload{"t1"});
+  queue::Outcome o =
+      handlers::SweepTenant(*ctx_, handlers::TenantPayload{"t1"});
   ASSERT_EQ(o.kind, queue::Outcome::Kind::kComplete) << o.error;
   EXPECT_EQ(ResultField(o, "verdict"), "dry_run");
   EXPECT_EQ(ResultField(o, "planned"), "5");
@@ -229,9 +236,11 @@ TEST_F(GcTest, CanaryThatHitsALiveDigestAbortsTheEpoch) {
 
 TEST_F(GcTest, ConcurrentSweepOfTheSameTenantIsDeferred) {
   Garbage(2, "g");
-  db_.Exec("INSERT INTO awc.gc_locks (tenant_id, holder, expires_at) VALUES "
-           "('t1', 'another-worker/job_1', now() + interval '5 minutes')");
-  queue::Outcome o = handlers::SweepTenant(*ctx_, handlers::TenantPayload{"t1"});
+  db_.Exec(
+      "INSERT INTO awc.gc_locks (tenant_id, holder, expires_at) VALUES "
+      "('t1', 'another-worker/job_1', now() + interval '5 minutes')");
+  queue::Outcome o =
+      handlers::SweepTenant(*ctx_, handlers::TenantPayload{"t1"});
   EXPECT_EQ(o.kind, queue::Outcome::Kind::kDefer);
   EXPECT_GT(o.delay_secs, 0);
   EXPECT_NE(o.error.find("another-worker/job_1"), std::string::npos);
@@ -255,8 +264,9 @@ TEST_F(GcTest, CrashBetweenStoreDeleteAndRowRemovalResumes) {
   // The store lost the objects; the rows say DELETING.
   for (const auto& d : garbage) {
     EXPECT_FALSE(InStore(d));
-    EXPECT_EQ(db_.Scalar("SELECT state FROM awc.objects WHERE digest = $1", {d}),
-              "DELETING");
+    EXPECT_EQ(
+        db_.Scalar("SELECT state FROM awc.objects WHERE digest = $1", {d}),
+        "DELETING");
   }
   auto second = Sweep();
   ASSERT_TRUE(second.ok()) << second.status().message();
@@ -304,10 +314,12 @@ TEST_F(GcTest, DeletingAnAlreadyMissingObjectIsFine) {
 TEST_F(GcTest, OldValidatingSnapshotRefusesThePlan) {
   auto garbage = Garbage(2, "g");
   int64_t stale = cas_.Snapshot(cas_.Blob("root"), "VALIDATING");
-  db_.Exec("UPDATE awc.snapshots SET created_at = now() - interval '3 hours' "
-           "WHERE id = $1",
-           {std::to_string(stale)});
-  queue::Outcome o = handlers::SweepTenant(*ctx_, handlers::TenantPayload{"t1"});
+  db_.Exec(
+      "UPDATE awc.snapshots SET created_at = now() - interval '3 hours' "
+      "WHERE id = $1",
+      {std::to_string(stale)});
+  queue::Outcome o =
+      handlers::SweepTenant(*ctx_, handlers::TenantPayload{"t1"});
   ASSERT_EQ(o.kind, queue::Outcome::Kind::kComplete) << o.error;
   EXPECT_EQ(ResultField(o, "verdict"), "refused");
   EXPECT_NE(ResultField(o, "reason").find(std::to_string(stale)),

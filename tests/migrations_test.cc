@@ -20,10 +20,12 @@ TEST(MigrationsTest, FreshDatabaseGetsTheQueueAndProducersUseDefaults) {
   EXPECT_EQ(applied->size(), migrate::EmbeddedMigrations().size());
 
   // The producer contract of the design brief, with every default.
-  db.Exec("INSERT INTO awc.jobs (kind, payload) VALUES ('snapshot_validate', "
-          "'{\"snapshot_id\": 42}')");
-  db.Exec("INSERT INTO awc.jobs (kind, payload, max_attempts, run_at) VALUES "
-          "('snapshot_validate', '{\"snapshot_id\": 43}', 5, now())");
+  db.Exec(
+      "INSERT INTO awc.jobs (kind, payload) VALUES ('snapshot_validate', "
+      "'{\"snapshot_id\": 42}')");
+  db.Exec(
+      "INSERT INTO awc.jobs (kind, payload, max_attempts, run_at) VALUES "
+      "('snapshot_validate', '{\"snapshot_id\": 43}', 5, now())");
   EXPECT_EQ(db.Scalar("SELECT string_agg(state || '/' || attempts || '/' || "
                       "max_attempts, ',' ORDER BY id) FROM awc.jobs"),
             "PENDING/0/5,PENDING/0/5");
@@ -37,7 +39,9 @@ TEST(MigrationsTest, FreshDatabaseGetsTheQueueAndProducersUseDefaults) {
                       "'jobs_lease_idx')"),
             "2");
   // A control plane cancels with a plain UPDATE.
-  db.Exec("UPDATE awc.jobs SET state = 'CANCELLED' WHERE payload->>'snapshot_id' = '43'");
+  db.Exec(
+      "UPDATE awc.jobs SET state = 'CANCELLED' WHERE payload->>'snapshot_id' = "
+      "'43'");
   // States outside the contract are refused by the table itself.
   auto bad = conn->Exec("UPDATE awc.jobs SET state = 'BOGUS'");
   EXPECT_FALSE(bad.ok());
@@ -108,8 +112,9 @@ TEST(MigrationsTest, ChangedAppliedMigrationIsRefused) {
 TEST(MigrationsTest, NewerSchemaIsRefused) {
   TestDatabase db;
   db.Migrate();
-  db.Exec("INSERT INTO awc.schema_migrations (version, name, checksum) "
-          "VALUES (9999, '9999_future', 'x')");
+  db.Exec(
+      "INSERT INTO awc.schema_migrations (version, name, checksum) "
+      "VALUES (9999, '9999_future', 'x')");
   auto conn = db.Connect();
   auto r = migrate::Migrate(*conn);
   ASSERT_FALSE(r.ok());

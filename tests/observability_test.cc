@@ -14,16 +14,6 @@ namespace {
 
 constexpr const char* kPayloadMarker = "PAYLOAD-MARKER-7f3a";
 
-// The value of the series `name{labels}` in a Prometheus text body, or -1.
-double Series(const std::string& body, const std::string& series) {
-  std::istringstream in(body);
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.starts_with(series + " ")) return std::stod(line.substr(series.size() + 1));
-  }
-  return -1;
-}
-
 class ObservabilityTest : public ::testing::Test {
  protected:
   void Start(int concurrency) {
@@ -31,7 +21,8 @@ class ObservabilityTest : public ::testing::Test {
     daemon_ = std::make_unique<DaemonProcess>(FleetOptions(
         db_, concurrency,
         {{"AWC_METRICS_LISTEN", "127.0.0.1:" + std::to_string(port_)}}));
-    ASSERT_TRUE(daemon_->WaitForEvent("supervisor running")) << daemon_->Stderr();
+    ASSERT_TRUE(daemon_->WaitForEvent("supervisor running"))
+        << daemon_->Stderr();
   }
   std::pair<int, std::string> Get(const std::string& path) {
     return HttpGet(port_, path);
@@ -81,8 +72,7 @@ TEST_F(ObservabilityTest, JobEventsCarryTheContractFieldsAndNothingElse) {
     EXPECT_EQ(Str(e, "state"), x.state);
     EXPECT_EQ(Int(e, "attempts"), 1);
     EXPECT_TRUE(std::regex_match(
-        Str(e, "ts"),
-        std::regex(R"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z)")))
+        Str(e, "ts"), std::regex(R"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z)")))
         << Str(e, "ts");
     EXPECT_TRUE(std::regex_match(Str(e, "worker"), std::regex("t-[12]")))
         << Str(e, "worker");
@@ -91,8 +81,8 @@ TEST_F(ObservabilityTest, JobEventsCarryTheContractFieldsAndNothingElse) {
     const char* key;
     json_t* value;
     json_object_foreach(const_cast<json_t*>(e), key, value) keys.insert(key);
-    EXPECT_EQ(keys, (std::set<std::string>{"ts", "level", "id", "msg",
-                                           "worker", "kind", "outcome", "state",
+    EXPECT_EQ(keys, (std::set<std::string>{"ts", "level", "id", "msg", "worker",
+                                           "kind", "outcome", "state",
                                            "attempts", "duration_s"}));
   }
   // Never the payload or the error text, anywhere on stderr.
@@ -117,16 +107,42 @@ TEST_F(ObservabilityTest, MetricsCountJobsByKindAndOutcome) {
 
   auto [status, body] = Get("/metrics");
   ASSERT_EQ(status, 200);
-  EXPECT_EQ(Series(body, R"(awc_background_jobs_total{kind="test_complete",outcome="completed"})"), 3);
-  EXPECT_EQ(Series(body, R"(awc_background_jobs_total{kind="test_fail",outcome="failed"})"), 1);
-  EXPECT_EQ(Series(body, R"(awc_background_jobs_total{kind="test_retry",outcome="retried"})"), 1);
-  EXPECT_EQ(Series(body, R"(awc_background_jobs_total{kind="unknown_kind",outcome="failed"})"), 1);
-  EXPECT_GE(Series(body, R"(awc_background_job_lag_seconds{kind="test_complete"})"), 0);
-  EXPECT_EQ(Series(body, R"(awc_api_errors_total{component="worker"})"), 0);
-  EXPECT_EQ(Series(body, R"(awc_background_job_duration_seconds_count{kind="test_complete"})"), 3);
-  EXPECT_EQ(Series(body, "awc_workers_running"), 2);
-  EXPECT_NE(body.find("# TYPE awc_background_jobs_total counter"), std::string::npos);
-  EXPECT_NE(body.find("# TYPE awc_background_job_lag_seconds gauge"), std::string::npos);
+  EXPECT_EQ(
+      MetricValue(
+          body,
+          R"(awc_background_jobs_total{kind="test_complete",outcome="completed"})"),
+      3);
+  EXPECT_EQ(
+      MetricValue(
+          body,
+          R"(awc_background_jobs_total{kind="test_fail",outcome="failed"})"),
+      1);
+  EXPECT_EQ(
+      MetricValue(
+          body,
+          R"(awc_background_jobs_total{kind="test_retry",outcome="retried"})"),
+      1);
+  EXPECT_EQ(
+      MetricValue(
+          body,
+          R"(awc_background_jobs_total{kind="unknown_kind",outcome="failed"})"),
+      1);
+  EXPECT_GE(
+      MetricValue(body,
+                  R"(awc_background_job_lag_seconds{kind="test_complete"})"),
+      0);
+  EXPECT_EQ(MetricValue(body, R"(awc_api_errors_total{component="worker"})"),
+            0);
+  EXPECT_EQ(
+      MetricValue(
+          body,
+          R"(awc_background_job_duration_seconds_count{kind="test_complete"})"),
+      3);
+  EXPECT_EQ(MetricValue(body, "awc_workers_running"), 2);
+  EXPECT_NE(body.find("# TYPE awc_background_jobs_total counter"),
+            std::string::npos);
+  EXPECT_NE(body.find("# TYPE awc_background_job_lag_seconds gauge"),
+            std::string::npos);
   // The database password never shows.
   std::string password = getenv("PGPASSWORD") ? getenv("PGPASSWORD") : "";
   EXPECT_EQ(body.find(password), std::string::npos);
@@ -145,8 +161,12 @@ TEST_F(ObservabilityTest, CountsSurviveAWorkerCrash) {
   ASSERT_TRUE(daemon_->WaitForEvent("job completed", 30, 2));
   auto [status, body] = Get("/metrics");
   ASSERT_EQ(status, 200);
-  EXPECT_EQ(Series(body, R"(awc_background_jobs_total{kind="test_complete",outcome="completed"})"), 2);
-  EXPECT_EQ(Series(body, "awc_worker_restarts_total"), 1);
+  EXPECT_EQ(
+      MetricValue(
+          body,
+          R"(awc_background_jobs_total{kind="test_complete",outcome="completed"})"),
+      2);
+  EXPECT_EQ(MetricValue(body, "awc_worker_restarts_total"), 1);
 }
 
 TEST_F(ObservabilityTest, HealthAndReadiness) {
@@ -157,8 +177,9 @@ TEST_F(ObservabilityTest, HealthAndReadiness) {
 
   // The database refuses the workers: not ready, still alive.
   db_.AdminExec("ALTER DATABASE " + db_.name() + " ALLOW_CONNECTIONS false");
-  db_.Exec("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE "
-           "datname = current_database() AND application_name LIKE 't-%'");
+  db_.Exec(
+      "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE "
+      "datname = current_database() AND application_name LIKE 't-%'");
   ASSERT_TRUE(WaitUntil([&] { return Get("/readyz").first == 503; }));
   auto [code, why] = Get("/readyz");
   EXPECT_EQ(why, "no worker connected to the database\n");
@@ -169,7 +190,8 @@ TEST_F(ObservabilityTest, HealthAndReadiness) {
   ASSERT_TRUE(WaitUntil([&] { return Get("/readyz").first == 200; }));
   EXPECT_TRUE(daemon_->WaitForEvent("database reconnected"));
   auto [mstatus, metrics] = Get("/metrics");
-  EXPECT_GE(Series(metrics, R"(awc_api_errors_total{component="worker"})"), 0);
+  EXPECT_GE(MetricValue(metrics, R"(awc_api_errors_total{component="worker"})"),
+            0);
   int64_t id = db_.Enqueue("test_complete", "{}");
   EXPECT_TRUE(WaitUntil([&] { return db_.JobState(id) == "COMPLETED"; }));
 }
@@ -180,7 +202,8 @@ TEST_F(ObservabilityTest, NotReadyWhileDraining) {
   int64_t id = db_.Enqueue("test_sleep", R"({"ms": 2000})");
   ASSERT_TRUE(WaitUntil([&] { return db_.JobState(id) == "RUNNING"; }));
   daemon_->Signal(SIGTERM);
-  ASSERT_TRUE(daemon_->WaitForEvent("graceful shutdown: workers finish their jobs"));
+  ASSERT_TRUE(
+      daemon_->WaitForEvent("graceful shutdown: workers finish their jobs"));
   auto [code, body] = Get("/readyz");
   if (daemon_->running()) {
     EXPECT_EQ(code, 503);
@@ -194,12 +217,13 @@ TEST_F(ObservabilityTest, ApiErrorsCountDatabaseFailuresDuringClaim) {
   Start(1);
   ASSERT_TRUE(WaitUntil([&] { return Get("/readyz").first == 200; }));
   // Kill the worker's session under it: its next claim fails.
-  db_.Exec("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE "
-           "datname = current_database() AND application_name = 't-1'");
+  db_.Exec(
+      "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE "
+      "datname = current_database() AND application_name = 't-1'");
   ASSERT_TRUE(daemon_->WaitForEvent("database connection lost"));
   ASSERT_TRUE(WaitUntil([&] {
-    return Series(Get("/metrics").second,
-                  R"(awc_api_errors_total{component="worker"})") >= 1;
+    return MetricValue(Get("/metrics").second,
+                       R"(awc_api_errors_total{component="worker"})") >= 1;
   }));
   int64_t id = db_.Enqueue("test_complete", "{}");
   EXPECT_TRUE(WaitUntil([&] { return db_.JobState(id) == "COMPLETED"; }));
@@ -210,10 +234,11 @@ TEST(ObservabilityNoSecretsTest, TitlesEventsAndMetricsCarryNoSecret) {
   int port = FreePort();
   std::string password = getenv("PGPASSWORD") ? getenv("PGPASSWORD") : "";
   ASSERT_GE(password.size(), 4u);
-  auto o = FleetOptions(db, 2,
-                        {{"AWC_METRICS_LISTEN", "127.0.0.1:" + std::to_string(port)},
-                         {"AWC_S3_SECRET_ACCESS_KEY", "S3-SECRET-KEY-abc123"},
-                         {"AWC_LOG_LEVEL", "debug"}});
+  auto o =
+      FleetOptions(db, 2,
+                   {{"AWC_METRICS_LISTEN", "127.0.0.1:" + std::to_string(port)},
+                    {"AWC_S3_SECRET_ACCESS_KEY", "S3-SECRET-KEY-abc123"},
+                    {"AWC_LOG_LEVEL", "debug"}});
   DaemonProcess d(o);
   ASSERT_TRUE(d.WaitForEvent("supervisor running"));
   db.Enqueue("test_complete", "{}");

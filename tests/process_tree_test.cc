@@ -18,7 +18,8 @@ namespace {
 TEST(ProcessTreeTest, ForksNWorkersWithTitlesAndSessions) {
   TestDatabase db;
   DaemonProcess d(FleetOptions(db, 3, {{"AWC_WORKER_ID", "tree"}}));
-  ASSERT_TRUE(WaitUntil([&] { return d.Children().size() == 3; })) << d.Stderr();
+  ASSERT_TRUE(WaitUntil([&] { return d.Children().size() == 3; }))
+      << d.Stderr();
   EXPECT_EQ(ProcessTitle(d.pid()), "awc-worker: master");
   std::set<std::string> titles;
   ASSERT_TRUE(WaitUntil([&] {
@@ -27,12 +28,14 @@ TEST(ProcessTreeTest, ForksNWorkersWithTitlesAndSessions) {
     return titles == std::set<std::string>{"awc-worker: worker 1 idle",
                                            "awc-worker: worker 2 idle",
                                            "awc-worker: worker 3 idle"};
-  })) << "titles: " << ::testing::PrintToString(titles);
+  })) << "titles: "
+      << ::testing::PrintToString(titles);
   // One session per worker, named by its worker id; the master holds none.
   EXPECT_TRUE(WaitUntil([&] {
-    return db.Scalar("SELECT string_agg(application_name, ',' ORDER BY "
-                     "application_name) FROM pg_stat_activity WHERE datname = "
-                     "current_database() AND application_name LIKE 'tree%'") ==
+    return db.Scalar(
+               "SELECT string_agg(application_name, ',' ORDER BY "
+               "application_name) FROM pg_stat_activity WHERE datname = "
+               "current_database() AND application_name LIKE 'tree%'") ==
            "tree-1,tree-2,tree-3";
   }));
   // A busy worker's title names its job.
@@ -40,7 +43,8 @@ TEST(ProcessTreeTest, ForksNWorkersWithTitlesAndSessions) {
   EXPECT_TRUE(WaitUntil([&] {
     for (pid_t c : d.Children()) {
       std::string t = ProcessTitle(c);
-      if (t.ends_with(" job " + std::to_string(id) + " test_sleep")) return true;
+      if (t.ends_with(" job " + std::to_string(id) + " test_sleep"))
+        return true;
     }
     return false;
   }));
@@ -122,7 +126,8 @@ TEST(ProcessTreeTest, OrphanedWorkerFinishesItsJobFirst) {
 
 TEST(ProcessTreeTest, NotifiesSystemd) {
   TestDatabase db;
-  std::string path = ::testing::TempDir() + "/notify-" + std::to_string(getpid());
+  std::string path =
+      ::testing::TempDir() + "/notify-" + std::to_string(getpid());
   unlink(path.c_str());
   int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK, 0);
   sockaddr_un addr = {};

@@ -77,12 +77,13 @@ TEST_F(QueueSemanticsTest, FailIsPermanent) {
 TEST_F(QueueSemanticsTest, RetryReschedulesWithinBaseAndTwiceBase) {
   StartFleet(1);
   int64_t id = db_.Enqueue("test_retry", "{}", 5);
-  ASSERT_TRUE(WaitUntil([&] { return Col(db_, id, "attempts") == "1" &&
-                                     db_.JobState(id) == "PENDING"; }));
+  ASSERT_TRUE(WaitUntil([&] {
+    return Col(db_, id, "attempts") == "1" && db_.JobState(id) == "PENDING";
+  }));
   // First retry: base 5 s, full jitter up to 5 s more. updated_at is the
   // time of recording; run_at is set in the same statement.
-  double delay = std::stod(
-      Col(db_, id, "extract(epoch FROM run_at - updated_at)"));
+  double delay =
+      std::stod(Col(db_, id, "extract(epoch FROM run_at - updated_at)"));
   EXPECT_GE(delay, 5.0);
   EXPECT_LE(delay, 10.0);
   EXPECT_EQ(Col(db_, id, "last_error"), "TEST-ERROR-TEXT transient");
@@ -120,11 +121,13 @@ TEST_F(QueueSemanticsTest, ExpiredLeasesAreReclaimedOrDeadLettered) {
   int64_t again = db_.Int(
       "INSERT INTO awc.jobs (kind, payload, state, attempts, max_attempts, "
       "locked_by, locked_until, lease_token) VALUES ('test_complete', '{}', "
-      "'RUNNING', 1, 5, 'gone-1', now() - interval '1 second', 7) RETURNING id");
+      "'RUNNING', 1, 5, 'gone-1', now() - interval '1 second', 7) RETURNING "
+      "id");
   int64_t spent = db_.Int(
       "INSERT INTO awc.jobs (kind, payload, state, attempts, max_attempts, "
       "locked_by, locked_until, lease_token) VALUES ('test_complete', '{}', "
-      "'RUNNING', 5, 5, 'gone-2', now() - interval '1 second', 8) RETURNING id");
+      "'RUNNING', 5, 5, 'gone-2', now() - interval '1 second', 8) RETURNING "
+      "id");
   int64_t held = db_.Int(
       "INSERT INTO awc.jobs (kind, payload, state, attempts, max_attempts, "
       "locked_by, locked_until, lease_token) VALUES ('test_complete', '{}', "
@@ -136,8 +139,8 @@ TEST_F(QueueSemanticsTest, ExpiredLeasesAreReclaimedOrDeadLettered) {
   EXPECT_EQ(Col(db_, spent, "last_error"), "lease expired (held by gone-2)");
   EXPECT_EQ(Col(db_, spent, "attempts"), "5");
   EXPECT_TRUE(daemon_->WaitForEvent("job dead-lettered"));
-  auto dead = daemon_->EventsWith("job dead-lettered",
-                                  "job_" + std::to_string(spent));
+  auto dead =
+      daemon_->EventsWith("job dead-lettered", "job_" + std::to_string(spent));
   ASSERT_EQ(dead.size(), 1u);
   EXPECT_EQ(Str(dead[0].get(), "reason"), "lease_expired");
   // A live lease is left alone.
@@ -152,7 +155,8 @@ TEST_F(QueueSemanticsTest, CancelDuringTheRunDiscardsTheOutcome) {
   db_.Exec("UPDATE awc.jobs SET state = 'CANCELLED' WHERE id = $1",
            {std::to_string(id)});
   ASSERT_TRUE(daemon_->WaitForEvent("job cancelled"));
-  auto events = daemon_->EventsWith("job cancelled", "job_" + std::to_string(id));
+  auto events =
+      daemon_->EventsWith("job cancelled", "job_" + std::to_string(id));
   ASSERT_EQ(events.size(), 1u);
   EXPECT_EQ(Str(events[0].get(), "outcome"), "cancelled");
   EXPECT_EQ(Str(events[0].get(), "state"), "CANCELLED");
@@ -166,9 +170,10 @@ TEST_F(QueueSemanticsTest, ReclaimedJobOutcomeIsDiscardedByFencing) {
   int64_t id = db_.Enqueue("test_sleep", R"({"ms": 1500})");
   ASSERT_TRUE(WaitState(id, "RUNNING"));
   // Another worker reclaimed it meanwhile: new token, still RUNNING.
-  db_.Exec("UPDATE awc.jobs SET lease_token = lease_token + 1000, locked_by = "
-           "'other-1' WHERE id = $1",
-           {std::to_string(id)});
+  db_.Exec(
+      "UPDATE awc.jobs SET lease_token = lease_token + 1000, locked_by = "
+      "'other-1' WHERE id = $1",
+      {std::to_string(id)});
   ASSERT_TRUE(daemon_->WaitForEvent("job left in an unexpected state"));
   EXPECT_EQ(db_.JobState(id), "RUNNING");
   EXPECT_EQ(Col(db_, id, "locked_by"), "other-1");
@@ -191,9 +196,10 @@ TEST_F(QueueSemanticsTest, NotifyWakesIdleWorkersLongBeforeThePoll) {
   StartFleet(2, {{"AWC_WORKER_POLL_INTERVAL_MS", "600000"}});
   // Both workers have LISTENed once they have run their first claim.
   ASSERT_TRUE(WaitUntil([&] {
-    return db_.Int("SELECT count(*) FROM pg_stat_activity WHERE datname = "
-                   "current_database() AND application_name LIKE 't-%' AND "
-                   "state = 'idle' AND query LIKE '%SKIP LOCKED%'") == 2;
+    return db_.Int(
+               "SELECT count(*) FROM pg_stat_activity WHERE datname = "
+               "current_database() AND application_name LIKE 't-%' AND "
+               "state = 'idle' AND query LIKE '%SKIP LOCKED%'") == 2;
   }));
   int64_t id = db_.Enqueue("test_complete", "{}");
   EXPECT_TRUE(WaitUntil([&] { return db_.JobState(id) == "COMPLETED"; }, 60));
@@ -201,8 +207,9 @@ TEST_F(QueueSemanticsTest, NotifyWakesIdleWorkersLongBeforeThePoll) {
 
 TEST_F(QueueSemanticsTest, EveryJobRunsOnceAcrossWorkers) {
   db_.Migrate();
-  db_.Exec("INSERT INTO awc.jobs (kind, payload) SELECT 'test_complete', '{}' "
-           "FROM generate_series(1, 300)");
+  db_.Exec(
+      "INSERT INTO awc.jobs (kind, payload) SELECT 'test_complete', '{}' "
+      "FROM generate_series(1, 300)");
   StartFleet(4);
   ASSERT_TRUE(WaitUntil([&] {
     return db_.Int("SELECT count(*) FROM awc.jobs WHERE state = 'COMPLETED'") ==

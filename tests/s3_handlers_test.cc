@@ -78,7 +78,8 @@ TEST_F(S3HandlersTest, ServerStoppedMidWalkIsRetriedThenReady) {
 
 TEST_F(S3HandlersTest, ScrubFindsDecay) {
   std::string a = cas_->Blob("alpha"), b = cas_->Blob("bravo");
-  int64_t id = cas_->Snapshot(cas_->Manifest({cas_->E("a", a), cas_->E("b", b)}));
+  int64_t id =
+      cas_->Snapshot(cas_->Manifest({cas_->E("a", a), cas_->E("b", b)}));
   ASSERT_EQ(ResultField(handlers::ValidateSnapshot(*ctx_, {id}), "verdict"),
             "ready");
   cas_->PutRaw(b, "brav0");
@@ -95,7 +96,8 @@ TEST_F(S3HandlersTest, GcDeletesGarbageWithDeleteObjects) {
   ASSERT_EQ(ResultField(handlers::ValidateSnapshot(*ctx_, {id}), "verdict"),
             "ready");
   std::vector<std::string> garbage;
-  for (int i = 0; i < 40; ++i) garbage.push_back(cas_->Blob("junk " + std::to_string(i)));
+  for (int i = 0; i < 40; ++i)
+    garbage.push_back(cas_->Blob("junk " + std::to_string(i)));
   cas_->AgeAll(7200);
   queue::Outcome o = handlers::SweepTenant(*ctx_, {"t1"});
   ASSERT_EQ(o.kind, queue::Outcome::Kind::kComplete) << o.error;

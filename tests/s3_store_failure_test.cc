@@ -11,8 +11,9 @@ namespace awc::store::s3test {
 namespace {
 
 TEST_F(S3StoreTest, ServerStoppedMidGetManyIsTransientAndRecovers) {
-  ObjectStore* store = Open(std::string("s3://") + kBucket,
-                            [](config::Settings& s) { s.s3_max_concurrency = 8; });
+  ObjectStore* store =
+      Open(std::string("s3://") + kBucket,
+           [](config::Settings& s) { s.s3_max_concurrency = 8; });
   std::vector<std::string> datas;
   std::vector<ObjectKey> keys;
   for (int i = 0; i < 40; ++i) {
@@ -47,13 +48,15 @@ TEST_F(S3StoreTest, ServerStoppedMidGetManyIsTransientAndRecovers) {
         << results[i].ToString();
     transient += results[i].IsTransient();
   }
-  EXPECT_GT(transient, 30) << "requests after the kill did not fail transiently";
+  EXPECT_GT(transient, 30)
+      << "requests after the kill did not fail transiently";
   Fetched down = Fetch(store, keys[0]);
   EXPECT_TRUE(down.status.IsTransient()) << down.status.ToString();
   EXPECT_EQ(down.status.message().find(kSecret), std::string::npos);
 
   ASSERT_TRUE(server_->Restart());
-  for (size_t i = 0; i < keys.size(); ++i) results[i] = Status::Internal("unset");
+  for (size_t i = 0; i < keys.size(); ++i)
+    results[i] = Status::Internal("unset");
   std::fill(calls.begin(), calls.end(), 0);
   killed = true;  // no more kills
   store->GetMany(requests);
@@ -74,10 +77,13 @@ TEST_F(S3StoreTest, StalledServerTimesOutTransiently) {
   server_->Pause();
   auto start = std::chrono::steady_clock::now();
   Fetched f = Fetch(store, key);
-  double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  double secs =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
   server_->Resume();
   EXPECT_TRUE(f.status.IsTransient()) << f.status.ToString();
-  EXPECT_NE(f.status.message().find("imeout"), std::string::npos) << f.status.ToString();
+  EXPECT_NE(f.status.message().find("imeout"), std::string::npos)
+      << f.status.ToString();
   EXPECT_LT(secs, 5.0);
   Fetched again = Fetch(store, key);
   EXPECT_TRUE(again.status.ok()) << again.status.ToString();
@@ -89,15 +95,18 @@ TEST_F(S3StoreTest, MissingBucketAndBadCredentialsArePermanent) {
   std::vector<Status> errors = {
       Fetch(store, key).status, store->Head(key).status(), store->Put(key, "x"),
       store->DeleteMany({key}).status(),
-      store->List("t1", [](const std::string&, uint64_t) { return Status::OK(); })};
+      store->List("t1",
+                  [](const std::string&, uint64_t) { return Status::OK(); })};
   for (const Status& s : errors) {
     EXPECT_TRUE(s.IsFailedPrecondition()) << s.ToString();
-    EXPECT_NE(s.message().find("no-such-bucket"), std::string::npos) << s.ToString();
+    EXPECT_NE(s.message().find("no-such-bucket"), std::string::npos)
+        << s.ToString();
     EXPECT_EQ(s.message().find(kSecret), std::string::npos);
   }
 
-  ObjectStore* bad_key = Open(std::string("s3://") + kBucket,
-                              [](config::Settings& s) { s.s3_access_key_id = "NOBODY"; });
+  ObjectStore* bad_key =
+      Open(std::string("s3://") + kBucket,
+           [](config::Settings& s) { s.s3_access_key_id = "NOBODY"; });
   Status denied = bad_key->Put(key, "x");
   EXPECT_TRUE(denied.IsFailedPrecondition()) << denied.ToString();
   EXPECT_NE(denied.message().find("InvalidAccessKeyId"), std::string::npos);

@@ -17,8 +17,8 @@ TEST_F(S3StoreTest, RoundTripsObjectsOfManySizes) {
   ObjectStore* store = Open();
   ASSERT_NE(store, nullptr);
   EXPECT_STREQ(store->scheme(), "s3");
-  const size_t sizes[] = {0,          1,           1000,        64 * kKiB - 1,
-                          64 * kKiB + 1, 1 * kMiB + 3, 5 * kMiB + 11};
+  const size_t sizes[] = {
+      0, 1, 1000, 64 * kKiB - 1, 64 * kKiB + 1, 1 * kMiB + 3, 5 * kMiB + 11};
   uint32_t seed = 1;
   for (size_t size : sizes) {
     SCOPED_TRACE("size " + std::to_string(size));
@@ -90,8 +90,10 @@ TEST_F(S3StoreTest, ListPaginatesAndDeleteManyBatches) {
   EXPECT_EQ(GetS3Stats(*store).transfers - before, 2) << "expected two pages";
 
   std::vector<ObjectKey> keys;
-  for (const auto& [digest, size] : want) keys.push_back(*MakeKey("t1", digest));
-  for (int i = 0; i < 300; ++i) keys.push_back(KeyOf("t1", "absent " + std::to_string(i)));
+  for (const auto& [digest, size] : want)
+    keys.push_back(*MakeKey("t1", digest));
+  for (int i = 0; i < 300; ++i)
+    keys.push_back(KeyOf("t1", "absent " + std::to_string(i)));
   keys.push_back(keys.front());  // the same key twice
   before = GetS3Stats(*store).transfers;
   Result<std::vector<Status>> r = store->DeleteMany(keys);
@@ -105,8 +107,9 @@ TEST_F(S3StoreTest, ListPaginatesAndDeleteManyBatches) {
 }
 
 TEST_F(S3StoreTest, GetManyOverlapsTransfers) {
-  ObjectStore* store = Open(std::string("s3://") + kBucket,
-                            [](config::Settings& s) { s.s3_max_concurrency = 8; });
+  ObjectStore* store =
+      Open(std::string("s3://") + kBucket,
+           [](config::Settings& s) { s.s3_max_concurrency = 8; });
   EXPECT_EQ(store->parallelism(), 8);
   std::vector<std::string> datas;
   std::vector<ObjectKey> keys;
@@ -120,12 +123,13 @@ TEST_F(S3StoreTest, GetManyOverlapsTransfers) {
   std::vector<std::vector<Status>> done(keys.size());
   std::vector<ObjectStore::GetRequest> requests;
   for (size_t i = 0; i < keys.size(); ++i) {
-    requests.push_back({keys[i],
-                        [&got, i](std::string_view c) {
-                          got[i].append(c);
-                          return Status::OK();
-                        },
-                        [&done, i](Status s) { done[i].push_back(std::move(s)); }});
+    requests.push_back(
+        {keys[i],
+         [&got, i](std::string_view c) {
+           got[i].append(c);
+           return Status::OK();
+         },
+         [&done, i](Status s) { done[i].push_back(std::move(s)); }});
   }
   store->GetMany(requests);
   for (size_t i = 0; i < keys.size(); ++i) {
@@ -147,8 +151,9 @@ TEST_F(S3StoreTest, GetManyOverlapsTransfers) {
 }
 
 TEST_F(S3StoreTest, GetManyWithConcurrencyOneRunsOneAtATime) {
-  ObjectStore* store = Open(std::string("s3://") + kBucket,
-                            [](config::Settings& s) { s.s3_max_concurrency = 1; });
+  ObjectStore* store =
+      Open(std::string("s3://") + kBucket,
+           [](config::Settings& s) { s.s3_max_concurrency = 1; });
   std::vector<ObjectKey> keys;
   for (int i = 0; i < 20; ++i) {
     std::string data = Pattern(50 * kKiB, 7 + i);
@@ -176,13 +181,17 @@ TEST_F(S3StoreTest, PrefixesIsolateStores) {
   ObjectStore* root = Open();
   ObjectStore* a = Open(std::string("s3://") + kBucket + "/env/a");
   ObjectStore* b = Open(std::string("s3://") + kBucket + "/env/b/");
-  ObjectKey ka = KeyOf("t1", "in a"), kb = KeyOf("t1", "in b"), kr = KeyOf("t1", "in root");
+  ObjectKey ka = KeyOf("t1", "in a"), kb = KeyOf("t1", "in b"),
+            kr = KeyOf("t1", "in root");
   ASSERT_TRUE(a->Put(ka, "in a").ok());
   ASSERT_TRUE(b->Put(kb, "in b").ok());
   ASSERT_TRUE(root->Put(kr, "in root").ok());
-  EXPECT_EQ(ListAll(a, "t1"), (std::map<std::string, uint64_t>{{ka.digest, 4}}));
-  EXPECT_EQ(ListAll(b, "t1"), (std::map<std::string, uint64_t>{{kb.digest, 4}}));
-  EXPECT_EQ(ListAll(root, "t1"), (std::map<std::string, uint64_t>{{kr.digest, 7}}));
+  EXPECT_EQ(ListAll(a, "t1"),
+            (std::map<std::string, uint64_t>{{ka.digest, 4}}));
+  EXPECT_EQ(ListAll(b, "t1"),
+            (std::map<std::string, uint64_t>{{kb.digest, 4}}));
+  EXPECT_EQ(ListAll(root, "t1"),
+            (std::map<std::string, uint64_t>{{kr.digest, 7}}));
   EXPECT_TRUE(Fetch(a, kb).status.IsNotFound());
   EXPECT_TRUE(Fetch(root, ka).status.IsNotFound());
   ASSERT_TRUE((*b->DeleteMany({ka, kb}))[0].ok());
@@ -195,11 +204,11 @@ TEST_F(S3StoreTest, PrefixesIsolateStores) {
 }
 
 TEST_F(S3StoreTest, VirtualHostAddressing) {
-  ObjectStore* store = Open(std::string("s3://") + kBucket + "/vh",
-                            [&](config::Settings& s) {
-                              s.s3_endpoint = server_->VirtualHostEndpoint();
-                              s.s3_force_path_style = false;
-                            });
+  ObjectStore* store =
+      Open(std::string("s3://") + kBucket + "/vh", [&](config::Settings& s) {
+        s.s3_endpoint = server_->VirtualHostEndpoint();
+        s.s3_force_path_style = false;
+      });
   std::string data = Pattern(200 * kKiB, 5);
   ObjectKey key = KeyOf("t1", data);
   Status put = store->Put(key, data);
@@ -231,8 +240,8 @@ TEST_F(S3StoreTest, AwsCliCrossCheck) {
         "env AWS_ACCESS_KEY_ID=S3RVER AWS_SECRET_ACCESS_KEY=anything "
         "AWS_DEFAULT_REGION=us-east-1 AWS_PAGER= AWS_CONFIG_FILE=/dev/null "
         "AWS_SHARED_CREDENTIALS_FILE=/dev/null AWS_EC2_METADATA_DISABLED=true "
-        "aws --endpoint-url " + server_->Endpoint() + " s3api " + args +
-        " >" + dir + "/out.txt 2>&1";
+        "aws --endpoint-url " +
+        server_->Endpoint() + " s3api " + args + " >" + dir + "/out.txt 2>&1";
     int rc = std::system(cmd.c_str());
     std::ifstream in(dir + "/out.txt");
     std::stringstream out;
@@ -279,7 +288,9 @@ TEST(S3StoreConfigTest, RefusesBadSettingsWithoutEchoingSecrets) {
   };
   std::vector<Status> bad = {
       open([](config::Settings& s) { s.s3_endpoint = "ftp://x"; }),
-      open([](config::Settings& s) { s.s3_endpoint = std::string("http://k:") + kSecret + "@h"; }),
+      open([](config::Settings& s) {
+        s.s3_endpoint = std::string("http://k:") + kSecret + "@h";
+      }),
       open([](config::Settings& s) { s.s3_region = "us:east"; }),
       open([](config::Settings& s) { s.s3_max_concurrency = 0; }),
       open([](config::Settings& s) { s.s3_timeout_ms = 0; }),

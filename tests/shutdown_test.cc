@@ -97,11 +97,13 @@ TEST(ShutdownTest, SigquitStopsAtOnceAndTheLeaseBringsTheJobBack) {
 TEST(ShutdownTest, IdleFleetStopsPromptly) {
   TestDatabase db;
   // A long poll interval: the stop must not wait for the next poll.
-  DaemonProcess d(FleetOptions(db, 4, {{"AWC_WORKER_POLL_INTERVAL_MS", "600000"}}));
+  DaemonProcess d(
+      FleetOptions(db, 4, {{"AWC_WORKER_POLL_INTERVAL_MS", "600000"}}));
   ASSERT_TRUE(d.WaitForEvent("worker started", 30, 4));
   ASSERT_TRUE(WaitUntil([&] {
-    return db.Int("SELECT count(*) FROM pg_stat_activity WHERE datname = "
-                  "current_database() AND application_name LIKE 't-%'") == 4;
+    return db.Int(
+               "SELECT count(*) FROM pg_stat_activity WHERE datname = "
+               "current_database() AND application_name LIKE 't-%'") == 4;
   }));
   d.Signal(SIGTERM);
   EXPECT_EQ(ExitCode(d), 0);

@@ -1,9 +1,9 @@
 // Startup of the shipped binary: every failure prints "awc-worker: <error>"
 // and exits 1, and no secret reaches any output.
 #include <gtest/gtest.h>
+#include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
-#include <netinet/in.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -16,26 +16,11 @@ namespace {
 
 constexpr const char* kSecret = "Sup3r-S3cret-pw";
 
-struct RunResult {
-  int code = -1;
-  std::string out;
-  std::string err;
-};
+using RunResult = CommandResult;
 
 RunResult RunDaemon(std::vector<std::pair<std::string, std::string>> env,
-              std::vector<std::string> args = {},
-              const std::string& binary = ShippedDaemonPath()) {
-  DaemonProcess::Options o;
-  o.binary = binary;
-  o.args = std::move(args);
-  o.env = std::move(env);
-  DaemonProcess d(o);
-  std::optional<int> st = d.WaitExit(60);
-  RunResult r;
-  r.out = d.Stdout();
-  r.err = d.Stderr();
-  if (st && WIFEXITED(*st)) r.code = WEXITSTATUS(*st);
-  return r;
+                    std::vector<std::string> args = {}) {
+  return RunProcess(ShippedDaemonPath(), std::move(args), std::move(env));
 }
 
 // The last line of stderr, where the startup error is.
@@ -52,7 +37,8 @@ void ExpectNoSecret(const RunResult& r, const std::string& secret = kSecret) {
 }
 
 // A URL for the test cluster whose password is replaced by `password`.
-std::string UrlWithPassword(const std::string& db, const std::string& password) {
+std::string UrlWithPassword(const std::string& db,
+                            const std::string& password) {
   std::string url = ClusterUrl(db);
   std::string real = getenv("PGPASSWORD") ? getenv("PGPASSWORD") : "";
   size_t at = url.find(":" + real + "@");
@@ -73,8 +59,8 @@ TEST(StartupTest, MissingCasUrl) {
 
 TEST(StartupTest, NonIntegerSettingNamesTheSetting) {
   RunResult r = RunDaemon({{"DATABASE_URL", ClusterUrl("postgres")},
-                     {"AWC_CAS_URL", "memory://"},
-                     {"AWC_WORKER_CONCURRENCY", "four"}});
+                           {"AWC_CAS_URL", "memory://"},
+                           {"AWC_WORKER_CONCURRENCY", "four"}});
   EXPECT_EQ(r.code, 1);
   EXPECT_EQ(r.err,
             "awc-worker: AWC_WORKER_CONCURRENCY: \"four\" is not an integer\n");
@@ -83,8 +69,9 @@ TEST(StartupTest, NonIntegerSettingNamesTheSetting) {
 TEST(StartupTest, OutOfRangeSettings) {
   RunResult zero = RunDaemon({{"AWC_WORKER_CONCURRENCY", "0"}});
   EXPECT_EQ(zero.code, 1);
-  EXPECT_EQ(zero.err,
-            "awc-worker: AWC_WORKER_CONCURRENCY: 0 is out of range (1..1024)\n");
+  EXPECT_EQ(
+      zero.err,
+      "awc-worker: AWC_WORKER_CONCURRENCY: 0 is out of range (1..1024)\n");
   RunResult lease = RunDaemon({{"AWC_WORKER_LEASE_SECS", "-5"}});
   EXPECT_EQ(lease.code, 1);
   EXPECT_NE(lease.err.find("awc-worker: AWC_WORKER_LEASE_SECS: -5 is out of "
@@ -109,8 +96,9 @@ TEST(StartupTest, UnreachableHostShowsTypeAndMessageButNoSecret) {
 }
 
 TEST(StartupTest, WrongPasswordShowsTheServerMessageButNoSecret) {
-  RunResult r = RunDaemon({{"DATABASE_URL", UrlWithPassword("postgres", kSecret)},
-                     {"AWC_CAS_URL", "memory://"}});
+  RunResult r =
+      RunDaemon({{"DATABASE_URL", UrlWithPassword("postgres", kSecret)},
+                 {"AWC_CAS_URL", "memory://"}});
   EXPECT_EQ(r.code, 1);
   std::string last = LastLine(r.err);
   EXPECT_TRUE(last.starts_with("awc-worker: database connection failed: "))
@@ -124,7 +112,7 @@ TEST(StartupTest, MissingDatabaseShowsTheServerMessageButNoSecret) {
   std::string real = getenv("PGPASSWORD") ? getenv("PGPASSWORD") : "";
   ASSERT_GE(real.size(), 4u) << "the test cluster must use a password";
   RunResult r = RunDaemon({{"DATABASE_URL", ClusterUrl("no_such_database")},
-                     {"AWC_CAS_URL", "memory://"}});
+                           {"AWC_CAS_URL", "memory://"}});
   EXPECT_EQ(r.code, 1);
   std::string last = LastLine(r.err);
   EXPECT_NE(last.find("database \"no_such_database\" does not exist"),
@@ -135,7 +123,8 @@ TEST(StartupTest, MissingDatabaseShowsTheServerMessageButNoSecret) {
 
 TEST(StartupTest, UnsupportedSchemeNamesTheScheme) {
   TestDatabase db;
-  RunResult r = RunDaemon({{"DATABASE_URL", db.url()}, {"AWC_CAS_URL", "ftp://x/y"}});
+  RunResult r =
+      RunDaemon({{"DATABASE_URL", db.url()}, {"AWC_CAS_URL", "ftp://x/y"}});
   EXPECT_EQ(r.code, 1);
   EXPECT_TRUE(LastLine(r.err).starts_with(
       "awc-worker: AWC_CAS_URL: unsupported scheme \"ftp://\""))
@@ -144,8 +133,8 @@ TEST(StartupTest, UnsupportedSchemeNamesTheScheme) {
 
 TEST(StartupTest, RelativeFileUrlIsRefused) {
   TestDatabase db;
-  RunResult r = RunDaemon({{"DATABASE_URL", db.url()},
-                     {"AWC_CAS_URL", "file://relative/path"}});
+  RunResult r = RunDaemon(
+      {{"DATABASE_URL", db.url()}, {"AWC_CAS_URL", "file://relative/path"}});
   EXPECT_EQ(r.code, 1);
   EXPECT_EQ(LastLine(r.err),
             "awc-worker: AWC_CAS_URL: file:// needs an absolute path, as in "
@@ -163,8 +152,8 @@ TEST(StartupTest, S3SchemeFollowsTheBuild) {
   DaemonProcess d(o);
   EXPECT_TRUE(d.WaitForEvent("supervisor running")) << d.Stderr();
 #else
-  RunResult r = RunDaemon({{"DATABASE_URL", db.url()},
-                     {"AWC_CAS_URL", "s3://awc-bucket/prefix"}});
+  RunResult r = RunDaemon(
+      {{"DATABASE_URL", db.url()}, {"AWC_CAS_URL", "s3://awc-bucket/prefix"}});
   EXPECT_EQ(r.code, 1);
   EXPECT_NE(r.err.find("rebuild with cmake -DAWC_WITH_S3=ON"),
             std::string::npos);
@@ -174,9 +163,11 @@ TEST(StartupTest, S3SchemeFollowsTheBuild) {
 TEST(StartupTest, NewerSchemaIsRefusedAtStartup) {
   TestDatabase db;
   db.Migrate();
-  db.Exec("INSERT INTO awc.schema_migrations (version, name, checksum) "
-          "VALUES (9999, '9999_future', 'x')");
-  RunResult r = RunDaemon({{"DATABASE_URL", db.url()}, {"AWC_CAS_URL", "memory://"}});
+  db.Exec(
+      "INSERT INTO awc.schema_migrations (version, name, checksum) "
+      "VALUES (9999, '9999_future', 'x')");
+  RunResult r =
+      RunDaemon({{"DATABASE_URL", db.url()}, {"AWC_CAS_URL", "memory://"}});
   EXPECT_EQ(r.code, 1);
   EXPECT_TRUE(LastLine(r.err).starts_with(
       "awc-worker: migrations: database schema is at version 9999"))
@@ -195,8 +186,8 @@ TEST(StartupTest, MetricsAddressInUseIsAStartupError) {
   getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
   std::string listen_at = "127.0.0.1:" + std::to_string(ntohs(addr.sin_port));
   RunResult r = RunDaemon({{"DATABASE_URL", db.url()},
-                     {"AWC_CAS_URL", "memory://"},
-                     {"AWC_METRICS_LISTEN", listen_at}});
+                           {"AWC_CAS_URL", "memory://"},
+                           {"AWC_METRICS_LISTEN", listen_at}});
   close(fd);
   EXPECT_EQ(r.code, 1);
   EXPECT_TRUE(LastLine(r.err).starts_with("awc-worker: ")) << r.err;
@@ -206,13 +197,13 @@ TEST(StartupTest, MetricsAddressInUseIsAStartupError) {
 TEST(StartupTest, CheckModePrintsSettingsRedacted) {
   std::string secret_file = ::testing::TempDir() + "/s3-secret";
   std::ofstream(secret_file) << "S3-Secret-Key-Value\n";
-  RunResult r = RunDaemon(
-      {{"DATABASE_URL",
-        std::string("postgresql://awc:") + kSecret + "@db.example:5432/awc"},
-       {"AWC_CAS_URL", "file:///var/lib/awc"},
-       {"AWC_S3_SECRET_ACCESS_KEY_FILE", secret_file},
-       {"AWC_WORKER_CONCURRENCY", "7"}},
-      {"-t"});
+  RunResult r =
+      RunDaemon({{"DATABASE_URL", std::string("postgresql://awc:") + kSecret +
+                                      "@db.example:5432/awc"},
+                 {"AWC_CAS_URL", "file:///var/lib/awc"},
+                 {"AWC_S3_SECRET_ACCESS_KEY_FILE", secret_file},
+                 {"AWC_WORKER_CONCURRENCY", "7"}},
+                {"-t"});
   EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("AWC_WORKER_CONCURRENCY = 7"), std::string::npos)
       << r.out;
@@ -231,8 +222,8 @@ TEST(StartupTest, CheckModeFailsOnBadSettings) {
   RunResult r = RunDaemon({{"AWC_CAS_URL", "memory://"}}, {"-t"});
   EXPECT_EQ(r.code, 1);
   EXPECT_EQ(LastLine(r.err), "awc-worker: DATABASE_URL is not set");
-  RunResult bad = RunDaemon({{"DATABASE_URL", "host=x"}, {"AWC_CAS_URL", "gopher://"}},
-                      {"-t"});
+  RunResult bad = RunDaemon(
+      {{"DATABASE_URL", "host=x"}, {"AWC_CAS_URL", "gopher://"}}, {"-t"});
   EXPECT_EQ(bad.code, 1);
   EXPECT_NE(LastLine(bad.err).find("unsupported scheme"), std::string::npos);
 }

@@ -16,7 +16,8 @@ class CountingStore : public store::ObjectStore {
  public:
   explicit CountingStore(store::ObjectStore& inner) : inner_(inner) {}
   const char* scheme() const override { return inner_.scheme(); }
-  Status Get(const store::ObjectKey& key, const store::ChunkSink& sink) override {
+  Status Get(const store::ObjectKey& key,
+             const store::ChunkSink& sink) override {
     ++reads_[key.digest];
     return inner_.Get(key, sink);
   }
@@ -26,7 +27,8 @@ class CountingStore : public store::ObjectStore {
   Status Put(const store::ObjectKey& key, std::string_view data) override {
     return inner_.Put(key, data);
   }
-  Status PutFile(const store::ObjectKey& key, const std::string& path) override {
+  Status PutFile(const store::ObjectKey& key,
+                 const std::string& path) override {
     return inner_.PutFile(key, path);
   }
   Result<std::vector<Status>> DeleteMany(
@@ -67,7 +69,8 @@ class HandlerTest : public ::testing::Test {
   queue::Outcome Scrub(int64_t id) {
     return handlers::ScrubSnapshot(*ctx_, SnapshotPayload{id});
   }
-  void ExpectFailedWith(int64_t id, const char* code, const std::string& digest) {
+  void ExpectFailedWith(int64_t id, const char* code,
+                        const std::string& digest) {
     queue::Outcome o = Validate(id);
     EXPECT_EQ(o.kind, queue::Outcome::Kind::kComplete) << o.error;
     EXPECT_EQ(ResultField(o, "verdict"), "failed");
@@ -89,7 +92,8 @@ class HandlerTest : public ::testing::Test {
 };
 
 TEST_F(HandlerTest, GoodTreeBecomesReadyWithItsClosure) {
-  std::string a = cas_.Blob("alpha"), b = cas_.Blob("bravo!"), empty = cas_.Blob("");
+  std::string a = cas_.Blob("alpha"), b = cas_.Blob("bravo!"),
+              empty = cas_.Blob("");
   std::string sub = cas_.Manifest({cas_.E("b", b), cas_.E("empty", empty)});
   auto sub_entry = cas_.E("sub", sub);
   sub_entry.manifest = true;
@@ -106,11 +110,13 @@ TEST_F(HandlerTest, GoodTreeBecomesReadyWithItsClosure) {
                        "= $1",
                        {std::to_string(id)}),
             "5/" + std::to_string(bytes) + "/true");
-  EXPECT_EQ(db_.Scalar("SELECT string_agg(digest, ',' ORDER BY digest) FROM "
-                       "awc.snapshot_objects WHERE snapshot_id = $1",
-                       {std::to_string(id)}),
-            db_.Scalar("SELECT string_agg(d, ',' ORDER BY d) FROM unnest($1::text[]) d",
-                       {db::ArrayLiteral({a, b, empty, sub, root})}));
+  EXPECT_EQ(
+      db_.Scalar("SELECT string_agg(digest, ',' ORDER BY digest) FROM "
+                 "awc.snapshot_objects WHERE snapshot_id = $1",
+                 {std::to_string(id)}),
+      db_.Scalar(
+          "SELECT string_agg(d, ',' ORDER BY d) FROM unnest($1::text[]) d",
+          {db::ArrayLiteral({a, b, empty, sub, root})}));
   EXPECT_EQ(db_.Scalar("SELECT data->>'verdict' FROM awc.audit_events WHERE "
                        "event = 'snapshot.validate' AND subject = $1",
                        {"snapshot/" + std::to_string(id)}),
@@ -167,10 +173,12 @@ TEST_F(HandlerTest, MalformedManifestsFail) {
   const std::vector<std::string> bad = {
       "{not json",
       R"({"format":"awc-manifest/2","entries":[]})",
-      R"({"format":"awc-manifest/1","entries":[{"name":"b","kind":"blob","digest":")" + d +
-          R"(","size":1},{"name":"a","kind":"blob","digest":")" + d + R"(","size":1}]})",
-      R"({"format":"awc-manifest/1","entries":[{"name":"a","kind":"blob","digest":")" + d +
-          R"(","size":1},{"name":"a","kind":"blob","digest":")" + d + R"(","size":1}]})",
+      R"({"format":"awc-manifest/1","entries":[{"name":"b","kind":"blob","digest":")" +
+          d + R"(","size":1},{"name":"a","kind":"blob","digest":")" + d +
+          R"(","size":1}]})",
+      R"({"format":"awc-manifest/1","entries":[{"name":"a","kind":"blob","digest":")" +
+          d + R"(","size":1},{"name":"a","kind":"blob","digest":")" + d +
+          R"(","size":1}]})",
       R"({"format":"awc-manifest/1","entries":[{"name":"a","kind":"blob","digest":"sha256:XYZ","size":1}]})",
   };
   for (const std::string& json : bad) {
@@ -216,7 +224,8 @@ TEST_F(HandlerTest, TerminalSnapshotsAreSkipped) {
 TEST_F(HandlerTest, ObjectBeingDeletedByGcIsRetried) {
   std::string blob = cas_.Blob("x");
   std::string root = cas_.Manifest({cas_.E("f", blob)});
-  db_.Exec("UPDATE awc.objects SET state = 'DELETING' WHERE digest = $1", {blob});
+  db_.Exec("UPDATE awc.objects SET state = 'DELETING' WHERE digest = $1",
+           {blob});
   int64_t id = cas_.Snapshot(root);
   queue::Outcome o = Validate(id);
   EXPECT_EQ(o.kind, queue::Outcome::Kind::kRetry);
@@ -244,8 +253,10 @@ TEST_F(HandlerTest, CleanScrubKeepsReadyAndAudits) {
 }
 
 TEST_F(HandlerTest, DecayedSnapshotDegradesAndPinsItsClosure) {
-  std::string a = cas_.Blob("aaaa"), b = cas_.Blob("bbbb"), c = cas_.Blob("cccc");
-  std::string root = cas_.Manifest({cas_.E("a", a), cas_.E("b", b), cas_.E("c", c)});
+  std::string a = cas_.Blob("aaaa"), b = cas_.Blob("bbbb"),
+              c = cas_.Blob("cccc");
+  std::string root =
+      cas_.Manifest({cas_.E("a", a), cas_.E("b", b), cas_.E("c", c)});
   int64_t id = cas_.Snapshot(root);
   ASSERT_EQ(ResultField(Validate(id), "verdict"), "ready");
   cas_.PutRaw(a, "aaaX");  // bit rot
@@ -257,11 +268,12 @@ TEST_F(HandlerTest, DecayedSnapshotDegradesAndPinsItsClosure) {
   EXPECT_EQ(ResultField(o, "bad"), "2");
   EXPECT_EQ(SnapState(id), "DEGRADED");
   EXPECT_EQ(Failure(id, "code"), "decayed");
-  EXPECT_EQ(db_.Scalar("SELECT string_agg(d, ',' ORDER BY d) FROM "
-                       "jsonb_array_elements_text((SELECT failure->'bad_digests' "
-                       "FROM awc.snapshots WHERE id = $1)) d",
-                       {std::to_string(id)}),
-            std::min(a, c) + "," + std::max(a, c));
+  EXPECT_EQ(
+      db_.Scalar("SELECT string_agg(d, ',' ORDER BY d) FROM "
+                 "jsonb_array_elements_text((SELECT failure->'bad_digests' "
+                 "FROM awc.snapshots WHERE id = $1)) d",
+                 {std::to_string(id)}),
+      std::min(a, c) + "," + std::max(a, c));
   EXPECT_EQ(db_.Int("SELECT count(*) FROM awc.gc_pins WHERE snapshot_id = $1 "
                     "AND reason = 'degraded'",
                     {std::to_string(id)}),

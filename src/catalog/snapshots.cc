@@ -39,14 +39,13 @@ Result<std::optional<Snapshot>> LoadSnapshot(db::PgConn& conn, int64_t id) {
 
 Result<bool> CommitValidated(db::PgConn& conn, const Snapshot& snap,
                              const cas::ClosureReport& report) {
-  bool applied = false;
-  Status s = db::InTransaction(conn, [&]() -> Status {
+  return db::InTransactionResult(conn, [&]() -> Result<bool> {
     AWC_ASSIGN_OR_RETURN(
         db::PgResult locked,
         conn.Exec("SELECT 1 FROM awc.snapshots WHERE id = $1 AND state = "
                   "'VALIDATING' FOR UPDATE",
                   {Id(snap.id)}));
-    if (locked.rows() == 0) return Status::OK();
+    if (locked.rows() == 0) return false;
     for (size_t off = 0; off < report.objects.size(); off += kInsertBatch) {
       size_t end = std::min(report.objects.size(), off + kInsertBatch);
       std::vector<std::string> digests, sizes;
@@ -90,11 +89,8 @@ Result<bool> CommitValidated(db::PgConn& conn, const Snapshot& snap,
         .Int("bytes", static_cast<int64_t>(report.bytes));
     AWC_RETURN_IF_ERROR(RecordAudit(conn, snap.tenant_id, "snapshot.validate",
                                     "snapshot/" + Id(snap.id), data.Dump()));
-    applied = true;
-    return Status::OK();
+    return true;
   });
-  if (!s.ok()) return s;
-  return applied;
 }
 
 Result<bool> CommitValidationFailed(db::PgConn& conn, const Snapshot& snap,
@@ -107,24 +103,20 @@ Result<bool> CommitValidationFailed(db::PgConn& conn, const Snapshot& snap,
     failure.Str("digest", report.digest);
   }
   failure.Str("detail", report.detail);
-  bool applied = false;
-  Status s = db::InTransaction(conn, [&]() -> Status {
+  return db::InTransactionResult(conn, [&]() -> Result<bool> {
     AWC_ASSIGN_OR_RETURN(
         db::PgResult r,
         conn.Exec("UPDATE awc.snapshots SET state = 'FAILED', validated_at = "
                   "now(), failure = $2::jsonb WHERE id = $1 AND state = "
                   "'VALIDATING' RETURNING id",
                   {Id(snap.id), failure.Dump()}));
-    if (r.rows() == 0) return Status::OK();
+    if (r.rows() == 0) return false;
     JsonObject data;
     data.Str("verdict", "failed").Obj("failure", failure);
     AWC_RETURN_IF_ERROR(RecordAudit(conn, snap.tenant_id, "snapshot.validate",
                                     "snapshot/" + Id(snap.id), data.Dump()));
-    applied = true;
-    return Status::OK();
+    return true;
   });
-  if (!s.ok()) return s;
-  return applied;
 }
 
 Result<std::vector<ClosurePageEntry>> ClosurePage(db::PgConn& conn,
@@ -151,24 +143,22 @@ Result<std::vector<ClosurePageEntry>> ClosurePage(db::PgConn& conn,
 
 Result<bool> CommitScrubClean(db::PgConn& conn, const Snapshot& snap,
                               int64_t objects, int64_t bytes) {
-  bool applied = false;
-  Status s = db::InTransaction(conn, [&]() -> Status {
+  return db::InTransactionResult(conn, [&]() -> Result<bool> {
     AWC_ASSIGN_OR_RETURN(
         db::PgResult r,
         conn.Exec("UPDATE awc.snapshots SET scrubbed_at = now() WHERE id = $1 "
                   "AND state = 'READY' RETURNING id",
                   {Id(snap.id)}));
-    if (r.rows() == 0) return Status::OK();
+    if (r.rows() == 0) return false;
     JsonObject data;
-    data.Str("verdict", "clean").Int("objects", objects).Int("bytes", bytes)
+    data.Str("verdict", "clean")
+        .Int("objects", objects)
+        .Int("bytes", bytes)
         .Int("bad", 0);
     AWC_RETURN_IF_ERROR(RecordAudit(conn, snap.tenant_id, "snapshot.scrub",
                                     "snapshot/" + Id(snap.id), data.Dump()));
-    applied = true;
-    return Status::OK();
+    return true;
   });
-  if (!s.ok()) return s;
-  return applied;
 }
 
 Result<bool> CommitScrubDegraded(db::PgConn& conn, const Snapshot& snap,
@@ -182,15 +172,14 @@ Result<bool> CommitScrubDegraded(db::PgConn& conn, const Snapshot& snap,
   failure.Str("code", "decayed")
       .Int("bad_count", static_cast<int64_t>(bad.size()))
       .Strs("bad_digests", listed);
-  bool applied = false;
-  Status s = db::InTransaction(conn, [&]() -> Status {
+  return db::InTransactionResult(conn, [&]() -> Result<bool> {
     AWC_ASSIGN_OR_RETURN(
         db::PgResult r,
         conn.Exec("UPDATE awc.snapshots SET state = 'DEGRADED', scrubbed_at = "
                   "now(), failure = $2::jsonb WHERE id = $1 AND state = "
                   "'READY' RETURNING id",
                   {Id(snap.id), failure.Dump()}));
-    if (r.rows() == 0) return Status::OK();
+    if (r.rows() == 0) return false;
     // Pin the whole closure: what is left of a degraded snapshot is the only
     // copy there is.
     AWC_RETURN_IF_ERROR(
@@ -208,11 +197,8 @@ Result<bool> CommitScrubDegraded(db::PgConn& conn, const Snapshot& snap,
         .Strs("bad_digests", listed);
     AWC_RETURN_IF_ERROR(RecordAudit(conn, snap.tenant_id, "snapshot.scrub",
                                     "snapshot/" + Id(snap.id), data.Dump()));
-    applied = true;
-    return Status::OK();
+    return true;
   });
-  if (!s.ok()) return s;
-  return applied;
 }
 
 Result<RetentionFacts> LoadRetentionFacts(db::PgConn& conn,

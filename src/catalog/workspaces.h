@@ -22,10 +22,10 @@ namespace awc::catalog {
 
 struct WorkspaceStep {
   bool found = false;
-  std::string from;        // state before
-  std::string to;          // state after (== from when unchanged)
-  std::string next_due;    // ISO timestamp of the next possible step, or ""
-  int64_t released = 0;    // snapshots released on EXPIRED
+  std::string from;      // state before
+  std::string to;        // state after (== from when unchanged)
+  std::string next_due;  // ISO timestamp of the next possible step, or ""
+  int64_t released = 0;  // snapshots released on EXPIRED
 };
 
 Result<WorkspaceStep> AdvanceWorkspace(db::PgConn& conn, int64_t id,

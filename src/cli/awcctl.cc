@@ -31,7 +31,8 @@ constexpr const char* kUsage =
     "  migrate                          apply pending schema migrations\n"
     "  import --tenant T [--workspace ID] DIR\n"
     "                                   upload DIR as a snapshot and enqueue\n"
-    "                                   its validation; prints the snapshot id\n"
+    "                                   its validation; prints the snapshot "
+    "id\n"
     "  enqueue KIND JSON [--max-attempts N] [--delay SECS]\n"
     "                                   insert a job; prints its id\n"
     "  jobs [--state S] [--kind K] [--limit N]\n"
@@ -79,8 +80,8 @@ Result<Session> Open(const std::string& config_path,
   if (s.settings.database_url.empty()) {
     return Status::InvalidArgument("DATABASE_URL is not set");
   }
-  AWC_ASSIGN_OR_RETURN(s.conn, db::PgConn::Connect(s.settings.database_url,
-                                                   "awcctl"));
+  AWC_ASSIGN_OR_RETURN(s.conn,
+                       db::PgConn::Connect(s.settings.database_url, "awcctl"));
   if (!allow_pending) {
     AWC_ASSIGN_OR_RETURN(migrate::SchemaState state, migrate::Inspect(*s.conn));
     if (!state.pending.empty()) {
@@ -215,12 +216,12 @@ int Jobs(const std::string& config_path, int argc, char** argv) {
   for (int c; (c = getopt_long(argc, argv, ":s:k:l:", kLong, nullptr)) != -1;) {
     if (c == 's') {
       state = optarg;
-      const std::vector<std::string> kStates = {"PENDING", "RUNNING",
-                                                "COMPLETED", "FAILED",
-                                                "CANCELLED"};
+      const std::vector<std::string> kStates = {
+          "PENDING", "RUNNING", "COMPLETED", "FAILED", "CANCELLED"};
       if (std::find(kStates.begin(), kStates.end(), state) == kStates.end()) {
-        return Usage("--state must be PENDING, RUNNING, COMPLETED, FAILED or "
-                     "CANCELLED");
+        return Usage(
+            "--state must be PENDING, RUNNING, COMPLETED, FAILED or "
+            "CANCELLED");
       }
     } else if (c == 'k') {
       kind = optarg;

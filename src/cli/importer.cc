@@ -137,10 +137,10 @@ Status Upload(store::ObjectStore& store, const std::string& tenant,
 }
 
 void Sleep(double secs) {
-  struct timespec ts = {static_cast<time_t>(secs),
-                        static_cast<long>((secs - static_cast<double>(
-                                                      static_cast<time_t>(secs))) *
-                                          1e9)};
+  struct timespec ts = {
+      static_cast<time_t>(secs),
+      static_cast<long>(
+          (secs - static_cast<double>(static_cast<time_t>(secs))) * 1e9)};
   nanosleep(&ts, nullptr);
 }
 
@@ -155,7 +155,8 @@ Result<ImportResult> ImportTree(db::PgConn& conn, store::ObjectStore& store,
   }
   struct stat st;
   if (stat(options.dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
-    return Status::InvalidArgument("\"" + options.dir + "\" is not a directory");
+    return Status::InvalidArgument("\"" + options.dir +
+                                   "\" is not a directory");
   }
   ImportResult result;
   Objects objects;
@@ -178,9 +179,9 @@ Result<ImportResult> ImportTree(db::PgConn& conn, store::ObjectStore& store,
                   "$2",
                   {std::to_string(*options.workspace_id), tenant}));
     if (w.rows() == 0) {
-      return Status::InvalidArgument(
-          "workspace " + std::to_string(*options.workspace_id) +
-          " does not exist for tenant " + tenant);
+      return Status::InvalidArgument("workspace " +
+                                     std::to_string(*options.workspace_id) +
+                                     " does not exist for tenant " + tenant);
     }
   }
 
@@ -207,8 +208,9 @@ Result<ImportResult> ImportTree(db::PgConn& conn, store::ObjectStore& store,
     }
     if (deleting) {
       if (waited >= options.deleting_wait_secs) {
-        return Status::Transient("objects are still being deleted by GC after "
-                                 "waiting; try again later");
+        return Status::Transient(
+            "objects are still being deleted by GC after "
+            "waiting; try again later");
       }
       Sleep(0.5);
       waited += 0.5;
@@ -222,13 +224,13 @@ Result<ImportResult> ImportTree(db::PgConn& conn, store::ObjectStore& store,
     Status s = db::InTransaction(conn, [&]() -> Status {
       AWC_ASSIGN_OR_RETURN(
           db::PgResult reg,
-          conn.Exec("INSERT INTO awc.objects AS o (tenant_id, digest, size) "
-                    "SELECT $1, u.d, u.s FROM unnest($2::text[], $3::bigint[]) "
-                    "AS u(d, s) ON CONFLICT (tenant_id, digest) DO UPDATE SET "
-                    "last_seen_at = now() WHERE o.state = 'LIVE' RETURNING "
-                    "o.digest",
-                    {tenant, db::ArrayLiteral(digests),
-                     db::ArrayLiteral(sizes)}));
+          conn.Exec(
+              "INSERT INTO awc.objects AS o (tenant_id, digest, size) "
+              "SELECT $1, u.d, u.s FROM unnest($2::text[], $3::bigint[]) "
+              "AS u(d, s) ON CONFLICT (tenant_id, digest) DO UPDATE SET "
+              "last_seen_at = now() WHERE o.state = 'LIVE' RETURNING "
+              "o.digest",
+              {tenant, db::ArrayLiteral(digests), db::ArrayLiteral(sizes)}));
       std::map<std::string, bool> live;
       for (int i = 0; i < reg.rows(); ++i) live[reg.GetString(i, 0)] = true;
       for (const std::string& d : digests) {

@@ -38,10 +38,10 @@ struct ImportResult {
   int64_t snapshot_id = 0;
   int64_t job_id = 0;
   std::string root_digest;
-  int64_t objects = 0;       // distinct objects in the tree
+  int64_t objects = 0;  // distinct objects in the tree
   int64_t uploaded = 0;
   int64_t deduplicated = 0;
-  int64_t bytes = 0;         // sum of distinct object sizes
+  int64_t bytes = 0;                 // sum of distinct object sizes
   std::vector<std::string> skipped;  // paths that are neither file nor dir
 };
 

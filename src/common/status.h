@@ -133,9 +133,9 @@ class [[nodiscard]] Result {
 #define AWC_RETURN_IF_ERROR(expr) \
   AWC_RETURN_IF_ERROR_IMPL_(AWC_CONCAT_(awc_status_, __COUNTER__), expr)
 #define AWC_RETURN_IF_ERROR_IMPL_(var, expr) \
-  do {                                        \
-    ::awc::Status var = (expr);               \
-    if (!var.ok()) return var;                \
+  do {                                       \
+    ::awc::Status var = (expr);              \
+    if (!var.ok()) return var;               \
   } while (0)
 
 // Declares `lhs` from a Result-returning `rexpr`, or returns its Status.

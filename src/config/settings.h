@@ -43,9 +43,8 @@ struct Settings {
 
   // The S3 endpoint after applying the region default.
   std::string EffectiveS3Endpoint() const {
-    return s3_endpoint.empty()
-               ? "https://s3." + s3_region + ".amazonaws.com"
-               : s3_endpoint;
+    return s3_endpoint.empty() ? "https://s3." + s3_region + ".amazonaws.com"
+                               : s3_endpoint;
   }
 };
 

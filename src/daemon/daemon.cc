@@ -71,15 +71,15 @@ std::optional<int> ParseArgs(int argc, char** argv, Args* args) {
         printf("awc-worker %s\n", AWC_VERSION);
         return 0;
       case ':':
-        fprintf(stderr, "awc-worker: option -%c needs an argument\n%s",
-                optopt, kUsage);
+        fprintf(stderr, "awc-worker: option -%c needs an argument\n%s", optopt,
+                kUsage);
         return 1;
       default:
         if (optopt != 0) {
           fprintf(stderr, "awc-worker: unknown option -%c\n%s", optopt, kUsage);
         } else {
-          fprintf(stderr, "awc-worker: unknown option %s\n%s",
-                  argv[optind - 1], kUsage);
+          fprintf(stderr, "awc-worker: unknown option %s\n%s", argv[optind - 1],
+                  kUsage);
         }
         return 1;
     }
@@ -107,7 +107,8 @@ int TestConfig(const config::Config& cfg) {
 // Opens the store and lists a little of it: a permanent error (bad
 // credentials, a missing bucket, an unwritable directory) stops startup; a
 // transient one (the S3 endpoint is briefly down) only warns.
-Status CheckStore(const store::StoreUrl& url, const config::Settings& settings) {
+Status CheckStore(const store::StoreUrl& url,
+                  const config::Settings& settings) {
   struct ev_loop* loop = ev_loop_new(EVFLAG_AUTO);
   Status s;
   {
@@ -138,8 +139,8 @@ int DaemonMain(int argc, char** argv, RegisterFn register_handlers) {
   if (std::optional<int> code = ParseArgs(argc, argv, &args)) return *code;
 
   // Step 1: configuration; DATABASE_URL and AWC_CAS_URL are required.
-  Result<config::Config> cfg = config::Config::Load(args.config_path,
-                                                    config::ProcessEnv());
+  Result<config::Config> cfg =
+      config::Config::Load(args.config_path, config::ProcessEnv());
   if (!cfg.ok()) return Fail(cfg.status());
   if (args.test_config) return TestConfig(*cfg);
   const config::Settings& settings = cfg->settings();

@@ -17,7 +17,9 @@ bool TransientSqlState(std::string_view state) {
 // Server notices ("schema already exists, skipping") would otherwise go to
 // stderr as bare text, between the JSON event lines.
 void OnNotice(void*, const char* message) {
-  obs::Debug("database", "server notice").Str("notice", CleanMessage(message)).Emit();
+  obs::Debug("database", "server notice")
+      .Str("notice", CleanMessage(message))
+      .Emit();
 }
 
 std::vector<const char*> ParamPointers(const Params& params) {
@@ -116,8 +118,8 @@ Result<PgResult> PgConn::Check(PGresult* res) {
   }
   const char* state = res ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : nullptr;
   last_sqlstate_ = state ? state : "";
-  std::string msg = CleanMessage(res ? PQresultErrorMessage(res)
-                                     : PQerrorMessage(conn_));
+  std::string msg =
+      CleanMessage(res ? PQresultErrorMessage(res) : PQerrorMessage(conn_));
   if (msg.empty()) msg = CleanMessage(PQerrorMessage(conn_));
   if (res != nullptr) PQclear(res);
   if (IsBroken()) {

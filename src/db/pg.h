@@ -116,6 +116,19 @@ Status InTransaction(PgConn& conn, Fn&& body) {
   return conn.Exec("COMMIT").status();
 }
 
+// Runs `body`, which returns a Result, inside BEGIN ... COMMIT and returns
+// its result; rolls back when it fails.
+template <typename Fn>
+auto InTransactionResult(PgConn& conn, Fn&& body) -> decltype(body()) {
+  decltype(body()) out = Status::Internal("transaction body did not run");
+  Status s = InTransaction(conn, [&]() -> Status {
+    out = body();
+    return out.status();
+  });
+  if (!s.ok()) return s;
+  return out;
+}
+
 // A PostgreSQL array literal ("{a,b}") of `values`, each quoted and escaped,
 // to pass as one text parameter cast to text[] (or bigint[]).
 std::string ArrayLiteral(const std::vector<std::string>& values);

@@ -13,7 +13,8 @@ namespace awc::gc::sql {
 // the re-check and the canary verification alike.
 #define AWC_GC_LIVE(d)                                                      \
   "(EXISTS (SELECT 1 FROM awc.snapshot_objects so JOIN awc.snapshots s ON " \
-  "s.id = so.snapshot_id WHERE so.digest = " d " AND s.tenant_id = $1 AND " \
+  "s.id = so.snapshot_id WHERE so.digest = " d                              \
+  " AND s.tenant_id = $1 AND "                                              \
   "s.state IN ('VALIDATING', 'READY', 'DEGRADED')) OR EXISTS (SELECT 1 "    \
   "FROM awc.snapshots s WHERE s.tenant_id = $1 AND s.root_digest = " d      \
   " AND s.state IN ('VALIDATING', 'READY', 'DEGRADED')) OR EXISTS (SELECT " \

@@ -45,14 +45,16 @@ class Sweep {
   }
 
   Result<bool> TakeLock() {
-    AWC_ASSIGN_OR_RETURN(db::PgResult r,
-                         conn_.Exec(sql::kTakeLock,
-                                    {tenant_, opt_.holder, Ttl()}));
+    AWC_ASSIGN_OR_RETURN(
+        db::PgResult r,
+        conn_.Exec(sql::kTakeLock, {tenant_, opt_.holder, Ttl()}));
     if (r.rows() == 1) return true;
-    AWC_ASSIGN_OR_RETURN(db::PgResult h, conn_.Exec(sql::kLockHolder, {tenant_}));
+    AWC_ASSIGN_OR_RETURN(db::PgResult h,
+                         conn_.Exec(sql::kLockHolder, {tenant_}));
     report_.verdict = SweepReport::Verdict::kLockedOut;
-    report_.reason = "GC lock of tenant " + tenant_ + " is held by " +
-                     (h.rows() ? h.GetString(0, 0) : std::string("another sweep"));
+    report_.reason =
+        "GC lock of tenant " + tenant_ + " is held by " +
+        (h.rows() ? h.GetString(0, 0) : std::string("another sweep"));
     return false;
   }
 
@@ -62,9 +64,9 @@ class Sweep {
 
   // Fencing: every batch starts by proving the lock is still ours.
   Status RenewLock() {
-    AWC_ASSIGN_OR_RETURN(db::PgResult r,
-                         conn_.Exec(sql::kRenewLock,
-                                    {tenant_, opt_.holder, Ttl()}));
+    AWC_ASSIGN_OR_RETURN(
+        db::PgResult r,
+        conn_.Exec(sql::kRenewLock, {tenant_, opt_.holder, Ttl()}));
     if (r.rows() == 0) {
       return Status::Transient("GC lock of tenant " + tenant_ +
                                " was lost (expired and taken over)");
@@ -83,7 +85,8 @@ class Sweep {
   // Fills the epoch to work on; false when the verdict is already final
   // (refused or dry run).
   Result<bool> ResumeOrPlan() {
-    AWC_ASSIGN_OR_RETURN(db::PgResult open, conn_.Exec(sql::kOpenEpoch, {tenant_}));
+    AWC_ASSIGN_OR_RETURN(db::PgResult open,
+                         conn_.Exec(sql::kOpenEpoch, {tenant_}));
     if (open.rows() == 1) {
       report_.epoch_id = open.GetInt(0, 0);
       report_.resumed = true;
@@ -104,7 +107,8 @@ class Sweep {
         report_.reason = "snapshot " + old.GetString(0, 0) +
                          " has been VALIDATING for longer than the grace; its "
                          "closure is not known yet";
-        AWC_ASSIGN_OR_RETURN(report_.epoch_id, InsertEpoch("REFUSED", report_.reason));
+        AWC_ASSIGN_OR_RETURN(report_.epoch_id,
+                             InsertEpoch("REFUSED", report_.reason));
         final_verdict = true;
         return Audit();
       }
@@ -130,11 +134,12 @@ class Sweep {
   Result<int64_t> InsertEpoch(const char* state, const std::string& reason) {
     AWC_ASSIGN_OR_RETURN(
         db::PgResult r,
-        conn_.Exec(sql::kInsertEpoch,
-                   {tenant_, S(opt_.grace_secs), opt_.dry_run ? "true" : "false",
-                    S(opt_.batch_size), S(opt_.canary_size),
-                    opt_.job_id ? db::Param(S(opt_.job_id)) : db::Param(),
-                    state, reason.empty() ? db::Param() : db::Param(reason)}));
+        conn_.Exec(
+            sql::kInsertEpoch,
+            {tenant_, S(opt_.grace_secs), opt_.dry_run ? "true" : "false",
+             S(opt_.batch_size), S(opt_.canary_size),
+             opt_.job_id ? db::Param(S(opt_.job_id)) : db::Param(), state,
+             reason.empty() ? db::Param() : db::Param(reason)}));
     return r.GetInt(0, 0);
   }
 
@@ -148,8 +153,8 @@ class Sweep {
     int64_t canary = std::min(opt_.canary_size, last);
     int64_t lo = 1;
     while (lo <= last) {
-      int64_t hi = lo == 1 && canary > 0 ? canary
-                                         : std::min(last, lo + kMaxBatch - 1);
+      int64_t hi =
+          lo == 1 && canary > 0 ? canary : std::min(last, lo + kMaxBatch - 1);
       AWC_RETURN_IF_ERROR(RunBatch(lo, hi));
       if (hi == canary && !canary_verified_) {
         AWC_ASSIGN_OR_RETURN(bool clean, VerifyCanary());
@@ -178,8 +183,8 @@ class Sweep {
       }
       AWC_ASSIGN_OR_RETURN(
           db::PgResult marked,
-          conn_.Exec(sql::kMarkBatch, {tenant_, S(opt_.grace_secs), epoch,
-                                       S(lo), S(hi)}));
+          conn_.Exec(sql::kMarkBatch,
+                     {tenant_, S(opt_.grace_secs), epoch, S(lo), S(hi)}));
       for (int i = 0; i < marked.rows(); ++i) {
         kept += marked.Get(i, 0) == "KEPT" ? 1 : 0;
       }
@@ -187,14 +192,16 @@ class Sweep {
     }));
     AWC_RETURN_IF_ERROR(Hook(hooks_.after_mark));
 
-    AWC_ASSIGN_OR_RETURN(db::PgResult doomed,
-                         conn_.Exec(sql::kDeletingInBatch, {epoch, S(lo), S(hi)}));
+    AWC_ASSIGN_OR_RETURN(
+        db::PgResult doomed,
+        conn_.Exec(sql::kDeletingInBatch, {epoch, S(lo), S(hi)}));
     std::vector<store::ObjectKey> keys;
     for (int i = 0; i < doomed.rows(); ++i) {
       keys.push_back({tenant_, doomed.GetString(i, 0)});
     }
     if (!keys.empty()) {
-      AWC_ASSIGN_OR_RETURN(std::vector<Status> results, store_.DeleteMany(keys));
+      AWC_ASSIGN_OR_RETURN(std::vector<Status> results,
+                           store_.DeleteMany(keys));
       for (const Status& r : results) {
         if (!r.ok()) return r.WithContext("deleting from the store");
       }
@@ -313,7 +320,8 @@ Result<SweepReport> RunSweep(db::PgConn& conn, store::ObjectStore& store,
                              const SweepOptions& options,
                              const std::function<Status()>& checkpoint,
                              const SweepHooks& hooks) {
-  AWC_ASSIGN_OR_RETURN(db::PgResult t, conn.Exec(sql::kTenantExists, {tenant_id}));
+  AWC_ASSIGN_OR_RETURN(db::PgResult t,
+                       conn.Exec(sql::kTenantExists, {tenant_id}));
   if (t.rows() == 0) {
     return Status::NotFound("tenant " + tenant_id + " does not exist");
   }

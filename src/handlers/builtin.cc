@@ -1,3 +1,4 @@
+#include "common/json.h"
 #include "handlers/registry.h"
 #include "handlers/storage_handlers.h"
 
@@ -17,6 +18,28 @@ void RegisterBuiltinHandlers(Registry& registry) {
 
 queue::Outcome RetryOn(const Status& status) {
   return queue::Outcome::Retry(status.message());
+}
+
+queue::Outcome Skipped(std::string_view state) {
+  JsonObject result;
+  result.Str("verdict", "skipped").Str("state", state);
+  return queue::Outcome::Complete(result.Dump());
+}
+
+std::variant<catalog::Snapshot, queue::Outcome> LoadSnapshotIn(
+    JobContext& ctx, int64_t id,
+    std::initializer_list<std::string_view> states) {
+  Result<std::optional<catalog::Snapshot>> loaded =
+      catalog::LoadSnapshot(ctx.db(), id);
+  if (!loaded.ok()) return RetryOn(loaded.status());
+  if (!*loaded) {
+    return queue::Outcome::Fail("snapshot " + std::to_string(id) +
+                                " does not exist");
+  }
+  for (std::string_view state : states) {
+    if ((*loaded)->state == state) return std::move(**loaded);
+  }
+  return Skipped((*loaded)->state);
 }
 
 }  // namespace awc::handlers

@@ -1,5 +1,5 @@
-#include "common/json.h"
 #include "catalog/snapshots.h"
+#include "common/json.h"
 #include "handlers/storage_handlers.h"
 
 namespace awc::handlers {
@@ -36,7 +36,8 @@ std::string KeepReason(const catalog::Snapshot& snap,
     return "";
   }
   if (snap.pinned) return "pinned";
-  if (!snap.workspace_id || facts.workspace_state.empty()) return "no_workspace";
+  if (!snap.workspace_id || facts.workspace_state.empty())
+    return "no_workspace";
   if (!facts.retention || *facts.retention == "null") return "no_policy";
   Result<Policy> policy = ParsePolicy(*facts.retention);
   if (!policy.ok()) return "malformed_policy";
@@ -52,21 +53,12 @@ std::string KeepReason(const catalog::Snapshot& snap,
 }  // namespace
 
 queue::Outcome RetainSnapshot(JobContext& ctx, const SnapshotPayload& p) {
-  Result<std::optional<catalog::Snapshot>> loaded =
-      catalog::LoadSnapshot(ctx.db(), p.snapshot_id);
-  if (!loaded.ok()) return RetryOn(loaded.status());
-  if (!*loaded) {
-    return queue::Outcome::Fail("snapshot " + std::to_string(p.snapshot_id) +
-                                " does not exist");
-  }
-  const catalog::Snapshot& snap = **loaded;
+  auto subject = LoadSnapshotIn(ctx, p.snapshot_id, {"READY", "DEGRADED"});
+  if (auto* done = std::get_if<queue::Outcome>(&subject)) return *done;
+  const catalog::Snapshot& snap = std::get<catalog::Snapshot>(subject);
   JsonObject result;
   if (snap.state == "DEGRADED") {
     result.Str("verdict", "kept").Str("reason", "degraded");
-    return queue::Outcome::Complete(result.Dump());
-  }
-  if (snap.state != "READY") {
-    result.Str("verdict", "skipped").Str("state", snap.state);
     return queue::Outcome::Complete(result.Dump());
   }
   std::string keep, release;
@@ -87,7 +79,7 @@ queue::Outcome RetainSnapshot(JobContext& ctx, const SnapshotPayload& p) {
   } else if (released) {
     result.Str("verdict", "released").Str("reason", release);
   } else {
-    result.Str("verdict", "skipped").Str("state", "changed during retention");
+    return Skipped("changed during retention");
   }
   return queue::Outcome::Complete(result.Dump());
 }

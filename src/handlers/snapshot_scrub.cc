@@ -1,5 +1,5 @@
-#include "common/json.h"
 #include "catalog/snapshots.h"
+#include "common/json.h"
 #include "handlers/storage_handlers.h"
 
 namespace awc::handlers {
@@ -40,19 +40,9 @@ Status ScrubRecordedClosure(JobContext& ctx, const catalog::Snapshot& snap,
 }  // namespace
 
 queue::Outcome ScrubSnapshot(JobContext& ctx, const SnapshotPayload& p) {
-  Result<std::optional<catalog::Snapshot>> loaded =
-      catalog::LoadSnapshot(ctx.db(), p.snapshot_id);
-  if (!loaded.ok()) return RetryOn(loaded.status());
-  if (!*loaded) {
-    return queue::Outcome::Fail("snapshot " + std::to_string(p.snapshot_id) +
-                                " does not exist");
-  }
-  const catalog::Snapshot& snap = **loaded;
-  JsonObject result;
-  if (snap.state != "READY") {
-    result.Str("verdict", "skipped").Str("state", snap.state);
-    return queue::Outcome::Complete(result.Dump());
-  }
+  auto subject = LoadSnapshotIn(ctx, p.snapshot_id, {"READY"});
+  if (auto* done = std::get_if<queue::Outcome>(&subject)) return *done;
+  const catalog::Snapshot& snap = std::get<catalog::Snapshot>(subject);
   ScrubTally tally;
   Status s = ScrubRecordedClosure(ctx, snap, &tally);
   if (!s.ok()) return RetryOn(s);
@@ -76,10 +66,8 @@ queue::Outcome ScrubSnapshot(JobContext& ctx, const SnapshotPayload& p) {
           : catalog::CommitScrubDegraded(ctx.db(), snap, tally.bad,
                                          tally.objects, tally.bytes);
   if (!applied.ok()) return RetryOn(applied.status());
-  if (!*applied) {
-    result.Str("verdict", "skipped").Str("state", "changed during scrub");
-    return queue::Outcome::Complete(result.Dump());
-  }
+  if (!*applied) return Skipped("changed during scrub");
+  JsonObject result;
   result.Str("verdict", tally.bad.empty() ? "clean" : "degraded")
       .Int("objects", tally.objects)
       .Int("bytes", tally.bytes)

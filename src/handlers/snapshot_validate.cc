@@ -1,5 +1,5 @@
-#include "common/json.h"
 #include "catalog/snapshots.h"
+#include "common/json.h"
 #include "handlers/storage_handlers.h"
 
 namespace awc::handlers {
@@ -13,36 +13,24 @@ cas::ClosureLimits LimitsFrom(const config::Settings& s) {
 }
 
 queue::Outcome ValidateSnapshot(JobContext& ctx, const SnapshotPayload& p) {
-  Result<std::optional<catalog::Snapshot>> loaded =
-      catalog::LoadSnapshot(ctx.db(), p.snapshot_id);
-  if (!loaded.ok()) return RetryOn(loaded.status());
-  if (!*loaded) {
-    return queue::Outcome::Fail("snapshot " + std::to_string(p.snapshot_id) +
-                                " does not exist");
-  }
-  const catalog::Snapshot& snap = **loaded;
+  auto subject = LoadSnapshotIn(ctx, p.snapshot_id, {"VALIDATING"});
+  if (auto* done = std::get_if<queue::Outcome>(&subject)) return *done;
+  const catalog::Snapshot& snap = std::get<catalog::Snapshot>(subject);
   JsonObject result;
-  if (snap.state != "VALIDATING") {
-    result.Str("verdict", "skipped").Str("state", snap.state);
-    return queue::Outcome::Complete(result.Dump());
-  }
   Result<cas::ClosureReport> report = cas::WalkClosure(
       ctx.store(), snap.tenant_id, snap.root_digest, LimitsFrom(ctx.settings()),
       [&ctx] { return ctx.Checkpoint(); });
   if (!report.ok()) return RetryOn(report.status());
 
-  Result<bool> applied = report->verdict == cas::Verdict::kOk
-                             ? catalog::CommitValidated(ctx.db(), snap, *report)
-                             : catalog::CommitValidationFailed(ctx.db(), snap,
-                                                               *report);
+  Result<bool> applied =
+      report->verdict == cas::Verdict::kOk
+          ? catalog::CommitValidated(ctx.db(), snap, *report)
+          : catalog::CommitValidationFailed(ctx.db(), snap, *report);
   if (!applied.ok()) return RetryOn(applied.status());
   if (!*applied) {
     // Another run decided first; report what it decided.
-    Result<std::optional<catalog::Snapshot>> now =
-        catalog::LoadSnapshot(ctx.db(), p.snapshot_id);
-    result.Str("verdict", "skipped")
-        .Str("state", now.ok() && *now ? (*now)->state : "unknown");
-    return queue::Outcome::Complete(result.Dump());
+    auto now = LoadSnapshotIn(ctx, p.snapshot_id, {});
+    if (auto* done = std::get_if<queue::Outcome>(&now)) return *done;
   }
   if (report->verdict == cas::Verdict::kOk) {
     result.Str("verdict", "ready")

@@ -7,7 +7,12 @@
 #ifndef AWC_HANDLERS_STORAGE_HANDLERS_H_
 #define AWC_HANDLERS_STORAGE_HANDLERS_H_
 
+#include <initializer_list>
+#include <string_view>
+#include <variant>
+
 #include "cas/closure.h"
+#include "catalog/snapshots.h"
 #include "common/status.h"
 #include "handlers/job_context.h"
 #include "handlers/payload.h"
@@ -23,6 +28,16 @@ queue::Outcome SweepTenant(JobContext& ctx, const TenantPayload& p);
 
 // The outcome for an error that stopped a handler: Retry with its message.
 queue::Outcome RetryOn(const Status& status);
+
+// Complete {"verdict": "skipped", "state": state}.
+queue::Outcome Skipped(std::string_view state);
+
+// The snapshot a job is about, or the outcome that ends the job right away:
+// Fail when it does not exist, Retry when it cannot be read, Skipped when
+// its state is none of `states`.
+std::variant<catalog::Snapshot, queue::Outcome> LoadSnapshotIn(
+    JobContext& ctx, int64_t id,
+    std::initializer_list<std::string_view> states);
 
 // The closure-walk limits of the settings (AWC_MANIFEST_MAX_BYTES, ...).
 cas::ClosureLimits LimitsFrom(const config::Settings& settings);

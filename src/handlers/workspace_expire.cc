@@ -1,5 +1,5 @@
-#include "common/json.h"
 #include "catalog/workspaces.h"
+#include "common/json.h"
 #include "handlers/storage_handlers.h"
 
 namespace awc::handlers {

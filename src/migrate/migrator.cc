@@ -47,12 +47,11 @@ Result<SchemaState> Check(db::PgConn& conn,
   state.latest_version = migrations.empty() ? 0 : migrations.back().version;
   if (!applied.empty()) state.current_version = applied.rbegin()->first;
   if (state.current_version > state.latest_version) {
-    return Status::FailedPrecondition(
-        "database schema is at version " +
-        std::to_string(state.current_version) +
-        ", newer than this build knows (" +
-        std::to_string(state.latest_version) +
-        "); run a newer awc-worker or awcctl");
+    return Status::FailedPrecondition("database schema is at version " +
+                                      std::to_string(state.current_version) +
+                                      ", newer than this build knows (" +
+                                      std::to_string(state.latest_version) +
+                                      "); run a newer awc-worker or awcctl");
   }
   for (const Migration& m : migrations) {
     auto it = applied.find(m.version);

@@ -21,8 +21,8 @@
 namespace awc::migrate {
 
 struct SchemaState {
-  int current_version = 0;  // highest applied version, 0 for none
-  int latest_version = 0;   // highest version this build knows
+  int current_version = 0;           // highest applied version, 0 for none
+  int latest_version = 0;            // highest version this build knows
   std::vector<std::string> pending;  // names of unapplied migrations
 };
 

@@ -21,8 +21,7 @@ Result<int64_t> Enqueue(db::PgConn& conn, const std::string& kind,
   return r.GetInt(0, 0);
 }
 
-Result<std::vector<JobRow>> ListJobs(db::PgConn& conn,
-                                     const std::string& state,
+Result<std::vector<JobRow>> ListJobs(db::PgConn& conn, const std::string& state,
                                      const std::string& kind, int limit) {
   AWC_ASSIGN_OR_RETURN(
       db::PgResult r,

@@ -24,15 +24,14 @@ struct JobRow {
   std::string state;
   int attempts = 0;
   int max_attempts = 0;
-  std::string run_at;       // ISO 8601, UTC
-  std::string updated_at;   // ISO 8601, UTC
-  std::string locked_by;    // "" when none
-  std::string last_error;   // "" when none
+  std::string run_at;      // ISO 8601, UTC
+  std::string updated_at;  // ISO 8601, UTC
+  std::string locked_by;   // "" when none
+  std::string last_error;  // "" when none
 };
 
 // Newest first, optionally filtered by state and kind.
-Result<std::vector<JobRow>> ListJobs(db::PgConn& conn,
-                                     const std::string& state,
+Result<std::vector<JobRow>> ListJobs(db::PgConn& conn, const std::string& state,
                                      const std::string& kind, int limit);
 
 }  // namespace awc::queue

@@ -32,8 +32,8 @@ int64_t BackoffBaseSecs(int retry) {
 
 double BackoffDelaySecs(int retry, Xorshift32& rng) {
   int64_t base_ms = BackoffBaseSecs(retry) * 1000;
-  int64_t jitter_ms =
-      static_cast<int64_t>(std::floor(rng.NextUnit() * static_cast<double>(base_ms)));
+  int64_t jitter_ms = static_cast<int64_t>(
+      std::floor(rng.NextUnit() * static_cast<double>(base_ms)));
   return static_cast<double>(base_ms + jitter_ms) / 1000.0;
 }
 

@@ -50,7 +50,8 @@ TEST(XorshiftTest, SameWorkerIdSameSequence) {
 TEST(XorshiftTest, DifferentWorkersDiverge) {
   std::set<uint32_t> firsts;
   for (int n = 1; n <= 64; ++n) {
-    firsts.insert(Xorshift32::FromWorkerId("awc-worker-" + std::to_string(n)).Next());
+    firsts.insert(
+        Xorshift32::FromWorkerId("awc-worker-" + std::to_string(n)).Next());
   }
   EXPECT_EQ(firsts.size(), 64u);
 }

@@ -9,7 +9,14 @@
 
 namespace awc::queue {
 
-enum class JobState { kPending, kRunning, kCompleted, kFailed, kCancelled, kOther };
+enum class JobState {
+  kPending,
+  kRunning,
+  kCompleted,
+  kFailed,
+  kCancelled,
+  kOther
+};
 
 JobState ParseJobState(std::string_view text);
 const char* JobStateName(JobState state);  // "PENDING", ...

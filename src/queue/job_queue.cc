@@ -61,8 +61,8 @@ Result<Recorded> JobQueue::Record(const Job& job, const Outcome& outcome) {
       break;
     case Outcome::Kind::kRetry:
       r = conn_->ExecPrepared(
-          "retry",
-          {id, token, SecondsText(NextRetryDelay(job.attempts)), outcome.error});
+          "retry", {id, token, SecondsText(NextRetryDelay(job.attempts)),
+                    outcome.error});
       break;
     case Outcome::Kind::kFail:
       r = conn_->ExecPrepared("fail", {id, token, outcome.error});
@@ -104,20 +104,20 @@ Result<JobQueue::Finished> JobQueue::Finish(const Job& job,
 Result<bool> JobQueue::RenewLease(const Job& job) {
   AWC_ASSIGN_OR_RETURN(
       db::PgResult r,
-      conn_->ExecPrepared("renew", {std::to_string(job.id),
-                                    std::to_string(job.lease_token),
-                                    lease_secs_}));
+      conn_->ExecPrepared(
+          "renew", {std::to_string(job.id), std::to_string(job.lease_token),
+                    lease_secs_}));
   return r.rows() == 1;
 }
 
 Result<std::vector<JobQueue::Reclaimed>> JobQueue::ReclaimExpired(int limit) {
-  AWC_ASSIGN_OR_RETURN(db::PgResult r, conn_->ExecPrepared(
-                                           "reclaim", {std::to_string(limit)}));
+  AWC_ASSIGN_OR_RETURN(db::PgResult r,
+                       conn_->ExecPrepared("reclaim", {std::to_string(limit)}));
   std::vector<Reclaimed> out;
   for (int i = 0; i < r.rows(); ++i) {
     out.push_back({r.GetInt(i, 0), r.GetString(i, 1),
-                   ParseJobState(r.Get(i, 2)),
-                   static_cast<int>(r.GetInt(i, 3)), r.GetDouble(i, 4)});
+                   ParseJobState(r.Get(i, 2)), static_cast<int>(r.GetInt(i, 3)),
+                   r.GetDouble(i, 4)});
   }
   return out;
 }

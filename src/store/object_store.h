@@ -64,8 +64,8 @@ class ObjectStore {
 
   struct GetRequest {
     ObjectKey key;
-    ChunkSink sink;                       // receives the bytes
-    std::function<void(Status)> done;     // called exactly once, at the end
+    ChunkSink sink;                    // receives the bytes
+    std::function<void(Status)> done;  // called exactly once, at the end
   };
   // Runs every request, up to `parallelism` at a time where the store can;
   // returns when all are done. The default runs them in order with Get().
@@ -87,7 +87,8 @@ class ObjectStore {
       const std::vector<ObjectKey>& keys) = 0;
 
   // Calls `each` for every object stored for `tenant_id` (any order).
-  using ListFn = std::function<Status(const std::string& digest, uint64_t size)>;
+  using ListFn =
+      std::function<Status(const std::string& digest, uint64_t size)>;
   virtual Status List(const std::string& tenant_id, const ListFn& each) = 0;
 
   // How many GetMany requests run at once (1 unless the store overlaps I/O).

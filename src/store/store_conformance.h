@@ -26,6 +26,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <ostream>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -48,6 +49,11 @@ struct StoreFactory {
   // A new, empty store for one test; an error fails the test.
   std::function<Result<std::unique_ptr<TestStore>>()> open;
 };
+
+// How gtest prints a factory (in ctest's test names): by its store's name.
+inline void PrintTo(const StoreFactory& factory, std::ostream* os) {
+  *os << factory.name;
+}
 
 // For INSTANTIATE_TEST_SUITE_P: names each instance after its store.
 inline std::string StoreFactoryName(

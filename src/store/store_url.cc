@@ -69,8 +69,9 @@ Result<StoreUrl> ParseStoreUrl(std::string_view url) {
         "cmake -DAWC_WITH_S3=ON (needs libcurl4-openssl-dev)");
 #else
     if (rest.find('@') != std::string_view::npos) {
-      return Bad("s3:// URLs must not carry credentials; use "
-                 "AWC_S3_ACCESS_KEY_ID and AWC_S3_SECRET_ACCESS_KEY");
+      return Bad(
+          "s3:// URLs must not carry credentials; use "
+          "AWC_S3_ACCESS_KEY_ID and AWC_S3_SECRET_ACCESS_KEY");
     }
     if (rest.find_first_of("?#") != std::string_view::npos) {
       return Bad("s3:// URLs take no query or fragment");
@@ -94,7 +95,9 @@ Result<StoreUrl> ParseStoreUrl(std::string_view url) {
 #endif
   }
   bool printable = !scheme.empty() && scheme.size() <= 16;
-  for (char c : scheme) printable &= (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '+' || c == '-' || c == '.';
+  for (char c : scheme)
+    printable &= (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '+' ||
+                 c == '-' || c == '.';
   return Bad("unsupported scheme " +
              (printable ? "\"" + scheme + "://\"" : std::string("")) +
              kExpected);

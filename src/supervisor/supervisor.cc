@@ -200,8 +200,8 @@ std::string Supervisor::StatusLine() const {
   } else if (state_ == State::kQuitting) {
     line = "stopping: " + std::to_string(live) + " workers exiting";
   } else {
-    line = std::to_string(live) + "/" + std::to_string(slots_.size()) +
-           " workers";
+    line =
+        std::to_string(live) + "/" + std::to_string(slots_.size()) + " workers";
     if (status_ != nullptr) {
       line += ": " + std::to_string(status_->Count(WorkerPhase::kBusy)) +
               " busy, " + std::to_string(status_->Count(WorkerPhase::kIdle)) +

@@ -5,8 +5,9 @@
 //    with its return value. child_main starts with SIGTERM, SIGINT, SIGQUIT,
 //    SIGHUP and SIGCHLD blocked and at their default dispositions, and with
 //    every descriptor above 2 closed; it unblocks them once its own
-//    handlers are in place (worker/stop_flag.h). Children get PR_SET_PDEATHSIG(SIGTERM), so they
-//    finish their job and stop when the parent dies.
+//    handlers are in place (worker/stop_flag.h). Children get
+//    PR_SET_PDEATHSIG(SIGTERM), so they finish their job and stop when the
+//    parent dies.
 //  - Reaps every child and logs its exit (pid, slot, exit code or signal).
 //    While running, a dead child is replaced in its slot after a per-slot
 //    backoff: 0.1 s doubling to 30 s while children keep dying within 60 s
@@ -50,8 +51,8 @@ class Supervisor {
     double stable_after = 60.0;  // a child that lived this long resets backoff
   };
 
-  Supervisor(Options options, obs::Metrics* metrics,
-             WorkerStatusTable* status, ChildMain child_main);
+  Supervisor(Options options, obs::Metrics* metrics, WorkerStatusTable* status,
+             ChildMain child_main);
   ~Supervisor();
 
   // Binds the metrics listener, installs the signal watchers and forks the

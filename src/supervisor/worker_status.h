@@ -15,18 +15,18 @@
 namespace awc::supervisor {
 
 enum class WorkerPhase : int {
-  kDown = 0,     // no process in the slot
-  kConnecting,   // started, no database session yet
-  kIdle,         // connected, waiting for a job
-  kBusy,         // running a job
-  kStopping,     // asked to stop; finishing its job
+  kDown = 0,    // no process in the slot
+  kConnecting,  // started, no database session yet
+  kIdle,        // connected, waiting for a job
+  kBusy,        // running a job
+  kStopping,    // asked to stop; finishing its job
 };
 
 const char* WorkerPhaseName(WorkerPhase phase);
 
 struct WorkerSlotStatus {
   std::atomic<int> phase;
-  std::atomic<bool> db_ok;     // last database round trip succeeded
+  std::atomic<bool> db_ok;      // last database round trip succeeded
   std::atomic<int64_t> job_id;  // the job in flight, 0 when idle
   std::atomic<int64_t> jobs_done;
 };

@@ -56,7 +56,9 @@ class Worker::Context : public handlers::JobContext {
   const config::Settings& settings() const override {
     return *worker_->deps_.settings;
   }
-  struct ev_loop* loop() override { return worker_->loop_; }
+  struct ev_loop* loop() override {
+    return worker_->loop_;
+  }
   store::ObjectStore& store() override { return *worker_->store_; }
 
   Status Checkpoint() override {
@@ -139,7 +141,8 @@ bool Worker::EnsureConnected() {
     }
     return false;
   }
-  if (reconnect_backoff_ > 0) obs::Info("worker", "database reconnected").Emit();
+  if (reconnect_backoff_ > 0)
+    obs::Info("worker", "database reconnected").Emit();
   reconnect_backoff_ = 0;
   if (deps_.status != nullptr) {
     deps_.status->slot(slot_).db_ok.store(true, std::memory_order_relaxed);
@@ -164,7 +167,10 @@ void Worker::OnDatabaseError(const Status& s, const char* step) {
     DropConnection(s);
     return;
   }
-  obs::Warn("worker", "database error").Str("step", step).Str("error", s.message()).Emit();
+  obs::Warn("worker", "database error")
+      .Str("step", step)
+      .Str("error", s.message())
+      .Emit();
 }
 
 void Worker::Wait(double seconds, bool watch_socket, bool interruptible) {
@@ -192,7 +198,8 @@ void Worker::Wait(double seconds, bool watch_socket, bool interruptible) {
 void Worker::MaybeReclaim() {
   double now = Now();
   if (now < next_reclaim_) return;
-  double poll = static_cast<double>(deps_.settings->worker_poll_interval_ms) / 1000.0;
+  double poll =
+      static_cast<double>(deps_.settings->worker_poll_interval_ms) / 1000.0;
   next_reclaim_ = now + std::clamp(poll, 0.25, 10.0);
   Result<std::vector<queue::JobQueue::Reclaimed>> r =
       queue_->ReclaimExpired(kReclaimBatch);
@@ -253,13 +260,15 @@ void Worker::RunJob(const queue::Job& job, std::optional<queue::Job>* next) {
   if (finished) {
     const queue::Recorded* rec = &finished->recorded;
     *next = std::move(finished->next);
-    obs::Event event = MakeJobEvent(job.id, job.kind, rec->state, rec->attempts);
+    obs::Event event =
+        MakeJobEvent(job.id, job.kind, rec->state, rec->attempts);
     event.Num("duration_s", duration);
     if (!rec->applied) event.Bool("discarded", true);
     ReportJob(deps_.metrics, std::move(event), job.kind, rec->state,
               rec->lag_secs, duration);
     if (deps_.status != nullptr) {
-      deps_.status->slot(slot_).jobs_done.fetch_add(1, std::memory_order_relaxed);
+      deps_.status->slot(slot_).jobs_done.fetch_add(1,
+                                                    std::memory_order_relaxed);
     }
   }
   if (!next->has_value()) {
@@ -282,7 +291,8 @@ int Worker::Run() {
     return 1;
   }
   store_ = std::move(*opened);
-  double poll = static_cast<double>(deps_.settings->worker_poll_interval_ms) / 1000.0;
+  double poll =
+      static_cast<double>(deps_.settings->worker_poll_interval_ms) / 1000.0;
   // A job claimed together with the last outcome is in flight: it runs
   // even when a stop arrived meanwhile.
   std::optional<queue::Job> next;

@@ -39,8 +39,8 @@ struct WorkerDeps {
   const config::Settings* settings;
   const handlers::Registry* registry;
   const store::StoreUrl* store_url;
-  obs::Metrics* metrics;                   // may be null
-  supervisor::WorkerStatusTable* status;   // may be null
+  obs::Metrics* metrics;                  // may be null
+  supervisor::WorkerStatusTable* status;  // may be null
 };
 
 class Worker {

@@ -26,14 +26,17 @@ std::string CasFixture::Blob(const std::string& bytes) {
   std::string digest = cas::DigestOf(bytes);
   PutRaw(digest, bytes);
   sizes_[digest] = bytes.size();
-  db_.Exec("INSERT INTO awc.objects (tenant_id, digest, size) VALUES ($1, $2, "
-           "$3) ON CONFLICT (tenant_id, digest) DO UPDATE SET last_seen_at = "
-           "now()",
-           {tenant_, digest, std::to_string(bytes.size())});
+  db_.Exec(
+      "INSERT INTO awc.objects (tenant_id, digest, size) VALUES ($1, $2, "
+      "$3) ON CONFLICT (tenant_id, digest) DO UPDATE SET last_seen_at = "
+      "now()",
+      {tenant_, digest, std::to_string(bytes.size())});
   return digest;
 }
 
-std::string CasFixture::RawObject(const std::string& json) { return Blob(json); }
+std::string CasFixture::RawObject(const std::string& json) {
+  return Blob(json);
+}
 
 CasFixture::Entry CasFixture::E(const std::string& name,
                                 const std::string& digest) {
@@ -98,17 +101,19 @@ std::string CasFixture::Tree(int files, const std::string& salt) {
 }
 
 void CasFixture::Age(const std::string& digest, int64_t secs) {
-  db_.Exec("UPDATE awc.objects SET created_at = now() - make_interval(secs "
-           "=> $3), last_seen_at = now() - make_interval(secs => $3) WHERE "
-           "tenant_id = $1 AND digest = $2",
-           {tenant_, digest, std::to_string(secs)});
+  db_.Exec(
+      "UPDATE awc.objects SET created_at = now() - make_interval(secs "
+      "=> $3), last_seen_at = now() - make_interval(secs => $3) WHERE "
+      "tenant_id = $1 AND digest = $2",
+      {tenant_, digest, std::to_string(secs)});
 }
 
 void CasFixture::AgeAll(int64_t secs) {
-  db_.Exec("UPDATE awc.objects SET created_at = now() - make_interval(secs "
-           "=> $2), last_seen_at = now() - make_interval(secs => $2) WHERE "
-           "tenant_id = $1",
-           {tenant_, std::to_string(secs)});
+  db_.Exec(
+      "UPDATE awc.objects SET created_at = now() - make_interval(secs "
+      "=> $2), last_seen_at = now() - make_interval(secs => $2) WHERE "
+      "tenant_id = $1",
+      {tenant_, std::to_string(secs)});
 }
 
 TestContext::TestContext(TestDatabase& db, store::ObjectStore& store,

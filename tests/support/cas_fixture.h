@@ -50,8 +50,8 @@ class CasFixture {
 
   int64_t Workspace(const std::string& retention_json = "",
                     const std::string& state = "ACTIVE");
-  int64_t Snapshot(const std::string& root, const std::string& state =
-                                                "VALIDATING",
+  int64_t Snapshot(const std::string& root,
+                   const std::string& state = "VALIDATING",
                    int64_t workspace = 0);
   // A tree of `files` blobs spread over a few directories; returns root.
   std::string Tree(int files, const std::string& salt);
@@ -78,7 +78,9 @@ class TestContext : public handlers::JobContext {
   const queue::Job& job() const override { return job_; }
   db::PgConn& db() override { return *conn_; }
   const config::Settings& settings() const override { return settings_; }
-  struct ev_loop* loop() override { return loop_; }
+  struct ev_loop* loop() override {
+    return loop_;
+  }
   store::ObjectStore& store() override { return store_; }
   Status Checkpoint() override {
     ++checkpoints_;

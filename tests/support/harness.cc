@@ -98,7 +98,8 @@ TestDatabase::~TestDatabase() {
   (void)admin->Exec("DROP DATABASE IF EXISTS " + name_ + " WITH (FORCE)");
 }
 
-std::unique_ptr<db::PgConn> TestDatabase::Connect(const std::string& app) const {
+std::unique_ptr<db::PgConn> TestDatabase::Connect(
+    const std::string& app) const {
   return MustConnect(url_, app);
 }
 
@@ -233,11 +234,12 @@ std::vector<JsonPtr> DaemonProcess::Events() const {
   return out;
 }
 
-std::vector<JsonPtr> DaemonProcess::EventsWith(
-    const std::string& msg, const std::string& id) const {
+std::vector<JsonPtr> DaemonProcess::EventsWith(const std::string& msg,
+                                               const std::string& id) const {
   std::vector<JsonPtr> out;
   for (auto& e : Events()) {
-    if (Str(e.get(), "msg") == msg && (id.empty() || Str(e.get(), "id") == id)) {
+    if (Str(e.get(), "msg") == msg &&
+        (id.empty() || Str(e.get(), "id") == id)) {
       out.push_back(std::move(e));
     }
   }
@@ -307,10 +309,11 @@ void TempDir::Write(const std::string& relative,
   std::ofstream(path, std::ios::binary) << content;
 }
 
-CommandResult RunAwcctl(std::vector<std::string> args,
-                        std::vector<std::pair<std::string, std::string>> env) {
+CommandResult RunProcess(const std::string& binary,
+                         std::vector<std::string> args,
+                         std::vector<std::pair<std::string, std::string>> env) {
   DaemonProcess::Options o;
-  o.binary = AwcctlPath();
+  o.binary = binary;
   o.args = std::move(args);
   o.env = std::move(env);
   DaemonProcess p(o);
@@ -320,6 +323,17 @@ CommandResult RunAwcctl(std::vector<std::string> args,
   r.err = p.Stderr();
   if (st && WIFEXITED(*st)) r.code = WEXITSTATUS(*st);
   return r;
+}
+
+double MetricValue(const std::string& body, const std::string& series) {
+  std::istringstream in(body);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.starts_with(series + " ")) {
+      return std::stod(line.substr(series.size() + 1));
+    }
+  }
+  return -1;
 }
 
 std::string Str(const json_t* obj, const char* key) {
@@ -389,7 +403,8 @@ std::pair<int, std::string> HttpGet(int port, const std::string& path) {
   std::string resp;
   char buf[4096];
   ssize_t n;
-  while ((n = read(fd, buf, sizeof buf)) > 0) resp.append(buf, static_cast<size_t>(n));
+  while ((n = read(fd, buf, sizeof buf)) > 0)
+    resp.append(buf, static_cast<size_t>(n));
   close(fd);
   if (resp.size() < 12) return {0, resp};
   int status = atoi(resp.c_str() + 9);

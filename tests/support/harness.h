@@ -37,7 +37,8 @@ class TestDatabase {
   const std::string& name() const { return name_; }
   const std::string& url() const { return url_; }
 
-  std::unique_ptr<db::PgConn> Connect(const std::string& app = "awc-test") const;
+  std::unique_ptr<db::PgConn> Connect(
+      const std::string& app = "awc-test") const;
 
   // Runs one statement on a shared connection and returns the first column
   // of the first row ("" when there is no row; "NULL" for SQL NULL).
@@ -63,7 +64,7 @@ class TestDatabase {
 };
 
 // The path of a binary built next to the tests.
-std::string TestDaemonPath();  // awc-worker-testd
+std::string TestDaemonPath();     // awc-worker-testd
 std::string ShippedDaemonPath();  // awc-worker
 std::string AwcctlPath();         // awcctl
 
@@ -96,7 +97,7 @@ class DaemonProcess {
   std::vector<JsonPtr> Events() const;
   // Events whose "msg" is `msg` (and "id" is `id`, if not empty).
   std::vector<JsonPtr> EventsWith(const std::string& msg,
-                                            const std::string& id = "") const;
+                                  const std::string& id = "") const;
   bool WaitForEvent(const std::string& msg, double timeout_s = 30,
                     size_t count = 1);
 
@@ -132,15 +133,25 @@ class TempDir {
   std::string path_;
 };
 
-// Runs awcctl with `args` and `env` (added to this process's environment,
-// minus DATABASE_URL/AWC_*); returns exit code, stdout and stderr.
+// Runs `binary` with `args` and `env` (added to this process's environment,
+// minus DATABASE_URL/AWC_*) to completion; exit code (-1 when it did not
+// exit normally within the timeout), stdout and stderr.
 struct CommandResult {
   int code = -1;
   std::string out;
   std::string err;
 };
-CommandResult RunAwcctl(std::vector<std::string> args,
-                        std::vector<std::pair<std::string, std::string>> env);
+CommandResult RunProcess(const std::string& binary,
+                         std::vector<std::string> args,
+                         std::vector<std::pair<std::string, std::string>> env);
+inline CommandResult RunAwcctl(
+    std::vector<std::string> args,
+    std::vector<std::pair<std::string, std::string>> env) {
+  return RunProcess(AwcctlPath(), std::move(args), std::move(env));
+}
+
+// The value of the series `name{labels}` in a Prometheus text body, or -1.
+double MetricValue(const std::string& body, const std::string& series);
 
 // Field accessors for events.
 std::string Str(const json_t* obj, const char* key);

@@ -52,15 +52,15 @@ void RegisterTestHandlers(handlers::Registry& registry) {
   registry.Add<Empty>("test_complete", DecodeEmpty, [](Ctx&, const Empty&) {
     return Outcome::Complete(R"({"ok": true})");
   });
-  registry.Add<Millis>("test_sleep", DecodeMillis,
-                       [](Ctx& ctx, const Millis& p) {
-                         for (int64_t left = p.ms; left > 0; left -= 10) {
-                           SleepMs(left < 10 ? left : 10);
-                           if (!ctx.Checkpoint().ok()) break;
-                         }
-                         return Outcome::Complete(
-                             "{\"slept_ms\": " + std::to_string(p.ms) + "}");
-                       });
+  registry.Add<Millis>(
+      "test_sleep", DecodeMillis, [](Ctx& ctx, const Millis& p) {
+        for (int64_t left = p.ms; left > 0; left -= 10) {
+          SleepMs(left < 10 ? left : 10);
+          if (!ctx.Checkpoint().ok()) break;
+        }
+        return Outcome::Complete("{\"slept_ms\": " + std::to_string(p.ms) +
+                                 "}");
+      });
   registry.Add<Empty>("test_retry", DecodeEmpty, [](Ctx&, const Empty&) {
     return Outcome::Retry("TEST-ERROR-TEXT transient");
   });

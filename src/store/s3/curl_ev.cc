@@ -40,7 +40,8 @@ Result<std::unique_ptr<CurlEv>> CurlEv::Create(struct ev_loop* loop,
   return ev;
 }
 
-CurlEv::CurlEv(struct ev_loop* loop, CURLM* multi) : loop_(loop), multi_(multi) {
+CurlEv::CurlEv(struct ev_loop* loop, CURLM* multi)
+    : loop_(loop), multi_(multi) {
   ev_timer_init(&timer_, &CurlEv::OnTimeout, 0., 0.);
   timer_.data = this;
 }

@@ -10,8 +10,8 @@ namespace {
 constexpr size_t kMaxServerText = 200;
 
 constexpr std::array<std::string_view, 9> kTransientCodes = {
-    "SlowDown",           "RequestTimeout", "InternalError",
-    "ServiceUnavailable", "Throttling",     "ThrottlingException",
+    "SlowDown",           "RequestTimeout",       "InternalError",
+    "ServiceUnavailable", "Throttling",           "ThrottlingException",
     "TooManyRequests",    "RequestLimitExceeded", "OperationAborted"};
 
 // Server-provided text, bounded and without control characters.
@@ -76,8 +76,8 @@ Status ClassifyS3Code(std::string_view what, std::string_view code,
 
 Status ClassifyFailure(std::string_view what, const Outcome& o) {
   if (o.curl_code != CURLE_OK) {
-    std::string msg = "s3 " + std::string(what) + ": " +
-                      curl_easy_strerror(o.curl_code);
+    std::string msg =
+        "s3 " + std::string(what) + ": " + curl_easy_strerror(o.curl_code);
     if (!o.curl_error.empty()) msg += " (" + Tame(o.curl_error) + ")";
     msg = Scrub(msg);
     if (IsTransientCurlCode(o.curl_code)) return Status::Transient(msg);

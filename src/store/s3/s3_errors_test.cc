@@ -66,7 +66,8 @@ TEST(S3ClassifyTest, NetworkFailuresAreTransient) {
         CURLE_COULDNT_RESOLVE_HOST, CURLE_SSL_CONNECT_ERROR}) {
     EXPECT_TRUE(Curl(c).IsTransient()) << c;
   }
-  Status s = Curl(CURLE_COULDNT_CONNECT, "Failed to connect to 127.0.0.1 port 1");
+  Status s =
+      Curl(CURLE_COULDNT_CONNECT, "Failed to connect to 127.0.0.1 port 1");
   EXPECT_EQ(s.message(),
             "s3 GET b/k: Couldn't connect to server (Failed to connect to "
             "127.0.0.1 port 1)");

@@ -71,7 +71,8 @@ class S3Store final : public ObjectStore {
   // Deletes names[begin, end) with one DeleteObjects request, filling
   // out[begin, end); an error hits the whole batch.
   Status DeleteBatch(const std::vector<std::string>& names,
-                     const std::vector<size_t>& batch, std::vector<Status>& out);
+                     const std::vector<size_t>& batch,
+                     std::vector<Status>& out);
   // OK when the bucket answers a HEAD.
   Status CheckBucket();
 
@@ -211,7 +212,8 @@ Status S3Store::PutFile(const ObjectKey& key, const std::string& path) {
   struct stat sb;
   if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
     close(fd);
-    return Status::IoError("s3 " + what + ": " + path + " is not a regular file");
+    return Status::IoError("s3 " + what + ": " + path +
+                           " is not a regular file");
   }
   Transfer t(options_, "PUT", addr_.ObjectUrl(name), what);
   t.SetFileBody(fd, static_cast<uint64_t>(sb.st_size));
@@ -309,13 +311,15 @@ Status S3Store::List(const std::string& tenant_id, const ListFn& each) {
                                         page.status().message());
     }
     for (const s3::ListPage::Object& obj : page->objects) {
-      std::optional<std::string> digest = s3::DigestFromListedName(prefix, obj.key);
+      std::optional<std::string> digest =
+          s3::DigestFromListedName(prefix, obj.key);
       if (digest) AWC_RETURN_IF_ERROR(each(*digest, obj.size));
     }
     if (!page->truncated) return Status::OK();
     if (page->next_token.empty() || page->next_token == token) {
       return Status::FailedPrecondition(
-          "s3 " + what + ": a truncated listing without a new continuation token");
+          "s3 " + what +
+          ": a truncated listing without a new continuation token");
     }
     token = page->next_token;
   }
@@ -330,21 +334,24 @@ bool ValidRegion(std::string_view region) {
 
 }  // namespace
 
-Result<std::unique_ptr<ObjectStore>> NewS3Store(const StoreUrl& url,
-                                                const config::Settings& settings,
-                                                struct ev_loop* loop) {
+Result<std::unique_ptr<ObjectStore>> NewS3Store(
+    const StoreUrl& url, const config::Settings& settings,
+    struct ev_loop* loop) {
   if (url.scheme != StoreUrl::Scheme::kS3 || url.bucket.empty()) {
-    return Status::InvalidArgument("AWC_CAS_URL: the S3 store needs s3://bucket");
+    return Status::InvalidArgument(
+        "AWC_CAS_URL: the S3 store needs s3://bucket");
   }
   AWC_ASSIGN_OR_RETURN(s3::Endpoint endpoint,
                        s3::ParseEndpoint(settings.EffectiveS3Endpoint()));
   if (!ValidRegion(settings.s3_region)) {
-    return Status::InvalidArgument("AWC_S3_REGION: expected a region name such as us-east-1");
+    return Status::InvalidArgument(
+        "AWC_S3_REGION: expected a region name such as us-east-1");
   }
   if (settings.s3_max_concurrency < 1 ||
       settings.s3_max_concurrency > kMaxConcurrency) {
-    return Status::InvalidArgument("AWC_S3_MAX_CONCURRENCY must be between 1 and " +
-                                   std::to_string(kMaxConcurrency));
+    return Status::InvalidArgument(
+        "AWC_S3_MAX_CONCURRENCY must be between 1 and " +
+        std::to_string(kMaxConcurrency));
   }
   if (settings.s3_timeout_ms < 1) {
     return Status::InvalidArgument("AWC_S3_TIMEOUT_MS must be positive");
@@ -352,14 +359,16 @@ Result<std::unique_ptr<ObjectStore>> NewS3Store(const StoreUrl& url,
   if (settings.s3_access_key_id.empty() !=
       settings.s3_secret_access_key.empty()) {
     return Status::InvalidArgument(
-        "AWC_S3_ACCESS_KEY_ID and AWC_S3_SECRET_ACCESS_KEY must be set together");
+        "AWC_S3_ACCESS_KEY_ID and AWC_S3_SECRET_ACCESS_KEY must be set "
+        "together");
   }
   s3::ClientOptions options;
   options.access_key_id = settings.s3_access_key_id;
   options.secret_access_key = settings.s3_secret_access_key;
   options.region = settings.s3_region;
   options.timeout_ms = static_cast<long>(settings.s3_timeout_ms);
-  options.connect_timeout_ms = std::min(options.timeout_ms, kMaxConnectTimeoutMs);
+  options.connect_timeout_ms =
+      std::min(options.timeout_ms, kMaxConnectTimeoutMs);
   int concurrency = static_cast<int>(settings.s3_max_concurrency);
   AWC_ASSIGN_OR_RETURN(std::unique_ptr<s3::CurlEv> ev,
                        s3::CurlEv::Create(loop, std::max(4, concurrency)));

@@ -40,14 +40,14 @@ struct ev_loop;
 
 namespace awc::store {
 
-Result<std::unique_ptr<ObjectStore>> NewS3Store(const StoreUrl& url,
-                                                const config::Settings& settings,
-                                                struct ev_loop* loop);
+Result<std::unique_ptr<ObjectStore>> NewS3Store(
+    const StoreUrl& url, const config::Settings& settings,
+    struct ev_loop* loop);
 
 // Counters of an S3 store since it was opened, for tests and diagnostics.
 struct S3Stats {
-  int max_in_flight = 0;          // most transfers running at once
-  int64_t transfers = 0;          // requests started
+  int max_in_flight = 0;           // most transfers running at once
+  int64_t transfers = 0;           // requests started
   int64_t connections_opened = 0;  // TCP connections made (not reused)
 };
 

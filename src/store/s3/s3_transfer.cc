@@ -94,7 +94,8 @@ Status Transfer::Configure(CURL* easy) {
   curl_easy_setopt(easy, CURLOPT_NOSIGNAL, 1L);
   curl_easy_setopt(easy, CURLOPT_TCP_KEEPALIVE, 1L);
   curl_easy_setopt(easy, CURLOPT_TIMEOUT_MS, options_.timeout_ms);
-  curl_easy_setopt(easy, CURLOPT_CONNECTTIMEOUT_MS, options_.connect_timeout_ms);
+  curl_easy_setopt(easy, CURLOPT_CONNECTTIMEOUT_MS,
+                   options_.connect_timeout_ms);
   curl_easy_setopt(easy, CURLOPT_ERRORBUFFER, errbuf_);
   curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, &Transfer::OnWrite);
   curl_easy_setopt(easy, CURLOPT_WRITEDATA, this);
@@ -135,7 +136,8 @@ size_t Transfer::OnWrite(char* data, size_t size, size_t n, void* self_ptr) {
     self->status_known_ = true;
   }
   if (!Is2xx(self->http_status_)) {
-    size_t room = kMaxErrorBody - std::min(kMaxErrorBody, self->error_body_.size());
+    size_t room =
+        kMaxErrorBody - std::min(kMaxErrorBody, self->error_body_.size());
     self->error_body_.append(data, std::min(room, len));
     return len;  // drain the rest so the connection can be reused
   }
@@ -170,7 +172,8 @@ size_t Transfer::OnRead(char* buf, size_t size, size_t n, void* self_ptr) {
     got = pread(self->fd_, buf, want, static_cast<off_t>(self->body_offset_));
   } while (got < 0 && errno == EINTR);
   if (got <= 0) {
-    std::string why = got < 0 ? strerror(errno) : "the file shrank while uploading";
+    std::string why =
+        got < 0 ? strerror(errno) : "the file shrank while uploading";
     self->read_status_ =
         Status::IoError("s3 " + self->what_ + ": reading the file: " + why);
     return CURL_READFUNC_ABORT;

@@ -37,7 +37,8 @@ std::string UriEncode(std::string_view s, bool keep_slash);
 
 // "k1=v1&k2=v2" sorted by name, names and values UriEncode()d; a parameter
 // with an empty value is written "k=", as SigV4 canonicalises it.
-std::string CanonicalQuery(std::vector<std::pair<std::string, std::string>> params);
+std::string CanonicalQuery(
+    std::vector<std::pair<std::string, std::string>> params);
 
 class Addressing {
  public:

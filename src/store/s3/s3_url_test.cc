@@ -59,10 +59,11 @@ TEST(S3UriEncodeTest, KeepsUnreservedAndEncodesTheRest) {
 }
 
 TEST(S3CanonicalQueryTest, SortsAndEncodes) {
-  EXPECT_EQ(CanonicalQuery({{"prefix", "p/t1/sha256/"},
-                            {"list-type", "2"},
-                            {"continuation-token", "a+b/c="}}),
-            "continuation-token=a%2Bb%2Fc%3D&list-type=2&prefix=p%2Ft1%2Fsha256%2F");
+  EXPECT_EQ(
+      CanonicalQuery({{"prefix", "p/t1/sha256/"},
+                      {"list-type", "2"},
+                      {"continuation-token", "a+b/c="}}),
+      "continuation-token=a%2Bb%2Fc%3D&list-type=2&prefix=p%2Ft1%2Fsha256%2F");
   EXPECT_EQ(CanonicalQuery({{"delete", ""}}), "delete=");
   EXPECT_EQ(CanonicalQuery({}), "");
 }
@@ -78,10 +79,11 @@ TEST(S3AddressingTest, PathStyle) {
 }
 
 TEST(S3AddressingTest, VirtualHostStyle) {
-  Addressing a(MustParse("https://s3.us-east-1.amazonaws.com"), "my-bucket",
-               "", false);
-  EXPECT_EQ(a.ObjectUrl(a.ObjectName(Key())),
-            "https://my-bucket.s3.us-east-1.amazonaws.com/t1/sha256/ab/" + kHex);
+  Addressing a(MustParse("https://s3.us-east-1.amazonaws.com"), "my-bucket", "",
+               false);
+  EXPECT_EQ(
+      a.ObjectUrl(a.ObjectName(Key())),
+      "https://my-bucket.s3.us-east-1.amazonaws.com/t1/sha256/ab/" + kHex);
   EXPECT_EQ(a.BucketUrl(""), "https://my-bucket.s3.us-east-1.amazonaws.com/");
   EXPECT_EQ(a.BucketUrl("list-type=2"),
             "https://my-bucket.s3.us-east-1.amazonaws.com/?list-type=2");

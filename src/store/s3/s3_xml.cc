@@ -110,7 +110,8 @@ class Parser {
       }
       char quote = s_[pos_++];
       size_t end = s_.find(quote, pos_);
-      if (end == std::string_view::npos) return Malformed("unterminated attribute");
+      if (end == std::string_view::npos)
+        return Malformed("unterminated attribute");
       pos_ = end + 1;
     }
   }
@@ -156,7 +157,8 @@ class Parser {
     std::string_view raw = Name();
     if (raw.empty()) return Malformed("element without a name");
     size_t colon = raw.rfind(':');
-    e.name = std::string(colon == std::string_view::npos ? raw : raw.substr(colon + 1));
+    e.name = std::string(
+        colon == std::string_view::npos ? raw : raw.substr(colon + 1));
     bool empty = false;
     AWC_RETURN_IF_ERROR(Attributes(&empty));
     if (empty) return Status::OK();
@@ -175,7 +177,8 @@ class Parser {
       } else if (At("<![CDATA[")) {
         pos_ += 9;
         size_t end = s_.find("]]>", pos_);
-        if (end == std::string_view::npos) return Malformed("unterminated CDATA");
+        if (end == std::string_view::npos)
+          return Malformed("unterminated CDATA");
         e.text.append(s_.substr(pos_, end - pos_));
         pos_ = end + 3;
       } else if (At("<?")) {
@@ -231,19 +234,32 @@ std::string XmlElement::ChildText(std::string_view child) const {
   return c == nullptr ? std::string() : c->text;
 }
 
-Result<XmlElement> ParseXml(std::string_view doc) { return Parser(doc).Document(); }
+Result<XmlElement> ParseXml(std::string_view doc) {
+  return Parser(doc).Document();
+}
 
 std::string XmlEscape(std::string_view text) {
   std::string out;
   out.reserve(text.size());
   for (char c : text) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&apos;"; break;
-      default: out.push_back(c);
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&apos;";
+        break;
+      default:
+        out.push_back(c);
     }
   }
   return out;

@@ -58,7 +58,8 @@ TEST(S3XmlTest, EscapesText) {
 
 TEST(S3XmlTest, ErrorBody) {
   ErrorBody e = ParseErrorBody(
-      "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Error><Code>NoSuchKey</Code>"
+      "<?xml version=\"1.0\" "
+      "encoding=\"UTF-8\"?>\n<Error><Code>NoSuchKey</Code>"
       "<Message>The specified key does not exist.</Message><Key>k</Key>"
       "<RequestId>1</RequestId></Error>");
   EXPECT_EQ(e.code, "NoSuchKey");
@@ -100,8 +101,10 @@ TEST(S3XmlTest, ListPage) {
 TEST(S3XmlTest, ListPageRefusesBadShapes) {
   for (const char* bad :
        {"<Error><Code>x</Code></Error>",
-        "<ListBucketResult><Contents><Size>1</Size></Contents></ListBucketResult>",
-        "<ListBucketResult><Contents><Key>k</Key></Contents></ListBucketResult>",
+        "<ListBucketResult><Contents><Size>1</Size></Contents></"
+        "ListBucketResult>",
+        "<ListBucketResult><Contents><Key>k</Key></Contents></"
+        "ListBucketResult>",
         "<ListBucketResult><Contents><Key>k</Key><Size>-1</Size></Contents>"
         "</ListBucketResult>",
         "<ListBucketResult><Contents><Key>k</Key><Size>18446744073709551616"

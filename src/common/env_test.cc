@@ -1,0 +1,147 @@
+#include "common/env.h"
+
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "common/fault_env.h"
+#include "store/store_conformance.h"
+
+// The file-system part of Env, which the file store is built on.
+namespace awc {
+namespace {
+
+using store::storetest::ScopedTempDir;
+
+// The descriptor this process has open on `path`, or -1.
+int FdOpenOn(const std::string& path) {
+  for (const auto& e : std::filesystem::directory_iterator("/proc/self/fd")) {
+    std::error_code ec;
+    if (std::filesystem::read_symlink(e.path(), ec) == path) {
+      return std::stoi(e.path().filename().string());
+    }
+  }
+  return -1;
+}
+
+bool OpenedCloseOnExec(const std::string& path) {
+  int fd = FdOpenOn(path);
+  EXPECT_GE(fd, 0) << "no descriptor open on " << path;
+  return fd >= 0 && (fcntl(fd, F_GETFD) & FD_CLOEXEC) != 0;
+}
+
+TEST(EnvTest, ErrnoStatusClassifies) {
+  Status s = ErrnoStatus("cannot open", "/x/y", ENOENT);
+  EXPECT_TRUE(s.IsNotFound());
+  EXPECT_EQ(s.message(), "cannot open \"/x/y\": No such file or directory");
+  for (int err : {ENOSPC, EDQUOT}) {
+    s = ErrnoStatus("cannot write", "/x", err);
+    EXPECT_EQ(s.code(), Status::Code::kIoError);
+    EXPECT_NE(s.message().find("disk full"), std::string::npos);
+  }
+  s = ErrnoStatus("cannot read", "/x", EIO);
+  EXPECT_EQ(s.code(), Status::Code::kIoError);
+  EXPECT_EQ(s.message(), "cannot read \"/x\": Input/output error");
+}
+
+TEST(EnvTest, WritesAndReadsFiles) {
+  Env* env = Env::Default();
+  ScopedTempDir tmp;
+  std::string path = tmp.path() + "/f";
+  auto out = env->NewWritableFile(path, Env::CreateMode::kExclusive);
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  EXPECT_TRUE(OpenedCloseOnExec(path));
+  ASSERT_TRUE((*out)->Append("hello, ").ok());
+  ASSERT_TRUE((*out)->Append("world").ok());
+  ASSERT_TRUE((*out)->Sync().ok());
+  ASSERT_TRUE((*out)->Close().ok());
+  EXPECT_FALSE(env->NewWritableFile(path, Env::CreateMode::kExclusive).ok());
+
+  auto in = env->NewSequentialFile(path);
+  ASSERT_TRUE(in.ok());
+  EXPECT_TRUE(OpenedCloseOnExec(path));
+  char buf[8];
+  EXPECT_EQ(*(*in)->Read(buf, sizeof buf), 8u);
+  EXPECT_EQ(std::string(buf, 8), "hello, w");
+  EXPECT_EQ(*(*in)->Read(buf, sizeof buf), 4u);  // short only at the end
+  EXPECT_EQ(std::string(buf, 4), "orld");
+  EXPECT_EQ(*(*in)->Read(buf, sizeof buf), 0u);
+  EXPECT_EQ(*env->ReadFile(path), "hello, world");
+  EXPECT_EQ(*env->GetFileSize(path), 12u);
+
+  out = env->NewWritableFile(path, Env::CreateMode::kTruncate);
+  ASSERT_TRUE(out.ok());
+  ASSERT_TRUE((*out)->Close().ok());
+  EXPECT_EQ(*env->GetFileSize(path), 0u);
+}
+
+TEST(EnvTest, DirectoriesRenamesAndRemovals) {
+  Env* env = Env::Default();
+  ScopedTempDir tmp;
+  std::string dir = tmp.path() + "/a/b/c";
+  ASSERT_TRUE(env->CreateDirs(dir).ok());
+  ASSERT_TRUE(env->CreateDirs(dir).ok());
+  EXPECT_EQ(env->Stat(dir)->type, FileInfo::Type::kDirectory);
+  ASSERT_TRUE(env->SyncDir(dir).ok());
+  std::ofstream(dir + "/f") << "12345";
+  EXPECT_EQ(env->Stat(dir + "/f")->type, FileInfo::Type::kRegular);
+  EXPECT_EQ(env->Stat(dir + "/f")->size, 5u);
+  EXPECT_FALSE(env->CreateDirs(dir + "/f").ok());
+  EXPECT_FALSE(env->CreateDirs(dir + "/f/g").ok());
+
+  ASSERT_TRUE(env->RenameFile(dir + "/f", dir + "/g").ok());
+  ASSERT_TRUE(env->CreateDirs(dir + "/sub").ok());
+  auto names = env->ListDir(dir);
+  ASSERT_TRUE(names.ok());
+  std::sort(names->begin(), names->end());
+  EXPECT_EQ(*names, (std::vector<std::string>{"g", "sub"}));
+
+  ASSERT_TRUE(env->RemoveFile(dir + "/g").ok());
+  Status s = env->RemoveFile(dir + "/g");
+  EXPECT_TRUE(s.IsNotFound());
+  EXPECT_NE(s.message().find(dir + "/g"), std::string::npos);
+  EXPECT_TRUE(env->Stat(dir + "/g").status().IsNotFound());
+  EXPECT_TRUE(env->ListDir(dir + "/none").status().IsNotFound());
+  EXPECT_TRUE(env->NewSequentialFile(dir + "/g").status().IsNotFound());
+  EXPECT_TRUE(env->ReadFile(dir + "/g").status().IsNotFound());
+  EXPECT_TRUE(env->SyncDir(dir + "/none").IsNotFound());
+  EXPECT_TRUE(env->RenameFile(dir + "/g", dir + "/h").IsNotFound());
+}
+
+TEST(FaultEnvTest, FailsTheChosenCallsOnly) {
+  ScopedTempDir tmp;
+  FaultEnv env(Env::Default());
+  std::string path = tmp.path() + "/f";
+  EXPECT_TRUE(env.Stat(path).status().IsNotFound());  // the real answer
+  env.FailNth(FaultEnv::Op::kStat, 2, EIO);
+  EXPECT_TRUE(env.Stat(tmp.path()).ok());
+  EXPECT_EQ(env.Stat(tmp.path()).status().code(), Status::Code::kIoError);
+  EXPECT_TRUE(env.Stat(tmp.path()).ok());
+  EXPECT_EQ(env.calls(FaultEnv::Op::kStat), 4);
+  EXPECT_EQ(env.injected(), 1);
+
+  auto out = env.NewWritableFile(path, Env::CreateMode::kExclusive);
+  ASSERT_TRUE(out.ok());
+  env.FailFrom(FaultEnv::Op::kAppend, 1, ENOSPC);
+  Status s = (*out)->Append("abcd");
+  EXPECT_NE(s.message().find("disk full"), std::string::npos);
+  EXPECT_NE(s.message().find(path), std::string::npos);
+  EXPECT_FALSE((*out)->Append("efgh").ok());
+  env.FailNth(FaultEnv::Op::kClose, 1, EIO);
+  EXPECT_FALSE((*out)->Close().ok());
+  EXPECT_EQ(FdOpenOn(path), -1);
+  EXPECT_EQ(*env.ReadFile(path), "abef");  // half of each faulted Append
+
+  env.Reset();
+  EXPECT_EQ(env.calls(FaultEnv::Op::kAppend), 0);
+  EXPECT_TRUE(env.RemoveFile(path).ok());
+}
+
+}  // namespace
+}  // namespace awc

@@ -1,0 +1,298 @@
+#include "config/config_test_fixture.h"
+
+namespace awc::config {
+namespace {
+
+TEST_F(ConfigTest, NonIntegerNamesTheSetting) {
+  env_["AWC_WORKER_CONCURRENCY"] = "four";
+  EXPECT_EQ(LoadError(), "AWC_WORKER_CONCURRENCY: \"four\" is not an integer");
+}
+
+TEST_F(ConfigTest, EveryIntegerSettingRejectsGarbage) {
+  const char* const ints[] = {
+      "AWC_WORKER_CONCURRENCY",      "AWC_WORKER_LEASE_SECS",
+      "AWC_WORKER_POLL_INTERVAL_MS", "AWC_RETENTION_GRACE_SECS",
+      "AWC_GC_GRACE_SECS",           "AWC_GC_BATCH_SIZE",
+      "AWC_GC_CANARY_SIZE",          "AWC_S3_MAX_CONCURRENCY",
+      "AWC_S3_TIMEOUT_MS",           "AWC_MANIFEST_MAX_BYTES",
+      "AWC_CLOSURE_MAX_DEPTH",       "AWC_CLOSURE_MAX_OBJECTS"};
+  for (const char* name : ints) {
+    for (const char* bad : {"12x", "1.5", " 5", "0x10", "", "-", "1e3"}) {
+      env_ = {{name, bad}};
+      std::string err = LoadError();
+      EXPECT_EQ(err.rfind(std::string(name) + ": ", 0), 0u)
+          << name << "=" << bad << " -> " << err;
+    }
+  }
+}
+
+TEST_F(ConfigTest, IntegerOverflowIsAnError) {
+  env_["AWC_GC_GRACE_SECS"] = "99999999999999999999999";
+  std::string err = LoadError();
+  EXPECT_EQ(err.rfind("AWC_GC_GRACE_SECS: ", 0), 0u) << err;
+}
+
+TEST_F(ConfigTest, OutOfRangeValuesAreErrors) {
+  struct Case {
+    const char* name;
+    const char* value;
+  };
+  const Case cases[] = {
+      {"AWC_WORKER_CONCURRENCY", "0"},
+      {"AWC_WORKER_CONCURRENCY", "-3"},
+      {"AWC_WORKER_CONCURRENCY", "100000"},
+      {"AWC_WORKER_LEASE_SECS", "-1"},
+      {"AWC_WORKER_LEASE_SECS", "0"},
+      {"AWC_WORKER_POLL_INTERVAL_MS", "9"},
+      {"AWC_WORKER_POLL_INTERVAL_MS", "0"},
+      {"AWC_RETENTION_GRACE_SECS", "-1"},
+      {"AWC_GC_GRACE_SECS", "-86400"},
+      {"AWC_GC_BATCH_SIZE", "0"},
+      {"AWC_GC_CANARY_SIZE", "-1"},
+      {"AWC_S3_MAX_CONCURRENCY", "0"},
+      {"AWC_CLOSURE_MAX_DEPTH", "0"},
+  };
+  for (const Case& c : cases) {
+    env_ = {{c.name, c.value}};
+    std::string err = LoadError();
+    EXPECT_EQ(
+        err.rfind(std::string(c.name) + ": " + c.value + " is out of range (",
+                  0),
+        0u)
+        << err;
+  }
+  env_ = {{"AWC_WORKER_CONCURRENCY", "0"}};
+  EXPECT_EQ(LoadError(), "AWC_WORKER_CONCURRENCY: 0 is out of range (1..1024)");
+}
+
+TEST_F(ConfigTest, RangeBoundsAreInclusive) {
+  env_ = {{"AWC_WORKER_CONCURRENCY", "1"},
+          {"AWC_WORKER_POLL_INTERVAL_MS", "10"},
+          {"AWC_WORKER_LEASE_SECS", "1"},
+          {"AWC_GC_GRACE_SECS", "0"},
+          {"AWC_GC_CANARY_SIZE", "0"}};
+  Result<Config> c = Load();
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  EXPECT_EQ(c->settings().worker_concurrency, 1);
+  EXPECT_EQ(c->settings().worker_poll_interval_ms, 10);
+  EXPECT_EQ(c->settings().gc_grace_secs, 0);
+  EXPECT_EQ(c->settings().gc_canary_size, 0);
+  env_ = {{"AWC_WORKER_CONCURRENCY", "1024"}};
+  EXPECT_TRUE(Load().ok());
+  env_ = {{"AWC_WORKER_CONCURRENCY", "1025"}};
+  EXPECT_FALSE(Load().ok());
+}
+
+TEST_F(ConfigTest, DryRunAcceptsExactlyTheReferenceSpellings) {
+  for (const char* t : {"1", "true", "TRUE"}) {
+    env_ = {{"AWC_GC_DRY_RUN", t}};
+    Result<Config> c = Load();
+    ASSERT_TRUE(c.ok()) << t << ": " << c.status().ToString();
+    EXPECT_TRUE(c->settings().gc_dry_run) << t;
+  }
+  for (const char* f : {"0", "false", "FALSE", ""}) {
+    env_ = {{"AWC_GC_DRY_RUN", f}};
+    Result<Config> c = Load();
+    ASSERT_TRUE(c.ok()) << f << ": " << c.status().ToString();
+    EXPECT_FALSE(c->settings().gc_dry_run) << "\"" << f << "\"";
+  }
+  for (const char* bad : {"yes", "True", "on", "2", " true", "t"}) {
+    env_ = {{"AWC_GC_DRY_RUN", bad}};
+    std::string err = LoadError();
+    EXPECT_EQ(err.rfind("AWC_GC_DRY_RUN: ", 0), 0u) << bad << " -> " << err;
+    EXPECT_NE(err.find("not a boolean"), std::string::npos) << err;
+  }
+}
+
+TEST_F(ConfigTest, BadBooleanForPathStyle) {
+  env_["AWC_S3_FORCE_PATH_STYLE"] = "yes";
+  std::string err = LoadError();
+  EXPECT_EQ(err.rfind("AWC_S3_FORCE_PATH_STYLE: \"yes\" is not a boolean", 0),
+            0u)
+      << err;
+}
+
+TEST_F(ConfigTest, LogLevels) {
+  const std::pair<const char*, obs::LogLevel> ok[] = {
+      {"debug", obs::LogLevel::kDebug},
+      {"info", obs::LogLevel::kInfo},
+      {"warn", obs::LogLevel::kWarn},
+      {"error", obs::LogLevel::kError}};
+  for (const auto& [name, level] : ok) {
+    env_ = {{"AWC_LOG_LEVEL", name}};
+    Result<Config> c = Load();
+    ASSERT_TRUE(c.ok()) << name;
+    EXPECT_EQ(c->settings().log_level, level) << name;
+  }
+  for (const char* bad : {"verbose", "", "trace", "fatal"}) {
+    env_ = {{"AWC_LOG_LEVEL", bad}};
+    std::string err = LoadError();
+    EXPECT_EQ(err.rfind("AWC_LOG_LEVEL: ", 0), 0u) << err;
+    EXPECT_NE(err.find("debug, info, warn, error"), std::string::npos) << err;
+  }
+}
+
+TEST_F(ConfigTest, BadListenAddress) {
+  for (const char* bad : {"localhost", "host:", "host:0", "host:65536",
+                          "host:http", "[::1]", "[::1]9100", "::1"}) {
+    env_ = {{"AWC_METRICS_LISTEN", bad}};
+    std::string err = LoadError();
+    EXPECT_EQ(err.rfind("AWC_METRICS_LISTEN: ", 0), 0u) << bad << " -> " << err;
+  }
+  env_ = {{"AWC_METRICS_LISTEN", ":9187"}};
+  EXPECT_TRUE(Load().ok());
+}
+
+TEST_F(ConfigTest, BadWorkerId) {
+  for (const char* bad :
+       {"", "has space", "slash/id", "quote\"", "\xc3\xa9t\xc3\xa9",
+        "0123456789012345678901234567890123456789012345678"}) {
+    env_ = {{"AWC_WORKER_ID", bad}};
+    std::string err = LoadError();
+    EXPECT_EQ(err.rfind("AWC_WORKER_ID: ", 0), 0u) << bad << " -> " << err;
+  }
+  // 48 characters and the allowed punctuation are fine.
+  env_ = {
+      {"AWC_WORKER_ID", "A.b_c-9-0123456789012345678901234567890123456789"}};
+  Result<Config> c = Load();
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  EXPECT_EQ(c->settings().worker_id.size(), 48u);
+}
+
+TEST_F(ConfigTest, InvalidDatabaseUrlDoesNotEchoIt) {
+  const char* const bad[] = {
+      "postgresql://u:s3cretpw@h:5/db?nosuchoption=1",
+      "host=h password=s3cretpw bogus_keyword=1",
+      "host=h password='s3cretpw",
+  };
+  for (const char* url : bad) {
+    env_ = {{"DATABASE_URL", url}};
+    std::string err = LoadError();
+    EXPECT_EQ(err.rfind("DATABASE_URL: ", 0), 0u) << err;
+    EXPECT_EQ(err.find("s3cretpw"), std::string::npos) << err;
+    EXPECT_EQ(err.find("h:5"), std::string::npos) << err;
+    EXPECT_NE(err.find("not a valid PostgreSQL connection string"),
+              std::string::npos)
+        << err;
+  }
+}
+
+TEST_F(ConfigTest, CanaryLargerThanBatchIsAnError) {
+  env_ = {{"AWC_GC_BATCH_SIZE", "5"}, {"AWC_GC_CANARY_SIZE", "6"}};
+  std::string err = LoadError();
+  EXPECT_EQ(err, "AWC_GC_CANARY_SIZE: 6 is larger than AWC_GC_BATCH_SIZE (5)");
+  env_ = {{"AWC_GC_BATCH_SIZE", "5"}, {"AWC_GC_CANARY_SIZE", "5"}};
+  EXPECT_TRUE(Load().ok());
+  // The check applies to the combined layers: file batch, env canary.
+  std::string ini = Write("gc.ini", "[gc]\nbatch_size = 3\n");
+  env_ = {{"AWC_GC_CANARY_SIZE", "4"}};
+  EXPECT_NE(LoadError(ini).find("AWC_GC_CANARY_SIZE"), std::string::npos);
+}
+
+// --- _FILE variants
+// ------------------------------------------------------------
+
+TEST_F(ConfigTest, FileVariantsStripTheTrailingNewline) {
+  env_ = {{"AWC_S3_ACCESS_KEY_ID_FILE", Write("id", "AKID123\n")},
+          {"AWC_S3_SECRET_ACCESS_KEY_FILE", Write("sk", "sk/with+chars==\n")}};
+  Result<Config> c = Load();
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  EXPECT_EQ(c->settings().s3_access_key_id, "AKID123");
+  EXPECT_EQ(c->settings().s3_secret_access_key, "sk/with+chars==");
+  // Leading whitespace and inner content are kept as written.
+  env_ = {{"AWC_S3_SECRET_ACCESS_KEY_FILE", Write("sk2", " a b\n\n")}};
+  c = Load();
+  ASSERT_TRUE(c.ok());
+  EXPECT_EQ(c->settings().s3_secret_access_key, " a b");
+  // No newline at all.
+  env_ = {{"AWC_S3_SECRET_ACCESS_KEY_FILE", Write("sk3", "plainkey")}};
+  c = Load();
+  ASSERT_TRUE(c.ok());
+  EXPECT_EQ(c->settings().s3_secret_access_key, "plainkey");
+}
+
+TEST_F(ConfigTest, FileVariantOfTheSecretIsRegisteredForScrubbing) {
+  env_ = {{"AWC_S3_SECRET_ACCESS_KEY_FILE", Write("sk", "topsecretkey\n")}};
+  ASSERT_TRUE(Load().ok());
+  EXPECT_EQ(Scrub("sig topsecretkey"), "sig ********");
+}
+
+TEST_F(ConfigTest, BothValueAndFileIsAnError) {
+  std::string f = Write("id", "AKID\n");
+  env_ = {{"AWC_S3_ACCESS_KEY_ID", "AKID"}, {"AWC_S3_ACCESS_KEY_ID_FILE", f}};
+  EXPECT_EQ(LoadError(),
+            "AWC_S3_ACCESS_KEY_ID: set AWC_S3_ACCESS_KEY_ID or "
+            "AWC_S3_ACCESS_KEY_ID_FILE, not both");
+  env_ = {{"AWC_S3_SECRET_ACCESS_KEY", "x1234"},
+          {"AWC_S3_SECRET_ACCESS_KEY_FILE", f}};
+  std::string err = LoadError();
+  EXPECT_EQ(err.rfind("AWC_S3_SECRET_ACCESS_KEY: ", 0), 0u) << err;
+  EXPECT_EQ(err.find("x1234"), std::string::npos) << err;
+}
+
+TEST_F(ConfigTest, UnreadableFileVariantIsAnError) {
+  std::string missing = dir_ + "/no-such-secret";
+  env_ = {{"AWC_S3_SECRET_ACCESS_KEY_FILE", missing}};
+  std::string err = LoadError();
+  EXPECT_EQ(err.rfind("AWC_S3_SECRET_ACCESS_KEY_FILE: ", 0), 0u) << err;
+  EXPECT_NE(err.find(missing), std::string::npos) << err;
+  // A directory cannot be read as a secret either.
+  env_ = {{"AWC_S3_ACCESS_KEY_ID_FILE", dir_}};
+  err = LoadError();
+  EXPECT_EQ(err.rfind("AWC_S3_ACCESS_KEY_ID_FILE: ", 0), 0u) << err;
+}
+
+TEST_F(ConfigTest, FileVariantOnlyExistsForTheS3Credentials) {
+  // DATABASE_URL_FILE is not a setting: ignored, not read.
+  env_ = {{"DATABASE_URL_FILE", dir_ + "/missing"},
+          {"AWC_WORKER_ID_FILE", dir_ + "/missing"}};
+  Result<Config> c = Load();
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  EXPECT_EQ(c->settings().database_url, "");
+  EXPECT_EQ(c->settings().worker_id, "awc-worker");
+}
+
+TEST_F(ConfigTest, IniFileVariants) {
+  std::string id = Write("id", "AKIDVIAINI\n");
+  std::string sk = Write("sk", "secretviaini\n");
+  std::string ini =
+      Write("s3.ini", "[s3]\naccess_key_id_file = " + id +
+                          "\nsecret_access_key_file = " + sk + "\n");
+  Result<Config> c = Load(ini);
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  EXPECT_EQ(c->settings().s3_access_key_id, "AKIDVIAINI");
+  EXPECT_EQ(c->settings().s3_secret_access_key, "secretviaini");
+  // The environment still wins over the file's _file key.
+  env_ = {{"AWC_S3_SECRET_ACCESS_KEY", "envsecret"}};
+  c = Load(ini);
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  EXPECT_EQ(c->settings().s3_secret_access_key, "envsecret");
+}
+
+TEST_F(ConfigTest, IniUnreadableFileVariantNamesFileAndLine) {
+  std::string missing = dir_ + "/gone";
+  std::string ini = Write(
+      "s3.ini", "[s3]\nregion = x\nsecret_access_key_file = " + missing + "\n");
+  std::string err = LoadError(ini);
+  EXPECT_EQ(err.rfind(ini + ":3: ", 0), 0u) << err;
+  EXPECT_NE(err.find("secret_access_key_file"), std::string::npos) << err;
+  EXPECT_NE(err.find(missing), std::string::npos) << err;
+}
+
+TEST_F(ConfigTest, IniValueAndFileVariantTogetherIsAnError) {
+  std::string sk = Write("sk", "secretviaini\n");
+  std::string ini = Write("s3.ini",
+                          "[s3]\nsecret_access_key = inlinesecret\n"
+                          "secret_access_key_file = " +
+                              sk + "\n");
+  std::string err = LoadError(ini);
+  EXPECT_EQ(err.rfind(ini + ":3: ", 0), 0u) << err;
+  EXPECT_NE(err.find("not both"), std::string::npos) << err;
+  EXPECT_EQ(err.find("inlinesecret"), std::string::npos) << err;
+}
+
+// --- INI errors name file and line
+// ---------------------------------------------
+
+}  // namespace
+}  // namespace awc::config

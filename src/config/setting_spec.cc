@@ -1,0 +1,172 @@
+#include "config/setting_spec.h"
+
+#include <libpq-fe.h>
+
+#include <cerrno>
+#include <cstdlib>
+
+#include "common/redact.h"
+#include "config/config.h"
+
+namespace awc::config {
+namespace {
+
+Status CheckDatabaseUrl(const std::string& v) {
+  if (v.empty()) return Status::OK();
+  char* err = nullptr;
+  PQconninfoOption* opts = PQconninfoParse(v.c_str(), &err);
+  // libpq's message can quote the string, password included: not shown.
+  if (err != nullptr) PQfreemem(err);
+  if (opts == nullptr) {
+    return Status::InvalidArgument(
+        "not a valid PostgreSQL connection string (URL or key=value)");
+  }
+  PQconninfoFree(opts);
+  return Status::OK();
+}
+
+Status CheckWorkerId(const std::string& v) {
+  if (v.empty() || v.size() > 48) {
+    return Status::InvalidArgument("must be 1 to 48 characters");
+  }
+  for (char c : v) {
+    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+              (c >= '0' && c <= '9') || c == '-' || c == '_' || c == '.';
+    if (!ok) {
+      return Status::InvalidArgument("\"" + v +
+                                     "\" may use only letters, digits, "
+                                     "'-', '_' and '.'");
+    }
+  }
+  return Status::OK();
+}
+
+Status CheckListen(const std::string& v) {
+  if (v.empty()) return Status::OK();
+  return ParseListenAddress(v).status();
+}
+
+constexpr int64_t kDay = 86400;
+constexpr int64_t kMax = INT64_MAX / 1000;
+
+const Spec kSpecs[] = {
+    {"DATABASE_URL", "database", "url", &Settings::database_url, 0, 0, true,
+     false, CheckDatabaseUrl},
+    {"AWC_CAS_URL", "cas", "url", &Settings::cas_url},
+    {"AWC_WORKER_ID", "worker", "id", &Settings::worker_id, 0, 0, false, false,
+     CheckWorkerId},
+    {"AWC_WORKER_CONCURRENCY", "worker", "concurrency",
+     &Settings::worker_concurrency, 1, 1024},
+    {"AWC_WORKER_LEASE_SECS", "worker", "lease_secs",
+     &Settings::worker_lease_secs, 1, 7 * kDay},
+    {"AWC_WORKER_POLL_INTERVAL_MS", "worker", "poll_interval_ms",
+     &Settings::worker_poll_interval_ms, 10, 3600 * 1000},
+    {"AWC_RETENTION_GRACE_SECS", "retention", "grace_secs",
+     &Settings::retention_grace_secs, 0, kMax},
+    {"AWC_GC_GRACE_SECS", "gc", "grace_secs", &Settings::gc_grace_secs, 0,
+     kMax},
+    {"AWC_GC_BATCH_SIZE", "gc", "batch_size", &Settings::gc_batch_size, 1,
+     10'000'000},
+    {"AWC_GC_CANARY_SIZE", "gc", "canary_size", &Settings::gc_canary_size, 0,
+     10'000'000},
+    {"AWC_GC_DRY_RUN", "gc", "dry_run", &Settings::gc_dry_run},
+    {"AWC_METRICS_LISTEN", "metrics", "listen", &Settings::metrics_listen, 0, 0,
+     false, false, CheckListen},
+    {"AWC_LOG_LEVEL", "log", "level", &Settings::log_level},
+    {"AWC_S3_ENDPOINT", "s3", "endpoint", &Settings::s3_endpoint},
+    {"AWC_S3_REGION", "s3", "region", &Settings::s3_region},
+    {"AWC_S3_ACCESS_KEY_ID", "s3", "access_key_id", &Settings::s3_access_key_id,
+     0, 0, false, true},
+    {"AWC_S3_SECRET_ACCESS_KEY", "s3", "secret_access_key",
+     &Settings::s3_secret_access_key, 0, 0, true, true},
+    {"AWC_S3_FORCE_PATH_STYLE", "s3", "force_path_style",
+     &Settings::s3_force_path_style},
+    {"AWC_S3_MAX_CONCURRENCY", "s3", "max_concurrency",
+     &Settings::s3_max_concurrency, 1, 256},
+    {"AWC_S3_TIMEOUT_MS", "s3", "timeout_ms", &Settings::s3_timeout_ms, 100,
+     3600 * 1000},
+    {"AWC_MANIFEST_MAX_BYTES", "cas", "manifest_max_bytes",
+     &Settings::manifest_max_bytes, 64, 1LL << 32},
+    {"AWC_CLOSURE_MAX_DEPTH", "cas", "closure_max_depth",
+     &Settings::closure_max_depth, 1, 4096},
+    {"AWC_CLOSURE_MAX_OBJECTS", "cas", "closure_max_objects",
+     &Settings::closure_max_objects, 1, 1'000'000'000},
+};
+
+Result<bool> ParseBool(const std::string& text) {
+  if (text == "1" || text == "true" || text == "TRUE") return true;
+  if (text == "0" || text == "false" || text == "FALSE" || text.empty()) {
+    return false;
+  }
+  return Status::InvalidArgument("\"" + text +
+                                 "\" is not a boolean (1, true, TRUE, 0, "
+                                 "false, FALSE)");
+}
+
+}  // namespace
+
+std::span<const Spec> Specs() { return kSpecs; }
+
+Result<int64_t> ParseInt(const std::string& text) {
+  if (text.empty()) return Status::InvalidArgument("empty value");
+  size_t i = (text[0] == '-' || text[0] == '+') ? 1 : 0;
+  bool digits = i < text.size();
+  for (size_t j = i; j < text.size(); ++j) {
+    if (text[j] < '0' || text[j] > '9') digits = false;
+  }
+  if (!digits) {
+    return Status::InvalidArgument("\"" + text + "\" is not an integer");
+  }
+  errno = 0;
+  long long v = strtoll(text.c_str(), nullptr, 10);
+  if (errno == ERANGE) {
+    return Status::InvalidArgument("\"" + text + "\" is too large");
+  }
+  return static_cast<int64_t>(v);
+}
+
+// Applies one textual value to its setting; the error has no setting name
+// (callers add it, with file and line where there is one).
+Status Apply(const Spec& spec, const std::string& text, Settings* s) {
+  if (auto* f = std::get_if<std::string Settings::*>(&spec.field)) {
+    if (spec.check != nullptr) AWC_RETURN_IF_ERROR(spec.check(text));
+    s->** f = text;
+  } else if (auto* i = std::get_if<int64_t Settings::*>(&spec.field)) {
+    AWC_ASSIGN_OR_RETURN(int64_t v, ParseInt(text));
+    if (v < spec.min || v > spec.max) {
+      return Status::InvalidArgument(text + " is out of range (" +
+                                     std::to_string(spec.min) + ".." +
+                                     std::to_string(spec.max) + ")");
+    }
+    s->** i = v;
+  } else if (auto* b = std::get_if<bool Settings::*>(&spec.field)) {
+    AWC_ASSIGN_OR_RETURN(bool v, ParseBool(text));
+    s->** b = v;
+  } else if (auto* l = std::get_if<obs::LogLevel Settings::*>(&spec.field)) {
+    AWC_ASSIGN_OR_RETURN(obs::LogLevel v, obs::ParseLogLevel(text));
+    s->** l = v;
+  }
+  return Status::OK();
+}
+
+std::string Show(const Spec& spec, const Settings& s) {
+  if (std::string_view(spec.env) == "AWC_S3_ENDPOINT") {
+    // Unset means the region's AWS endpoint: show the one that is used.
+    return s.EffectiveS3Endpoint();
+  }
+  if (auto* f = std::get_if<std::string Settings::*>(&spec.field)) {
+    const std::string& v = s.**f;
+    if (v.empty()) return "";
+    if (std::string_view(spec.env) == "DATABASE_URL") return RedactConnInfo(v);
+    return spec.secret ? std::string(kRedacted) : v;
+  }
+  if (auto* i = std::get_if<int64_t Settings::*>(&spec.field)) {
+    return std::to_string(s.**i);
+  }
+  if (auto* b = std::get_if<bool Settings::*>(&spec.field)) {
+    return s.**b ? "true" : "false";
+  }
+  return obs::LogLevelName(s.*std::get<obs::LogLevel Settings::*>(spec.field));
+}
+
+}  // namespace awc::config

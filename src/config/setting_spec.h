@@ -1,0 +1,47 @@
+// The table of settings (internal to config/): every setting's environment
+// name, INI section and key, field, range and secrecy, and the parsing of
+// one textual value. The only list of the settings there is.
+#ifndef AWC_CONFIG_SETTING_SPEC_H_
+#define AWC_CONFIG_SETTING_SPEC_H_
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <variant>
+
+#include "common/status.h"
+#include "config/settings.h"
+
+namespace awc::config {
+
+using Field = std::variant<std::string Settings::*, int64_t Settings::*,
+                           bool Settings::*, obs::LogLevel Settings::*>;
+using Check = Status (*)(const std::string&);
+
+// One row per setting. `min`/`max` bound integers.
+struct Spec {
+  const char* env;
+  const char* section;
+  const char* key;
+  Field field;
+  int64_t min = 0;
+  int64_t max = 0;
+  bool secret = false;        // shown redacted by Describe()
+  bool file_variant = false;  // <ENV>_FILE and <key>_file read a file
+  Check check = nullptr;      // extra validation of string values
+};
+
+std::span<const Spec> Specs();
+
+// Parses `text` into the setting; the error names no setting (callers add
+// the setting, and file and line where there is one).
+Status Apply(const Spec& spec, const std::string& text, Settings* s);
+
+// The value as -t shows it (secrets redacted).
+std::string Show(const Spec& spec, const Settings& s);
+
+Result<int64_t> ParseInt(const std::string& text);
+
+}  // namespace awc::config
+
+#endif  // AWC_CONFIG_SETTING_SPEC_H_

@@ -29,10 +29,15 @@ CREATE SEQUENCE awc.job_lease_token_seq;
 
 -- Claim: the oldest ready PENDING job.
 CREATE INDEX jobs_claim_idx ON awc.jobs (run_at, id) WHERE state = 'PENDING';
--- Lease expiry: RUNNING jobs by lease end.
-CREATE INDEX jobs_lease_idx ON awc.jobs (locked_until) WHERE state = 'RUNNING';
--- Operator listings and dead letters: by state and kind, newest first.
-CREATE INDEX jobs_state_kind_idx ON awc.jobs (state, kind, id);
+-- Lease expiry: held jobs by lease end (locked_until is set exactly while a
+-- job is RUNNING). Deliberately not partial on state: an index whose
+-- predicate is state = 'RUNNING' tempts the planner to scan it for the
+-- recording statements (id = $1 AND state = 'RUNNING'), walking every dead
+-- entry of a draining backlog instead of using the primary key.
+CREATE INDEX jobs_lease_idx ON awc.jobs (locked_until)
+  WHERE locked_until IS NOT NULL;
+-- Dead letters by kind, newest first (other listings use the primary key).
+CREATE INDEX jobs_dead_letter_idx ON awc.jobs (kind, id) WHERE state = 'FAILED';
 
 -- Idle workers LISTEN on awc_jobs; one notification per inserting statement.
 CREATE FUNCTION awc.jobs_notify() RETURNS trigger

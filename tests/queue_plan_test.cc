@@ -1,0 +1,63 @@
+// The plans of the queue's hot statements, checked on a realistic table
+// state: statistics taken while nothing ran, then a drained backlog leaving
+// dead RUNNING versions behind. Plan shapes, not timings.
+#include <gtest/gtest.h>
+
+#include "queue/queue_sql.h"
+#include "tests/support/harness.h"
+
+namespace awc::testing {
+namespace {
+
+class QueuePlanTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    db_.Migrate();
+    db_.Exec("INSERT INTO awc.jobs (kind, payload) SELECT 'k', '{}' FROM "
+             "generate_series(1, 20000)");
+    db_.Exec("ANALYZE awc.jobs");
+    db_.Exec("UPDATE awc.jobs SET state = 'RUNNING', lease_token = id, "
+             "locked_until = now() + interval '5 minutes' WHERE id <= 15000");
+    db_.Exec("UPDATE awc.jobs SET state = 'COMPLETED', locked_until = NULL "
+             "WHERE id < 15000");
+    conn_ = db_.Connect();
+    ASSERT_TRUE(conn_->Exec("SET plan_cache_mode = force_generic_plan").ok());
+  }
+
+  // The generic plan of `sql` (as prepared statements run it), as JSON text.
+  std::string Plan(const std::string& sql, const std::string& args) {
+    EXPECT_TRUE(conn_->Exec("DEALLOCATE ALL").ok());
+    auto prep = conn_->Exec("PREPARE s AS " + sql);
+    EXPECT_TRUE(prep.ok()) << prep.status().message();
+    auto r = conn_->Exec("EXPLAIN (FORMAT JSON) EXECUTE s(" + args + ")");
+    EXPECT_TRUE(r.ok()) << r.status().message();
+    return r.ok() ? r->GetString(0, 0) : "";
+  }
+
+  TestDatabase db_;
+  std::unique_ptr<db::PgConn> conn_;
+};
+
+TEST_F(QueuePlanTest, RecordingFindsTheJobByPrimaryKey) {
+  for (const char* update : {queue::sql::kComplete, queue::sql::kFail}) {
+    std::string plan = Plan(queue::sql::Fenced(update), "15000, 15000, '{}'");
+    EXPECT_NE(plan.find("\"Index Name\": \"jobs_pkey\""), std::string::npos)
+        << plan;
+  }
+  std::string renew = Plan(queue::sql::kRenewLease, "15000, 15000, 300");
+  EXPECT_NE(renew.find("\"Index Name\": \"jobs_pkey\""), std::string::npos)
+      << renew;
+}
+
+TEST_F(QueuePlanTest, ClaimAndReclaimUseTheirPartialIndexes) {
+  std::string claim = Plan(queue::sql::kClaim, "'w-1', 300");
+  EXPECT_NE(claim.find("\"Index Name\": \"jobs_claim_idx\""), std::string::npos)
+      << claim;
+  std::string reclaim = Plan(queue::sql::kReclaimExpired, "100");
+  EXPECT_NE(reclaim.find("\"Index Name\": \"jobs_lease_idx\""),
+            std::string::npos)
+      << reclaim;
+}
+
+}  // namespace
+}  // namespace awc::testing

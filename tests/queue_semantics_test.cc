@@ -191,6 +191,16 @@ TEST_F(QueueSemanticsTest, LongHandlersRenewTheirLease) {
   }
 }
 
+TEST_F(QueueSemanticsTest, HandlersWaitingOnTheEventLoopKeepTheirLease) {
+  StartFleet(2, {{"AWC_WORKER_LEASE_SECS", "2"}});
+  int64_t id = db_.Enqueue("test_loop_wait", R"({"ms": 5000})");
+  ASSERT_TRUE(WaitState(id, "COMPLETED"));
+  EXPECT_EQ(Col(db_, id, "attempts"), "1");
+  for (auto& e : daemon_->Events()) {
+    EXPECT_NE(Str(e.get(), "reason"), "lease_expired");
+  }
+}
+
 TEST_F(QueueSemanticsTest, NotifyWakesIdleWorkersLongBeforeThePoll) {
   // The poll interval is far beyond the wait below: only NOTIFY can do it.
   StartFleet(2, {{"AWC_WORKER_POLL_INTERVAL_MS", "600000"}});

@@ -90,6 +90,10 @@ class Worker::Context : public handlers::JobContext {
   double last_renew_;
 };
 
+void Worker::OnRenewTimer(struct ev_loop*, ev_timer* w, int) {
+  (void)static_cast<Context*>(w->data)->Checkpoint();
+}
+
 Worker::Worker(WorkerDeps deps, int slot)
     : deps_(deps),
       slot_(slot),
@@ -248,12 +252,21 @@ void Worker::RunJob(const queue::Job& job, std::optional<queue::Job>* next) {
   SetTitle("job " + std::to_string(job.id) + " " + TitleSafe(job.kind));
   double started = Now();
   Context ctx(this, job);
+  // Handlers that wait on the event loop (S3 transfers) renew the lease from
+  // this timer as well as at their own checkpoints; the handler's database
+  // calls are synchronous, so the connection is idle whenever it fires.
+  double every = static_cast<double>(deps_.settings->worker_lease_secs) / 3;
+  ev_timer renew;
+  ev_timer_init(&renew, OnRenewTimer, every, every);
+  renew.data = &ctx;
+  ev_timer_start(loop_, &renew);
   queue::Outcome outcome;
   try {
     outcome = deps_.registry->Dispatch(ctx);
   } catch (const std::exception& e) {
     outcome = queue::Outcome::Retry(std::string("handler raised: ") + e.what());
   }
+  ev_timer_stop(loop_, &renew);
   double duration = Now() - started;
   std::optional<queue::JobQueue::Finished> finished =
       RecordOutcome(job, outcome, ctx.LeaseEnd());

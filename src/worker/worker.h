@@ -9,6 +9,9 @@
 //    when nothing is ready, wait for a NOTIFY on awc_jobs or the poll
 //    interval, whichever comes first. Expired leases are reclaimed between
 //    claims at most once per reclaim interval.
+//  - The lease of the job in flight is renewed every lease/3: at the
+//    handler's checkpoints, and from a timer while the handler waits on the
+//    event loop (S3 transfers).
 //  - SIGTERM/SIGINT: stop claiming, finish the job in flight, record it,
 //    return 0. SIGQUIT: exit at once (stop_flag.h).
 //  - A lost database connection is re-established with backoff; an outcome
@@ -18,6 +21,8 @@
 //    the shared Metrics; one event per processed job to stderr.
 #ifndef AWC_WORKER_WORKER_H_
 #define AWC_WORKER_WORKER_H_
+
+#include <ev.h>
 
 #include <memory>
 #include <optional>
@@ -30,8 +35,6 @@
 #include "queue/job_queue.h"
 #include "store/object_store.h"
 #include "supervisor/worker_status.h"
-
-struct ev_loop;
 
 namespace awc::worker {
 
@@ -74,6 +77,7 @@ class Worker {
   void Wait(double seconds, bool watch_socket, bool interruptible = true);
   void SetPhase(supervisor::WorkerPhase phase, int64_t job_id = 0);
   void SetTitle(const std::string& what);
+  static void OnRenewTimer(struct ev_loop* loop, ev_timer* w, int revents);
 
   WorkerDeps deps_;
   int slot_;

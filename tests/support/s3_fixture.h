@@ -18,6 +18,7 @@
 #include "common/redact.h"
 #include "store/object_store.h"
 #include "store/s3/s3_store.h"
+#include "store/store_conformance.h"
 #include "store/store_url.h"
 #include "tests/support/s3_server.h"
 
@@ -30,23 +31,11 @@ inline constexpr char kSecret[] = "s3-test-secret-never-shown";
 inline constexpr size_t kKiB = 1024;
 inline constexpr size_t kMiB = 1024 * kKiB;
 
-// `size` bytes of a pattern that differs with `seed`.
-inline std::string Pattern(size_t size, uint32_t seed) {
-  std::string out(size, '\0');
-  uint32_t x = seed * 2654435761u + 1;
-  for (char& c : out) {
-    x ^= x << 13;
-    x ^= x >> 17;
-    x ^= x << 5;
-    c = static_cast<char>(x);
-  }
-  return out;
-}
-
+// Deterministic contents and their keys, as the conformance suite makes
+// them (store_conformance_test.cc is compiled into the same binary).
+using storetest::Pattern;
 inline ObjectKey KeyOf(const std::string& tenant, std::string_view data) {
-  Result<ObjectKey> key = MakeKey(tenant, "sha256:" + cas::Sha256::HexOf(data));
-  EXPECT_TRUE(key.ok());
-  return *key;
+  return storetest::KeyFor(tenant, data);
 }
 
 struct Fetched {

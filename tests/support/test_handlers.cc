@@ -4,6 +4,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <ev.h>
+
 #include "handlers/payload.h"
 
 namespace awc::testing {
@@ -36,6 +38,10 @@ Result<Secs> DecodeSecs(const json_t* payload) {
   return Secs{secs};
 }
 
+void OnLoopWaitDone(struct ev_loop* loop, ev_timer*, int) {
+  ev_break(loop, EVBREAK_ONE);
+}
+
 void SleepMs(int64_t ms) {
   struct timespec ts = {static_cast<time_t>(ms / 1000),
                         static_cast<long>((ms % 1000) * 1000000)};
@@ -60,6 +66,19 @@ void RegisterTestHandlers(handlers::Registry& registry) {
         }
         return Outcome::Complete("{\"slept_ms\": " + std::to_string(p.ms) +
                                  "}");
+      });
+  registry.Add<Millis>(
+      "test_loop_wait", DecodeMillis, [](Ctx& ctx, const Millis& p) {
+        // Waits on the worker's event loop, as a handler blocked on S3
+        // transfers does, never calling Checkpoint() itself.
+        ev_timer done;
+        ev_timer_init(&done, OnLoopWaitDone, static_cast<double>(p.ms) / 1e3,
+                      0);
+        ev_now_update(ctx.loop());
+        ev_timer_start(ctx.loop(), &done);
+        ev_run(ctx.loop(), 0);
+        ev_timer_stop(ctx.loop(), &done);
+        return Outcome::Complete("{}");
       });
   registry.Add<Empty>("test_retry", DecodeEmpty, [](Ctx&, const Empty&) {
     return Outcome::Retry("TEST-ERROR-TEXT transient");

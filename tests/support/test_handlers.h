@@ -4,6 +4,8 @@
 //   test_complete {}            -> Complete {"ok": true}
 //   test_sleep    {"ms": N}     -> sleeps N ms in 10 ms steps, calling
 //                                  Checkpoint() each step; Complete
+//   test_loop_wait {"ms": N}    -> runs the worker's event loop for N ms
+//                                  without checkpoints; Complete
 //   test_retry    {}            -> Retry (error text "TEST-ERROR-TEXT")
 //   test_fail     {}            -> Fail (error text "TEST-ERROR-TEXT")
 //   test_crash    {}            -> the worker process dies by SIGKILL

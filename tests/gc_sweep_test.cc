@@ -253,6 +253,26 @@ TEST_F(GcTest, ConcurrentSweepOfTheSameTenantIsDeferred) {
   EXPECT_EQ(db_.Int("SELECT count(*) FROM awc.objects"), 0);
 }
 
+TEST_F(GcTest, TwoSweepsAtOnceOneRunsTheOtherIsDeferred) {
+  auto garbage = Garbage(4, "g");
+  TestContext second(db_, *store_, ctx_->settings());
+  second.NextJob();
+  queue::Outcome during;
+  gc::SweepHooks hooks;
+  hooks.after_plan = [&](int64_t) {
+    // A second worker's sweep of the same tenant, while the first holds
+    // the lock mid-epoch.
+    during = handlers::SweepTenant(second, handlers::TenantPayload{"t1"});
+    return Status::OK();
+  };
+  auto first = Sweep(hooks);
+  ASSERT_TRUE(first.ok()) << first.status().message();
+  EXPECT_EQ(gc::VerdictName(first->verdict), std::string("completed"));
+  EXPECT_EQ(first->deleted, 4);
+  EXPECT_EQ(during.kind, queue::Outcome::Kind::kDefer) << during.result;
+  EXPECT_EQ(db_.Int("SELECT count(*) FROM awc.gc_epochs"), 1);
+}
+
 TEST_F(GcTest, CrashBetweenStoreDeleteAndRowRemovalResumes) {
   auto garbage = Garbage(4, "g");
   gc::SweepHooks crash;

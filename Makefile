@@ -9,6 +9,7 @@
 #   make install    PREFIX=/usr/local DESTDIR=
 #   make deps       install the Debian packages that are missing
 #   make bench      the benchmarks of bench/ (see bench/README.md)
+#   make bench-storage  only the storage benchmarks
 
 PREFIX     ?= /usr/local
 DESTDIR    ?=
@@ -22,14 +23,15 @@ DEB_PACKAGES := g++ make cmake pkg-config \
   libpq-dev libev-dev libjansson-dev libinih-dev libcurl4-openssl-dev \
   libssl-dev libmicrohttpd-dev libbsd-dev libsystemd-dev \
   libgtest-dev libgmock-dev libbenchmark-dev \
-  postgresql postgresql-common mandoc nodejs
+  postgresql postgresql-common mandoc nodejs python3
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 MISSING = $(shell for p in $(DEB_PACKAGES); do \
   dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'ok installed' \
   || echo $$p; done)
 
-.PHONY: all deps build build-asan check demo install bench clean lint-man
+.PHONY: all deps build build-asan check demo install bench bench-storage \
+  clean lint-man
 
 all: build
 
@@ -100,14 +102,19 @@ install: build
 
 # The benchmarks build in their own tree (tests off) and run against a
 # throwaway cluster with default settings; knobs in bench/README.md.
-BENCH_BUILD ?= build-bench
+# BENCH_SUITES: `queue`, `storage` or both (make bench-storage: storage).
+BENCH_BUILD  ?= build-bench
+BENCH_SUITES ?= queue storage
 
 bench: deps
 	cmake -S . -B $(BENCH_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 	  -DAWC_BUILD_BENCH=ON -DAWC_BUILD_TESTS=OFF $(CMAKE_ARGS)
 	cmake --build $(BENCH_BUILD) -j $(JOBS) \
-	  --target awc-worker-bench awc-bench-pgbench-script
-	pg_virtualenv -t bench/run.sh $(BENCH_BUILD)
+	  --target awc-worker-bench awc-bench-pgbench-script awc-bench-storage
+	pg_virtualenv -t bench/run.sh $(BENCH_BUILD) $(BENCH_SUITES)
+
+bench-storage:
+	$(MAKE) bench BENCH_SUITES=storage
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD)

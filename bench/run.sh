@@ -1,21 +1,33 @@
 #!/bin/bash
-# The queue benchmark (make bench). Runs under `pg_virtualenv -t`, which
-# starts a throwaway cluster and exports PGHOST/PGPORT/PGUSER/PGPASSWORD.
+# The benchmarks (make bench, make bench-storage). Runs under
+# `pg_virtualenv -t`, which starts a throwaway cluster and exports
+# PGHOST/PGPORT/PGUSER/PGPASSWORD.
 #
-#   pg_virtualenv -t bench/run.sh BUILD_DIR
+#   pg_virtualenv -t bench/run.sh BUILD_DIR [SUITE...]
 #
-# Knobs (environment): BENCH_JOBS (20000), BENCH_CONCURRENCY ("1 2 4 8"),
-# BENCH_REPEAT (3), BENCH_INFO_WORKERS (2), BENCH_LATENCY_WORKERS (2),
-# BENCH_LATENCY_SAMPLES (200), BENCH_LATENCY_GAP_MS (50), BENCH_RESULTS
-# (default bench/results/queue-<date>.txt). See bench/README.md.
+# SUITE is `queue` (queue_bench.py) or `storage` (storage_bench.py); the
+# default is both, queue first. Knobs (environment): for the queue,
+# BENCH_JOBS (20000), BENCH_CONCURRENCY ("1 2 4 8"), BENCH_REPEAT (3),
+# BENCH_INFO_WORKERS (2), BENCH_LATENCY_WORKERS (2), BENCH_LATENCY_SAMPLES
+# (200), BENCH_LATENCY_GAP_MS (50), BENCH_RESULTS (default
+# bench/results/queue-<date>.txt); for storage, BENCH_STORAGE_PARTS
+# ("file s3 gc"), BENCH_STORAGE_REPEAT (3), BENCH_FILE_MIB (256),
+# BENCH_S3_MIB (64), BENCH_GC_SIZES ("10000 100000 1000000"), BENCH_COLD
+# (auto), BENCH_TMPDIR, BENCH_STORAGE_RESULTS (default
+# bench/results/storage-<date>.txt). See bench/README.md.
 set -euo pipefail
 
-if [ $# -ne 1 ]; then
-  echo "usage: pg_virtualenv -t $0 BUILD_DIR" >&2
+if [ $# -lt 1 ]; then
+  echo "usage: pg_virtualenv -t $0 BUILD_DIR [queue] [storage]" >&2
   exit 2
 fi
 build=$(cd "$1" && pwd)
+shift
 here=$(cd "$(dirname "$0")" && pwd)
+suites=("$@")
+if [ ${#suites[@]} -eq 0 ]; then
+  suites=(queue storage)
+fi
 
 for v in PGHOST PGPORT PGUSER PGPASSWORD; do
   if [ -z "${!v:-}" ]; then
@@ -23,11 +35,27 @@ for v in PGHOST PGPORT PGUSER PGPASSWORD; do
     exit 2
   fi
 done
-for b in awc-worker-bench awc-bench-pgbench-script; do
-  if [ ! -x "$build/bench/$b" ]; then
-    echo "$0: $build/bench/$b is missing (cmake -DAWC_BUILD_BENCH=ON)" >&2
-    exit 2
-  fi
+
+for suite in "${suites[@]}"; do
+  case "$suite" in
+    queue) programs=(awc-worker-bench awc-bench-pgbench-script) ;;
+    storage) programs=(awc-bench-storage) ;;
+    *)
+      echo "$0: unknown suite \"$suite\" (queue, storage)" >&2
+      exit 2
+      ;;
+  esac
+  for b in "${programs[@]}"; do
+    if [ ! -x "$build/bench/$b" ]; then
+      echo "$0: $build/bench/$b is missing (cmake -DAWC_BUILD_BENCH=ON)" >&2
+      exit 2
+    fi
+  done
 done
 
-exec python3 "$here/queue_bench.py" --build-dir "$build"
+for suite in "${suites[@]}"; do
+  case "$suite" in
+    queue) python3 "$here/queue_bench.py" --build-dir "$build" ;;
+    storage) python3 "$here/storage_bench.py" --build-dir "$build" ;;
+  esac
+done

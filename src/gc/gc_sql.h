@@ -9,16 +9,21 @@
 
 namespace awc::gc::sql {
 
-// The predicate "digest column `d` is live for tenant $1", used by the plan,
-// the re-check and the canary verification alike.
-#define AWC_GC_LIVE(d)                                                      \
-  "(EXISTS (SELECT 1 FROM awc.snapshot_objects so JOIN awc.snapshots s ON " \
-  "s.id = so.snapshot_id WHERE so.digest = " d                              \
-  " AND s.tenant_id = $1 AND "                                              \
-  "s.state IN ('VALIDATING', 'READY', 'DEGRADED')) OR EXISTS (SELECT 1 "    \
-  "FROM awc.snapshots s WHERE s.tenant_id = $1 AND s.root_digest = " d      \
-  " AND s.state IN ('VALIDATING', 'READY', 'DEGRADED')) OR EXISTS (SELECT " \
-  "1 FROM awc.gc_pins p WHERE p.tenant_id = $1 AND p.digest = " d "))"
+// The states whose snapshots keep their objects alive.
+#define AWC_GC_LIVE_STATES "('VALIDATING', 'READY', 'DEGRADED')"
+
+// "Digest column `d` is not live for tenant $1", as three NOT EXISTS at the
+// top of a WHERE clause: PostgreSQL turns each into an anti-join (hash or
+// merge) over the whole tenant, where one NOT (a OR b OR c) would run the
+// closure probe once per object. The canary negates it for its handful of
+// deleted digests.
+#define AWC_GC_NOT_LIVE(d)                                                   \
+  "NOT EXISTS (SELECT 1 FROM awc.snapshot_objects so JOIN awc.snapshots s "  \
+  "ON s.id = so.snapshot_id WHERE so.digest = " d " AND s.tenant_id = $1 "   \
+  "AND s.state IN " AWC_GC_LIVE_STATES ") AND NOT EXISTS (SELECT 1 FROM "    \
+  "awc.snapshots s WHERE s.tenant_id = $1 AND s.root_digest = " d " AND "    \
+  "s.state IN " AWC_GC_LIVE_STATES ") AND NOT EXISTS (SELECT 1 FROM "        \
+  "awc.gc_pins p WHERE p.tenant_id = $1 AND p.digest = " d ")"
 
 // $1 tenant, $2 holder, $3 TTL seconds. Returns a row when the lock is
 // ours: free, expired, or already held by us.
@@ -70,8 +75,8 @@ inline constexpr const char* kPlan =
     "WITH eligible AS MATERIALIZED (SELECT o.digest, o.size, "
     "greatest(o.created_at, o.last_seen_at) AS touched FROM awc.objects o "
     "WHERE o.tenant_id = $1 AND o.state = 'LIVE' AND greatest(o.created_at, "
-    "o.last_seen_at) < now() - make_interval(secs => $2::float8) AND NOT "
-    AWC_GC_LIVE("o.digest") "), "
+    "o.last_seen_at) < now() - make_interval(secs => $2::float8) AND "
+    AWC_GC_NOT_LIVE("o.digest") "), "
     "chosen AS (INSERT INTO awc.gc_candidates (epoch_id, tenant_id, digest, "
     "size, seq) SELECT $3, $1, digest, size, row_number() OVER (ORDER BY "
     "touched, digest) FROM (SELECT * FROM eligible ORDER BY touched, digest "
@@ -95,7 +100,7 @@ inline constexpr const char* kMarkBatch =
     "marked AS (UPDATE awc.objects o SET state = 'DELETING' WHERE "
     "o.tenant_id = $1 AND o.digest IN (SELECT digest FROM batch) AND o.state "
     "= 'LIVE' AND greatest(o.created_at, o.last_seen_at) < now() - "
-    "make_interval(secs => $2::float8) AND NOT " AWC_GC_LIVE("o.digest")
+    "make_interval(secs => $2::float8) AND " AWC_GC_NOT_LIVE("o.digest")
     " RETURNING o.digest) "
     "UPDATE awc.gc_candidates c SET state = CASE WHEN c.digest IN (SELECT "
     "digest FROM marked) THEN 'DELETING' ELSE 'KEPT' END WHERE c.epoch_id = "
@@ -127,7 +132,7 @@ inline constexpr const char* kAddCounts =
 // $1 tenant, $2 epoch. A deleted candidate that is live after all.
 inline constexpr const char* kCanaryViolation =
     "SELECT c.digest FROM awc.gc_candidates c WHERE c.epoch_id = $2 AND "
-    "c.state = 'DELETED' AND " AWC_GC_LIVE("c.digest") " LIMIT 1";
+    "c.state = 'DELETED' AND NOT (" AWC_GC_NOT_LIVE("c.digest") ") LIMIT 1";
 
 inline constexpr const char* kCanaryVerified =
     "UPDATE awc.gc_epochs SET canary_verified = true WHERE id = $1";
@@ -150,7 +155,8 @@ inline constexpr const char* kEpochCounts =
     "SELECT planned_count, planned_bytes, deleted_count, deleted_bytes, "
     "kept_count FROM awc.gc_epochs WHERE id = $1";
 
-#undef AWC_GC_LIVE
+#undef AWC_GC_NOT_LIVE
+#undef AWC_GC_LIVE_STATES
 
 }  // namespace awc::gc::sql
 

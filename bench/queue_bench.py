@@ -543,6 +543,17 @@ def fmt_runs(values, spec="{:.0f}"):
     return " ".join(spec.format(v) for v in values)
 
 
+def write_report(lines, started, results):
+    """Prints the report with the total time and writes it to `results`."""
+    lines = lines + ["", f"total benchmark time {time.monotonic() - started:.0f} s"]
+    text = "\n".join(lines) + "\n"
+    print(text, end="")
+    os.makedirs(os.path.dirname(results), exist_ok=True)
+    with open(results, "w") as f:
+        f.write(text)
+    log(f"results written to {results}")
+
+
 def report(a, header, migrations, daemon, pgb, bare, info, lat):
     out = ["awc-worker queue benchmark (bench/queue_bench.py, make bench)", ""]
     out += header
@@ -712,14 +723,8 @@ def main():
     bench.admin.close()
     shutil.rmtree(bench.workdir, ignore_errors=True)
 
-    out = report(a, header, bench.migrations, daemon, pgb, bare, info, lat)
-    out += ["", f"total benchmark time {time.monotonic() - started:.0f} s"]
-    text = "\n".join(out) + "\n"
-    print(text, end="")
-    os.makedirs(os.path.dirname(results), exist_ok=True)
-    with open(results, "w") as f:
-        f.write(text)
-    log(f"results written to {results}")
+    write_report(report(a, header, bench.migrations, daemon, pgb, bare, info, lat),
+                 started, results)
 
 
 if __name__ == "__main__":

@@ -31,7 +31,6 @@ import platform
 import shutil
 import signal
 import socket
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -41,7 +40,8 @@ import urllib.request
 sys.dont_write_bytecode = True  # no bench/__pycache__ from the import below
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from queue_bench import (cpu_busy, db_url, die, drop_db, env_int,  # noqa: E402
-                         env_list, log, psql, PgCpu, Session, CLK_TCK)
+                         env_list, fmt_runs, log, med, psql, PgCpu, Session,
+                         write_report, CLK_TCK)
 
 TENANT = "bench"
 MB = 1e6  # throughput figures are in MB/s = 10^6 bytes per second
@@ -54,10 +54,6 @@ def _kill_live():
             os.killpg(pid, signal.SIGKILL)
         except OSError:
             pass
-
-
-def med(values):
-    return statistics.median(values)
 
 
 def run_json(args, env=None, what=""):
@@ -538,10 +534,6 @@ def summarize_explain(lines):
     return f"{filt}{probe}; {bufs}; {exe}"
 
 
-def fmt_runs(values, spec="{:.0f}"):
-    return " ".join(spec.format(v) for v in values)
-
-
 def report(a, header, notes, file_r, s3_r, gc_r):
     out = ["awc-worker storage benchmarks (bench/storage_bench.py, "
            "make bench-storage)", ""]
@@ -759,14 +751,8 @@ def main():
     finally:
         shutil.rmtree(bench.workdir, ignore_errors=True)
 
-    out = report(a, header, bench.notes, file_r, s3_r, gc_r)
-    out += ["", f"total benchmark time {time.monotonic() - started:.0f} s"]
-    text = "\n".join(out) + "\n"
-    print(text, end="")
-    os.makedirs(os.path.dirname(results), exist_ok=True)
-    with open(results, "w") as f:
-        f.write(text)
-    log(f"results written to {results}")
+    write_report(report(a, header, bench.notes, file_r, s3_r, gc_r), started,
+                 results)
 
 
 if __name__ == "__main__":

@@ -219,13 +219,13 @@ const MetricsSeries* Find(const MetricsFamily& f, const Labels& labels, int n) {
   return i >= 0 ? &f.slots[i] : nullptr;
 }
 
-double BitsToDouble(uint64_t bits) { return std::bit_cast<double>(bits); }
-uint64_t DoubleToBits(double d) { return std::bit_cast<uint64_t>(d); }
+double DoubleFromBits(uint64_t bits) { return std::bit_cast<double>(bits); }
+uint64_t BitsFromDouble(double d) { return std::bit_cast<uint64_t>(d); }
 
 void AddDouble(std::atomic<uint64_t>& bits, double d) {
   uint64_t old = bits.load(std::memory_order_relaxed);
   while (
-      !bits.compare_exchange_weak(old, DoubleToBits(BitsToDouble(old) + d))) {
+      !bits.compare_exchange_weak(old, BitsFromDouble(DoubleFromBits(old) + d))) {
   }
 }
 
@@ -297,7 +297,7 @@ void AppendSeries(std::string* out, const Desc& desc, const Labels& labels,
       return;
     case Type::kGauge:
       AppendSample(out, desc.name, desc, labels, nullptr,
-                   FormatDouble(BitsToDouble(s.value.load())));
+                   FormatDouble(DoubleFromBits(s.value.load())));
       return;
     case Type::kHistogram: {
       // Buckets are read before the count, and written after it, so the
@@ -313,7 +313,7 @@ void AppendSeries(std::string* out, const Desc& desc, const Labels& labels,
       std::string count = std::to_string(s.value.load());
       AppendSample(out, bucket, desc, labels, "+Inf", count);
       AppendSample(out, std::string(desc.name) + "_sum", desc, labels, nullptr,
-                   FormatDouble(BitsToDouble(s.sum_bits.load())));
+                   FormatDouble(DoubleFromBits(s.sum_bits.load())));
       AppendSample(out, std::string(desc.name) + "_count", desc, labels,
                    nullptr, count);
       return;
@@ -377,7 +377,7 @@ void Metrics::CountJob(std::string_view kind, std::string_view outcome) {
 void Metrics::SetJobLag(std::string_view kind, double seconds) {
   if (region_ == nullptr) return;
   Acquire(region_->families[kLag], {kind, {}}, 1)
-      ->value.store(DoubleToBits(seconds));
+      ->value.store(BitsFromDouble(seconds));
 }
 
 void Metrics::ObserveJobDuration(std::string_view kind, double seconds) {
@@ -400,7 +400,7 @@ void Metrics::CountRestart() {
 
 void Metrics::SetWorkersRunning(int n) {
   if (region_ == nullptr) return;
-  region_->single(kRunning).value.store(DoubleToBits(static_cast<double>(n)));
+  region_->single(kRunning).value.store(BitsFromDouble(static_cast<double>(n)));
 }
 
 std::string Metrics::RenderPrometheus() const {
@@ -428,7 +428,7 @@ double Metrics::JobCount(std::string_view kind,
 double Metrics::JobLag(std::string_view kind) const {
   if (region_ == nullptr) return 0;
   const MetricsSeries* s = Find(region_->families[kLag], {kind, {}}, 1);
-  return s != nullptr ? BitsToDouble(s->value.load()) : 0;
+  return s != nullptr ? DoubleFromBits(s->value.load()) : 0;
 }
 
 double Metrics::ApiErrors() const {

@@ -23,7 +23,7 @@ DEB_PACKAGES := g++ make cmake pkg-config \
   libpq-dev libev-dev libjansson-dev libinih-dev libcurl4-openssl-dev \
   libssl-dev libmicrohttpd-dev libbsd-dev libsystemd-dev \
   libgtest-dev libgmock-dev libbenchmark-dev \
-  postgresql postgresql-common mandoc nodejs python3
+  postgresql postgresql-common mandoc nodejs python3 awscli
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 MISSING = $(shell for p in $(DEB_PACKAGES); do \

@@ -196,6 +196,22 @@ TEST_F(ObservabilityTest, HealthAndReadiness) {
   EXPECT_TRUE(WaitUntil([&] { return db_.JobState(id) == "COMPLETED"; }));
 }
 
+TEST_F(ObservabilityTest, NotReadyWhileNoWorkerRuns) {
+  db_.Migrate();
+  // Every claim kills its worker; the slot's restart backoff grows, and in
+  // between no worker runs at all.
+  for (int i = 0; i < 8; ++i) db_.Enqueue("test_crash", "{}", 1);
+  Start(1);
+  std::string body;
+  ASSERT_TRUE(WaitUntil([&] {
+    auto [code, text] = Get("/readyz");
+    body = text;
+    return code == 503 &&
+           text.find("no worker running") != std::string::npos;
+  })) << body;
+  EXPECT_EQ(Get("/healthz").first, 200);
+}
+
 TEST_F(ObservabilityTest, NotReadyWhileDraining) {
   Start(1);
   ASSERT_TRUE(WaitUntil([&] { return Get("/readyz").first == 200; }));

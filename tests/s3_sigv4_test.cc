@@ -25,6 +25,9 @@ constexpr char kRegion[] = "eu-west-3";
 
 class SigV4Test : public S3StoreTest {
  protected:
+  // Response bodies no faster than this many bytes per second (0: no limit).
+  virtual int Rate() const { return 0; }
+
   void SetUp() override {
     S3StoreTest::SetUp();
     RegisterSecret(kOddSecret);
@@ -38,7 +41,8 @@ class SigV4Test : public S3StoreTest {
               "--key-id",   S3Server::kAccessKeyId,
               "--secret",   kOddSecret,
               "--region",   kRegion,
-              "--log",      log_.path() + "/requests"};
+              "--log",      log_.path() + "/requests",
+              "--rate",     std::to_string(Rate())};
     proxy_ = std::make_unique<DaemonProcess>(o);
     ASSERT_TRUE(WaitUntil([&] {
       return proxy_->Stdout().starts_with("port ") || !proxy_->running();
@@ -47,11 +51,13 @@ class SigV4Test : public S3StoreTest {
   }
 
   ObjectStore* OpenThroughProxy(const std::string& secret,
-                                const std::string& url) {
+                                const std::string& url,
+                                int64_t timeout_ms = 20000) {
     return Open(url, [&](config::Settings& s) {
       s.s3_endpoint = "http://127.0.0.1:" + std::to_string(port_);
       s.s3_region = kRegion;
       s.s3_secret_access_key = secret;
+      s.s3_timeout_ms = timeout_ms;
     });
   }
 
@@ -116,6 +122,26 @@ TEST_F(SigV4Test, AWrongSecretIsRejectedAsAPermanentError) {
   std::vector<std::string> log = Requests();
   ASSERT_FALSE(log.empty());
   EXPECT_TRUE(log.front().starts_with("MISMATCH PUT")) << log.front();
+}
+
+// A slow link: 200 KiB/s from the proxy.
+class SlowLinkTest : public SigV4Test {
+ protected:
+  int Rate() const override { return 200 * 1024; }
+};
+
+TEST_F(SlowLinkTest, ALargeObjectThatKeepsMovingIsNotCutOff) {
+  // AWC_S3_TIMEOUT_MS of 1 s, an object that takes about 3 s to arrive:
+  // the timeout is for a stalled transfer, not for a long one.
+  ObjectStore* store = OpenThroughProxy(
+      kOddSecret, std::string("s3://") + kBucket, /*timeout_ms=*/1000);
+  ASSERT_NE(store, nullptr);
+  std::string big = Pattern(600 * kKiB, 3);
+  ObjectKey key = KeyOf("t1", big);
+  ASSERT_TRUE(store->Put(key, big).ok());
+  Fetched f = Fetch(store, key);
+  ASSERT_TRUE(f.status.ok()) << f.status.ToString();
+  EXPECT_EQ(f.data, big);
 }
 
 }  // namespace

@@ -8,10 +8,11 @@ credentials; a request whose signature or payload hash does not match gets
 403 SignatureDoesNotMatch, as AWS would answer, and never reaches s3rver.
 
 Usage: sigv4_proxy.py --upstream HOST:PORT --key-id ID --secret SECRET
-                      --region REGION --log FILE
+                      --region REGION --log FILE [--rate BYTES_PER_SEC]
 Prints "port N" on stdout once it listens on 127.0.0.1:N; appends one line
 per request to FILE: "OK <method> <path>" or "MISMATCH <method> <path>
-<why>". Standard library only; the implementation reproduces AWS's
+<why>". With --rate, response bodies are sent no faster than that (a slow
+link). Standard library only; the implementation reproduces AWS's
 published example signature (see --self-test).
 """
 
@@ -22,6 +23,7 @@ import http.client
 import http.server
 import sys
 import threading
+import time
 import urllib.parse
 
 EMPTY_SHA256 = hashlib.sha256(b"").hexdigest()
@@ -166,8 +168,19 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.send_header("Content-Length", str(len(data)))
         self.end_headers()
         if self.command != "HEAD":
-            self.wfile.write(data)
+            self.send_body(data)
         conn.close()
+
+    def send_body(self, data):
+        rate = self.cfg.rate
+        if not rate:
+            self.wfile.write(data)
+            return
+        chunk = max(1, rate // 10)
+        for off in range(0, len(data), chunk):
+            self.wfile.write(data[off:off + chunk])
+            self.wfile.flush()
+            time.sleep(0.1)
 
     do_GET = do_PUT = do_POST = do_DELETE = do_HEAD = handle_any
 
@@ -179,6 +192,7 @@ def main():
     p.add_argument("--secret", required=True)
     p.add_argument("--region", required=True)
     p.add_argument("--log", required=True)
+    p.add_argument("--rate", type=int, default=0)
     p.add_argument("--self-test", action="store_true")
     cfg = p.parse_args()
     self_test()

@@ -20,8 +20,10 @@
 //  - Head() of an absent object in a missing bucket is kFailedPrecondition,
 //    not kNotFound: a 404 to HEAD carries no error code, so the first one
 //    is checked against a HEAD of the bucket.
-//  - AWC_S3_TIMEOUT_MS bounds each whole request (CURLOPT_TIMEOUT_MS); the
-//    connect timeout is the smaller of it and 10 s.
+//  - AWC_S3_TIMEOUT_MS is a stall timeout: a request that moves less than
+//    1 KiB/s for that long (rounded up to whole seconds) is abandoned as a
+//    transient error, however large its object; the connect timeout is the
+//    smaller of it and 10 s.
 //  - Connections and easy handles are reused across calls. Open the store
 //    in the process that uses it (after fork(), not before).
 //  - Virtual-host addressing puts the bucket in the host name: over HTTPS

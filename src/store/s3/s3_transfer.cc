@@ -14,6 +14,9 @@
 namespace awc::store::s3 {
 namespace {
 
+// Below this rate for the whole timeout, a transfer counts as stalled.
+constexpr long kStallBytesPerSec = 1024;
+
 constexpr size_t kMaxErrorBody = 64 * 1024;
 
 #ifdef CURL_WRITEFUNC_ERROR
@@ -93,7 +96,13 @@ Status Transfer::Configure(CURL* easy) {
   curl_easy_setopt(easy, CURLOPT_FOLLOWLOCATION, 0L);
   curl_easy_setopt(easy, CURLOPT_NOSIGNAL, 1L);
   curl_easy_setopt(easy, CURLOPT_TCP_KEEPALIVE, 1L);
-  curl_easy_setopt(easy, CURLOPT_TIMEOUT_MS, options_.timeout_ms);
+  // No bound on a whole request, which would fail every large object on a
+  // slow link; instead a request that moves less than kStallBytesPerSec for
+  // the timeout (whole seconds, libcurl's granularity) is abandoned.
+  curl_easy_setopt(easy, CURLOPT_TIMEOUT_MS, 0L);
+  curl_easy_setopt(easy, CURLOPT_LOW_SPEED_LIMIT, kStallBytesPerSec);
+  curl_easy_setopt(easy, CURLOPT_LOW_SPEED_TIME,
+                   std::max(1L, (options_.timeout_ms + 999) / 1000));
   curl_easy_setopt(easy, CURLOPT_CONNECTTIMEOUT_MS,
                    options_.connect_timeout_ms);
   curl_easy_setopt(easy, CURLOPT_ERRORBUFFER, errbuf_);

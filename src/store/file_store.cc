@@ -5,6 +5,7 @@
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
+#include <set>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -120,16 +121,26 @@ class FileStore : public ObjectStore {
 
   Result<std::vector<Status>> DeleteMany(
       const std::vector<ObjectKey>& keys) override {
-    // Removals are not made durable with SyncDir: an object that comes back
-    // after a crash is still correct, and deleting it again succeeds.
+    // Removals are made durable (one fsync per directory touched) before
+    // this returns: GC removes an object's inventory row right after, and
+    // an unlink lost in a crash would leave an object no one knows about.
     std::vector<Status> out;
     out.reserve(keys.size());
+    std::set<std::string> dirs;
     for (const ObjectKey& key : keys) {
       Status s = Validate(key);
-      if (s.ok()) s = env_->RemoveFile(PathOf(key));
+      if (s.ok()) {
+        std::string path = PathOf(key);
+        s = env_->RemoveFile(path);
+        if (s.ok()) dirs.insert(path.substr(0, path.rfind('/')));
+      }
       if (s.IsNotFound()) s = Status::OK();
       if (!s.ok() && !s.IsInvalidArgument()) s = s.WithContext(key.digest);
       out.push_back(std::move(s));
+    }
+    for (const std::string& dir : dirs) {
+      Status synced = env_->SyncDir(dir);
+      if (!synced.ok()) return synced;
     }
     return out;
   }

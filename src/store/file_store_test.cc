@@ -229,6 +229,26 @@ TEST_F(FileStoreTest, DeleteReportsErrorsPerKey) {
   EXPECT_TRUE(store_->Head(b).status().IsNotFound());
 }
 
+TEST_F(FileStoreTest, DeletionsAreMadeDurableBeforeReturning) {
+  ObjectKey a = KeyFor("t", "a"), b = KeyFor("t", "b");
+  ASSERT_TRUE(store_->Put(a, "a").ok());
+  ASSERT_TRUE(store_->Put(b, "b").ok());
+  int before = env_.calls(Op::kSyncDir);
+  Result<std::vector<Status>> r = store_->DeleteMany({a, b});
+  ASSERT_TRUE(r.ok());
+  // One fsync per directory that lost an object (a and b differ in fan-out
+  // here, so two).
+  EXPECT_EQ(env_.calls(Op::kSyncDir) - before,
+            a.digest.substr(7, 2) == b.digest.substr(7, 2) ? 1 : 2);
+  // A failed fsync fails the call: the caller must not forget objects whose
+  // removal may not survive a crash.
+  ASSERT_TRUE(store_->Put(a, "a").ok());
+  env_.FailNth(Op::kSyncDir, 1, EIO);
+  Result<std::vector<Status>> failed = store_->DeleteMany({a});
+  EXPECT_FALSE(failed.ok());
+  EXPECT_EQ(failed.status().code(), Status::Code::kIoError);
+}
+
 TEST_F(FileStoreTest, ListSkipsTempFilesAndStrangers) {
   ObjectKey key = KeyFor("t", "real");
   ASSERT_TRUE(store_->Put(key, "real").ok());

@@ -81,8 +81,9 @@ class ObjectStore {
   virtual Status PutFile(const ObjectKey& key, const std::string& path) = 0;
 
   // Deletes the objects (S3: DeleteObjects, at most 1000 keys a request).
-  // Returns one Status per key, in order; absent objects are OK. The
-  // call's own Status is for failures that hit every key.
+  // Returns one Status per key, in order; absent objects are OK. When the
+  // call succeeds the deletions are durable (file://: the directories are
+  // fsynced). The call's own Status is for failures that hit every key.
   virtual Result<std::vector<Status>> DeleteMany(
       const std::vector<ObjectKey>& keys) = 0;
 

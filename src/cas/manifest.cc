@@ -14,7 +14,7 @@
 namespace awc::cas {
 namespace {
 
-Status Malformed(std::string what) {
+Status Malformed(const std::string& what) {
   return Status::Corruption("malformed manifest: " + what);
 }
 

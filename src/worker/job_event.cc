@@ -30,8 +30,9 @@ obs::Event MakeJobEvent(int64_t job_id, std::string_view kind,
   return event;
 }
 
-void ReportJob(obs::Metrics* metrics, obs::Event event, std::string_view kind,
-               queue::JobState state, double lag_secs, double duration_secs) {
+void ReportJob(obs::Metrics* metrics, const obs::Event& event,
+               std::string_view kind, queue::JobState state, double lag_secs,
+               double duration_secs) {
   event.Emit();
   if (metrics == nullptr) return;
   metrics->CountJob(kind, queue::OutcomeLabel(state));

@@ -24,8 +24,9 @@ obs::Event MakeJobEvent(int64_t job_id, std::string_view kind,
 
 // Records one processed job: the event (with `extra` fields already added
 // by the caller, if any) and the three job instruments.
-void ReportJob(obs::Metrics* metrics, obs::Event event, std::string_view kind,
-               queue::JobState state, double lag_secs, double duration_secs);
+void ReportJob(obs::Metrics* metrics, const obs::Event& event,
+               std::string_view kind, queue::JobState state, double lag_secs,
+               double duration_secs);
 
 }  // namespace awc::worker
 

@@ -214,8 +214,7 @@ void Worker::MaybeReclaim() {
   for (const auto& job : *r) {
     obs::Event event = MakeJobEvent(job.id, job.kind, job.state, job.attempts);
     event.Str("reason", "lease_expired");
-    ReportJob(deps_.metrics, std::move(event), job.kind, job.state,
-              job.lag_secs, -1);
+    ReportJob(deps_.metrics, event, job.kind, job.state, job.lag_secs, -1);
   }
 }
 
@@ -277,8 +276,8 @@ void Worker::RunJob(const queue::Job& job, std::optional<queue::Job>* next) {
         MakeJobEvent(job.id, job.kind, rec->state, rec->attempts);
     event.Num("duration_s", duration);
     if (!rec->applied) event.Bool("discarded", true);
-    ReportJob(deps_.metrics, std::move(event), job.kind, rec->state,
-              rec->lag_secs, duration);
+    ReportJob(deps_.metrics, event, job.kind, rec->state, rec->lag_secs,
+              duration);
     if (deps_.status != nullptr) {
       deps_.status->slot(slot_).jobs_done.fetch_add(1,
                                                     std::memory_order_relaxed);

@@ -34,11 +34,11 @@ class DigestIndex {
       : objects_(objects), slots_(1024, kNone), seed_(RandomSeed()) {}
 
   // The index of the object with `digest`, or kNone.
-  uint32_t Find(std::string_view digest) const {
+  uint32_t Find(const RawDigest& digest) const {
     size_t mask = slots_.size() - 1;
     for (size_t i = Hash(digest) & mask;; i = (i + 1) & mask) {
       uint32_t idx = slots_[i];
-      if (idx == kNone || objects_[idx].digest == digest) return idx;
+      if (idx == kNone || objects_[idx].sha256 == digest) return idx;
     }
   }
 
@@ -55,12 +55,11 @@ class DigestIndex {
     return (static_cast<uint64_t>(rd()) << 32) ^ rd();
   }
 
-  uint64_t Hash(std::string_view digest) const {
+  uint64_t Hash(const RawDigest& digest) const {
     uint64_t h = seed_;
     for (size_t off = 0; off < digest.size(); off += 8) {
       uint64_t w = 0;
-      std::memcpy(&w, digest.data() + off,
-                  std::min<size_t>(8, digest.size() - off));
+      std::memcpy(&w, digest.data() + off, 8);
       h = (h ^ w) * 0x9e3779b97f4a7c15ULL;
       h ^= h >> 29;
     }
@@ -71,7 +70,7 @@ class DigestIndex {
 
   void Place(uint32_t idx) {
     size_t mask = slots_.size() - 1;
-    size_t i = Hash(objects_[idx].digest) & mask;
+    size_t i = Hash(objects_[idx].sha256) & mask;
     while (slots_[i] != kNone) i = (i + 1) & mask;
     slots_[i] = idx;
   }
@@ -181,7 +180,9 @@ class Walker {
       Fail(Verdict::kTooManyObjects, root_digest, ObjectsDetail());
       return Finish();
     }
-    report_.objects.push_back({root_digest, 0, true});
+    RawDigest root;
+    ParseDigest(root_digest, &root);  // validated by the caller
+    report_.objects.push_back({root, 0, true});
     index_.Insert(0);
     std::vector<Item> wave = {{0, true}};
     size_t batch_max = BatchSize(store_);
@@ -260,7 +261,7 @@ class Walker {
     for (size_t i = 0; i < n; ++i) {
       const Item& item = wave[begin + i];
       const ClosureObject& o = report_.objects[item.idx];
-      digests[i] = o.digest;
+      digests[i] = o.digest();
       reads[i].manifest = item.manifest;
       reads[i].has_declared = item.idx != 0 || depth != 0;
       reads[i].declared = o.size;
@@ -303,7 +304,9 @@ class Walker {
   void TakeEntry(const ManifestEntry& e, int depth, uint32_t known_before,
                  std::vector<Item>& next) {
     bool is_manifest = e.kind == ManifestEntry::Kind::kManifest;
-    uint32_t idx = index_.Find(e.digest);
+    RawDigest raw;
+    ParseDigest(e.digest, &raw);  // ParseManifest checked its syntax
+    uint32_t idx = index_.Find(raw);
     if (idx == kNone) {
       if (report_.objects.size() >= max_objects_) {
         Fail(Verdict::kTooManyObjects, e.digest, ObjectsDetail());
@@ -314,7 +317,7 @@ class Walker {
         return;
       }
       idx = static_cast<uint32_t>(report_.objects.size());
-      report_.objects.push_back({e.digest, e.size, is_manifest});
+      report_.objects.push_back({raw, e.size, is_manifest});
       index_.Insert(idx);
       next.push_back({idx, is_manifest});
       return;

@@ -43,6 +43,7 @@
 #include <string>
 #include <vector>
 
+#include "cas/ids.h"
 #include "common/status.h"
 #include "store/object_store.h"
 
@@ -71,9 +72,11 @@ enum class Verdict {
 const char* VerdictCode(Verdict verdict);
 
 struct ClosureObject {
-  std::string digest;
+  RawDigest sha256{};  // compact: a closure may hold ten million of these
   uint64_t size = 0;
   bool is_manifest = false;
+
+  std::string digest() const { return FormatDigest(sha256); }
 };
 
 struct ClosureReport {

@@ -12,12 +12,12 @@ TEST_F(ClosureTest, FlatTreeWithEmptyAndMultiChunkBlobs) {
   EXPECT_EQ(r.verdict, Verdict::kOk);
   EXPECT_TRUE(r.digest.empty());
   ASSERT_EQ(r.objects.size(), 4u);
-  EXPECT_EQ(r.objects[0].digest, root);
+  EXPECT_EQ(r.objects[0].digest(), root);
   EXPECT_EQ(r.objects[0].size, root_bytes.size());
   EXPECT_TRUE(r.objects[0].is_manifest);
   int i = 1;
   for (const ManifestEntry& want : {a, e, z}) {
-    EXPECT_EQ(r.objects[i].digest, want.digest);
+    EXPECT_EQ(r.objects[i].digest(), want.digest);
     EXPECT_EQ(r.objects[i].size, want.size);
     EXPECT_FALSE(r.objects[i++].is_manifest);
   }
@@ -35,7 +35,7 @@ TEST_F(ClosureTest, NestedTreeIsWalkedBreadthFirst) {
   ClosureReport r = MustWalk(root);
   ASSERT_EQ(r.verdict, Verdict::kOk) << r.detail;
   std::vector<std::string> got;
-  for (const ClosureObject& o : r.objects) got.push_back(o.digest);
+  for (const ClosureObject& o : r.objects) got.push_back(o.digest());
   EXPECT_EQ(got, (std::vector<std::string>{root, readme.digest, docs.digest,
                                            src.digest, lib.digest, main.digest,
                                            x.digest}));
@@ -169,7 +169,7 @@ TEST_F(ClosureTest, BlobAlsoNamedAsManifestIsParsed) {
   ASSERT_EQ(r.verdict, Verdict::kOk) << r.detail;
   ASSERT_EQ(r.objects.size(), 3u);
   EXPECT_TRUE(r.objects[1].is_manifest);
-  EXPECT_EQ(r.objects[2].digest, leaf.digest);
+  EXPECT_EQ(r.objects[2].digest(), leaf.digest);
   EXPECT_EQ(r.reads, 3u);
   // Read as a blob first, named as a manifest one level down: read again.
   r = MustWalk(Root({as_blob, Dir("d", {inner})}));

@@ -28,4 +28,28 @@ bool IsValidDigest(std::string_view digest) {
   return true;
 }
 
+bool ParseDigest(std::string_view digest, RawDigest* out) {
+  if (!IsValidDigest(digest)) return false;
+  auto nibble = [](char c) {
+    return static_cast<uint8_t>(c <= '9' ? c - '0' : c - 'a' + 10);
+  };
+  std::string_view hex = digest.substr(7);
+  for (size_t i = 0; i < out->size(); ++i) {
+    (*out)[i] =
+        static_cast<uint8_t>(nibble(hex[2 * i]) << 4 | nibble(hex[2 * i + 1]));
+  }
+  return true;
+}
+
+std::string FormatDigest(const RawDigest& raw) {
+  static const char kHex[] = "0123456789abcdef";
+  std::string out = "sha256:";
+  out.reserve(7 + 2 * raw.size());
+  for (uint8_t b : raw) {
+    out += kHex[b >> 4];
+    out += kHex[b & 15];
+  }
+  return out;
+}
+
 }  // namespace awc::cas

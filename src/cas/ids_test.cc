@@ -52,3 +52,24 @@ TEST(IdsTest, InvalidDigests) {
 
 }  // namespace
 }  // namespace awc::cas
+
+namespace awc::cas {
+namespace {
+
+TEST(RawDigestTest, RoundTripsAndRejectsWhatIsNotADigest) {
+  std::string text =
+      "sha256:00ff10a0b1c2d3e4f5968778695a4b3c2d1e0f0123456789abcdef0123456789";
+  RawDigest raw;
+  ASSERT_TRUE(ParseDigest(text, &raw));
+  EXPECT_EQ(raw[0], 0x00);
+  EXPECT_EQ(raw[1], 0xff);
+  EXPECT_EQ(raw[2], 0x10);
+  EXPECT_EQ(raw[31], 0x89);
+  EXPECT_EQ(FormatDigest(raw), text);
+  EXPECT_FALSE(ParseDigest("sha256:00FF", &raw));
+  EXPECT_FALSE(ParseDigest(text.substr(0, 70), &raw));
+  EXPECT_FALSE(ParseDigest("sha1:" + text.substr(7), &raw));
+}
+
+}  // namespace
+}  // namespace awc::cas

@@ -50,7 +50,7 @@ Result<bool> CommitValidated(db::PgConn& conn, const Snapshot& snap,
       size_t end = std::min(report.objects.size(), off + kInsertBatch);
       std::vector<std::string> digests, sizes;
       for (size_t i = off; i < end; ++i) {
-        digests.push_back(report.objects[i].digest);
+        digests.push_back(report.objects[i].digest());
         sizes.push_back(std::to_string(report.objects[i].size));
       }
       std::string d = db::ArrayLiteral(digests);

@@ -4,14 +4,6 @@
 
 namespace awc::handlers {
 
-cas::ClosureLimits LimitsFrom(const config::Settings& s) {
-  cas::ClosureLimits limits;
-  limits.manifest_max_bytes = static_cast<uint64_t>(s.manifest_max_bytes);
-  limits.max_depth = static_cast<int>(s.closure_max_depth);
-  limits.max_objects = static_cast<uint64_t>(s.closure_max_objects);
-  return limits;
-}
-
 queue::Outcome ValidateSnapshot(JobContext& ctx, const SnapshotPayload& p) {
   auto subject = LoadSnapshotIn(ctx, p.snapshot_id, {"VALIDATING"});
   if (auto* done = std::get_if<queue::Outcome>(&subject)) return *done;
@@ -28,9 +20,9 @@ queue::Outcome ValidateSnapshot(JobContext& ctx, const SnapshotPayload& p) {
           : catalog::CommitValidationFailed(ctx.db(), snap, *report);
   if (!applied.ok()) return RetryOn(applied.status());
   if (!*applied) {
-    // Another run decided first; report what it decided.
-    auto now = LoadSnapshotIn(ctx, p.snapshot_id, {});
-    if (auto* done = std::get_if<queue::Outcome>(&now)) return *done;
+    // Another run decided first: skipped, with the state it left (wanting
+    // no state, LoadSnapshotIn always ends the job).
+    return std::get<queue::Outcome>(LoadSnapshotIn(ctx, p.snapshot_id, {}));
   }
   if (report->verdict == cas::Verdict::kOk) {
     result.Str("verdict", "ready")

@@ -201,6 +201,25 @@ TEST_F(QueueSemanticsTest, HandlersWaitingOnTheEventLoopKeepTheirLease) {
   }
 }
 
+TEST_F(QueueSemanticsTest,
+       ConnectionLostDuringAJobIsRecordedAfterReconnecting) {
+  // Lease 3 s: the handler's checkpoints try to renew every second, on a
+  // connection the test kills under it.
+  StartFleet(1, {{"AWC_WORKER_LEASE_SECS", "3"}});
+  int64_t id = db_.Enqueue("test_db_hold", R"({"ms": 2500})");
+  ASSERT_TRUE(WaitState(id, "RUNNING"));
+  db_.Exec(
+      "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE "
+      "datname = current_database() AND application_name = 't-1'");
+  ASSERT_TRUE(WaitUntil([&] {
+    return db_.JobState(id) == "PENDING" && Col(db_, id, "attempts") == "1";
+  })) << daemon_->Stderr();
+  EXPECT_EQ(Col(db_, id, "last_error"), "connection lost during the job");
+  EXPECT_TRUE(daemon_->EventsWith("worker exited").empty())
+      << daemon_->Stderr();
+  EXPECT_FALSE(daemon_->EventsWith("lease renewal failed").empty());
+}
+
 TEST_F(QueueSemanticsTest, NotifyWakesIdleWorkersLongBeforeThePoll) {
   // The poll interval is far beyond the wait below: only NOTIFY can do it.
   StartFleet(2, {{"AWC_WORKER_POLL_INTERVAL_MS", "600000"}});

@@ -22,7 +22,9 @@ class JobContext {
 
   virtual const queue::Job& job() const = 0;
   // This worker's connection; the claim is already committed, so handlers
-  // run their own transactions on it.
+  // run their own transactions on it. It stays the same object for the
+  // whole run of the handler (a lost connection is replaced only after the
+  // handler returns), so handlers may hold on to it.
   virtual db::PgConn& db() = 0;
   virtual const config::Settings& settings() const = 0;
   // The worker's event loop, for handlers that drive asynchronous I/O.

@@ -64,10 +64,17 @@ class Worker::Context : public handlers::JobContext {
   Status Checkpoint() override {
     double lease = static_cast<double>(settings().worker_lease_secs);
     if (Now() - last_renew_ < lease / 3) return Status::OK();
-    if (!worker_->conn_) return Status::OK();  // recording will reconnect
     Result<bool> held = worker_->queue_->RenewLease(job_);
     if (!held.ok()) {
-      worker_->OnDatabaseError(held.status(), "renew lease");
+      // The connection stays as it is, broken or not: the handler holds
+      // references to it (db() and the statements it runs). Recording the
+      // outcome, after the handler returns, reconnects.
+      if (worker_->deps_.metrics != nullptr) {
+        worker_->deps_.metrics->CountApiError();
+      }
+      obs::Warn("job_" + std::to_string(job_.id), "lease renewal failed")
+          .Str("error", held.status().message())
+          .Emit();
       return Status::OK();
     }
     last_renew_ = Now();

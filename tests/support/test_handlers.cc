@@ -1,10 +1,9 @@
 #include "tests/support/test_handlers.h"
 
+#include <ev.h>
 #include <signal.h>
 #include <time.h>
 #include <unistd.h>
-
-#include <ev.h>
 
 #include "handlers/payload.h"
 
@@ -67,18 +66,32 @@ void RegisterTestHandlers(handlers::Registry& registry) {
         return Outcome::Complete("{\"slept_ms\": " + std::to_string(p.ms) +
                                  "}");
       });
+  registry.Add<Millis>("test_loop_wait", DecodeMillis,
+                       [](Ctx& ctx, const Millis& p) {
+                         // Waits on the worker's event loop, as a handler
+                         // blocked on S3 transfers does, never calling
+                         // Checkpoint() itself.
+                         ev_timer done;
+                         ev_timer_init(&done, OnLoopWaitDone,
+                                       static_cast<double>(p.ms) / 1e3, 0);
+                         ev_now_update(ctx.loop());
+                         ev_timer_start(ctx.loop(), &done);
+                         ev_run(ctx.loop(), 0);
+                         ev_timer_stop(ctx.loop(), &done);
+                         return Outcome::Complete("{}");
+                       });
   registry.Add<Millis>(
-      "test_loop_wait", DecodeMillis, [](Ctx& ctx, const Millis& p) {
-        // Waits on the worker's event loop, as a handler blocked on S3
-        // transfers does, never calling Checkpoint() itself.
-        ev_timer done;
-        ev_timer_init(&done, OnLoopWaitDone, static_cast<double>(p.ms) / 1e3,
-                      0);
-        ev_now_update(ctx.loop());
-        ev_timer_start(ctx.loop(), &done);
-        ev_run(ctx.loop(), 0);
-        ev_timer_stop(ctx.loop(), &done);
-        return Outcome::Complete("{}");
+      "test_db_hold", DecodeMillis, [](Ctx& ctx, const Millis& p) {
+        // Holds the connection across checkpoints, as GC and validation do,
+        // and uses it at the end.
+        db::PgConn& conn = ctx.db();
+        for (int64_t left = p.ms; left > 0; left -= 10) {
+          SleepMs(left < 10 ? left : 10);
+          (void)ctx.Checkpoint();
+        }
+        Status s = conn.Exec("SELECT 1").status();
+        return s.ok() ? Outcome::Complete("{}")
+                      : Outcome::Retry("connection lost during the job");
       });
   registry.Add<Empty>("test_retry", DecodeEmpty, [](Ctx&, const Empty&) {
     return Outcome::Retry("TEST-ERROR-TEXT transient");

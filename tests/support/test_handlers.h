@@ -6,6 +6,9 @@
 //                                  Checkpoint() each step; Complete
 //   test_loop_wait {"ms": N}    -> runs the worker's event loop for N ms
 //                                  without checkpoints; Complete
+//   test_db_hold  {"ms": N}     -> holds ctx.db() across N ms of checkpoints,
+//                                  then queries it; Complete, or Retry when
+//                                  the connection was lost meanwhile
 //   test_retry    {}            -> Retry (error text "TEST-ERROR-TEXT")
 //   test_fail     {}            -> Fail (error text "TEST-ERROR-TEXT")
 //   test_crash    {}            -> the worker process dies by SIGKILL

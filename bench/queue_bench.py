@@ -116,8 +116,9 @@ def db_url(db):
             f"@{os.environ['PGHOST']}:{os.environ['PGPORT']}/{db}")
 
 
-def create_db(name, template=None):
-    args = ["createdb"] + (["-T", template] if template else []) + [name]
+def create_db(name, template=None, strategy=None):
+    args = ["createdb"] + (["-T", template] if template else [])
+    args += (["-S", strategy] if strategy else []) + [name]
     for attempt in range(50):
         r = subprocess.run(args, capture_output=True, text=True)
         if r.returncode == 0:

@@ -39,9 +39,9 @@ import urllib.request
 
 sys.dont_write_bytecode = True  # no bench/__pycache__ from the import below
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from queue_bench import (cpu_busy, db_url, die, drop_db, env_int,  # noqa: E402
-                         env_list, fmt_runs, log, med, psql, PgCpu, Session,
-                         write_report, CLK_TCK)
+from queue_bench import (cpu_busy, create_db, db_url, die, drop_db,  # noqa: E402
+                         env_int, env_list, fmt_runs, log, med, psql, PgCpu,
+                         Session, write_report, CLK_TCK)
 
 TENANT = "bench"
 MB = 1e6  # throughput figures are in MB/s = 10^6 bytes per second
@@ -368,15 +368,7 @@ class Bench:
 
     def copy_db(self, name, template):
         drop_db(name)
-        for attempt in range(50):
-            r = subprocess.run(["createdb", "-T", template, "-S", "FILE_COPY",
-                                name], capture_output=True, text=True)
-            if r.returncode == 0:
-                return
-            if "being accessed by other users" in r.stderr and attempt < 49:
-                time.sleep(0.1)
-                continue
-            die(f"createdb {name}: {r.stderr.strip()}")
+        create_db(name, template, strategy="FILE_COPY")
 
     def gc_part(self):
         a = self.a

@@ -31,7 +31,7 @@ TEST_F(S3StoreTest, RoundTripsObjectsOfManySizes) {
     EXPECT_EQ(f.data.size(), size);
     EXPECT_TRUE(f.data == data) << "bytes differ";
     if (size >= kMiB) {
-      EXPECT_GT(f.chunks, 1u) << "not streamed";
+      EXPECT_GT(f.chunk_sizes.size(), 1u) << "not streamed";
     }
     Result<uint64_t> head = store->Head(key);
     ASSERT_TRUE(head.ok()) << head.status().ToString();
@@ -50,7 +50,7 @@ TEST_F(S3StoreTest, AbsentObjectIsNotFound) {
   EXPECT_TRUE(f.status.IsNotFound()) << f.status.ToString();
   EXPECT_NE(f.status.message().find(key.digest), std::string::npos);
   EXPECT_NE(f.status.message().find("NoSuchKey"), std::string::npos);
-  EXPECT_EQ(f.chunks, 0u) << "an error body reached the sink";
+  EXPECT_EQ(f.chunk_sizes.size(), 0u) << "an error body reached the sink";
   Result<uint64_t> head = store->Head(key);
   EXPECT_TRUE(head.status().IsNotFound()) << head.status().ToString();
 }

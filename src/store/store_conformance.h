@@ -25,6 +25,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <ostream>
 #include <string>
@@ -94,6 +95,11 @@ struct Fetched {
   std::vector<size_t> chunk_sizes;
 };
 Fetched Fetch(ObjectStore* store, const ObjectKey& key);
+
+// Every object List() reports for `tenant` (a test failure if one is
+// reported twice or List fails).
+std::map<std::string, uint64_t> ListAll(ObjectStore* store,
+                                        const std::string& tenant);
 
 // The key of `content` (its real SHA-256) for `tenant`.
 ObjectKey KeyFor(std::string_view tenant, std::string_view content);

@@ -41,6 +41,17 @@ Fetched Fetch(ObjectStore* store, const ObjectKey& key) {
   return f;
 }
 
+std::map<std::string, uint64_t> ListAll(ObjectStore* store,
+                                        const std::string& tenant) {
+  std::map<std::string, uint64_t> out;
+  Status s = store->List(tenant, [&](const std::string& digest, uint64_t size) {
+    EXPECT_TRUE(out.emplace(digest, size).second) << "listed twice: " << digest;
+    return Status::OK();
+  });
+  EXPECT_TRUE(s.ok()) << s.ToString();
+  return out;
+}
+
 ObjectKey KeyFor(std::string_view tenant, std::string_view content) {
   Result<ObjectKey> key =
       MakeKey(tenant, "sha256:" + cas::Sha256::HexOf(content));
@@ -96,16 +107,6 @@ Result<std::unique_ptr<TestStore>> OpenFile() {
   return std::unique_ptr<TestStore>(std::move(store));
 }
 
-std::map<std::string, uint64_t> ListAll(ObjectStore* store,
-                                        const std::string& tenant) {
-  std::map<std::string, uint64_t> out;
-  Status s = store->List(tenant, [&](const std::string& digest, uint64_t size) {
-    EXPECT_TRUE(out.emplace(digest, size).second) << "listed twice: " << digest;
-    return Status::OK();
-  });
-  EXPECT_TRUE(s.ok()) << s.ToString();
-  return out;
-}
 
 }  // namespace
 

@@ -38,32 +38,9 @@ inline ObjectKey KeyOf(const std::string& tenant, std::string_view data) {
   return storetest::KeyFor(tenant, data);
 }
 
-struct Fetched {
-  Status status;
-  std::string data;
-  size_t chunks = 0;
-};
-
-inline Fetched Fetch(ObjectStore* store, const ObjectKey& key) {
-  Fetched f;
-  f.status = store->Get(key, [&f](std::string_view chunk) {
-    f.data.append(chunk);
-    ++f.chunks;
-    return Status::OK();
-  });
-  return f;
-}
-
-inline std::map<std::string, uint64_t> ListAll(ObjectStore* store,
-                                               const std::string& tenant) {
-  std::map<std::string, uint64_t> out;
-  Status s = store->List(tenant, [&](const std::string& digest, uint64_t size) {
-    EXPECT_TRUE(out.emplace(digest, size).second) << "listed twice: " << digest;
-    return Status::OK();
-  });
-  EXPECT_TRUE(s.ok()) << s.ToString();
-  return out;
-}
+using storetest::Fetch;
+using storetest::Fetched;
+using storetest::ListAll;
 
 // s3rver 3.7.1 answers DeleteObjects with 500 InternalError when a request
 // empties one of its directories (it removes the directory once per key,

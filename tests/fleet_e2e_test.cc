@@ -138,21 +138,9 @@ TEST(FleetE2eTest, ImportValidateScrubRetainExpireAndCollect) {
   }
   auto [status, metrics] = HttpGet(port, "/metrics");
   ASSERT_EQ(status, 200);
-  EXPECT_EQ(
-      MetricValue(
-          metrics,
-          R"(awc_background_jobs_total{kind="snapshot_validate",outcome="completed"})"),
-      2);
-  EXPECT_EQ(
-      MetricValue(
-          metrics,
-          R"(awc_background_jobs_total{kind="snapshot_scrub",outcome="completed"})"),
-      2);
-  EXPECT_EQ(
-      MetricValue(
-          metrics,
-          R"(awc_background_jobs_total{kind="gc_sweep",outcome="completed"})"),
-      1);
+  EXPECT_EQ(JobsTotal(metrics, "snapshot_validate", "completed"), 2);
+  EXPECT_EQ(JobsTotal(metrics, "snapshot_scrub", "completed"), 2);
+  EXPECT_EQ(JobsTotal(metrics, "gc_sweep", "completed"), 1);
   d.Signal(SIGTERM);
   auto st = d.WaitExit();
   ASSERT_TRUE(st.has_value());

@@ -107,26 +107,10 @@ TEST_F(ObservabilityTest, MetricsCountJobsByKindAndOutcome) {
 
   auto [status, body] = Get("/metrics");
   ASSERT_EQ(status, 200);
-  EXPECT_EQ(
-      MetricValue(
-          body,
-          R"(awc_background_jobs_total{kind="test_complete",outcome="completed"})"),
-      3);
-  EXPECT_EQ(
-      MetricValue(
-          body,
-          R"(awc_background_jobs_total{kind="test_fail",outcome="failed"})"),
-      1);
-  EXPECT_EQ(
-      MetricValue(
-          body,
-          R"(awc_background_jobs_total{kind="test_retry",outcome="retried"})"),
-      1);
-  EXPECT_EQ(
-      MetricValue(
-          body,
-          R"(awc_background_jobs_total{kind="unknown_kind",outcome="failed"})"),
-      1);
+  EXPECT_EQ(JobsTotal(body, "test_complete", "completed"), 3);
+  EXPECT_EQ(JobsTotal(body, "test_fail", "failed"), 1);
+  EXPECT_EQ(JobsTotal(body, "test_retry", "retried"), 1);
+  EXPECT_EQ(JobsTotal(body, "unknown_kind", "failed"), 1);
   EXPECT_GE(
       MetricValue(body,
                   R"(awc_background_job_lag_seconds{kind="test_complete"})"),
@@ -161,11 +145,7 @@ TEST_F(ObservabilityTest, CountsSurviveAWorkerCrash) {
   ASSERT_TRUE(daemon_->WaitForEvent("job completed", 30, 2));
   auto [status, body] = Get("/metrics");
   ASSERT_EQ(status, 200);
-  EXPECT_EQ(
-      MetricValue(
-          body,
-          R"(awc_background_jobs_total{kind="test_complete",outcome="completed"})"),
-      2);
+  EXPECT_EQ(JobsTotal(body, "test_complete", "completed"), 2);
   EXPECT_EQ(MetricValue(body, "awc_worker_restarts_total"), 1);
 }
 
@@ -206,8 +186,7 @@ TEST_F(ObservabilityTest, NotReadyWhileNoWorkerRuns) {
   ASSERT_TRUE(WaitUntil([&] {
     auto [code, text] = Get("/readyz");
     body = text;
-    return code == 503 &&
-           text.find("no worker running") != std::string::npos;
+    return code == 503 && text.find("no worker running") != std::string::npos;
   })) << body;
   EXPECT_EQ(Get("/healthz").first, 200);
 }

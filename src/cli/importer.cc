@@ -1,9 +1,7 @@
 #include "cli/importer.h"
 
 #include <dirent.h>
-#include <fcntl.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -14,6 +12,7 @@
 #include "cas/ids.h"
 #include "cas/manifest.h"
 #include "cas/sha256.h"
+#include "common/env.h"
 #include "common/json.h"
 
 namespace awc::cli {
@@ -41,24 +40,17 @@ bool ValidUtf8(std::string_view s) {
 }
 
 Result<std::pair<std::string, uint64_t>> HashFile(const std::string& path) {
-  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return IoError("cannot open", path);
+  AWC_ASSIGN_OR_RETURN(std::unique_ptr<SequentialFile> file,
+                       Env::Default()->NewSequentialFile(path));
   cas::Sha256 h;
   uint64_t size = 0;
-  char buf[256 * 1024];
+  std::vector<char> buf(256 * 1024);
   for (;;) {
-    ssize_t n = read(fd, buf, sizeof buf);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      Status s = IoError("cannot read", path);
-      close(fd);
-      return s;
-    }
-    if (n == 0) break;
-    h.Update(buf, static_cast<size_t>(n));
-    size += static_cast<uint64_t>(n);
+    AWC_ASSIGN_OR_RETURN(size_t n, file->Read(buf.data(), buf.size()));
+    h.Update(buf.data(), n);
+    size += n;
+    if (n < buf.size()) break;
   }
-  close(fd);
   return std::make_pair("sha256:" + h.FinishHex(), size);
 }
 
@@ -136,14 +128,6 @@ Status Upload(store::ObjectStore& store, const std::string& tenant,
                           : store.PutFile(key, src.path);
 }
 
-void Sleep(double secs) {
-  struct timespec ts = {
-      static_cast<time_t>(secs),
-      static_cast<long>(
-          (secs - static_cast<double>(static_cast<time_t>(secs))) * 1e9)};
-  nanosleep(&ts, nullptr);
-}
-
 }  // namespace
 
 Result<ImportResult> ImportTree(db::PgConn& conn, store::ObjectStore& store,
@@ -212,7 +196,7 @@ Result<ImportResult> ImportTree(db::PgConn& conn, store::ObjectStore& store,
             "objects are still being deleted by GC after "
             "waiting; try again later");
       }
-      Sleep(0.5);
+      Env::Default()->SleepFor(0.5);
       waited += 0.5;
       continue;
     }

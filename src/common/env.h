@@ -74,6 +74,8 @@ class Env {
   virtual double NowMonotonic() = 0;
   // Seconds since the epoch (CLOCK_REALTIME).
   virtual double NowWall() = 0;
+  // Sleeps `seconds` (restarting after signals).
+  virtual void SleepFor(double seconds) = 0;
 
   // Reads a whole file.
   virtual Result<std::string> ReadFile(const std::string& path) = 0;

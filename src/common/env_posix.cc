@@ -100,6 +100,16 @@ class PosixEnv : public Env {
   double NowMonotonic() override { return ClockSeconds(CLOCK_MONOTONIC); }
   double NowWall() override { return ClockSeconds(CLOCK_REALTIME); }
 
+  void SleepFor(double seconds) override {
+    if (seconds <= 0) return;
+    struct timespec ts;
+    ts.tv_sec = static_cast<time_t>(seconds);
+    ts.tv_nsec =
+        static_cast<long>((seconds - static_cast<double>(ts.tv_sec)) * 1e9);
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
+    }
+  }
+
   Result<std::string> ReadFile(const std::string& path) override {
     AWC_ASSIGN_OR_RETURN(std::unique_ptr<SequentialFile> file,
                          NewSequentialFile(path));

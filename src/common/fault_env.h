@@ -61,6 +61,7 @@ class FaultEnv : public Env {
 
   double NowMonotonic() override { return base_->NowMonotonic(); }
   double NowWall() override { return base_->NowWall(); }
+  void SleepFor(double seconds) override { base_->SleepFor(seconds); }
   Result<std::string> ReadFile(const std::string& path) override;
   Result<std::unique_ptr<SequentialFile>> NewSequentialFile(
       const std::string& path) override;

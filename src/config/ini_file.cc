@@ -7,6 +7,7 @@
 #include <cstring>
 #include <memory>
 
+#include "common/env.h"
 #include "config/setting_spec.h"
 
 namespace awc::config {
@@ -148,19 +149,11 @@ int OnIniValue(void* user, const char* section, const char* name,
 }  // namespace
 
 Result<std::string> ReadSecretFile(const std::string& path) {
-  FilePtr f(fopen(path.c_str(), "rb"));
-  std::string v;
-  if (f != nullptr) {
-    char buf[4096];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof buf, f.get())) > 0) v.append(buf, n);
+  Result<std::string> v = Env::Default()->ReadFile(path);
+  if (!v.ok()) return Status::InvalidArgument(v.status().message());
+  while (!v->empty() && (v->back() == '\n' || v->back() == '\r')) {
+    v->pop_back();
   }
-  if (f == nullptr || ferror(f.get())) {
-    int err = errno;
-    return Status::InvalidArgument("cannot read file \"" + path +
-                                   "\": " + strerror(err));
-  }
-  while (!v.empty() && (v.back() == '\n' || v.back() == '\r')) v.pop_back();
   return v;
 }
 

@@ -64,6 +64,7 @@ class Worker::Context : public handlers::JobContext {
   Status Checkpoint() override {
     double lease = static_cast<double>(settings().worker_lease_secs);
     if (Now() - last_renew_ < lease / 3) return Status::OK();
+    if (!worker_->queue_) return Status::OK();
     Result<bool> held = worker_->queue_->RenewLease(job_);
     if (!held.ok()) {
       // The connection stays as it is, broken or not: the handler holds

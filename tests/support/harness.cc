@@ -63,8 +63,7 @@ bool WaitUntil(const std::function<bool()>& done, double timeout_s) {
   double end = Env::Default()->NowMonotonic() + timeout_s;
   while (!done()) {
     if (Env::Default()->NowMonotonic() > end) return false;
-    struct timespec ts = {0, 20 * 1000 * 1000};
-    nanosleep(&ts, nullptr);
+    Env::Default()->SleepFor(0.02);
   }
   return true;
 }
@@ -323,6 +322,12 @@ CommandResult RunProcess(const std::string& binary,
   r.err = p.Stderr();
   if (st && WIFEXITED(*st)) r.code = WEXITSTATUS(*st);
   return r;
+}
+
+double JobsTotal(const std::string& body, const std::string& kind,
+                 const std::string& outcome) {
+  return MetricValue(body, "awc_background_jobs_total{kind=\"" + kind +
+                               "\",outcome=\"" + outcome + "\"}");
 }
 
 double MetricValue(const std::string& body, const std::string& series) {

@@ -152,6 +152,9 @@ inline CommandResult RunAwcctl(
 
 // The value of the series `name{labels}` in a Prometheus text body, or -1.
 double MetricValue(const std::string& body, const std::string& series);
+// awc_background_jobs_total{kind, outcome} in a Prometheus text body, or -1.
+double JobsTotal(const std::string& body, const std::string& kind,
+                 const std::string& outcome);
 
 // Field accessors for events.
 std::string Str(const json_t* obj, const char* key);

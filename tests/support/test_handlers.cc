@@ -5,6 +5,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/env.h"
 #include "handlers/payload.h"
 
 namespace awc::testing {
@@ -42,10 +43,7 @@ void OnLoopWaitDone(struct ev_loop* loop, ev_timer*, int) {
 }
 
 void SleepMs(int64_t ms) {
-  struct timespec ts = {static_cast<time_t>(ms / 1000),
-                        static_cast<long>((ms % 1000) * 1000000)};
-  while (nanosleep(&ts, &ts) != 0) {
-  }
+  Env::Default()->SleepFor(static_cast<double>(ms) / 1000);
 }
 
 }  // namespace

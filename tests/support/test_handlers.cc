@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "common/env.h"
+#include "gc/sweep.h"
 #include "handlers/payload.h"
 
 namespace awc::testing {
@@ -90,6 +91,28 @@ void RegisterTestHandlers(handlers::Registry& registry) {
         Status s = conn.Exec("SELECT 1").status();
         return s.ok() ? Outcome::Complete("{}")
                       : Outcome::Retry("connection lost during the job");
+      });
+  registry.Add<handlers::TenantPayload>(
+      "test_gc_crash", handlers::DecodeTenantPayload,
+      [](Ctx& ctx, const handlers::TenantPayload& p) {
+        // A GC epoch whose worker dies (SIGKILL) right after the store has
+        // deleted the first batch and before the rows are removed.
+        const config::Settings& s = ctx.settings();
+        gc::SweepOptions o;
+        o.grace_secs = s.gc_grace_secs;
+        o.batch_size = s.gc_batch_size;
+        o.canary_size = s.gc_canary_size;
+        o.holder = "job_" + std::to_string(ctx.job().id);
+        o.job_id = ctx.job().id;
+        o.lock_ttl_secs = static_cast<double>(s.worker_lease_secs);
+        gc::SweepHooks hooks;
+        hooks.after_store_delete = [](int64_t) {
+          raise(SIGKILL);
+          return Status::OK();
+        };
+        (void)gc::RunSweep(ctx.db(), ctx.store(), p.tenant_id, o, nullptr,
+                           hooks);
+        return Outcome::Fail("the crash did not happen");
       });
   registry.Add<Empty>("test_retry", DecodeEmpty, [](Ctx&, const Empty&) {
     return Outcome::Retry("TEST-ERROR-TEXT transient");

@@ -9,6 +9,8 @@
 //   test_db_hold  {"ms": N}     -> holds ctx.db() across N ms of checkpoints,
 //                                  then queries it; Complete, or Retry when
 //                                  the connection was lost meanwhile
+//   test_gc_crash {"tenant_id"} -> a GC epoch whose worker is SIGKILLed
+//                                  between the store delete and the rows
 //   test_retry    {}            -> Retry (error text "TEST-ERROR-TEXT")
 //   test_fail     {}            -> Fail (error text "TEST-ERROR-TEXT")
 //   test_crash    {}            -> the worker process dies by SIGKILL

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "catalog/audit.h"
+#include "catalog/objects.h"
 #include "common/json.h"
 
 namespace awc::catalog {
@@ -48,33 +49,26 @@ Result<bool> CommitValidated(db::PgConn& conn, const Snapshot& snap,
     if (locked.rows() == 0) return false;
     for (size_t off = 0; off < report.objects.size(); off += kInsertBatch) {
       size_t end = std::min(report.objects.size(), off + kInsertBatch);
-      std::vector<std::string> digests, sizes;
+      std::vector<std::string> digests;
+      std::vector<uint64_t> sizes;
       for (size_t i = off; i < end; ++i) {
         digests.push_back(report.objects[i].digest());
-        sizes.push_back(std::to_string(report.objects[i].size));
+        sizes.push_back(report.objects[i].size);
       }
-      std::string d = db::ArrayLiteral(digests);
       // An object GC has started to delete cannot join a READY closure.
-      AWC_ASSIGN_OR_RETURN(
-          db::PgResult deleting,
-          conn.Exec("SELECT digest FROM awc.objects WHERE tenant_id = $1 AND "
-                    "digest = ANY($2::text[]) AND state = 'DELETING' LIMIT 1",
-                    {snap.tenant_id, d}));
-      if (deleting.rows() > 0) {
-        return Status::Transient("object " + deleting.GetString(0, 0) +
+      AWC_ASSIGN_OR_RETURN(std::string deleting,
+                           FirstDeleting(conn, snap.tenant_id, digests));
+      if (!deleting.empty()) {
+        return Status::Transient("object " + deleting +
                                  " is being deleted by GC");
       }
       AWC_RETURN_IF_ERROR(
           conn.Exec("INSERT INTO awc.snapshot_objects (snapshot_id, digest) "
                     "SELECT $1, unnest($2::text[]) ON CONFLICT DO NOTHING",
-                    {Id(snap.id), d})
+                    {Id(snap.id), db::ArrayLiteral(digests)})
               .status());
       AWC_RETURN_IF_ERROR(
-          conn.Exec("INSERT INTO awc.objects (tenant_id, digest, size) "
-                    "SELECT $1, u.d, u.s FROM unnest($2::text[], "
-                    "$3::bigint[]) AS u(d, s) ON CONFLICT DO NOTHING",
-                    {snap.tenant_id, d, db::ArrayLiteral(sizes)})
-              .status());
+          AddMissingObjects(conn, snap.tenant_id, digests, sizes));
     }
     AWC_RETURN_IF_ERROR(
         conn.Exec("UPDATE awc.snapshots SET state = 'READY', validated_at = "
@@ -199,6 +193,20 @@ Result<bool> CommitScrubDegraded(db::PgConn& conn, const Snapshot& snap,
                                     "snapshot/" + Id(snap.id), data.Dump()));
     return true;
   });
+}
+
+Result<int64_t> InsertSnapshot(db::PgConn& conn, const std::string& tenant,
+                               std::optional<int64_t> workspace_id,
+                               const std::string& root_digest) {
+  AWC_ASSIGN_OR_RETURN(
+      db::PgResult r,
+      conn.Exec("INSERT INTO awc.snapshots (tenant_id, workspace_id, "
+                "root_digest) VALUES ($1, $2, $3) RETURNING id",
+                {tenant,
+                 workspace_id ? db::Param(std::to_string(*workspace_id))
+                              : db::Param(),
+                 root_digest}));
+  return r.GetInt(0, 0);
 }
 
 Result<RetentionFacts> LoadRetentionFacts(db::PgConn& conn,

@@ -31,6 +31,11 @@ struct Snapshot {
 
 Result<std::optional<Snapshot>> LoadSnapshot(db::PgConn& conn, int64_t id);
 
+// The producer's insert: a VALIDATING snapshot; returns its id.
+Result<int64_t> InsertSnapshot(db::PgConn& conn, const std::string& tenant,
+                               std::optional<int64_t> workspace_id,
+                               const std::string& root_digest);
+
 // VALIDATING -> READY with the closure rows, counts and inventory rows for
 // every closure object. Returns false (nothing changed) when the snapshot
 // is no longer VALIDATING. kTransient when a closure object is being

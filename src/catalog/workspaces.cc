@@ -82,4 +82,20 @@ Result<WorkspaceStep> AdvanceWorkspace(db::PgConn& conn, int64_t id,
   return step;
 }
 
+Status EnsureTenant(db::PgConn& conn, const std::string& tenant) {
+  return conn
+      .Exec("INSERT INTO awc.tenants (id) VALUES ($1) ON CONFLICT DO NOTHING",
+            {tenant})
+      .status();
+}
+
+Result<bool> WorkspaceOfTenant(db::PgConn& conn, int64_t id,
+                               const std::string& tenant) {
+  AWC_ASSIGN_OR_RETURN(
+      db::PgResult r,
+      conn.Exec("SELECT 1 FROM awc.workspaces WHERE id = $1 AND tenant_id = $2",
+                {std::to_string(id), tenant}));
+  return r.rows() == 1;
+}
+
 }  // namespace awc::catalog

@@ -31,6 +31,13 @@ struct WorkspaceStep {
 Result<WorkspaceStep> AdvanceWorkspace(db::PgConn& conn, int64_t id,
                                        int64_t grace_secs);
 
+// Creates the tenant if it does not exist yet.
+Status EnsureTenant(db::PgConn& conn, const std::string& tenant);
+
+// Whether workspace `id` exists and belongs to `tenant`.
+Result<bool> WorkspaceOfTenant(db::PgConn& conn, int64_t id,
+                               const std::string& tenant);
+
 }  // namespace awc::catalog
 
 #endif  // AWC_CATALOG_WORKSPACES_H_

@@ -12,8 +12,12 @@
 #include "cas/ids.h"
 #include "cas/manifest.h"
 #include "cas/sha256.h"
+#include "catalog/objects.h"
+#include "catalog/snapshots.h"
+#include "catalog/workspaces.h"
 #include "common/env.h"
 #include "common/json.h"
+#include "queue/admin.h"
 
 namespace awc::cli {
 namespace {
@@ -107,20 +111,6 @@ std::vector<std::string> Keys(const Objects& objects) {
   return out;
 }
 
-// The inventory state of each digest ("LIVE", "DELETING"; absent = none).
-Result<std::map<std::string, std::string>> InventoryStates(
-    db::PgConn& conn, const std::string& tenant,
-    const std::vector<std::string>& digests) {
-  AWC_ASSIGN_OR_RETURN(
-      db::PgResult r,
-      conn.Exec("SELECT digest, state FROM awc.objects WHERE tenant_id = $1 "
-                "AND digest = ANY($2::text[])",
-                {tenant, db::ArrayLiteral(digests)}));
-  std::map<std::string, std::string> out;
-  for (int i = 0; i < r.rows(); ++i) out[r.GetString(i, 0)] = r.GetString(i, 1);
-  return out;
-}
-
 Status Upload(store::ObjectStore& store, const std::string& tenant,
               const std::string& digest, const Source& src) {
   AWC_ASSIGN_OR_RETURN(store::ObjectKey key, store::MakeKey(tenant, digest));
@@ -151,18 +141,11 @@ Result<ImportResult> ImportTree(db::PgConn& conn, store::ObjectStore& store,
     result.bytes += static_cast<int64_t>(src.size);
   }
   const std::string& tenant = options.tenant_id;
-  AWC_RETURN_IF_ERROR(
-      conn.Exec("INSERT INTO awc.tenants (id) VALUES ($1) ON CONFLICT DO "
-                "NOTHING",
-                {tenant})
-          .status());
+  AWC_RETURN_IF_ERROR(catalog::EnsureTenant(conn, tenant));
   if (options.workspace_id) {
-    AWC_ASSIGN_OR_RETURN(
-        db::PgResult w,
-        conn.Exec("SELECT 1 FROM awc.workspaces WHERE id = $1 AND tenant_id = "
-                  "$2",
-                  {std::to_string(*options.workspace_id), tenant}));
-    if (w.rows() == 0) {
+    AWC_ASSIGN_OR_RETURN(bool ours, catalog::WorkspaceOfTenant(
+                                        conn, *options.workspace_id, tenant));
+    if (!ours) {
       return Status::InvalidArgument("workspace " +
                                      std::to_string(*options.workspace_id) +
                                      " does not exist for tenant " + tenant);
@@ -176,7 +159,8 @@ Result<ImportResult> ImportTree(db::PgConn& conn, store::ObjectStore& store,
   std::map<std::string, bool> uploaded;
   double waited = 0;
   for (int round = 0;; ++round) {
-    AWC_ASSIGN_OR_RETURN(auto states, InventoryStates(conn, tenant, pending));
+    AWC_ASSIGN_OR_RETURN(auto states,
+                         catalog::InventoryStates(conn, tenant, pending));
     bool deleting = false;
     for (const std::string& digest : pending) {
       auto it = states.find(digest);
@@ -200,45 +184,23 @@ Result<ImportResult> ImportTree(db::PgConn& conn, store::ObjectStore& store,
       waited += 0.5;
       continue;
     }
-    std::vector<std::string> digests = Keys(objects), sizes;
-    for (const auto& [digest, src] : objects) {
-      sizes.push_back(std::to_string(src.size));
-    }
+    std::vector<std::string> digests = Keys(objects);
+    std::vector<uint64_t> sizes;
+    for (const auto& [digest, src] : objects) sizes.push_back(src.size);
     std::vector<std::string> lost;
     Status s = db::InTransaction(conn, [&]() -> Status {
       AWC_ASSIGN_OR_RETURN(
-          db::PgResult reg,
-          conn.Exec(
-              "INSERT INTO awc.objects AS o (tenant_id, digest, size) "
-              "SELECT $1, u.d, u.s FROM unnest($2::text[], $3::bigint[]) "
-              "AS u(d, s) ON CONFLICT (tenant_id, digest) DO UPDATE SET "
-              "last_seen_at = now() WHERE o.state = 'LIVE' RETURNING "
-              "o.digest",
-              {tenant, db::ArrayLiteral(digests), db::ArrayLiteral(sizes)}));
-      std::map<std::string, bool> live;
-      for (int i = 0; i < reg.rows(); ++i) live[reg.GetString(i, 0)] = true;
-      for (const std::string& d : digests) {
-        if (!live[d]) lost.push_back(d);
-      }
+          lost, catalog::RegisterObjects(conn, tenant, digests, sizes));
       if (!lost.empty()) return Status::FailedPrecondition("deleting");
       AWC_ASSIGN_OR_RETURN(
-          db::PgResult snap,
-          conn.Exec("INSERT INTO awc.snapshots (tenant_id, workspace_id, "
-                    "root_digest) VALUES ($1, $2, $3) RETURNING id",
-                    {tenant,
-                     options.workspace_id
-                         ? db::Param(std::to_string(*options.workspace_id))
-                         : db::Param(),
-                     result.root_digest}));
-      result.snapshot_id = snap.GetInt(0, 0);
+          result.snapshot_id,
+          catalog::InsertSnapshot(conn, tenant, options.workspace_id,
+                                  result.root_digest));
       JsonObject payload;
       payload.Int("snapshot_id", result.snapshot_id);
-      AWC_ASSIGN_OR_RETURN(
-          db::PgResult job,
-          conn.Exec("INSERT INTO awc.jobs (kind, payload) VALUES "
-                    "('snapshot_validate', $1::jsonb) RETURNING id",
-                    {payload.Dump()}));
-      result.job_id = job.GetInt(0, 0);
+      AWC_ASSIGN_OR_RETURN(result.job_id,
+                           queue::Enqueue(conn, "snapshot_validate",
+                                          payload.Dump(), std::nullopt, 0));
       return Status::OK();
     });
     if (s.ok()) break;

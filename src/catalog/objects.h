@@ -1,0 +1,47 @@
+// The inventory (awc.objects): every statement on it outside GC, which keeps
+// its own in gc/gc_sql.h.
+//
+// Producer protocol (design brief §6): an object already LIVE is
+// deduplicated by touching last_seen_at in the transaction that inserts the
+// snapshot; one that GC marked DELETING counts as absent until GC has
+// removed its row.
+#ifndef AWC_CATALOG_OBJECTS_H_
+#define AWC_CATALOG_OBJECTS_H_
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+#include "db/pg.h"
+
+namespace awc::catalog {
+
+// The state ("LIVE" or "DELETING") of each digest the inventory holds.
+Result<std::map<std::string, std::string>> InventoryStates(
+    db::PgConn& conn, const std::string& tenant,
+    const std::vector<std::string>& digests);
+
+// Inserts the missing objects as LIVE and touches last_seen_at of the LIVE
+// ones (their rows stay locked until the transaction ends, so GC cannot
+// mark them meanwhile). Returns the digests left alone because GC is
+// deleting them. `sizes` parallels `digests`.
+Result<std::vector<std::string>> RegisterObjects(
+    db::PgConn& conn, const std::string& tenant,
+    const std::vector<std::string>& digests,
+    const std::vector<uint64_t>& sizes);
+
+// Validation's side: the first of `digests` that GC is deleting, or "".
+Result<std::string> FirstDeleting(db::PgConn& conn, const std::string& tenant,
+                                  const std::vector<std::string>& digests);
+
+// Validation's side: inventory rows for closure objects the producer did not
+// register (existing rows are left as they are).
+Status AddMissingObjects(db::PgConn& conn, const std::string& tenant,
+                         const std::vector<std::string>& digests,
+                         const std::vector<uint64_t>& sizes);
+
+}  // namespace awc::catalog
+
+#endif  // AWC_CATALOG_OBJECTS_H_

@@ -81,8 +81,9 @@ build-asan: deps $(ASAN_BUILD)/CMakeCache.txt
 # PGHOST/PGPORT/PGUSER/PGPASSWORD to the command, and drops the cluster after.
 # A random port keeps two of them (a test run beside a demo) apart.
 PG_PORT = $$(shuf -i 20000-40000 -n 1)
-PG_ENV  = pg_virtualenv -t -c "-p $(PG_PORT)" -o max_connections=300 \
-  -o fsync=off
+PG_VENV = pg_virtualenv -t -c "-p $(PG_PORT)"
+# The tests' cluster: many daemons at once, no need for durable commits.
+PG_ENV  = $(PG_VENV) -o max_connections=300 -o fsync=off
 CTEST  := ctest --output-on-failure --no-tests=error -j $(JOBS)
 
 check: build build-asan lint-man
@@ -92,7 +93,7 @@ check: build build-asan lint-man
 	  $(CTEST) --test-dir $(ASAN_BUILD)'
 
 demo: build
-	pg_virtualenv -t -c "-p $(PG_PORT)" contrib/demo/run.sh $(BUILD)
+	$(PG_VENV) contrib/demo/run.sh $(BUILD)
 
 lint-man: deps
 	mandoc -Tlint -Wwarning man/*.[0-9]
@@ -111,10 +112,10 @@ bench: deps
 	  -DAWC_BUILD_BENCH=ON -DAWC_BUILD_TESTS=OFF $(CMAKE_ARGS)
 	cmake --build $(BENCH_BUILD) -j $(JOBS) \
 	  --target awc-worker-bench awc-bench-pgbench-script awc-bench-storage
-	pg_virtualenv -t bench/run.sh $(BENCH_BUILD) $(BENCH_SUITES)
+	$(PG_VENV) bench/run.sh $(BENCH_BUILD) $(BENCH_SUITES)
 
 bench-storage:
 	$(MAKE) bench BENCH_SUITES=storage
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(BENCH_BUILD)

@@ -10,7 +10,7 @@ Status Bad(const std::string& why) {
   return Status::InvalidArgument("AWC_CAS_URL: " + why);
 }
 
-[[maybe_unused]] bool ValidBucket(std::string_view b) {
+bool ValidBucket(std::string_view b) {
   if (b.size() < 3 || b.size() > 63) return false;
   for (char c : b) {
     bool ok = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' ||
@@ -35,7 +35,7 @@ const char* SchemeName(StoreUrl::Scheme scheme) {
   return "?";
 }
 
-Result<StoreUrl> ParseStoreUrl(std::string_view url) {
+Result<StoreUrl> ParseStoreUrl(std::string_view url, bool s3_built) {
   size_t sep = url.find("://");
   if (url.empty()) return Bad("is empty");
   if (sep == std::string_view::npos) {
@@ -63,11 +63,11 @@ Result<StoreUrl> ParseStoreUrl(std::string_view url) {
     return out;
   }
   if (scheme == "s3") {
-#if !AWC_WITH_S3
-    return Bad(
-        "s3:// is not supported by this build; rebuild with "
-        "cmake -DAWC_WITH_S3=ON (needs libcurl4-openssl-dev)");
-#else
+    if (!s3_built) {
+      return Bad(
+          "s3:// is not supported by this build; rebuild with "
+          "cmake -DAWC_WITH_S3=ON (needs libcurl4-openssl-dev)");
+    }
     if (rest.find('@') != std::string_view::npos) {
       return Bad(
           "s3:// URLs must not carry credentials; use "
@@ -92,7 +92,6 @@ Result<StoreUrl> ParseStoreUrl(std::string_view url) {
     out.bucket = bucket;
     out.prefix = prefix;
     return out;
-#endif
   }
   bool printable = !scheme.empty() && scheme.size() <= 16;
   for (char c : scheme)

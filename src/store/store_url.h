@@ -25,7 +25,10 @@ struct StoreUrl {
   std::string prefix;  // s3: key prefix without leading/trailing '/', or ""
 };
 
-Result<StoreUrl> ParseStoreUrl(std::string_view url);
+// `s3_built` says whether this binary has the S3 store (the default); the
+// error for s3:// without it tells how to build with it.
+Result<StoreUrl> ParseStoreUrl(std::string_view url,
+                               bool s3_built = AWC_WITH_S3);
 
 // "memory", "file" or "s3".
 const char* SchemeName(StoreUrl::Scheme scheme);

@@ -1,0 +1,74 @@
+#include "store/store_url.h"
+
+#include <gtest/gtest.h>
+
+namespace awc::store {
+namespace {
+
+std::string Error(std::string_view url, bool s3_built = true) {
+  Result<StoreUrl> r = ParseStoreUrl(url, s3_built);
+  return r.ok() ? "" : r.status().message();
+}
+
+TEST(StoreUrlTest, Memory) {
+  auto r = ParseStoreUrl("memory://");
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->scheme, StoreUrl::Scheme::kMemory);
+  EXPECT_EQ(Error("memory://x"),
+            "AWC_CAS_URL: memory:// takes nothing after the scheme");
+}
+
+TEST(StoreUrlTest, FileNeedsAnAbsolutePath) {
+  auto r = ParseStoreUrl("file:///var/lib/awc//");
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->scheme, StoreUrl::Scheme::kFile);
+  EXPECT_EQ(r->path, "/var/lib/awc");
+  EXPECT_EQ(Error("file://relative"),
+            "AWC_CAS_URL: file:// needs an absolute path, as in "
+            "file:///var/lib/awc");
+  EXPECT_EQ(Error("file:///x?y"),
+            "AWC_CAS_URL: file:// URLs take no query or fragment");
+}
+
+TEST(StoreUrlTest, S3BucketAndPrefix) {
+  auto r = ParseStoreUrl("s3://my-bucket/some/prefix/");
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->scheme, StoreUrl::Scheme::kS3);
+  EXPECT_EQ(r->bucket, "my-bucket");
+  EXPECT_EQ(r->prefix, "some/prefix");
+  auto bare = ParseStoreUrl("s3://my-bucket");
+  ASSERT_TRUE(bare.ok());
+  EXPECT_EQ(bare->prefix, "");
+  EXPECT_NE(Error("s3://Bad_Bucket").find("is not a valid bucket name"),
+            std::string::npos);
+  EXPECT_NE(Error("s3://my-bucket//x").find("empty path segment"),
+            std::string::npos);
+  EXPECT_NE(Error("s3://my-bucket?x").find("no query"), std::string::npos);
+}
+
+TEST(StoreUrlTest, CredentialsInTheUrlAreRefusedWithoutEchoingThem) {
+  std::string e = Error("s3://AKID:sup3rsecret@my-bucket");
+  EXPECT_NE(e.find("must not carry credentials"), std::string::npos) << e;
+  EXPECT_EQ(e.find("sup3rsecret"), std::string::npos) << e;
+}
+
+TEST(StoreUrlTest, S3WithoutTheS3BuildSaysHowToBuildIt) {
+  EXPECT_EQ(Error("s3://my-bucket", /*s3_built=*/false),
+            "AWC_CAS_URL: s3:// is not supported by this build; rebuild with "
+            "cmake -DAWC_WITH_S3=ON (needs libcurl4-openssl-dev)");
+}
+
+TEST(StoreUrlTest, OtherSchemesAreNamed) {
+  EXPECT_EQ(Error("ftp://host/x"),
+            "AWC_CAS_URL: unsupported scheme \"ftp://\" (expected memory://, "
+            "file:///absolute/path or s3://bucket[/prefix])");
+  EXPECT_EQ(Error("/var/lib/awc"),
+            "AWC_CAS_URL: has no scheme (expected memory://, "
+            "file:///absolute/path or s3://bucket[/prefix])");
+  EXPECT_EQ(Error(""), "AWC_CAS_URL: is empty");
+  // A scheme that is not plain text is not echoed.
+  EXPECT_EQ(Error("x\ny://z").find('\n'), std::string::npos);
+}
+
+}  // namespace
+}  // namespace awc::store

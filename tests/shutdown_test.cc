@@ -15,12 +15,20 @@ int ExitCode(DaemonProcess& d) {
   return WEXITSTATUS(*st);
 }
 
+// A test_sleep job of `ms`, enqueued once the daemon's workers are up and
+// returned once a worker holds it.
+int64_t JobInFlight(TestDatabase& db, DaemonProcess& d, int ms,
+                    size_t workers = 1) {
+  EXPECT_TRUE(d.WaitForEvent("worker started", 30, workers)) << d.Stderr();
+  int64_t id = db.Enqueue("test_sleep", "{\"ms\": " + std::to_string(ms) + "}");
+  EXPECT_TRUE(WaitUntil([&] { return db.JobState(id) == "RUNNING"; }));
+  return id;
+}
+
 TEST(ShutdownTest, SigtermFinishesTheJobInFlightAndClaimsNoMore) {
   TestDatabase db;
   DaemonProcess d(FleetOptions(db, 2));
-  ASSERT_TRUE(d.WaitForEvent("worker started", 30, 2));
-  int64_t id = db.Enqueue("test_sleep", R"({"ms": 1500})");
-  ASSERT_TRUE(WaitUntil([&] { return db.JobState(id) == "RUNNING"; }));
+  int64_t id = JobInFlight(db, d, 1500, 2);
   d.Signal(SIGTERM);
   ASSERT_TRUE(d.WaitForEvent("graceful shutdown: workers finish their jobs"));
   int64_t later = db.Enqueue("test_complete", "{}");
@@ -46,9 +54,7 @@ TEST(ShutdownTest, SigtermFinishesTheJobInFlightAndClaimsNoMore) {
 TEST(ShutdownTest, RepeatedSigtermDoesNotAbandonTheJob) {
   TestDatabase db;
   DaemonProcess d(FleetOptions(db, 1));
-  ASSERT_TRUE(d.WaitForEvent("worker started"));
-  int64_t id = db.Enqueue("test_sleep", R"({"ms": 1500})");
-  ASSERT_TRUE(WaitUntil([&] { return db.JobState(id) == "RUNNING"; }));
+  int64_t id = JobInFlight(db, d, 1500);
   d.Signal(SIGTERM);
   ASSERT_TRUE(d.WaitForEvent("graceful shutdown: workers finish their jobs"));
   d.Signal(SIGINT);
@@ -64,9 +70,7 @@ TEST(ShutdownTest, RepeatedSigtermDoesNotAbandonTheJob) {
 TEST(ShutdownTest, SigintDrainsLikeSigterm) {
   TestDatabase db;
   DaemonProcess d(FleetOptions(db, 1));
-  ASSERT_TRUE(d.WaitForEvent("worker started"));
-  int64_t id = db.Enqueue("test_sleep", R"({"ms": 800})");
-  ASSERT_TRUE(WaitUntil([&] { return db.JobState(id) == "RUNNING"; }));
+  int64_t id = JobInFlight(db, d, 800);
   d.Signal(SIGINT);
   EXPECT_EQ(ExitCode(d), 0);
   EXPECT_EQ(db.JobState(id), "COMPLETED");
@@ -75,9 +79,7 @@ TEST(ShutdownTest, SigintDrainsLikeSigterm) {
 TEST(ShutdownTest, SigquitStopsAtOnceAndTheLeaseBringsTheJobBack) {
   TestDatabase db;
   DaemonProcess d(FleetOptions(db, 1, {{"AWC_WORKER_LEASE_SECS", "2"}}));
-  ASSERT_TRUE(d.WaitForEvent("worker started"));
-  int64_t id = db.Enqueue("test_sleep", R"({"ms": 20000})");
-  ASSERT_TRUE(WaitUntil([&] { return db.JobState(id) == "RUNNING"; }));
+  int64_t id = JobInFlight(db, d, 20000);
   d.Signal(SIGQUIT);
   EXPECT_EQ(ExitCode(d), 0);
   // Not completed: the worker left without recording anything.

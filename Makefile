@@ -10,6 +10,7 @@
 #   make deps       install the Debian packages that are missing
 #   make bench      the benchmarks of bench/ (see bench/README.md)
 #   make bench-storage  only the storage benchmarks
+#   make fuzz       the libFuzzer targets of fuzz/, FUZZ_SECONDS each (clang)
 
 PREFIX     ?= /usr/local
 DESTDIR    ?=
@@ -23,7 +24,8 @@ DEB_PACKAGES := g++ make cmake pkg-config \
   libpq-dev libev-dev libjansson-dev libinih-dev libcurl4-openssl-dev \
   libssl-dev libmicrohttpd-dev libbsd-dev libsystemd-dev \
   libgtest-dev libgmock-dev libbenchmark-dev \
-  postgresql postgresql-common mandoc nodejs python3 awscli
+  postgresql postgresql-common mandoc nodejs python3 awscli \
+  clang-14 libclang-rt-14-dev
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 MISSING = $(shell for p in $(DEB_PACKAGES); do \
@@ -31,7 +33,7 @@ MISSING = $(shell for p in $(DEB_PACKAGES); do \
   || echo $$p; done)
 
 .PHONY: all deps build build-asan check demo install bench bench-storage \
-  clean lint-man
+  clean lint-man fuzz fuzz-build
 
 all: build
 
@@ -86,11 +88,12 @@ PG_VENV = pg_virtualenv -t -c "-p $(PG_PORT)"
 PG_ENV  = $(PG_VENV) -o max_connections=300 -o fsync=off
 CTEST  := ctest --output-on-failure --no-tests=error -j $(JOBS)
 
-check: build build-asan lint-man
+check: build build-asan lint-man fuzz-build
 	$(PG_ENV) sh -c '$(CTEST) --test-dir $(BUILD) && \
 	  ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	  $(CTEST) --test-dir $(ASAN_BUILD)'
+	fuzz/run.sh $(FUZZ_BUILD) $(CHECK_FUZZ_SECONDS)
 
 demo: build
 	$(PG_VENV) contrib/demo/run.sh $(BUILD)
@@ -117,5 +120,23 @@ bench: deps
 bench-storage:
 	$(MAKE) bench BENCH_SUITES=storage
 
+# libFuzzer targets: the library built by clang with ASan/UBSan and
+# coverage instrumentation, one binary per parser in fuzz/. `make fuzz`
+# runs each for FUZZ_SECONDS; `make check` for CHECK_FUZZ_SECONDS.
+FUZZ_BUILD         ?= build-fuzz
+FUZZ_SECONDS       ?= 60
+CHECK_FUZZ_SECONDS ?= 10
+
+$(FUZZ_BUILD)/CMakeCache.txt: | deps
+	CC=clang-14 CXX=clang++-14 cmake -S . -B $(FUZZ_BUILD) \
+	  -DCMAKE_BUILD_TYPE=Debug -DAWC_FUZZ=ON -DAWC_BUILD_TESTS=OFF \
+	  $(CMAKE_ARGS)
+
+fuzz-build: deps $(FUZZ_BUILD)/CMakeCache.txt
+	cmake --build $(FUZZ_BUILD) -j $(JOBS) --target fuzz-targets
+
+fuzz: fuzz-build
+	fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_SECONDS)
+
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD) $(BENCH_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(BENCH_BUILD) $(FUZZ_BUILD)

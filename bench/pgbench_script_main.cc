@@ -1,6 +1,6 @@
 // awc-bench-pgbench-script: prints the pgbench script of the queue benchmark
 // on stdout, built from the very statements the worker prepares
-// (src/queue/queue_sql.h), so the reference cannot drift from the daemon.
+// (src/queue/queue_sql.h), so the baseline cannot drift from the daemon.
 //
 // One pgbench transaction is one job and one commit, as in
 // JobQueue::Finish, which records job k and claims job k+1 together:

@@ -8,7 +8,7 @@ and measures, on a fresh database per run:
      (awc-worker-bench) with C workers, in jobs/s from the database's
      timestamps (first to last finished_at), so the daemon's startup is not
      counted;
-  2. the reference: the worker's own SQL (record + claim in one
+  2. the baseline: the worker's own SQL (record + claim in one
      transaction per job, and the lease sweep) run by pgbench with C
      clients on the same pre-filled queue, in tps; also the claim + record
      alone ("bare");

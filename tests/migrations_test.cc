@@ -19,7 +19,8 @@ TEST(MigrationsTest, FreshDatabaseGetsTheQueueAndProducersUseDefaults) {
   ASSERT_TRUE(applied.ok()) << applied.status().message();
   EXPECT_EQ(applied->size(), migrate::EmbeddedMigrations().size());
 
-  // The producer contract of the design brief, with every default.
+  // The producer contract (docs/ARCHITECTURE.md, "Data model and producer
+  // contract"), with every default.
   db.Exec(
       "INSERT INTO awc.jobs (kind, payload) VALUES ('snapshot_validate', "
       "'{\"snapshot_id\": 42}')");

@@ -2,6 +2,8 @@
 
 #include <set>
 
+#include "catalog/catalog_sql.h"
+
 namespace awc::catalog {
 namespace {
 
@@ -14,16 +16,17 @@ std::string SizesLiteral(const std::vector<uint64_t>& sizes) {
 
 }  // namespace
 
-Result<std::map<std::string, std::string>> InventoryStates(
+Result<std::map<std::string, ObjectState>> InventoryStates(
     db::PgConn& conn, const std::string& tenant,
     const std::vector<std::string>& digests) {
   AWC_ASSIGN_OR_RETURN(
       db::PgResult r,
-      conn.Exec("SELECT digest, state FROM awc.objects WHERE tenant_id = $1 "
-                "AND digest = ANY($2::text[])",
-                {tenant, db::ArrayLiteral(digests)}));
-  std::map<std::string, std::string> out;
-  for (int i = 0; i < r.rows(); ++i) out[r.GetString(i, 0)] = r.GetString(i, 1);
+      conn.Exec(sql::kInventoryStates, {tenant, db::ArrayLiteral(digests)}));
+  std::map<std::string, ObjectState> out;
+  for (int i = 0; i < r.rows(); ++i) {
+    AWC_ASSIGN_OR_RETURN(ObjectState state, ParseObjectState(r.Get(i, 1)));
+    out[r.GetString(i, 0)] = state;
+  }
   return out;
 }
 
@@ -33,11 +36,7 @@ Result<std::vector<std::string>> RegisterObjects(
     const std::vector<uint64_t>& sizes) {
   AWC_ASSIGN_OR_RETURN(
       db::PgResult r,
-      conn.Exec("INSERT INTO awc.objects AS o (tenant_id, digest, size) "
-                "SELECT $1, u.d, u.s FROM unnest($2::text[], $3::bigint[]) "
-                "AS u(d, s) ON CONFLICT (tenant_id, digest) DO UPDATE SET "
-                "last_seen_at = now() WHERE o.state = 'LIVE' RETURNING "
-                "o.digest",
+      conn.Exec(sql::kRegisterObjects,
                 {tenant, db::ArrayLiteral(digests), SizesLiteral(sizes)}));
   std::set<std::string> live;
   for (int i = 0; i < r.rows(); ++i) live.insert(r.GetString(i, 0));
@@ -50,11 +49,9 @@ Result<std::vector<std::string>> RegisterObjects(
 
 Result<std::string> FirstDeleting(db::PgConn& conn, const std::string& tenant,
                                   const std::vector<std::string>& digests) {
-  AWC_ASSIGN_OR_RETURN(
-      db::PgResult r,
-      conn.Exec("SELECT digest FROM awc.objects WHERE tenant_id = $1 AND "
-                "digest = ANY($2::text[]) AND state = 'DELETING' LIMIT 1",
-                {tenant, db::ArrayLiteral(digests)}));
+  AWC_ASSIGN_OR_RETURN(db::PgResult r,
+                       conn.ExecCached(sql::kFirstDeleting,
+                                       {tenant, db::ArrayLiteral(digests)}));
   return r.rows() > 0 ? r.GetString(0, 0) : std::string();
 }
 
@@ -62,11 +59,8 @@ Status AddMissingObjects(db::PgConn& conn, const std::string& tenant,
                          const std::vector<std::string>& digests,
                          const std::vector<uint64_t>& sizes) {
   return conn
-      .Exec(
-          "INSERT INTO awc.objects (tenant_id, digest, size) SELECT $1, "
-          "u.d, u.s FROM unnest($2::text[], $3::bigint[]) AS u(d, s) ON "
-          "CONFLICT DO NOTHING",
-          {tenant, db::ArrayLiteral(digests), SizesLiteral(sizes)})
+      .ExecCached(sql::kAddMissingObjects,
+                  {tenant, db::ArrayLiteral(digests), SizesLiteral(sizes)})
       .status();
 }
 

@@ -1,10 +1,10 @@
-// The inventory (awc.objects): every statement on it outside GC, which keeps
-// its own in gc/gc_sql.h.
+// The inventory (awc.objects) outside GC, which keeps its own statements in
+// gc/gc_sql.h; the SQL is in catalog_sql.h.
 //
-// Producer protocol (design brief §6): an object already LIVE is
-// deduplicated by touching last_seen_at in the transaction that inserts the
-// snapshot; one that GC marked DELETING counts as absent until GC has
-// removed its row.
+// Producer protocol (docs/ARCHITECTURE.md, "Data model and producer
+// contract"): an object already LIVE is deduplicated by touching
+// last_seen_at in the transaction that inserts the snapshot; one that GC
+// marked DELETING counts as absent until GC has removed its row.
 #ifndef AWC_CATALOG_OBJECTS_H_
 #define AWC_CATALOG_OBJECTS_H_
 
@@ -13,13 +13,14 @@
 #include <string>
 #include <vector>
 
+#include "catalog/states.h"
 #include "common/status.h"
 #include "db/pg.h"
 
 namespace awc::catalog {
 
-// The state ("LIVE" or "DELETING") of each digest the inventory holds.
-Result<std::map<std::string, std::string>> InventoryStates(
+// The state of each digest the inventory holds.
+Result<std::map<std::string, ObjectState>> InventoryStates(
     db::PgConn& conn, const std::string& tenant,
     const std::vector<std::string>& digests);
 

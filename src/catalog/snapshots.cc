@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "catalog/audit.h"
+#include "catalog/catalog_sql.h"
 #include "catalog/objects.h"
 #include "common/json.h"
 
@@ -20,19 +21,17 @@ std::string Id(int64_t id) { return std::to_string(id); }
 }  // namespace
 
 Result<std::optional<Snapshot>> LoadSnapshot(db::PgConn& conn, int64_t id) {
-  AWC_ASSIGN_OR_RETURN(
-      db::PgResult r,
-      conn.Exec("SELECT id, tenant_id, workspace_id, root_digest, state, "
-                "pinned, extract(epoch FROM now() - created_at) "
-                "FROM awc.snapshots WHERE id = $1",
-                {Id(id)}));
+  AWC_ASSIGN_OR_RETURN(db::PgResult r,
+                       conn.ExecCached(sql::kLoadSnapshot, {Id(id)}));
   if (r.rows() == 0) return std::optional<Snapshot>();
   Snapshot s;
   s.id = r.GetInt(0, 0);
   s.tenant_id = r.GetString(0, 1);
   if (!r.IsNull(0, 2)) s.workspace_id = r.GetInt(0, 2);
   s.root_digest = r.GetString(0, 3);
-  s.state = r.GetString(0, 4);
+  Result<SnapshotState> state = ParseSnapshotState(r.Get(0, 4));
+  if (!state.ok()) return state.status().WithContext("snapshot " + Id(id));
+  s.state = *state;
   s.pinned = r.GetBool(0, 5);
   s.age_secs = r.GetDouble(0, 6);
   return std::optional<Snapshot>(std::move(s));
@@ -41,11 +40,8 @@ Result<std::optional<Snapshot>> LoadSnapshot(db::PgConn& conn, int64_t id) {
 Result<bool> CommitValidated(db::PgConn& conn, const Snapshot& snap,
                              const cas::ClosureReport& report) {
   return db::InTransactionResult(conn, [&]() -> Result<bool> {
-    AWC_ASSIGN_OR_RETURN(
-        db::PgResult locked,
-        conn.Exec("SELECT 1 FROM awc.snapshots WHERE id = $1 AND state = "
-                  "'VALIDATING' FOR UPDATE",
-                  {Id(snap.id)}));
+    AWC_ASSIGN_OR_RETURN(db::PgResult locked,
+                         conn.ExecCached(sql::kLockValidating, {Id(snap.id)}));
     if (locked.rows() == 0) return false;
     for (size_t off = 0; off < report.objects.size(); off += kInsertBatch) {
       size_t end = std::min(report.objects.size(), off + kInsertBatch);
@@ -63,19 +59,16 @@ Result<bool> CommitValidated(db::PgConn& conn, const Snapshot& snap,
                                  " is being deleted by GC");
       }
       AWC_RETURN_IF_ERROR(
-          conn.Exec("INSERT INTO awc.snapshot_objects (snapshot_id, digest) "
-                    "SELECT $1, unnest($2::text[]) ON CONFLICT DO NOTHING",
-                    {Id(snap.id), db::ArrayLiteral(digests)})
+          conn.ExecCached(sql::kInsertClosure,
+                          {Id(snap.id), db::ArrayLiteral(digests)})
               .status());
       AWC_RETURN_IF_ERROR(
           AddMissingObjects(conn, snap.tenant_id, digests, sizes));
     }
     AWC_RETURN_IF_ERROR(
-        conn.Exec("UPDATE awc.snapshots SET state = 'READY', validated_at = "
-                  "now(), object_count = $2, byte_count = $3, failure = NULL "
-                  "WHERE id = $1",
-                  {Id(snap.id), std::to_string(report.objects.size()),
-                   std::to_string(report.bytes)})
+        conn.ExecCached(sql::kSetReady,
+                        {Id(snap.id), std::to_string(report.objects.size()),
+                         std::to_string(report.bytes)})
             .status());
     JsonObject data;
     data.Str("verdict", "ready")
@@ -100,10 +93,7 @@ Result<bool> CommitValidationFailed(db::PgConn& conn, const Snapshot& snap,
   return db::InTransactionResult(conn, [&]() -> Result<bool> {
     AWC_ASSIGN_OR_RETURN(
         db::PgResult r,
-        conn.Exec("UPDATE awc.snapshots SET state = 'FAILED', validated_at = "
-                  "now(), failure = $2::jsonb WHERE id = $1 AND state = "
-                  "'VALIDATING' RETURNING id",
-                  {Id(snap.id), failure.Dump()}));
+        conn.ExecCached(sql::kSetFailed, {Id(snap.id), failure.Dump()}));
     if (r.rows() == 0) return false;
     JsonObject data;
     data.Str("verdict", "failed").Obj("failure", failure);
@@ -119,11 +109,8 @@ Result<std::vector<ClosurePageEntry>> ClosurePage(db::PgConn& conn,
                                                   int limit) {
   AWC_ASSIGN_OR_RETURN(
       db::PgResult r,
-      conn.Exec("SELECT so.digest, o.size FROM awc.snapshot_objects so "
-                "LEFT JOIN awc.objects o ON o.tenant_id = $2 AND o.digest = "
-                "so.digest WHERE so.snapshot_id = $1 AND so.digest > $3 "
-                "ORDER BY so.digest LIMIT $4",
-                {Id(snap.id), snap.tenant_id, after, std::to_string(limit)}));
+      conn.ExecCached(sql::kClosurePage, {Id(snap.id), snap.tenant_id, after,
+                                          std::to_string(limit)}));
   std::vector<ClosurePageEntry> out;
   out.reserve(static_cast<size_t>(r.rows()));
   for (int i = 0; i < r.rows(); ++i) {
@@ -138,11 +125,8 @@ Result<std::vector<ClosurePageEntry>> ClosurePage(db::PgConn& conn,
 Result<bool> CommitScrubClean(db::PgConn& conn, const Snapshot& snap,
                               int64_t objects, int64_t bytes) {
   return db::InTransactionResult(conn, [&]() -> Result<bool> {
-    AWC_ASSIGN_OR_RETURN(
-        db::PgResult r,
-        conn.Exec("UPDATE awc.snapshots SET scrubbed_at = now() WHERE id = $1 "
-                  "AND state = 'READY' RETURNING id",
-                  {Id(snap.id)}));
+    AWC_ASSIGN_OR_RETURN(db::PgResult r,
+                         conn.ExecCached(sql::kSetScrubbed, {Id(snap.id)}));
     if (r.rows() == 0) return false;
     JsonObject data;
     data.Str("verdict", "clean")
@@ -169,19 +153,12 @@ Result<bool> CommitScrubDegraded(db::PgConn& conn, const Snapshot& snap,
   return db::InTransactionResult(conn, [&]() -> Result<bool> {
     AWC_ASSIGN_OR_RETURN(
         db::PgResult r,
-        conn.Exec("UPDATE awc.snapshots SET state = 'DEGRADED', scrubbed_at = "
-                  "now(), failure = $2::jsonb WHERE id = $1 AND state = "
-                  "'READY' RETURNING id",
-                  {Id(snap.id), failure.Dump()}));
+        conn.ExecCached(sql::kSetDegraded, {Id(snap.id), failure.Dump()}));
     if (r.rows() == 0) return false;
     // Pin the whole closure: what is left of a degraded snapshot is the only
     // copy there is.
     AWC_RETURN_IF_ERROR(
-        conn.Exec("INSERT INTO awc.gc_pins (tenant_id, digest, snapshot_id, "
-                  "reason) SELECT $2, digest, snapshot_id, 'degraded' FROM "
-                  "awc.snapshot_objects WHERE snapshot_id = $1 "
-                  "ON CONFLICT DO NOTHING",
-                  {Id(snap.id), snap.tenant_id})
+        conn.ExecCached(sql::kPinClosure, {Id(snap.id), snap.tenant_id})
             .status());
     JsonObject data;
     data.Str("verdict", "degraded")
@@ -200,8 +177,7 @@ Result<int64_t> InsertSnapshot(db::PgConn& conn, const std::string& tenant,
                                const std::string& root_digest) {
   AWC_ASSIGN_OR_RETURN(
       db::PgResult r,
-      conn.Exec("INSERT INTO awc.snapshots (tenant_id, workspace_id, "
-                "root_digest) VALUES ($1, $2, $3) RETURNING id",
+      conn.Exec(sql::kInsertSnapshot,
                 {tenant,
                  workspace_id ? db::Param(std::to_string(*workspace_id))
                               : db::Param(),
@@ -214,20 +190,15 @@ Result<RetentionFacts> LoadRetentionFacts(db::PgConn& conn,
   RetentionFacts facts;
   if (!snap.workspace_id) return facts;
   std::string ws = std::to_string(*snap.workspace_id);
-  AWC_ASSIGN_OR_RETURN(
-      db::PgResult w,
-      conn.Exec("SELECT state, retention::text FROM awc.workspaces WHERE "
-                "id = $1 FOR UPDATE",
-                {ws}));
+  AWC_ASSIGN_OR_RETURN(db::PgResult w,
+                       conn.ExecCached(sql::kLockWorkspaceRetention, {ws}));
   if (w.rows() == 0) return facts;
-  facts.workspace_state = w.GetString(0, 0);
+  Result<WorkspaceState> state = ParseWorkspaceState(w.Get(0, 0));
+  if (!state.ok()) return state.status().WithContext("workspace " + ws);
+  facts.workspace_state = *state;
   if (!w.IsNull(0, 1)) facts.retention = w.GetString(0, 1);
-  AWC_ASSIGN_OR_RETURN(
-      db::PgResult rank,
-      conn.Exec("SELECT count(*) + 1 FROM awc.snapshots WHERE workspace_id = "
-                "$1 AND state = 'READY' AND (created_at, id) > (SELECT "
-                "created_at, id FROM awc.snapshots WHERE id = $2)",
-                {ws, Id(snap.id)}));
+  AWC_ASSIGN_OR_RETURN(db::PgResult rank,
+                       conn.ExecCached(sql::kReadyRank, {ws, Id(snap.id)}));
   facts.rank = rank.GetInt(0, 0);
   return facts;
 }
@@ -236,10 +207,8 @@ Result<bool> ReleaseSnapshot(db::PgConn& conn, const Snapshot& snap,
                              const std::string& reason, bool even_if_pinned) {
   AWC_ASSIGN_OR_RETURN(
       db::PgResult r,
-      conn.Exec("UPDATE awc.snapshots SET state = 'RELEASED', released_at = "
-                "now() WHERE id = $1 AND state = 'READY' AND (NOT pinned OR "
-                "$2::boolean) RETURNING id",
-                {Id(snap.id), even_if_pinned ? "true" : "false"}));
+      conn.ExecCached(sql::kRelease,
+                      {Id(snap.id), even_if_pinned ? "true" : "false"}));
   if (r.rows() == 0) return false;
   JsonObject data;
   data.Str("reason", reason);

@@ -1,5 +1,5 @@
-// Snapshots: every SQL statement the handlers run on awc.snapshots and its
-// closure (awc.snapshot_objects), in one place.
+// Snapshots: what the handlers do to awc.snapshots and a snapshot's closure
+// (awc.snapshot_objects); the SQL is in catalog_sql.h.
 //
 // Each state change is conditional on the state the handler decided from
 // (e.g. VALIDATING -> READY only while still VALIDATING), runs in one
@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "cas/closure.h"
+#include "catalog/states.h"
 #include "common/status.h"
 #include "db/pg.h"
 
@@ -24,7 +25,7 @@ struct Snapshot {
   std::string tenant_id;
   std::optional<int64_t> workspace_id;
   std::string root_digest;
-  std::string state;
+  SnapshotState state = SnapshotState::kValidating;
   bool pinned = false;
   double age_secs = 0;  // now - created_at, database clock
 };
@@ -69,9 +70,10 @@ Result<bool> CommitScrubDegraded(db::PgConn& conn, const Snapshot& snap,
                                  const std::vector<cas::BadObject>& bad,
                                  int64_t objects, int64_t bytes);
 
-// What retention decided for one READY snapshot.
+// What retention decides from, for one READY snapshot.
 struct RetentionFacts {
-  std::string workspace_state;           // "" when the snapshot has none
+  // nullopt when the snapshot has no workspace (or it no longer exists).
+  std::optional<WorkspaceState> workspace_state;
   std::optional<std::string> retention;  // workspaces.retention as JSON text
   int64_t rank = 0;  // 1 = newest READY snapshot of its workspace
 };

@@ -1,5 +1,5 @@
-// Workspaces: the TTL state machine of workspace_expire (design brief §7),
-// every statement on awc.workspaces in one place.
+// Workspaces: the TTL state machine of workspace_expire (docs/ARCHITECTURE.md,
+// "Handlers"); the SQL is in catalog_sql.h.
 //
 //   ACTIVE   --expires_at <= now-->                 EXPIRING (expiring_since)
 //   EXPIRING --expires_at moved to the future/NULL-> ACTIVE   (renewed)
@@ -15,6 +15,7 @@
 #include <optional>
 #include <string>
 
+#include "catalog/states.h"
 #include "common/status.h"
 #include "db/pg.h"
 
@@ -22,8 +23,8 @@ namespace awc::catalog {
 
 struct WorkspaceStep {
   bool found = false;
-  std::string from;      // state before
-  std::string to;        // state after (== from when unchanged)
+  WorkspaceState from = WorkspaceState::kActive;  // state before
+  WorkspaceState to = WorkspaceState::kActive;    // after (== from: unchanged)
   std::string next_due;  // ISO timestamp of the next possible step, or ""
   int64_t released = 0;  // snapshots released on EXPIRED
 };

@@ -164,7 +164,9 @@ Result<ImportResult> ImportTree(db::PgConn& conn, store::ObjectStore& store,
     bool deleting = false;
     for (const std::string& digest : pending) {
       auto it = states.find(digest);
-      if (it != states.end() && it->second == "LIVE") continue;
+      if (it != states.end() && it->second == catalog::ObjectState::kLive) {
+        continue;
+      }
       if (it != states.end()) {
         deleting = true;  // wait for GC to remove the row first
         continue;

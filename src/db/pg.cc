@@ -156,6 +156,16 @@ Result<PgResult> PgConn::ExecPrepared(const std::string& name,
                               nullptr, nullptr, 0));
 }
 
+Result<PgResult> PgConn::ExecCached(const char* sql, const Params& params) {
+  auto it = cached_.find(sql);
+  if (it == cached_.end()) {
+    std::string name = "awc_cached_" + std::to_string(cached_.size() + 1);
+    AWC_RETURN_IF_ERROR(Prepare(name, sql));
+    it = cached_.emplace(sql, std::move(name)).first;
+  }
+  return ExecPrepared(it->second, params);
+}
+
 Result<int> PgConn::DrainNotifications() {
   if (PQconsumeInput(conn_) == 0) {
     return Status::Transient("database connection lost: " +

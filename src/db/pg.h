@@ -19,6 +19,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "common/status.h"
@@ -82,6 +83,12 @@ class PgConn {
   // Prepares `sql` under `name` for this connection.
   Status Prepare(const std::string& name, const std::string& sql);
   Result<PgResult> ExecPrepared(const std::string& name, const Params& params);
+  // Runs one statement as a prepared statement of this connection: the
+  // first run of a given text prepares it (under a name of its own,
+  // "awc_cached_<n>"), later runs only execute it. For the statements that
+  // run for every job (docs/ARCHITECTURE.md, "Where code goes"). A failed
+  // preparation is not remembered; the next run prepares again.
+  Result<PgResult> ExecCached(const char* sql, const Params& params);
 
   // True once the connection is unusable; the owner reconnects.
   bool IsBroken() const { return PQstatus(conn_) == CONNECTION_BAD; }
@@ -102,6 +109,8 @@ class PgConn {
 
   PGconn* conn_;
   std::string last_sqlstate_;
+  // ExecCached's statements: text -> the name it is prepared under.
+  std::unordered_map<std::string, std::string> cached_;
 };
 
 // Runs `body` inside BEGIN ... COMMIT; rolls back when it fails.

@@ -144,11 +144,8 @@ class Sweep {
   }
 
   Status DeleteCandidates() {
-    AWC_ASSIGN_OR_RETURN(
-        db::PgResult n,
-        conn_.Exec("SELECT coalesce(max(seq), 0) FROM awc.gc_candidates WHERE "
-                   "epoch_id = $1",
-                   {S(report_.epoch_id)}));
+    AWC_ASSIGN_OR_RETURN(db::PgResult n,
+                         conn_.Exec(sql::kLastSeq, {S(report_.epoch_id)}));
     int64_t last = n.GetInt(0, 0);
     int64_t canary = std::min(opt_.canary_size, last);
     int64_t lo = 1;

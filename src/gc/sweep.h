@@ -1,5 +1,7 @@
-// One durable GC epoch for one tenant (design brief §7 gc_sweep; the
-// maintenance chain of seeds/002: verdicts are data, never errors).
+// One durable GC epoch for one tenant: the body of gc_sweep. Why it never
+// deletes a live object: docs/ARCHITECTURE.md, "GC safety". Its verdicts
+// (completed, dry run, aborted, refused, locked out) are data, never
+// errors.
 //
 // Contract:
 //  1. The tenant's GC lock (a TTL row in awc.gc_locks, renewed as the sweep

@@ -36,7 +36,7 @@ queue::Outcome Skipped(std::string_view state) {
 
 std::variant<catalog::Snapshot, queue::Outcome> LoadSnapshotIn(
     JobContext& ctx, int64_t id,
-    std::initializer_list<std::string_view> states) {
+    std::initializer_list<catalog::SnapshotState> states) {
   Result<std::optional<catalog::Snapshot>> loaded =
       catalog::LoadSnapshot(ctx.db(), id);
   if (!loaded.ok()) return RetryOn(loaded.status());
@@ -44,10 +44,10 @@ std::variant<catalog::Snapshot, queue::Outcome> LoadSnapshotIn(
     return queue::Outcome::Fail("snapshot " + std::to_string(id) +
                                 " does not exist");
   }
-  for (std::string_view state : states) {
+  for (catalog::SnapshotState state : states) {
     if ((*loaded)->state == state) return std::move(**loaded);
   }
-  return Skipped((*loaded)->state);
+  return Skipped(catalog::SnapshotStateName((*loaded)->state));
 }
 
 }  // namespace awc::handlers

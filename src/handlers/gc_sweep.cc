@@ -6,8 +6,8 @@ namespace awc::handlers {
 namespace {
 
 // A sweep that finds its tenant locked comes back after this long, without
-// spending an attempt (seeds/002: a locked-out sweep is a value, not an
-// error).
+// spending an attempt: being locked out is an expected outcome, not an
+// error (docs/ARCHITECTURE.md, "Queue semantics").
 constexpr double kLockedOutRetrySecs = 30;
 
 }  // namespace

@@ -1,4 +1,5 @@
-// Strict payload decoders, one per payload shape of the reference.
+// Strict payload decoders, one per payload shape (docs/ARCHITECTURE.md,
+// "Handlers").
 //
 // A payload must be a JSON object with exactly the expected keys (no extra
 // keys, no duplicates), each of the expected type: ids are JSON integers

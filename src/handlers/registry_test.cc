@@ -208,12 +208,13 @@ TEST_F(RegistryTest, AHandlerExceptionDoesNotEscapeDispatch) {
 TEST(BuiltinRegistryTest, RegistersOnlyKnownKinds) {
   Registry r;
   RegisterBuiltinHandlers(r);
-  const std::vector<std::string> reference = {
+  // The five kinds of docs/ARCHITECTURE.md, "Handlers".
+  const std::vector<std::string> documented = {
       "gc_sweep", "snapshot_retain", "snapshot_scrub", "snapshot_validate",
       "workspace_expire"};
   for (const std::string& kind : r.Kinds()) {
-    EXPECT_NE(std::find(reference.begin(), reference.end(), kind),
-              reference.end())
+    EXPECT_NE(std::find(documented.begin(), documented.end(), kind),
+              documented.end())
         << kind;
   }
 }

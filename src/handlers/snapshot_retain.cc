@@ -31,13 +31,12 @@ Result<Policy> ParsePolicy(const std::string& json) {
 std::string KeepReason(const catalog::Snapshot& snap,
                        const catalog::RetentionFacts& facts,
                        std::string* release_reason) {
-  if (facts.workspace_state == "EXPIRED") {
+  if (facts.workspace_state == catalog::WorkspaceState::kExpired) {
     *release_reason = "workspace_expired";
     return "";
   }
   if (snap.pinned) return "pinned";
-  if (!snap.workspace_id || facts.workspace_state.empty())
-    return "no_workspace";
+  if (!snap.workspace_id || !facts.workspace_state) return "no_workspace";
   if (!facts.retention || *facts.retention == "null") return "no_policy";
   Result<Policy> policy = ParsePolicy(*facts.retention);
   if (!policy.ok()) return "malformed_policy";
@@ -53,11 +52,13 @@ std::string KeepReason(const catalog::Snapshot& snap,
 }  // namespace
 
 queue::Outcome RetainSnapshot(JobContext& ctx, const SnapshotPayload& p) {
-  auto subject = LoadSnapshotIn(ctx, p.snapshot_id, {"READY", "DEGRADED"});
+  auto subject = LoadSnapshotIn(
+      ctx, p.snapshot_id,
+      {catalog::SnapshotState::kReady, catalog::SnapshotState::kDegraded});
   if (auto* done = std::get_if<queue::Outcome>(&subject)) return *done;
   const catalog::Snapshot& snap = std::get<catalog::Snapshot>(subject);
   JsonObject result;
-  if (snap.state == "DEGRADED") {
+  if (snap.state == catalog::SnapshotState::kDegraded) {
     result.Str("verdict", "kept").Str("reason", "degraded");
     return queue::Outcome::Complete(result.Dump());
   }

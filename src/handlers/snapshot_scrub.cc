@@ -40,7 +40,8 @@ Status ScrubRecordedClosure(JobContext& ctx, const catalog::Snapshot& snap,
 }  // namespace
 
 queue::Outcome ScrubSnapshot(JobContext& ctx, const SnapshotPayload& p) {
-  auto subject = LoadSnapshotIn(ctx, p.snapshot_id, {"READY"});
+  auto subject =
+      LoadSnapshotIn(ctx, p.snapshot_id, {catalog::SnapshotState::kReady});
   if (auto* done = std::get_if<queue::Outcome>(&subject)) return *done;
   const catalog::Snapshot& snap = std::get<catalog::Snapshot>(subject);
   ScrubTally tally;

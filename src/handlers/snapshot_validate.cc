@@ -5,7 +5,8 @@
 namespace awc::handlers {
 
 queue::Outcome ValidateSnapshot(JobContext& ctx, const SnapshotPayload& p) {
-  auto subject = LoadSnapshotIn(ctx, p.snapshot_id, {"VALIDATING"});
+  auto subject =
+      LoadSnapshotIn(ctx, p.snapshot_id, {catalog::SnapshotState::kValidating});
   if (auto* done = std::get_if<queue::Outcome>(&subject)) return *done;
   const catalog::Snapshot& snap = std::get<catalog::Snapshot>(subject);
   JsonObject result;

@@ -1,4 +1,4 @@
-// The five storage handlers of the reference (design brief §7). Each
+// The five storage handlers (docs/ARCHITECTURE.md, "Handlers"). Each
 // returns data: the subject's verdict is the job's result, not a job
 // failure. Errors that stop a handler (transient store or database
 // problems, a lost lease, a store misconfiguration an operator can fix)
@@ -13,6 +13,7 @@
 
 #include "cas/closure.h"
 #include "catalog/snapshots.h"
+#include "catalog/states.h"
 #include "common/status.h"
 #include "handlers/job_context.h"
 #include "handlers/payload.h"
@@ -33,11 +34,11 @@ queue::Outcome RetryOn(const Status& status);
 queue::Outcome Skipped(std::string_view state);
 
 // The snapshot a job is about, or the outcome that ends the job right away:
-// Fail when it does not exist, Retry when it cannot be read, Skipped when
-// its state is none of `states`.
+// Fail when it does not exist, Retry when it cannot be read, Skipped (with
+// its state's name) when its state is none of `states`.
 std::variant<catalog::Snapshot, queue::Outcome> LoadSnapshotIn(
     JobContext& ctx, int64_t id,
-    std::initializer_list<std::string_view> states);
+    std::initializer_list<catalog::SnapshotState> states);
 
 // The closure-walk limits of the settings (AWC_MANIFEST_MAX_BYTES, ...).
 cas::ClosureLimits LimitsFrom(const config::Settings& settings);

@@ -12,15 +12,20 @@ queue::Outcome ExpireWorkspace(JobContext& ctx, const WorkspacePayload& p) {
     return queue::Outcome::Fail("workspace " + std::to_string(p.workspace_id) +
                                 " does not exist");
   }
+  using catalog::WorkspaceState;
   JsonObject result;
   if (step->from == step->to) {
-    result.Str("verdict", step->from == "EXPIRED" ? "skipped" : "unchanged")
-        .Str("state", step->from);
+    result
+        .Str("verdict",
+             step->from == WorkspaceState::kExpired ? "skipped" : "unchanged")
+        .Str("state", catalog::WorkspaceStateName(step->from));
   } else {
     result.Str("verdict", "transitioned")
-        .Str("from", step->from)
-        .Str("to", step->to);
-    if (step->to == "EXPIRED") result.Int("released_snapshots", step->released);
+        .Str("from", catalog::WorkspaceStateName(step->from))
+        .Str("to", catalog::WorkspaceStateName(step->to));
+    if (step->to == WorkspaceState::kExpired) {
+      result.Int("released_snapshots", step->released);
+    }
   }
   if (step->next_due.empty()) {
     result.Null("next_due");

@@ -4,23 +4,11 @@
 #include <map>
 
 #include "cas/sha256.h"
+#include "migrate/migrate_sql.h"
 #include "obs/log.h"
 
 namespace awc::migrate {
 namespace {
-
-// Key of the advisory lock that serialises migration runners ("awc-mig").
-constexpr const char* kLockKey = "6383251660122681191";
-
-constexpr const char* kBootstrap = R"sql(
-CREATE SCHEMA IF NOT EXISTS awc;
-CREATE TABLE IF NOT EXISTS awc.schema_migrations (
-  version    integer PRIMARY KEY,
-  name       text NOT NULL,
-  checksum   text NOT NULL,
-  applied_at timestamptz NOT NULL DEFAULT now()
-);
-)sql";
 
 struct Applied {
   std::string name;
@@ -34,10 +22,7 @@ Result<SchemaState> Check(db::PgConn& conn,
                           bool table_exists) {
   std::map<int, Applied> applied;
   if (table_exists) {
-    AWC_ASSIGN_OR_RETURN(
-        db::PgResult rows,
-        conn.Exec("SELECT version, name, checksum FROM awc.schema_migrations"
-                  " ORDER BY version"));
+    AWC_ASSIGN_OR_RETURN(db::PgResult rows, conn.Exec(sql::kApplied));
     for (int r = 0; r < rows.rows(); ++r) {
       applied[static_cast<int>(rows.GetInt(r, 0))] = {rows.GetString(r, 1),
                                                       rows.GetString(r, 2)};
@@ -70,9 +55,7 @@ Result<SchemaState> Check(db::PgConn& conn,
 }
 
 Result<bool> TableExists(db::PgConn& conn) {
-  AWC_ASSIGN_OR_RETURN(
-      db::PgResult r,
-      conn.Exec("SELECT to_regclass('awc.schema_migrations') IS NOT NULL"));
+  AWC_ASSIGN_OR_RETURN(db::PgResult r, conn.Exec(sql::kTableExists));
   return r.GetBool(0, 0);
 }
 
@@ -82,10 +65,8 @@ Result<std::vector<std::string>> Migrate(
     db::PgConn& conn, const std::vector<Migration>& migrations) {
   std::vector<std::string> done;
   Status s = db::InTransaction(conn, [&]() -> Status {
-    AWC_RETURN_IF_ERROR(
-        conn.Exec("SELECT pg_advisory_xact_lock($1::bigint)", {kLockKey})
-            .status());
-    AWC_RETURN_IF_ERROR(conn.Exec(kBootstrap).status());
+    AWC_RETURN_IF_ERROR(conn.Exec(sql::kLock, {sql::kLockKey}).status());
+    AWC_RETURN_IF_ERROR(conn.Exec(sql::kBootstrap).status());
     AWC_ASSIGN_OR_RETURN(SchemaState state, Check(conn, migrations, true));
     for (const Migration& m : migrations) {
       if (std::find(state.pending.begin(), state.pending.end(), m.name) ==
@@ -97,10 +78,8 @@ Result<std::vector<std::string>> Migrate(
         return applied.WithContext("migration " + std::string(m.name));
       }
       AWC_RETURN_IF_ERROR(
-          conn.Exec("INSERT INTO awc.schema_migrations (version, name, "
-                    "checksum) VALUES ($1, $2, $3)",
-                    {std::to_string(m.version), m.name,
-                     cas::Sha256::HexOf(m.sql)})
+          conn.Exec(sql::kRecordApplied, {std::to_string(m.version), m.name,
+                                          cas::Sha256::HexOf(m.sql)})
               .status());
       done.push_back(m.name);
     }

@@ -11,8 +11,9 @@
 // Every string passes through Scrub() (redact.h); bytes that are not UTF-8
 // become U+FFFD, and non-finite numbers become null.
 //
-// Startup errors before the supervisor runs are the exception: they are the
-// plain "awc-worker: <error>" line of the reference (see daemon/).
+// Startup errors before the supervisor runs are the exception: they are one
+// plain "awc-worker: <error>" line, after which the process exits 1 (see
+// daemon/ and docs/ARCHITECTURE.md, "Observability").
 #ifndef AWC_OBS_LOG_H_
 #define AWC_OBS_LOG_H_
 

@@ -1,4 +1,4 @@
-// Metrics: the instruments of the reference plus a few of our own, kept in a
+// Metrics: the job, error and worker instruments of awc-worker, kept in a
 // fixed-size region of shared memory.
 //
 // Contract:
@@ -16,7 +16,8 @@
 //  - RenderPrometheus() writes the text exposition format 0.0.4, label
 //    values escaped, instruments always present with HELP and TYPE.
 //
-// Instruments (names and labels of the reference are a contract):
+// Instruments (names and labels are a contract with dashboards and alerts;
+// docs/ARCHITECTURE.md, "Observability"):
 //   awc_background_jobs_total{kind,outcome}       counter
 //   awc_background_job_lag_seconds{kind}          gauge (last value)
 //   awc_api_errors_total{component="worker"}      counter

@@ -1,5 +1,6 @@
-// Operator-side queue statements (awcctl): enqueue and list. Producers'
-// contract is plain SQL (design brief §4); these are the same statements.
+// Operator-side queue statements (awcctl): enqueue and list. A producer's
+// contract is plain SQL (docs/ARCHITECTURE.md, "Data model and producer
+// contract"); Enqueue runs the same INSERT. The SQL is in queue_sql.h.
 #ifndef AWC_QUEUE_ADMIN_H_
 #define AWC_QUEUE_ADMIN_H_
 

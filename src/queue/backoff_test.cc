@@ -7,9 +7,9 @@
 namespace awc::queue {
 namespace {
 
-TEST(BackoffTest, BaseReproducesTheReferenceTable) {
-  // Reference: attempts-after-claim 0 -> 5 s, 1 -> 10 s, 2 -> 20 s,
-  // 3 -> 40 s, >= 6 -> 300 s; the k-th retry (k = 1 first) is attempts + 1.
+TEST(BackoffTest, BaseFollowsTheDocumentedTable) {
+  // docs/ARCHITECTURE.md, "Queue semantics": 5 s doubling per retry, capped
+  // at 300 s from the 7th retry on (k = 1 is the first retry).
   EXPECT_EQ(BackoffBaseSecs(1), 5);
   EXPECT_EQ(BackoffBaseSecs(2), 10);
   EXPECT_EQ(BackoffBaseSecs(3), 20);

@@ -1,0 +1,212 @@
+// Every SQL statement of the catalog (snapshots, their closures, workspaces,
+// tenants, the inventory outside GC, audit events), in one place.
+//
+// Values travel only as $n parameters. The statements the handlers run
+// (once or more per job) are executed with PgConn::ExecCached, prepared once
+// per connection; the producer-side ones of `awcctl import` run once per
+// import and are executed unprepared (docs/ARCHITECTURE.md, "Where code
+// goes"). States are SQL literals here and catalog/states.h enums in C++.
+#ifndef AWC_CATALOG_CATALOG_SQL_H_
+#define AWC_CATALOG_CATALOG_SQL_H_
+
+namespace awc::catalog::sql {
+
+// --- Snapshots: the handlers' statements (prepared) -----------------------
+
+// $1 snapshot id. Returns (id, tenant_id, workspace_id, root_digest, state,
+// pinned, age in seconds on the database clock).
+inline constexpr const char* kLoadSnapshot = R"sql(
+SELECT id, tenant_id, workspace_id, root_digest, state, pinned,
+       extract(epoch FROM now() - created_at)
+  FROM awc.snapshots WHERE id = $1
+)sql";
+
+// $1 snapshot id. Locks the row while it is still VALIDATING.
+inline constexpr const char* kLockValidating = R"sql(
+SELECT 1 FROM awc.snapshots WHERE id = $1 AND state = 'VALIDATING' FOR UPDATE
+)sql";
+
+// $1 snapshot id, $2 digests (text[]). One batch of closure rows.
+inline constexpr const char* kInsertClosure = R"sql(
+INSERT INTO awc.snapshot_objects (snapshot_id, digest)
+SELECT $1, unnest($2::text[]) ON CONFLICT DO NOTHING
+)sql";
+
+// $1 snapshot id, $2 object count, $3 byte count. Run under
+// kLockValidating's row lock.
+inline constexpr const char* kSetReady = R"sql(
+UPDATE awc.snapshots
+   SET state = 'READY', validated_at = now(), object_count = $2,
+       byte_count = $3, failure = NULL
+ WHERE id = $1
+)sql";
+
+// $1 snapshot id, $2 failure (JSON object). A row when it applied.
+inline constexpr const char* kSetFailed = R"sql(
+UPDATE awc.snapshots
+   SET state = 'FAILED', validated_at = now(), failure = $2::jsonb
+ WHERE id = $1 AND state = 'VALIDATING'
+RETURNING id
+)sql";
+
+// $1 snapshot id, $2 tenant, $3 after digest, $4 limit. A page of the
+// recorded closure with the inventory's sizes (NULL when no row).
+inline constexpr const char* kClosurePage = R"sql(
+SELECT so.digest, o.size
+  FROM awc.snapshot_objects so
+  LEFT JOIN awc.objects o ON o.tenant_id = $2 AND o.digest = so.digest
+ WHERE so.snapshot_id = $1 AND so.digest > $3
+ ORDER BY so.digest LIMIT $4
+)sql";
+
+// $1 snapshot id. A row when it applied.
+inline constexpr const char* kSetScrubbed = R"sql(
+UPDATE awc.snapshots SET scrubbed_at = now()
+ WHERE id = $1 AND state = 'READY'
+RETURNING id
+)sql";
+
+// $1 snapshot id, $2 failure (JSON object). A row when it applied.
+inline constexpr const char* kSetDegraded = R"sql(
+UPDATE awc.snapshots
+   SET state = 'DEGRADED', scrubbed_at = now(), failure = $2::jsonb
+ WHERE id = $1 AND state = 'READY'
+RETURNING id
+)sql";
+
+// $1 snapshot id, $2 tenant. Pins the snapshot's whole recorded closure.
+inline constexpr const char* kPinClosure = R"sql(
+INSERT INTO awc.gc_pins (tenant_id, digest, snapshot_id, reason)
+SELECT $2, digest, snapshot_id, 'degraded'
+  FROM awc.snapshot_objects WHERE snapshot_id = $1
+    ON CONFLICT DO NOTHING
+)sql";
+
+// $1 workspace id. Locks the workspace row; returns (state, retention).
+inline constexpr const char* kLockWorkspaceRetention = R"sql(
+SELECT state, retention::text FROM awc.workspaces WHERE id = $1 FOR UPDATE
+)sql";
+
+// $1 workspace id, $2 snapshot id. 1 + the READY snapshots of the workspace
+// newer than this one (by created_at, then id).
+inline constexpr const char* kReadyRank = R"sql(
+SELECT count(*) + 1 FROM awc.snapshots
+ WHERE workspace_id = $1 AND state = 'READY'
+   AND (created_at, id) > (SELECT created_at, id FROM awc.snapshots
+                            WHERE id = $2)
+)sql";
+
+// $1 snapshot id, $2 even if pinned (boolean). A row when it applied.
+inline constexpr const char* kRelease = R"sql(
+UPDATE awc.snapshots SET state = 'RELEASED', released_at = now()
+ WHERE id = $1 AND state = 'READY' AND (NOT pinned OR $2::boolean)
+RETURNING id
+)sql";
+
+// --- Workspaces: workspace_expire (prepared) ------------------------------
+
+// $1 workspace id, $2 grace seconds. Locks the row; returns (tenant_id,
+// state, due, renewed, grace over, expires_at as ISO text, end of the grace
+// as ISO text).
+inline constexpr const char* kLockWorkspace = R"sql(
+SELECT tenant_id, state,
+       expires_at IS NOT NULL AND expires_at <= now(),
+       expires_at IS NULL OR expires_at > now(),
+       expiring_since + make_interval(secs => $2::float8) <= now(),
+       to_char(expires_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),
+       to_char((expiring_since + make_interval(secs => $2::float8))
+               AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')
+  FROM awc.workspaces WHERE id = $1 FOR UPDATE
+)sql";
+
+// $1 workspace id.
+inline constexpr const char* kSetExpiring = R"sql(
+UPDATE awc.workspaces SET state = 'EXPIRING', expiring_since = now()
+ WHERE id = $1
+)sql";
+
+// $1 workspace id.
+inline constexpr const char* kSetRenewed = R"sql(
+UPDATE awc.workspaces SET state = 'ACTIVE', expiring_since = NULL
+ WHERE id = $1
+)sql";
+
+// $1 workspace id.
+inline constexpr const char* kSetExpired = R"sql(
+UPDATE awc.workspaces SET state = 'EXPIRED', expired_at = now() WHERE id = $1
+)sql";
+
+// $1 workspace id. Releases every snapshot of the workspace not released
+// yet; a row per snapshot.
+inline constexpr const char* kReleaseWorkspaceSnapshots = R"sql(
+UPDATE awc.snapshots SET state = 'RELEASED', released_at = now()
+ WHERE workspace_id = $1 AND state <> 'RELEASED'
+RETURNING id
+)sql";
+
+// --- Inventory: validation's side (prepared) ------------------------------
+
+// $1 tenant, $2 digests (text[]). The first one GC is deleting, if any.
+inline constexpr const char* kFirstDeleting = R"sql(
+SELECT digest FROM awc.objects
+ WHERE tenant_id = $1 AND digest = ANY($2::text[]) AND state = 'DELETING'
+ LIMIT 1
+)sql";
+
+// $1 tenant, $2 digests (text[]), $3 sizes (bigint[]). Existing rows are
+// left as they are.
+inline constexpr const char* kAddMissingObjects = R"sql(
+INSERT INTO awc.objects (tenant_id, digest, size)
+SELECT $1, u.d, u.s FROM unnest($2::text[], $3::bigint[]) AS u(d, s)
+    ON CONFLICT DO NOTHING
+)sql";
+
+// --- Audit (prepared) ------------------------------------------------------
+
+// $1 tenant (NULL for none), $2 event, $3 subject, $4 data (JSON object).
+inline constexpr const char* kRecordAudit = R"sql(
+INSERT INTO awc.audit_events (tenant_id, event, subject, data)
+VALUES ($1, $2, $3, $4::jsonb)
+)sql";
+
+// --- The producer side: awcctl import (unprepared) -------------------------
+
+// $1 tenant.
+inline constexpr const char* kEnsureTenant = R"sql(
+INSERT INTO awc.tenants (id) VALUES ($1) ON CONFLICT DO NOTHING
+)sql";
+
+// $1 workspace id, $2 tenant. A row when the workspace is the tenant's.
+inline constexpr const char* kWorkspaceOfTenant = R"sql(
+SELECT 1 FROM awc.workspaces WHERE id = $1 AND tenant_id = $2
+)sql";
+
+// $1 tenant, $2 digests (text[]). (digest, state) of those the inventory
+// holds.
+inline constexpr const char* kInventoryStates = R"sql(
+SELECT digest, state FROM awc.objects
+ WHERE tenant_id = $1 AND digest = ANY($2::text[])
+)sql";
+
+// $1 tenant, $2 digests (text[]), $3 sizes (bigint[]). Inserts the missing
+// objects LIVE and touches last_seen_at of the LIVE ones, locking their
+// rows; returns the digests it inserted or touched (not the DELETING ones).
+inline constexpr const char* kRegisterObjects = R"sql(
+INSERT INTO awc.objects AS o (tenant_id, digest, size)
+SELECT $1, u.d, u.s FROM unnest($2::text[], $3::bigint[]) AS u(d, s)
+    ON CONFLICT (tenant_id, digest) DO UPDATE SET last_seen_at = now()
+ WHERE o.state = 'LIVE'
+RETURNING o.digest
+)sql";
+
+// $1 tenant, $2 workspace id (NULL for none), $3 root digest. The new
+// snapshot is VALIDATING (the column default); returns its id.
+inline constexpr const char* kInsertSnapshot = R"sql(
+INSERT INTO awc.snapshots (tenant_id, workspace_id, root_digest)
+VALUES ($1, $2, $3)
+RETURNING id
+)sql";
+
+}  // namespace awc::catalog::sql
+
+#endif  // AWC_CATALOG_CATALOG_SQL_H_

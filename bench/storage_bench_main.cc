@@ -27,7 +27,7 @@
 //
 //   hash-files DIR
 //       Reads every regular file under DIR in 64 KiB chunks and hashes it
-//       with cas::Sha256 (OpenSSL EVP), as the walk does, without the
+//       with digest::Sha256 (OpenSSL EVP), as the walk does, without the
 //       store, the closure or the manifests: the cost floor of the walk.
 //
 //   gc --tenant T
@@ -64,9 +64,9 @@
 #include <vector>
 
 #include "cas/closure.h"
-#include "cas/ids.h"
+#include "digest/ids.h"
 #include "cas/manifest.h"
-#include "cas/sha256.h"
+#include "digest/sha256.h"
 #include "common/status.h"
 #include "config/config.h"
 #include "db/pg.h"
@@ -359,7 +359,7 @@ int HashFiles(const Args& a) {
     FILE* f = fopen(p.c_str(), "rbe");
     if (f == nullptr) Die("cannot open " + p);
     setvbuf(f, nullptr, _IONBF, 0);
-    awc::cas::Sha256 h;
+    awc::digest::Sha256 h;
     size_t n;
     while ((n = fread(buf.data(), 1, buf.size(), f)) > 0) {
       h.Update(buf.data(), n);
@@ -555,7 +555,7 @@ int ExplainPlan(const Args& a) {
   auto settings = LoadSettings();
   auto conn = Connect(settings);
   std::string tenant = a.Str("tenant");
-  if (!awc::cas::IsValidTenantId(tenant)) Die("malformed tenant id");
+  if (!awc::digest::IsValidTenantId(tenant)) Die("malformed tenant id");
   Check(conn->Exec("BEGIN").status(), "BEGIN");
   std::string epoch = Q(
       *conn,

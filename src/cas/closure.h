@@ -43,8 +43,8 @@
 #include <string>
 #include <vector>
 
-#include "cas/ids.h"
 #include "common/status.h"
+#include "digest/ids.h"
 #include "store/object_store.h"
 
 namespace awc::cas {
@@ -72,11 +72,12 @@ enum class Verdict {
 const char* VerdictCode(Verdict verdict);
 
 struct ClosureObject {
-  RawDigest sha256{};  // compact: a closure may hold ten million of these
+  digest::RawDigest
+      sha256{};  // compact: a closure may hold ten million of these
   uint64_t size = 0;
   bool is_manifest = false;
 
-  std::string digest() const { return FormatDigest(sha256); }
+  std::string digest() const { return digest::FormatDigest(sha256); }
 };
 
 struct ClosureReport {

@@ -1,6 +1,6 @@
 #include "store/object_store.h"
 
-#include "cas/ids.h"
+#include "digest/ids.h"
 #include "store/file_store.h"
 #include "store/memory_store.h"
 #if AWC_WITH_S3
@@ -10,10 +10,10 @@
 namespace awc::store {
 
 Result<ObjectKey> MakeKey(std::string_view tenant_id, std::string_view digest) {
-  if (!cas::IsValidTenantId(tenant_id)) {
+  if (!digest::IsValidTenantId(tenant_id)) {
     return Status::InvalidArgument("malformed tenant id");
   }
-  if (!cas::IsValidDigest(digest)) {
+  if (!digest::IsValidDigest(digest)) {
     return Status::InvalidArgument("malformed digest");
   }
   return ObjectKey{std::string(tenant_id), std::string(digest)};

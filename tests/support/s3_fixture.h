@@ -14,7 +14,7 @@
 #include <string_view>
 #include <vector>
 
-#include "cas/sha256.h"
+#include "digest/sha256.h"
 #include "common/redact.h"
 #include "store/object_store.h"
 #include "store/s3/s3_store.h"

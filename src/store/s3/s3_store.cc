@@ -8,7 +8,7 @@
 #include <cstring>
 #include <unordered_map>
 
-#include "cas/ids.h"
+#include "digest/ids.h"
 #include "store/s3/curl_ev.h"
 #include "store/s3/s3_errors.h"
 #include "store/s3/s3_transfer.h"
@@ -290,7 +290,7 @@ Result<std::vector<Status>> S3Store::DeleteMany(
 }
 
 Status S3Store::List(const std::string& tenant_id, const ListFn& each) {
-  if (!cas::IsValidTenantId(tenant_id)) {
+  if (!digest::IsValidTenantId(tenant_id)) {
     return Status::InvalidArgument("malformed tenant id");
   }
   std::string prefix = addr_.TenantPrefix(tenant_id);

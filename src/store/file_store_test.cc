@@ -12,9 +12,9 @@
 #include <string>
 #include <vector>
 
-#include "common/fault_env.h"
 #include "digest/sha256.h"
 #include "store/store_conformance.h"
+#include "testing/fault_env.h"
 
 namespace awc::store {
 namespace {

@@ -4,7 +4,6 @@
 #include <getopt.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <optional>
@@ -12,6 +11,7 @@
 #include <vector>
 
 #include "cli/importer.h"
+#include "common/numbers.h"
 #include "common/redact.h"
 #include "config/config.h"
 #include "db/pg.h"
@@ -55,12 +55,11 @@ int Fail(const Status& s) {
   return kRuntimeError;
 }
 
+// A positive integer argument (ParseInt64's syntax), or nullopt.
 std::optional<int64_t> ParsePositive(const char* text) {
-  char* end = nullptr;
-  errno = 0;
-  long long v = strtoll(text, &end, 10);
-  if (errno != 0 || end == text || *end != '\0' || v < 1) return std::nullopt;
-  return v;
+  Result<int64_t> v = ParseInt64(text);
+  if (!v.ok() || *v < 1) return std::nullopt;
+  return *v;
 }
 
 // What every command but help needs: settings and a database connection.

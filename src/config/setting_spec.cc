@@ -2,9 +2,7 @@
 
 #include <libpq-fe.h>
 
-#include <cerrno>
-#include <cstdlib>
-
+#include "common/numbers.h"
 #include "common/redact.h"
 #include "config/config.h"
 
@@ -107,24 +105,6 @@ Result<bool> ParseBool(const std::string& text) {
 
 std::span<const Spec> Specs() { return kSpecs; }
 
-Result<int64_t> ParseInt(const std::string& text) {
-  if (text.empty()) return Status::InvalidArgument("empty value");
-  size_t i = (text[0] == '-' || text[0] == '+') ? 1 : 0;
-  bool digits = i < text.size();
-  for (size_t j = i; j < text.size(); ++j) {
-    if (text[j] < '0' || text[j] > '9') digits = false;
-  }
-  if (!digits) {
-    return Status::InvalidArgument("\"" + text + "\" is not an integer");
-  }
-  errno = 0;
-  long long v = strtoll(text.c_str(), nullptr, 10);
-  if (errno == ERANGE) {
-    return Status::InvalidArgument("\"" + text + "\" is too large");
-  }
-  return static_cast<int64_t>(v);
-}
-
 // Applies one textual value to its setting; the error has no setting name
 // (callers add it, with file and line where there is one).
 Status Apply(const Spec& spec, const std::string& text, Settings* s) {
@@ -132,7 +112,7 @@ Status Apply(const Spec& spec, const std::string& text, Settings* s) {
     if (spec.check != nullptr) AWC_RETURN_IF_ERROR(spec.check(text));
     s->** f = text;
   } else if (auto* i = std::get_if<int64_t Settings::*>(&spec.field)) {
-    AWC_ASSIGN_OR_RETURN(int64_t v, ParseInt(text));
+    AWC_ASSIGN_OR_RETURN(int64_t v, ParseInt64(text));
     if (v < spec.min || v > spec.max) {
       return Status::InvalidArgument(text + " is out of range (" +
                                      std::to_string(spec.min) + ".." +

@@ -22,10 +22,10 @@ class S3HandlersTest : public S3StoreTest {
     store_ = Open();
     ASSERT_NE(store_, nullptr);
     cas_ = std::make_unique<CasFixture>(db_, *store_, "t1");
-    config::Settings s;
-    s.gc_grace_secs = 3600;
-    s.gc_canary_size = 3;
-    ctx_ = std::make_unique<TestContext>(db_, *store_, s);
+    handlers::HandlerOptions o;
+    o.sweep.grace_secs = 3600;
+    o.sweep.canary_size = 3;
+    ctx_ = std::make_unique<TestContext>(db_, *store_, o);
   }
   void TearDown() override {
     ctx_.reset();

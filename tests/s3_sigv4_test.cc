@@ -53,11 +53,11 @@ class SigV4Test : public S3StoreTest {
   ObjectStore* OpenThroughProxy(const std::string& secret,
                                 const std::string& url,
                                 int64_t timeout_ms = 20000) {
-    return Open(url, [&](config::Settings& s) {
-      s.s3_endpoint = "http://127.0.0.1:" + std::to_string(port_);
-      s.s3_region = kRegion;
-      s.s3_secret_access_key = secret;
-      s.s3_timeout_ms = timeout_ms;
+    return Open(url, [&](S3Options& s) {
+      s.endpoint = "http://127.0.0.1:" + std::to_string(port_);
+      s.region = kRegion;
+      s.secret_access_key = secret;
+      s.timeout_ms = timeout_ms;
     });
   }
 

@@ -18,8 +18,9 @@
 #include "handlers/payload.h"
 #include "migrate/migrator.h"
 #include "obs/log.h"
+#include "options/module_options.h"
 #include "queue/admin.h"
-#include "store/object_store.h"
+#include "store/open_store.h"
 
 namespace awc::cli {
 namespace {
@@ -129,13 +130,13 @@ int Import(const std::string& config_path, int argc, char** argv) {
   opt.dir = argv[optind];
   Result<Session> s = Open(config_path);
   if (!s.ok()) return Fail(s.status());
-  Result<store::StoreUrl> url = store::ParseStoreUrl(s->settings.cas_url);
+  Result<store::StoreUrl> url = options::StoreUrlFrom(s->settings);
   if (!url.ok()) return Fail(url.status());
   struct ev_loop* loop = ev_loop_new(EVFLAG_AUTO);
   int code = 0;
   {
     Result<std::unique_ptr<store::ObjectStore>> st =
-        store::OpenStore(*url, s->settings, loop);
+        store::OpenStore(*url, options::S3OptionsFrom(s->settings), loop);
     Result<ImportResult> r = st.ok() ? ImportTree(*s->conn, **st, opt)
                                      : Result<ImportResult>(st.status());
     if (!r.ok()) {

@@ -14,7 +14,8 @@ Result<int64_t> ParseInt64(std::string_view text) {
   for (size_t j = i; j < s.size(); ++j) {
     if (s[j] < '0' || s[j] > '9') digits = false;
   }
-  if (!digits) return Status::InvalidArgument("\"" + s + "\" is not an integer");
+  if (!digits)
+    return Status::InvalidArgument("\"" + s + "\" is not an integer");
   errno = 0;
   long long v = strtoll(s.c_str(), nullptr, 10);
   if (errno == ERANGE) {

@@ -1,4 +1,4 @@
-// The five storage handlers of the reference (design brief §7). Each
+// The five storage handlers (docs/ARCHITECTURE.md, "Handlers"). Each
 // returns data: the subject's verdict is the job's result, not a job
 // failure. Errors that stop a handler (transient store or database
 // problems, a lost lease, a store misconfiguration an operator can fix)
@@ -38,9 +38,6 @@ queue::Outcome Skipped(std::string_view state);
 std::variant<catalog::Snapshot, queue::Outcome> LoadSnapshotIn(
     JobContext& ctx, int64_t id,
     std::initializer_list<std::string_view> states);
-
-// The closure-walk limits of the settings (AWC_MANIFEST_MAX_BYTES, ...).
-cas::ClosureLimits LimitsFrom(const config::Settings& settings);
 
 }  // namespace awc::handlers
 

@@ -1,5 +1,6 @@
 // The closure of a snapshot: every object reachable from its root manifest,
-// and the checks that make a snapshot valid (design brief §5, §7).
+// and the checks that make a snapshot valid (docs/ARCHITECTURE.md,
+// "Manifests and closures").
 //
 // WalkClosure contract:
 //  - Visits each digest once, however many manifests share it (a DAG),

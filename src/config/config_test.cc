@@ -3,11 +3,11 @@
 namespace awc::config {
 namespace {
 
-TEST_F(ConfigTest, DefaultsMatchTheReferenceAndTheDesign) {
+TEST_F(ConfigTest, DefaultsAreTheDocumentedOnes) {
   Result<Config> c = Load();
   ASSERT_TRUE(c.ok()) << c.status().ToString();
   const Settings& s = c->settings();
-  // The reference's table.
+  // The defaults of awc-worker(8) and awc-worker.conf(5).
   EXPECT_EQ(s.database_url, "");
   EXPECT_EQ(s.cas_url, "");
   EXPECT_EQ(s.worker_id, "awc-worker");

@@ -33,6 +33,19 @@ const std::string kPair =
 
 std::vector<Refusal> Refusals() {
   std::vector<Refusal> r = {
+      {"CasUrlSchemeUnsupported",
+       {{"AWC_CAS_URL", "ftp://x/y"}},
+       "AWC_CAS_URL",
+       "AWC_CAS_URL: unsupported scheme \"ftp://\" (expected memory://, "
+       "file:///absolute/path or s3://bucket[/prefix])"},
+      {"CasUrlRelativePath",
+       {{"AWC_CAS_URL", "file://relative/path"}},
+       "AWC_CAS_URL",
+       "AWC_CAS_URL: file:// needs an absolute path, as in "
+       "file:///var/lib/awc"},
+  };
+#if AWC_WITH_S3
+  std::vector<Refusal> s3 = {
       {"EndpointSchemeIsNotHttp",
        {{"AWC_CAS_URL", "s3://awc-bucket"},
         {"AWC_S3_ENDPOINT", "ftp://s3.example"}},
@@ -68,16 +81,6 @@ std::vector<Refusal> Refusals() {
        {{"AWC_CAS_URL", "s3://awc-bucket"}, {"AWC_S3_MAX_CONCURRENCY", "300"}},
        "AWC_S3_MAX_CONCURRENCY",
        "AWC_S3_MAX_CONCURRENCY: 300 is out of range (1..256)"},
-      {"CasUrlSchemeUnsupported",
-       {{"AWC_CAS_URL", "ftp://x/y"}},
-       "AWC_CAS_URL",
-       "AWC_CAS_URL: unsupported scheme \"ftp://\" (expected memory://, "
-       "file:///absolute/path or s3://bucket[/prefix])"},
-      {"CasUrlRelativePath",
-       {{"AWC_CAS_URL", "file://relative/path"}},
-       "AWC_CAS_URL",
-       "AWC_CAS_URL: file:// needs an absolute path, as in "
-       "file:///var/lib/awc"},
       {"CasUrlCarriesCredentials",
        {{"AWC_CAS_URL", "s3://AKIDCASURL:Url-Secret-5@awc-bucket"}},
        "AWC_CAS_URL",
@@ -85,12 +88,14 @@ std::vector<Refusal> Refusals() {
        "AWC_S3_ACCESS_KEY_ID and AWC_S3_SECRET_ACCESS_KEY",
        {"AKIDCASURL", "Url-Secret-5"}},
   };
-#if !AWC_WITH_S3
+  r.insert(r.end(), s3.begin(), s3.end());
+#else
   r.push_back({"S3StoreNotBuilt",
-               {{"AWC_CAS_URL", "s3://awc-bucket"}},
+               {{"AWC_CAS_URL", "s3://AKIDCASURL:Url-Secret-5@awc-bucket"}},
                "AWC_CAS_URL",
                "AWC_CAS_URL: s3:// is not supported by this build; rebuild "
-               "with cmake -DAWC_WITH_S3=ON (needs libcurl4-openssl-dev)"});
+               "with cmake -DAWC_WITH_S3=ON (needs libcurl4-openssl-dev)",
+               {"AKIDCASURL", "Url-Secret-5"}});
 #endif
   return r;
 }

@@ -1,5 +1,7 @@
 // The handlers over the s3:// store against s3rver: validation (including
 // the server going away mid-walk), scrub and GC.
+#if AWC_WITH_S3
+
 #include <gtest/gtest.h>
 
 #include "gc/sweep.h"
@@ -110,3 +112,5 @@ TEST_F(S3HandlersTest, GcDeletesGarbageWithDeleteObjects) {
 
 }  // namespace
 }  // namespace awc::store::s3test
+
+#endif  // AWC_WITH_S3

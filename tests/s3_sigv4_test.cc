@@ -2,6 +2,8 @@
 // verifier (tests/support/sigv4_proxy.py, standard-library Python that
 // reproduces AWS's published example signature) in front of s3rver, which
 // does not check SigV4 itself. What real S3 would reject fails here too.
+#if AWC_WITH_S3
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -146,3 +148,5 @@ TEST_F(SlowLinkTest, ALargeObjectThatKeepsMovingIsNotCutOff) {
 
 }  // namespace
 }  // namespace awc::store::s3test
+
+#endif  // AWC_WITH_S3

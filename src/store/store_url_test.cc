@@ -29,12 +29,12 @@ TEST(StoreUrlTest, FileNeedsAnAbsolutePath) {
 }
 
 TEST(StoreUrlTest, S3BucketAndPrefix) {
-  auto r = ParseStoreUrl("s3://my-bucket/some/prefix/");
+  auto r = ParseStoreUrl("s3://my-bucket/some/prefix/", /*s3_built=*/true);
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(r->scheme, StoreUrl::Scheme::kS3);
   EXPECT_EQ(r->bucket, "my-bucket");
   EXPECT_EQ(r->prefix, "some/prefix");
-  auto bare = ParseStoreUrl("s3://my-bucket");
+  auto bare = ParseStoreUrl("s3://my-bucket", /*s3_built=*/true);
   ASSERT_TRUE(bare.ok());
   EXPECT_EQ(bare->prefix, "");
   EXPECT_NE(Error("s3://Bad_Bucket").find("is not a valid bucket name"),

@@ -549,7 +549,7 @@ def report(a, header, notes, file_r, s3_r, gc_r):
             "   walk       = cas::WalkClosure (awc-bench-storage walk), the "
             "validate handler's walk; its own clock",
             "   hash-files = read every object file in 64 KiB chunks + "
-            "cas::Sha256 (OpenSSL), no store, no closure",
+            "digest::Sha256 (OpenSSL), no store, no closure",
             "   sha256sum  = find DIR -type f -print0 | xargs -0 sha256sum "
             "(GNU coreutils, its own SHA-256 code)",
             "   openssl    = find DIR -type f -print0 | xargs -0 openssl dgst "

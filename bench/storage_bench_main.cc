@@ -27,7 +27,7 @@
 //
 //   hash-files DIR
 //       Reads every regular file under DIR in 64 KiB chunks and hashes it
-//       with cas::Sha256 (OpenSSL EVP), as the walk does, without the
+//       with digest::Sha256 (OpenSSL EVP), as the walk does, without the
 //       store, the closure or the manifests: the cost floor of the walk.
 //
 //   gc --tenant T
@@ -64,18 +64,19 @@
 #include <vector>
 
 #include "cas/closure.h"
-#include "cas/ids.h"
 #include "cas/manifest.h"
-#include "cas/sha256.h"
 #include "common/status.h"
 #include "config/config.h"
 #include "db/pg.h"
+#include "digest/ids.h"
+#include "digest/sha256.h"
 #include "gc/gc_sql.h"
 #include "gc/sweep.h"
-#include "handlers/storage_handlers.h"
 #include "migrate/migrator.h"
 #include "obs/log.h"
+#include "options/module_options.h"
 #include "store/object_store.h"
+#include "store/open_store.h"
 #include "store/store_url.h"
 #if AWC_WITH_S3
 #include "store/s3/s3_store.h"
@@ -98,7 +99,8 @@ void Check(const Status& s, const char* what) {
 double Now() {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+  return static_cast<double>(ts.tv_sec) +
+         static_cast<double>(ts.tv_nsec) * 1e-9;
 }
 
 struct Cpu {
@@ -106,8 +108,9 @@ struct Cpu {
   static Cpu Self() {
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
-    return {static_cast<double>(ru.ru_utime.tv_sec) + ru.ru_utime.tv_usec * 1e-6,
-            static_cast<double>(ru.ru_stime.tv_sec) + ru.ru_stime.tv_usec * 1e-6};
+    return {
+        static_cast<double>(ru.ru_utime.tv_sec) + ru.ru_utime.tv_usec * 1e-6,
+        static_cast<double>(ru.ru_stime.tv_sec) + ru.ru_stime.tv_usec * 1e-6};
   }
 };
 
@@ -152,9 +155,10 @@ awc::config::Settings LoadSettings() {
 std::unique_ptr<awc::store::ObjectStore> OpenStore(
     const awc::config::Settings& s, struct ev_loop* loop) {
   if (s.cas_url.empty()) Die("AWC_CAS_URL is not set");
-  auto url = awc::store::ParseStoreUrl(s.cas_url);
+  auto url = awc::options::StoreUrlFrom(s);
   if (!url.ok()) Die(url.status().message());
-  auto store = awc::store::OpenStore(*url, s, loop);
+  auto store =
+      awc::store::OpenStore(*url, awc::options::S3OptionsFrom(s), loop);
   if (!store.ok()) Die(store.status().message());
   return std::move(*store);
 }
@@ -253,7 +257,8 @@ int Gen(const Args& a) {
   const uint64_t n_large =
       large == 0 ? 0
                  : static_cast<uint64_t>(static_cast<double>(total) * share /
-                                         static_cast<double>(large) + 0.5);
+                                             static_cast<double>(large) +
+                                         0.5);
   const uint64_t small_budget = total - std::min(total, n_large * large);
 
   double t0 = Now();
@@ -281,7 +286,8 @@ int Gen(const Args& a) {
   for (int d = 0; d < fanout; ++d) {
     std::vector<awc::cas::ManifestEntry> dir;
     for (int s = 0; s < fanout; ++s) {
-      dir.push_back(w.Manifest(Name("s", s, 2), std::move(leaf[d * fanout + s])));
+      dir.push_back(
+          w.Manifest(Name("s", s, 2), std::move(leaf[d * fanout + s])));
     }
     root.push_back(w.Manifest(Name("d", d, 2), std::move(dir)));
   }
@@ -305,7 +311,7 @@ int Walk(const Args& a) {
   auto store = OpenStore(settings, loop);
   std::string tenant = a.Str("tenant");
   std::string root = a.Str("root");
-  awc::cas::ClosureLimits limits = awc::handlers::LimitsFrom(settings);
+  awc::cas::ClosureLimits limits = awc::options::ClosureLimitsFrom(settings);
   int64_t checkpoints = 0;
   Cpu c0 = Cpu::Self();
   double t0 = Now();
@@ -320,13 +326,14 @@ int Walk(const Args& a) {
     Die(std::string("walk verdict ") + awc::cas::VerdictCode(report->verdict) +
         " on " + report->digest + ": " + report->detail);
   }
-  printf("{\"scheme\": \"%s\", \"parallelism\": %d, \"seconds\": %.6f, "
-         "\"cpu_user\": %.3f, \"cpu_sys\": %.3f, \"objects\": %zu, "
-         "\"bytes\": %" PRIu64 ", \"reads\": %" PRIu64 ", \"checkpoints\": %"
-         PRId64,
-         store->scheme(), store->parallelism(), secs, c1.user - c0.user,
-         c1.sys - c0.sys, report->objects.size(), report->bytes, report->reads,
-         checkpoints);
+  printf(
+      "{\"scheme\": \"%s\", \"parallelism\": %d, \"seconds\": %.6f, "
+      "\"cpu_user\": %.3f, \"cpu_sys\": %.3f, \"objects\": %zu, "
+      "\"bytes\": %" PRIu64 ", \"reads\": %" PRIu64
+      ", \"checkpoints\": %" PRId64,
+      store->scheme(), store->parallelism(), secs, c1.user - c0.user,
+      c1.sys - c0.sys, report->objects.size(), report->bytes, report->reads,
+      checkpoints);
 #if AWC_WITH_S3
   if (std::string(store->scheme()) == "s3") {
     awc::store::S3Stats st = awc::store::GetS3Stats(*store);
@@ -359,7 +366,7 @@ int HashFiles(const Args& a) {
     FILE* f = fopen(p.c_str(), "rbe");
     if (f == nullptr) Die("cannot open " + p);
     setvbuf(f, nullptr, _IONBF, 0);
-    awc::cas::Sha256 h;
+    awc::digest::Sha256 h;
     size_t n;
     while ((n = fread(buf.data(), 1, buf.size(), f)) > 0) {
       h.Update(buf.data(), n);
@@ -370,7 +377,8 @@ int HashFiles(const Args& a) {
   }
   double secs = Now() - t0;
   Cpu c1 = Cpu::Self();
-  printf("{\"files\": %zu, \"bytes\": %" PRIu64 ", \"seconds\": %.6f, "
+  printf("{\"files\": %zu, \"bytes\": %" PRIu64
+         ", \"seconds\": %.6f, "
          "\"cpu_user\": %.3f, \"cpu_sys\": %.3f}\n",
          paths.size(), bytes, secs, c1.user - c0.user, c1.sys - c0.sys);
   return 0;
@@ -380,13 +388,8 @@ int HashFiles(const Args& a) {
 
 awc::gc::SweepOptions SweepOptionsFrom(const awc::config::Settings& s,
                                        const std::string& holder) {
-  awc::gc::SweepOptions o;
-  o.grace_secs = s.gc_grace_secs;
-  o.batch_size = s.gc_batch_size;
-  o.canary_size = s.gc_canary_size;
-  o.dry_run = s.gc_dry_run;
+  awc::gc::SweepOptions o = awc::options::SweepOptionsFrom(s);
   o.holder = holder;
-  o.lock_ttl_secs = static_cast<double>(s.worker_lease_secs);
   return o;
 }
 
@@ -404,8 +407,10 @@ int Gc(const Args& a) {
   auto conn = Connect(settings);
   std::string tenant = a.Str("tenant");
   int64_t objects_before =
-      std::stoll(Q(*conn, "SELECT count(*) FROM awc.objects WHERE tenant_id "
-                          "= $1", {tenant}));
+      std::stoll(Q(*conn,
+                   "SELECT count(*) FROM awc.objects WHERE tenant_id "
+                   "= $1",
+                   {tenant}));
 
   // Plan only, twice: the first warms PostgreSQL's buffers after the
   // database was copied from its template.
@@ -464,8 +469,8 @@ int Gc(const Args& a) {
   o.dry_run = false;
   Cpu c0 = Cpu::Self();
   double t0 = Now();
-  auto full = awc::gc::RunSweep(*conn, *store, tenant, o,
-                                [&] { return at("checkpoint"); }, hooks);
+  auto full = awc::gc::RunSweep(
+      *conn, *store, tenant, o, [&] { return at("checkpoint"); }, hooks);
   double t_end = Now();
   Cpu c1 = Cpu::Self();
   if (!full.ok()) Die("full epoch: " + full.status().message());
@@ -491,7 +496,8 @@ int Gc(const Args& a) {
       ++batches;
     } else if (w == "store") {
       store_del += d;
-    } else if (w == "canary" || (w == "checkpoint" && std::string(prev) == "store")) {
+    } else if (w == "canary" ||
+               (w == "checkpoint" && std::string(prev) == "store")) {
       finish += d;
     } else if (w == "checkpoint" && std::string(prev) == "canary") {
       canary += d;
@@ -510,7 +516,8 @@ int Gc(const Args& a) {
       {std::to_string(full->epoch_id)});
   if (!deleted.ok()) Die(deleted.status().message());
   std::set<std::string> got;
-  for (int i = 0; i < deleted->rows(); ++i) got.insert(deleted->GetString(i, 0));
+  for (int i = 0; i < deleted->rows(); ++i)
+    got.insert(deleted->GetString(i, 0));
   bool same = got == expected;
   int64_t still_stored = 0;
   for (const std::string& d : expected) {
@@ -518,8 +525,10 @@ int Gc(const Args& a) {
     if (store->Head(*key).ok()) ++still_stored;
   }
   int64_t objects_after =
-      std::stoll(Q(*conn, "SELECT count(*) FROM awc.objects WHERE tenant_id "
-                          "= $1", {tenant}));
+      std::stoll(Q(*conn,
+                   "SELECT count(*) FROM awc.objects WHERE tenant_id "
+                   "= $1",
+                   {tenant}));
 
   printf("{\"objects\": %" PRId64 ", \"eligible\": %" PRId64
          ", \"dry_first_seconds\": %.6f, \"dry_seconds\": %.6f, "
@@ -536,7 +545,8 @@ int Gc(const Args& a) {
   conn.reset();
   store.reset();
   ev_loop_destroy(loop);
-  if (!same || still_stored != 0 || objects_after != objects_before - full->deleted) {
+  if (!same || still_stored != 0 ||
+      objects_after != objects_before - full->deleted) {
     Die("the full epoch did not delete exactly the dry run's candidates");
   }
   return 0;
@@ -555,7 +565,7 @@ int ExplainPlan(const Args& a) {
   auto settings = LoadSettings();
   auto conn = Connect(settings);
   std::string tenant = a.Str("tenant");
-  if (!awc::cas::IsValidTenantId(tenant)) Die("malformed tenant id");
+  if (!awc::digest::IsValidTenantId(tenant)) Die("malformed tenant id");
   Check(conn->Exec("BEGIN").status(), "BEGIN");
   std::string epoch = Q(
       *conn,
@@ -574,11 +584,12 @@ int ExplainPlan(const Args& a) {
   // EXECUTE takes no bind parameters: the values are spelled out (the
   // tenant id was validated, the rest are numbers).
   auto r = conn->Exec("EXPLAIN (ANALYZE, BUFFERS) EXECUTE awc_plan('" + tenant +
-                      "', '" + std::to_string(settings.gc_grace_secs) +
-                      "', '" + epoch + "', '" +
-                      std::to_string(settings.gc_batch_size) + "')");
+                      "', '" + std::to_string(settings.gc_grace_secs) + "', '" +
+                      epoch + "', '" + std::to_string(settings.gc_batch_size) +
+                      "')");
   if (!r.ok()) Die("EXPLAIN: " + r.status().message());
-  for (int i = 0; i < r->rows(); ++i) printf("%s\n", r->GetString(i, 0).c_str());
+  for (int i = 0; i < r->rows(); ++i)
+    printf("%s\n", r->GetString(i, 0).c_str());
   (void)conn->Exec("ROLLBACK");
   return 0;
 }

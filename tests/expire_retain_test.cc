@@ -13,9 +13,9 @@ class LifecycleTest : public ::testing::Test {
  protected:
   LifecycleTest() : store_(store::NewMemoryStore()), cas_(db_, *store_, "t1") {
     db_.Migrate();
-    config::Settings s;
-    s.retention_grace_secs = 3600;
-    ctx_ = std::make_unique<TestContext>(db_, *store_, s);
+    handlers::HandlerOptions o;
+    o.retention_grace_secs = 3600;
+    ctx_ = std::make_unique<TestContext>(db_, *store_, o);
     root_ = cas_.Manifest({cas_.E("f", cas_.Blob("x"))});
   }
 

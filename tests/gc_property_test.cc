@@ -26,11 +26,11 @@ class GcPropertyTest : public ::testing::TestWithParam<unsigned> {
     auto st = store::NewFileStore(dir_.path());
     EXPECT_TRUE(st.ok()) << st.status().message();
     store_ = std::move(*st);
-    config::Settings s;
-    s.gc_grace_secs = kGrace;
-    s.gc_batch_size = 7;
-    s.gc_canary_size = 2;
-    ctx_ = std::make_unique<TestContext>(db_, *store_, s);
+    handlers::HandlerOptions o;
+    o.sweep.grace_secs = kGrace;
+    o.sweep.batch_size = 7;
+    o.sweep.canary_size = 2;
+    ctx_ = std::make_unique<TestContext>(db_, *store_, o);
     for (int i = 0; i < 24; ++i)
       pool_.push_back("content-" + std::to_string(i));
   }

@@ -17,19 +17,19 @@ class GcTest : public ::testing::Test {
  protected:
   GcTest() : store_(store::NewMemoryStore()), cas_(db_, *store_, "t1") {
     db_.Migrate();
-    config::Settings s;
-    s.gc_grace_secs = kGrace;
-    s.gc_batch_size = 1000;
-    s.gc_canary_size = 10;
-    ctx_ = std::make_unique<TestContext>(db_, *store_, s);
+    handlers::HandlerOptions o;
+    o.sweep.grace_secs = kGrace;
+    o.sweep.batch_size = 1000;
+    o.sweep.canary_size = 10;
+    ctx_ = std::make_unique<TestContext>(db_, *store_, o);
   }
 
   gc::SweepOptions Options() {
     gc::SweepOptions o;
     o.grace_secs = kGrace;
-    o.batch_size = ctx_->settings().gc_batch_size;
-    o.canary_size = ctx_->settings().gc_canary_size;
-    o.dry_run = ctx_->settings().gc_dry_run;
+    o.batch_size = ctx_->options().sweep.batch_size;
+    o.canary_size = ctx_->options().sweep.canary_size;
+    o.dry_run = ctx_->options().sweep.dry_run;
     o.holder = "test-" + std::to_string(++holders_);
     return o;
   }
@@ -157,7 +157,7 @@ TEST_F(GcTest, ObjectReferencedAfterPlanningSurvives) {
 
 TEST_F(GcTest, DryRunRecordsThePlanAndDeletesNothing) {
   auto garbage = Garbage(5, "g");
-  ctx_->mutable_settings().gc_dry_run = true;
+  ctx_->mutable_options().sweep.dry_run = true;
   queue::Outcome o =
       handlers::SweepTenant(*ctx_, handlers::TenantPayload{"t1"});
   ASSERT_EQ(o.kind, queue::Outcome::Kind::kComplete) << o.error;
@@ -173,8 +173,8 @@ TEST_F(GcTest, DryRunRecordsThePlanAndDeletesNothing) {
 
 TEST_F(GcTest, BatchAndCanaryLimitsHold) {
   auto garbage = Garbage(25, "g");  // garbage[24] is the oldest
-  ctx_->mutable_settings().gc_batch_size = 10;
-  ctx_->mutable_settings().gc_canary_size = 3;
+  ctx_->mutable_options().sweep.batch_size = 10;
+  ctx_->mutable_options().sweep.canary_size = 3;
   int canary_checks = 0;
   int64_t deleted_at_canary = -1;
   gc::SweepHooks hooks;
@@ -203,7 +203,7 @@ TEST_F(GcTest, BatchAndCanaryLimitsHold) {
 
 TEST_F(GcTest, CanaryThatHitsALiveDigestAbortsTheEpoch) {
   auto garbage = Garbage(8, "g");
-  ctx_->mutable_settings().gc_canary_size = 2;
+  ctx_->mutable_options().sweep.canary_size = 2;
   gc::SweepHooks hooks;
   hooks.before_canary_check = [&](int64_t epoch) {
     // Inject the bug the canary exists for: a live closure that references
@@ -255,7 +255,7 @@ TEST_F(GcTest, ConcurrentSweepOfTheSameTenantIsDeferred) {
 
 TEST_F(GcTest, TwoSweepsAtOnceOneRunsTheOtherIsDeferred) {
   auto garbage = Garbage(4, "g");
-  TestContext second(db_, *store_, ctx_->settings());
+  TestContext second(db_, *store_, ctx_->options());
   second.NextJob();
   queue::Outcome during;
   gc::SweepHooks hooks;
@@ -300,7 +300,7 @@ TEST_F(GcTest, CrashBetweenStoreDeleteAndRowRemovalResumes) {
 
 TEST_F(GcTest, CrashAfterPlanOrMarkResumes) {
   auto garbage = Garbage(6, "g");
-  ctx_->mutable_settings().gc_canary_size = 2;
+  ctx_->mutable_options().sweep.canary_size = 2;
   gc::SweepHooks after_plan;
   after_plan.after_plan = [](int64_t) { return Status::Internal("crash"); };
   ASSERT_FALSE(Sweep(after_plan).ok());

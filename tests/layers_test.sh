@@ -27,13 +27,6 @@ layer_of() {
 # Each line is "file folder": `file` may include headers of `folder`. An
 # entry that is no longer needed fails the check, so the list only shrinks.
 exceptions="
-src/store/object_store.h config
-src/store/s3/s3_store.h config
-src/store/memory_store.cc cas
-src/store/object_store.cc cas
-src/store/file_store.cc cas
-src/store/s3/s3_transfer.cc cas
-src/store/s3/s3_store.cc cas
 src/worker/worker.h supervisor
 "
 

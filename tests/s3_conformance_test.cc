@@ -27,12 +27,12 @@ class S3TestStore : public TestStore {
     if (!server_.ok() || !server_.CreateBucket("conformance")) {
       return Status::Internal("s3rver did not start");
     }
-    config::Settings s;
-    s.s3_endpoint = server_.Endpoint();
-    s.s3_force_path_style = true;
-    s.s3_access_key_id = awc::testing::S3Server::kAccessKeyId;
-    s.s3_secret_access_key = "conformance-secret";
-    s.s3_max_concurrency = 3;
+    S3Options s;
+    s.endpoint = server_.Endpoint();
+    s.force_path_style = true;
+    s.access_key_id = awc::testing::S3Server::kAccessKeyId;
+    s.secret_access_key = "conformance-secret";
+    s.max_concurrency = 3;
     AWC_ASSIGN_OR_RETURN(StoreUrl url, ParseStoreUrl("s3://conformance/p"));
     AWC_ASSIGN_OR_RETURN(store_, NewS3Store(url, s, loop_));
     return Status::OK();

@@ -1,5 +1,7 @@
 // The handlers over the s3:// store against s3rver: validation (including
 // the server going away mid-walk), scrub and GC.
+#if AWC_WITH_S3
+
 #include <gtest/gtest.h>
 
 #include "gc/sweep.h"
@@ -22,10 +24,10 @@ class S3HandlersTest : public S3StoreTest {
     store_ = Open();
     ASSERT_NE(store_, nullptr);
     cas_ = std::make_unique<CasFixture>(db_, *store_, "t1");
-    config::Settings s;
-    s.gc_grace_secs = 3600;
-    s.gc_canary_size = 3;
-    ctx_ = std::make_unique<TestContext>(db_, *store_, s);
+    handlers::HandlerOptions o;
+    o.sweep.grace_secs = 3600;
+    o.sweep.canary_size = 3;
+    ctx_ = std::make_unique<TestContext>(db_, *store_, o);
   }
   void TearDown() override {
     ctx_.reset();
@@ -110,3 +112,5 @@ TEST_F(S3HandlersTest, GcDeletesGarbageWithDeleteObjects) {
 
 }  // namespace
 }  // namespace awc::store::s3test
+
+#endif  // AWC_WITH_S3

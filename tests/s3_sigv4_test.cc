@@ -2,6 +2,8 @@
 // verifier (tests/support/sigv4_proxy.py, standard-library Python that
 // reproduces AWS's published example signature) in front of s3rver, which
 // does not check SigV4 itself. What real S3 would reject fails here too.
+#if AWC_WITH_S3
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -53,11 +55,11 @@ class SigV4Test : public S3StoreTest {
   ObjectStore* OpenThroughProxy(const std::string& secret,
                                 const std::string& url,
                                 int64_t timeout_ms = 20000) {
-    return Open(url, [&](config::Settings& s) {
-      s.s3_endpoint = "http://127.0.0.1:" + std::to_string(port_);
-      s.s3_region = kRegion;
-      s.s3_secret_access_key = secret;
-      s.s3_timeout_ms = timeout_ms;
+    return Open(url, [&](S3Options& s) {
+      s.endpoint = "http://127.0.0.1:" + std::to_string(port_);
+      s.region = kRegion;
+      s.secret_access_key = secret;
+      s.timeout_ms = timeout_ms;
     });
   }
 
@@ -146,3 +148,5 @@ TEST_F(SlowLinkTest, ALargeObjectThatKeepsMovingIsNotCutOff) {
 
 }  // namespace
 }  // namespace awc::store::s3test
+
+#endif  // AWC_WITH_S3

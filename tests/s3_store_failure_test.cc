@@ -11,9 +11,8 @@ namespace awc::store::s3test {
 namespace {
 
 TEST_F(S3StoreTest, ServerStoppedMidGetManyIsTransientAndRecovers) {
-  ObjectStore* store =
-      Open(std::string("s3://") + kBucket,
-           [](config::Settings& s) { s.s3_max_concurrency = 8; });
+  ObjectStore* store = Open(std::string("s3://") + kBucket,
+                            [](S3Options& s) { s.max_concurrency = 8; });
   std::vector<std::string> datas;
   std::vector<ObjectKey> keys;
   for (int i = 0; i < 40; ++i) {
@@ -71,7 +70,7 @@ TEST_F(S3StoreTest, ServerStoppedMidGetManyIsTransientAndRecovers) {
 
 TEST_F(S3StoreTest, StalledServerTimesOutTransiently) {
   ObjectStore* store = Open(std::string("s3://") + kBucket,
-                            [](config::Settings& s) { s.s3_timeout_ms = 500; });
+                            [](S3Options& s) { s.timeout_ms = 500; });
   ObjectKey key = KeyOf("t1", "stall");
   ASSERT_TRUE(store->Put(key, "stall").ok());
   server_->Pause();
@@ -104,9 +103,8 @@ TEST_F(S3StoreTest, MissingBucketAndBadCredentialsArePermanent) {
     EXPECT_EQ(s.message().find(kSecret), std::string::npos);
   }
 
-  ObjectStore* bad_key =
-      Open(std::string("s3://") + kBucket,
-           [](config::Settings& s) { s.s3_access_key_id = "NOBODY"; });
+  ObjectStore* bad_key = Open(std::string("s3://") + kBucket,
+                              [](S3Options& s) { s.access_key_id = "NOBODY"; });
   Status denied = bad_key->Put(key, "x");
   EXPECT_TRUE(denied.IsFailedPrecondition()) << denied.ToString();
   EXPECT_NE(denied.message().find("InvalidAccessKeyId"), std::string::npos);

@@ -51,7 +51,7 @@ class HandlerTest : public ::testing::Test {
         counting_(*store_),
         cas_(db_, counting_, "t1") {
     db_.Migrate();
-    ctx_ = std::make_unique<TestContext>(db_, counting_, config::Settings{});
+    ctx_ = std::make_unique<TestContext>(db_, counting_);
   }
 
   std::string SnapState(int64_t id) {
@@ -194,7 +194,7 @@ TEST_F(HandlerTest, MalformedManifestsFail) {
 }
 
 TEST_F(HandlerTest, DepthLimitFails) {
-  ctx_->mutable_settings().closure_max_depth = 3;
+  ctx_->mutable_options().closure.max_depth = 3;
   std::string d = cas_.Manifest({cas_.E("f", cas_.Blob("leaf"))});
   std::vector<std::string> chain = {d};
   for (int i = 0; i < 4; ++i) {

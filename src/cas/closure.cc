@@ -8,7 +8,7 @@
 #include <utility>
 
 #include "cas/manifest.h"
-#include "cas/sha256.h"
+#include "digest/sha256.h"
 
 namespace awc::cas {
 namespace {
@@ -34,7 +34,7 @@ class DigestIndex {
       : objects_(objects), slots_(1024, kNone), seed_(RandomSeed()) {}
 
   // The index of the object with `digest`, or kNone.
-  uint32_t Find(const RawDigest& digest) const {
+  uint32_t Find(const digest::RawDigest& digest) const {
     size_t mask = slots_.size() - 1;
     for (size_t i = Hash(digest) & mask;; i = (i + 1) & mask) {
       uint32_t idx = slots_[i];
@@ -55,7 +55,7 @@ class DigestIndex {
     return (static_cast<uint64_t>(rd()) << 32) ^ rd();
   }
 
-  uint64_t Hash(const RawDigest& digest) const {
+  uint64_t Hash(const digest::RawDigest& digest) const {
     uint64_t h = seed_;
     for (size_t off = 0; off < digest.size(); off += 8) {
       uint64_t w = 0;
@@ -92,7 +92,7 @@ class DigestIndex {
 // One object's read: the sink hashes and counts; manifests are also kept,
 // up to their declared size and never past the manifest limit.
 struct Read {
-  Sha256 hash;
+  digest::Sha256 hash;
   uint64_t length = 0;
   bool manifest = false;
   bool has_declared = false;  // false for the root only
@@ -180,8 +180,8 @@ class Walker {
       Fail(Verdict::kTooManyObjects, root_digest, ObjectsDetail());
       return Finish();
     }
-    RawDigest root;
-    ParseDigest(root_digest, &root);  // validated by the caller
+    digest::RawDigest root;
+    digest::ParseDigest(root_digest, &root);  // validated by the caller
     report_.objects.push_back({root, 0, true});
     index_.Insert(0);
     std::vector<Item> wave = {{0, true}};
@@ -304,8 +304,8 @@ class Walker {
   void TakeEntry(const ManifestEntry& e, int depth, uint32_t known_before,
                  std::vector<Item>& next) {
     bool is_manifest = e.kind == ManifestEntry::Kind::kManifest;
-    RawDigest raw;
-    ParseDigest(e.digest, &raw);  // ParseManifest checked its syntax
+    digest::RawDigest raw;
+    digest::ParseDigest(e.digest, &raw);  // ParseManifest checked its syntax
     uint32_t idx = index_.Find(raw);
     if (idx == kNone) {
       if (report_.objects.size() >= max_objects_) {

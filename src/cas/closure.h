@@ -1,5 +1,6 @@
 // The closure of a snapshot: every object reachable from its root manifest,
-// and the checks that make a snapshot valid (design brief §5, §7).
+// and the checks that make a snapshot valid (docs/ARCHITECTURE.md,
+// "Manifests and closures").
 //
 // WalkClosure contract:
 //  - Visits each digest once, however many manifests share it (a DAG),
@@ -43,8 +44,8 @@
 #include <string>
 #include <vector>
 
-#include "cas/ids.h"
 #include "common/status.h"
+#include "digest/ids.h"
 #include "store/object_store.h"
 
 namespace awc::cas {
@@ -72,11 +73,12 @@ enum class Verdict {
 const char* VerdictCode(Verdict verdict);
 
 struct ClosureObject {
-  RawDigest sha256{};  // compact: a closure may hold ten million of these
+  digest::RawDigest
+      sha256{};  // compact: a closure may hold ten million of these
   uint64_t size = 0;
   bool is_manifest = false;
 
-  std::string digest() const { return FormatDigest(sha256); }
+  std::string digest() const { return digest::FormatDigest(sha256); }
 };
 
 struct ClosureReport {

@@ -7,9 +7,9 @@
 #include <memory>
 #include <string>
 
-#include "cas/ids.h"
-#include "cas/sha256.h"
 #include "common/json.h"
+#include "digest/ids.h"
+#include "digest/sha256.h"
 
 namespace awc::cas {
 namespace {
@@ -78,7 +78,7 @@ Result<ManifestEntry> ParseEntry(const json_t* e, size_t index) {
 
   std::string_view digest;
   if (!StringOf(json_object_get(e, "digest"), &digest) ||
-      !IsValidDigest(digest)) {
+      !digest::IsValidDigest(digest)) {
     return EntryMalformed(index, "digest is malformed");
   }
   entry.digest = std::string(digest);
@@ -191,7 +191,7 @@ std::string SerializeManifest(const Manifest& manifest) {
 }
 
 std::string DigestOf(std::string_view bytes) {
-  return "sha256:" + Sha256::HexOf(bytes);
+  return "sha256:" + digest::Sha256::HexOf(bytes);
 }
 
 }  // namespace awc::cas

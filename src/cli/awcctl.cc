@@ -4,7 +4,6 @@
 #include <getopt.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <optional>
@@ -12,14 +11,16 @@
 #include <vector>
 
 #include "cli/importer.h"
+#include "common/numbers.h"
 #include "common/redact.h"
 #include "config/config.h"
 #include "db/pg.h"
 #include "handlers/payload.h"
 #include "migrate/migrator.h"
 #include "obs/log.h"
+#include "options/module_options.h"
 #include "queue/admin.h"
-#include "store/object_store.h"
+#include "store/open_store.h"
 
 namespace awc::cli {
 namespace {
@@ -55,12 +56,11 @@ int Fail(const Status& s) {
   return kRuntimeError;
 }
 
+// A positive integer argument (ParseInt64's syntax), or nullopt.
 std::optional<int64_t> ParsePositive(const char* text) {
-  char* end = nullptr;
-  errno = 0;
-  long long v = strtoll(text, &end, 10);
-  if (errno != 0 || end == text || *end != '\0' || v < 1) return std::nullopt;
-  return v;
+  Result<int64_t> v = ParseInt64(text);
+  if (!v.ok() || *v < 1) return std::nullopt;
+  return *v;
 }
 
 // What every command but help needs: settings and a database connection.
@@ -130,13 +130,13 @@ int Import(const std::string& config_path, int argc, char** argv) {
   opt.dir = argv[optind];
   Result<Session> s = Open(config_path);
   if (!s.ok()) return Fail(s.status());
-  Result<store::StoreUrl> url = store::ParseStoreUrl(s->settings.cas_url);
+  Result<store::StoreUrl> url = options::StoreUrlFrom(s->settings);
   if (!url.ok()) return Fail(url.status());
   struct ev_loop* loop = ev_loop_new(EVFLAG_AUTO);
   int code = 0;
   {
     Result<std::unique_ptr<store::ObjectStore>> st =
-        store::OpenStore(*url, s->settings, loop);
+        store::OpenStore(*url, options::S3OptionsFrom(s->settings), loop);
     Result<ImportResult> r = st.ok() ? ImportTree(*s->conn, **st, opt)
                                      : Result<ImportResult>(st.status());
     if (!r.ok()) {

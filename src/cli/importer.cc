@@ -9,9 +9,9 @@
 #include <cstring>
 #include <map>
 
-#include "cas/ids.h"
+#include "digest/ids.h"
 #include "cas/manifest.h"
-#include "cas/sha256.h"
+#include "digest/sha256.h"
 #include "catalog/objects.h"
 #include "catalog/snapshots.h"
 #include "catalog/workspaces.h"
@@ -46,7 +46,7 @@ bool ValidUtf8(std::string_view s) {
 Result<std::pair<std::string, uint64_t>> HashFile(const std::string& path) {
   AWC_ASSIGN_OR_RETURN(std::unique_ptr<SequentialFile> file,
                        Env::Default()->NewSequentialFile(path));
-  cas::Sha256 h;
+  digest::Sha256 h;
   uint64_t size = 0;
   std::vector<char> buf(256 * 1024);
   for (;;) {
@@ -122,7 +122,7 @@ Status Upload(store::ObjectStore& store, const std::string& tenant,
 
 Result<ImportResult> ImportTree(db::PgConn& conn, store::ObjectStore& store,
                                 const ImportOptions& options) {
-  if (!cas::IsValidTenantId(options.tenant_id)) {
+  if (!digest::IsValidTenantId(options.tenant_id)) {
     return Status::InvalidArgument(
         "tenant id \"" + options.tenant_id +
         "\" does not match ^[a-z0-9][a-z0-9_-]{0,62}$");

@@ -10,7 +10,6 @@
 #include <string>
 #include <vector>
 
-#include "common/fault_env.h"
 #include "store/store_conformance.h"
 
 // The file-system part of Env, which the file store is built on.
@@ -112,35 +111,6 @@ TEST(EnvTest, DirectoriesRenamesAndRemovals) {
   EXPECT_TRUE(env->ReadFile(dir + "/g").status().IsNotFound());
   EXPECT_TRUE(env->SyncDir(dir + "/none").IsNotFound());
   EXPECT_TRUE(env->RenameFile(dir + "/g", dir + "/h").IsNotFound());
-}
-
-TEST(FaultEnvTest, FailsTheChosenCallsOnly) {
-  ScopedTempDir tmp;
-  FaultEnv env(Env::Default());
-  std::string path = tmp.path() + "/f";
-  EXPECT_TRUE(env.Stat(path).status().IsNotFound());  // the real answer
-  env.FailNth(FaultEnv::Op::kStat, 2, EIO);
-  EXPECT_TRUE(env.Stat(tmp.path()).ok());
-  EXPECT_EQ(env.Stat(tmp.path()).status().code(), Status::Code::kIoError);
-  EXPECT_TRUE(env.Stat(tmp.path()).ok());
-  EXPECT_EQ(env.calls(FaultEnv::Op::kStat), 4);
-  EXPECT_EQ(env.injected(), 1);
-
-  auto out = env.NewWritableFile(path, Env::CreateMode::kExclusive);
-  ASSERT_TRUE(out.ok());
-  env.FailFrom(FaultEnv::Op::kAppend, 1, ENOSPC);
-  Status s = (*out)->Append("abcd");
-  EXPECT_NE(s.message().find("disk full"), std::string::npos);
-  EXPECT_NE(s.message().find(path), std::string::npos);
-  EXPECT_FALSE((*out)->Append("efgh").ok());
-  env.FailNth(FaultEnv::Op::kClose, 1, EIO);
-  EXPECT_FALSE((*out)->Close().ok());
-  EXPECT_EQ(FdOpenOn(path), -1);
-  EXPECT_EQ(*env.ReadFile(path), "abef");  // half of each faulted Append
-
-  env.Reset();
-  EXPECT_EQ(env.calls(FaultEnv::Op::kAppend), 0);
-  EXPECT_TRUE(env.RemoveFile(path).ok());
 }
 
 }  // namespace

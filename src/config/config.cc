@@ -1,15 +1,11 @@
 #include "config/config.h"
 
-#include <cerrno>
-#include <cstdio>
 #include <cstdlib>
-#include <cstring>
-#include <memory>
-#include <variant>
 
 #include "common/redact.h"
 #include "config/ini_file.h"
 #include "config/setting_spec.h"
+#include "store/store_url.h"
 
 namespace awc::config {
 
@@ -52,14 +48,24 @@ Result<Config> Config::Load(const std::string& config_path,
     cfg.sources_[n] = "environment";
   }
   const Settings& s = cfg.settings_;
+  RegisterSecret(ConnInfoPassword(s.database_url));
+  RegisterSecret(s.s3_secret_access_key);
+  // Checks across settings; each value alone passed the table.
   if (s.gc_canary_size > s.gc_batch_size) {
     return Status::InvalidArgument(
         "AWC_GC_CANARY_SIZE: " + std::to_string(s.gc_canary_size) +
         " is larger than AWC_GC_BATCH_SIZE (" +
         std::to_string(s.gc_batch_size) + ")");
   }
-  RegisterSecret(ConnInfoPassword(s.database_url));
-  RegisterSecret(s.s3_secret_access_key);
+  // The S3 credentials go together, and matter only for the S3 store.
+  Result<store::StoreUrl> url = store::ParseStoreUrl(s.cas_url);
+  bool s3_store = url.ok() && url->scheme == store::StoreUrl::Scheme::kS3;
+  if (s3_store &&
+      s.s3_access_key_id.empty() != s.s3_secret_access_key.empty()) {
+    return Status::InvalidArgument(
+        "AWC_S3_ACCESS_KEY_ID and AWC_S3_SECRET_ACCESS_KEY must be set "
+        "together");
+  }
   return cfg;
 }
 
@@ -82,45 +88,6 @@ Status RequireDaemon(const Settings& settings) {
     return Status::InvalidArgument("AWC_CAS_URL is not set");
   }
   return Status::OK();
-}
-
-Result<ListenAddress> ParseListenAddress(const std::string& text) {
-  ListenAddress out;
-  std::string port;
-  if (!text.empty() && text[0] == '[') {
-    size_t close = text.find(']');
-    if (close == std::string::npos || close == 1 || close + 1 >= text.size() ||
-        text[close + 1] != ':') {
-      return Status::InvalidArgument("\"" + text +
-                                     "\" is not host:port or [v6]:port");
-    }
-    out.host = text.substr(1, close - 1);
-    port = text.substr(close + 2);
-  } else {
-    size_t colon = text.rfind(':');
-    if (colon == std::string::npos) {
-      return Status::InvalidArgument("\"" + text + "\" is not host:port");
-    }
-    out.host = text.substr(0, colon);
-    port = text.substr(colon + 1);
-    // "::1:80" would be ambiguous and "::1" would read as port 1.
-    if (out.host.find_first_of(":[]") != std::string::npos) {
-      return Status::InvalidArgument(
-          "\"" + text + "\" is not host:port (write IPv6 as [v6]:port)");
-    }
-  }
-  if (out.host.find_first_of(" \t\r\n/") != std::string::npos) {
-    return Status::InvalidArgument("\"" + text + "\" has an invalid host");
-  }
-  bool digits = !port.empty() && port.size() <= 5;
-  for (char c : port) digits = digits && c >= '0' && c <= '9';
-  int p = digits ? std::stoi(port) : 0;
-  if (p < 1 || p > 65535) {
-    return Status::InvalidArgument("\"" + text +
-                                   "\" has no valid port (1..65535)");
-  }
-  out.port = p;
-  return out;
 }
 
 }  // namespace awc::config

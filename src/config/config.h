@@ -1,6 +1,13 @@
 // Loading, validating and describing the configuration (see settings.h).
 //
 // Contract:
+//  - Every check of a setting is made here, so `awc-worker -t` refuses
+//    exactly what startup refuses: each value against its row of the
+//    settings table (setting_spec.cc: syntax, range, the store URL and S3
+//    endpoint and region syntax of the store), then the checks across
+//    settings (canary <= batch; with an s3:// store, the S3 key id and
+//    secret key set together). The modules get option structs built from
+//    checked Settings (options/module_options.h) and do not check again.
 //  - A value that does not parse or is out of range is an error naming the
 //    setting: `AWC_WORKER_CONCURRENCY: "four" is not an integer`.
 //  - An INI error names file and line: `/etc/awc.conf:7: unknown key ...`.
@@ -48,13 +55,6 @@ class Config {
 
 // DATABASE_URL and AWC_CAS_URL must be set (startup step 1).
 Status RequireDaemon(const Settings& settings);
-
-// Splits "host:port", "[v6]:port" or ":port" (all interfaces).
-struct ListenAddress {
-  std::string host;  // "" = any
-  int port = 0;
-};
-Result<ListenAddress> ParseListenAddress(const std::string& text);
 
 }  // namespace awc::config
 

@@ -3,11 +3,11 @@
 namespace awc::config {
 namespace {
 
-TEST_F(ConfigTest, DefaultsMatchTheReferenceAndTheDesign) {
+TEST_F(ConfigTest, DefaultsAreTheDocumentedOnes) {
   Result<Config> c = Load();
   ASSERT_TRUE(c.ok()) << c.status().ToString();
   const Settings& s = c->settings();
-  // The reference's table.
+  // The defaults of awc-worker(8) and awc-worker.conf(5).
   EXPECT_EQ(s.database_url, "");
   EXPECT_EQ(s.cas_url, "");
   EXPECT_EQ(s.worker_id, "awc-worker");
@@ -355,7 +355,7 @@ TEST_F(ConfigTest, NoPasswordRegistersNothing) {
   EXPECT_EQ(Scrub("postgresql://u@h/db"), "postgresql://u@h/db");
 }
 
-// --- RequireDaemon and ParseListenAddress
+// --- RequireDaemon
 // -------------------------------------------
 
 TEST(RequireDaemonTest, NeedsDatabaseUrlAndCasUrl) {
@@ -371,54 +371,6 @@ TEST(RequireDaemonTest, NeedsDatabaseUrlAndCasUrl) {
   EXPECT_TRUE(RequireDaemon(s).ok());
   s.database_url.clear();
   EXPECT_EQ(RequireDaemon(s).message(), "DATABASE_URL is not set");
-}
-
-TEST(ParseListenAddressTest, HostPort) {
-  Result<ListenAddress> a = ParseListenAddress("127.0.0.1:9187");
-  ASSERT_TRUE(a.ok()) << a.status().ToString();
-  EXPECT_EQ(a->host, "127.0.0.1");
-  EXPECT_EQ(a->port, 9187);
-  a = ParseListenAddress("metrics.example:1");
-  ASSERT_TRUE(a.ok());
-  EXPECT_EQ(a->host, "metrics.example");
-  EXPECT_EQ(a->port, 1);
-  a = ParseListenAddress("localhost:65535");
-  ASSERT_TRUE(a.ok());
-  EXPECT_EQ(a->port, 65535);
-}
-
-TEST(ParseListenAddressTest, BracketedV6) {
-  Result<ListenAddress> a = ParseListenAddress("[::1]:9100");
-  ASSERT_TRUE(a.ok()) << a.status().ToString();
-  EXPECT_EQ(a->host, "::1");
-  EXPECT_EQ(a->port, 9100);
-  a = ParseListenAddress("[fe80::1:2]:80");
-  ASSERT_TRUE(a.ok());
-  EXPECT_EQ(a->host, "fe80::1:2");
-  EXPECT_EQ(a->port, 80);
-}
-
-TEST(ParseListenAddressTest, PortOnlyMeansAllInterfaces) {
-  Result<ListenAddress> a = ParseListenAddress(":9187");
-  ASSERT_TRUE(a.ok()) << a.status().ToString();
-  EXPECT_EQ(a->host, "");
-  EXPECT_EQ(a->port, 9187);
-}
-
-TEST(ParseListenAddressTest, Rejects) {
-  for (const char* bad :
-       {"", "9187", "localhost", "host:", "host:0", "host:65536", "host:-1",
-        "host:+80", "host:80x", "host: 80", "[::1]", "[::1]:", "[::1]80",
-        "[::1", "[]:80", "::1", "::1:80", "fe80::1:80",
-        "host:99999999999999"}) {
-    Result<ListenAddress> a = ParseListenAddress(bad);
-    EXPECT_FALSE(a.ok()) << "\"" << bad << "\" -> "
-                         << (a.ok() ? a->host + " " + std::to_string(a->port)
-                                    : "");
-    if (!a.ok()) {
-      EXPECT_TRUE(a.status().IsInvalidArgument()) << bad;
-    }
-  }
 }
 
 }  // namespace

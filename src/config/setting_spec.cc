@@ -2,11 +2,11 @@
 
 #include <libpq-fe.h>
 
-#include <cerrno>
-#include <cstdlib>
-
+#include "common/numbers.h"
 #include "common/redact.h"
-#include "config/config.h"
+#include "obs/listen_address.h"
+#include "store/s3_options.h"
+#include "store/store_url.h"
 
 namespace awc::config {
 namespace {
@@ -43,7 +43,28 @@ Status CheckWorkerId(const std::string& v) {
 
 Status CheckListen(const std::string& v) {
   if (v.empty()) return Status::OK();
-  return ParseListenAddress(v).status();
+  return obs::ParseListenAddress(v).status();
+}
+
+// The syntax the object store is opened with (store_url.h), including
+// s3:// in a build without the S3 store. Empty means unset; the daemon
+// requires it (RequireDaemon).
+Status CheckCasUrl(const std::string& v) {
+  if (v.empty()) return Status::OK();
+  return store::ParseStoreUrl(v).status();
+}
+
+// Empty means the region's AWS endpoint (Settings::EffectiveS3Endpoint).
+Status CheckS3Endpoint(const std::string& v) {
+  if (v.empty()) return Status::OK();
+  return store::s3::ParseEndpoint(v).status();
+}
+
+Status CheckS3Region(const std::string& v) {
+  if (!store::s3::IsValidRegion(v)) {
+    return Status::InvalidArgument("expected a region name such as us-east-1");
+  }
+  return Status::OK();
 }
 
 constexpr int64_t kDay = 86400;
@@ -52,7 +73,8 @@ constexpr int64_t kMax = INT64_MAX / 1000;
 const Spec kSpecs[] = {
     {"DATABASE_URL", "database", "url", &Settings::database_url, 0, 0, true,
      false, CheckDatabaseUrl},
-    {"AWC_CAS_URL", "cas", "url", &Settings::cas_url},
+    {"AWC_CAS_URL", "cas", "url", &Settings::cas_url, 0, 0, false, false,
+     CheckCasUrl},
     {"AWC_WORKER_ID", "worker", "id", &Settings::worker_id, 0, 0, false, false,
      CheckWorkerId},
     {"AWC_WORKER_CONCURRENCY", "worker", "concurrency",
@@ -73,8 +95,10 @@ const Spec kSpecs[] = {
     {"AWC_METRICS_LISTEN", "metrics", "listen", &Settings::metrics_listen, 0, 0,
      false, false, CheckListen},
     {"AWC_LOG_LEVEL", "log", "level", &Settings::log_level},
-    {"AWC_S3_ENDPOINT", "s3", "endpoint", &Settings::s3_endpoint},
-    {"AWC_S3_REGION", "s3", "region", &Settings::s3_region},
+    {"AWC_S3_ENDPOINT", "s3", "endpoint", &Settings::s3_endpoint, 0, 0, false,
+     false, CheckS3Endpoint},
+    {"AWC_S3_REGION", "s3", "region", &Settings::s3_region, 0, 0, false, false,
+     CheckS3Region},
     {"AWC_S3_ACCESS_KEY_ID", "s3", "access_key_id", &Settings::s3_access_key_id,
      0, 0, false, true},
     {"AWC_S3_SECRET_ACCESS_KEY", "s3", "secret_access_key",
@@ -107,24 +131,6 @@ Result<bool> ParseBool(const std::string& text) {
 
 std::span<const Spec> Specs() { return kSpecs; }
 
-Result<int64_t> ParseInt(const std::string& text) {
-  if (text.empty()) return Status::InvalidArgument("empty value");
-  size_t i = (text[0] == '-' || text[0] == '+') ? 1 : 0;
-  bool digits = i < text.size();
-  for (size_t j = i; j < text.size(); ++j) {
-    if (text[j] < '0' || text[j] > '9') digits = false;
-  }
-  if (!digits) {
-    return Status::InvalidArgument("\"" + text + "\" is not an integer");
-  }
-  errno = 0;
-  long long v = strtoll(text.c_str(), nullptr, 10);
-  if (errno == ERANGE) {
-    return Status::InvalidArgument("\"" + text + "\" is too large");
-  }
-  return static_cast<int64_t>(v);
-}
-
 // Applies one textual value to its setting; the error has no setting name
 // (callers add it, with file and line where there is one).
 Status Apply(const Spec& spec, const std::string& text, Settings* s) {
@@ -132,7 +138,7 @@ Status Apply(const Spec& spec, const std::string& text, Settings* s) {
     if (spec.check != nullptr) AWC_RETURN_IF_ERROR(spec.check(text));
     s->** f = text;
   } else if (auto* i = std::get_if<int64_t Settings::*>(&spec.field)) {
-    AWC_ASSIGN_OR_RETURN(int64_t v, ParseInt(text));
+    AWC_ASSIGN_OR_RETURN(int64_t v, ParseInt64(text));
     if (v < spec.min || v > spec.max) {
       return Status::InvalidArgument(text + " is out of range (" +
                                      std::to_string(spec.min) + ".." +
@@ -152,7 +158,14 @@ Status Apply(const Spec& spec, const std::string& text, Settings* s) {
 std::string Show(const Spec& spec, const Settings& s) {
   if (std::string_view(spec.env) == "AWC_S3_ENDPOINT") {
     // Unset means the region's AWS endpoint: show the one that is used.
-    return s.EffectiveS3Endpoint();
+    // An endpoint with user info is refused when loading; should one get
+    // here, its credentials are not shown.
+    std::string v = s.EffectiveS3Endpoint();
+    size_t at = v.find('@');
+    if (at == std::string::npos) return v;
+    size_t sep = v.find("://");
+    size_t start = sep == std::string::npos ? 0 : sep + 3;
+    return v.substr(0, start) + std::string(kRedacted) + v.substr(at);
   }
   if (auto* f = std::get_if<std::string Settings::*>(&spec.field)) {
     const std::string& v = s.**f;

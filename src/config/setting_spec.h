@@ -40,8 +40,6 @@ Status Apply(const Spec& spec, const std::string& text, Settings* s);
 // The value as -t shows it (secrets redacted).
 std::string Show(const Spec& spec, const Settings& s);
 
-Result<int64_t> ParseInt(const std::string& text);
-
 }  // namespace awc::config
 
 #endif  // AWC_CONFIG_SETTING_SPEC_H_

@@ -2,8 +2,10 @@
 //
 // Values come from three layers, later winning: built-in defaults, the INI
 // file named by -c or AWC_CONFIG, the environment. Every setting has an
-// environment name (the contract of the reference and the design brief) and
-// an INI section/key; the table in config_spec.cc is the only list of them.
+// environment name (awc-worker(8)) and an INI section/key
+// (awc-worker.conf(5)); the table in setting_spec.cc is the only list of
+// them. Settings stay in config/, awcctl and the daemon: modules get option
+// structs built from them (options/module_options.h).
 #ifndef AWC_CONFIG_SETTINGS_H_
 #define AWC_CONFIG_SETTINGS_H_
 

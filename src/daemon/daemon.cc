@@ -11,10 +11,13 @@
 
 #include "config/config.h"
 #include "db/pg.h"
+#include "handlers/handler_options.h"
 #include "migrate/migrator.h"
 #include "obs/log.h"
 #include "obs/metrics.h"
-#include "store/object_store.h"
+#include "options/module_options.h"
+#include "store/open_store.h"
+#include "store/s3_options.h"
 #include "store/store_url.h"
 #include "supervisor/supervisor.h"
 #include "supervisor/worker_status.h"
@@ -92,10 +95,29 @@ std::optional<int> ParseArgs(int argc, char** argv, Args* args) {
   return std::nullopt;
 }
 
+// What the daemon's modules get from the settings (module_options.h).
+struct ModuleOptions {
+  store::StoreUrl store_url;
+  store::S3Options s3;
+  handlers::HandlerOptions handlers;
+  supervisor::Supervisor::Options supervisor;
+};
+
+// Step 1 after loading: the settings the daemon requires, and the options
+// of its modules. -t runs the same, so it refuses what startup refuses.
+Result<ModuleOptions> Prepare(const config::Settings& settings) {
+  AWC_RETURN_IF_ERROR(config::RequireDaemon(settings));
+  ModuleOptions o;
+  AWC_ASSIGN_OR_RETURN(o.store_url, options::StoreUrlFrom(settings));
+  o.s3 = options::S3OptionsFrom(settings);
+  o.handlers = options::HandlerOptionsFrom(settings);
+  AWC_ASSIGN_OR_RETURN(o.supervisor, options::SupervisorOptionsFrom(settings));
+  return o;
+}
+
 int TestConfig(const config::Config& cfg) {
   const config::Settings& s = cfg.settings();
-  Status st = config::RequireDaemon(s);
-  if (st.ok()) st = store::ParseStoreUrl(s.cas_url).status();
+  Status st = Prepare(s).status();
   for (const std::string& line : cfg.Describe()) printf("%s\n", line.c_str());
   fflush(stdout);
   if (!st.ok()) return Fail(st);
@@ -107,13 +129,12 @@ int TestConfig(const config::Config& cfg) {
 // Opens the store and lists a little of it: a permanent error (bad
 // credentials, a missing bucket, an unwritable directory) stops startup; a
 // transient one (the S3 endpoint is briefly down) only warns.
-Status CheckStore(const store::StoreUrl& url,
-                  const config::Settings& settings) {
+Status CheckStore(const store::StoreUrl& url, const store::S3Options& s3) {
   struct ev_loop* loop = ev_loop_new(EVFLAG_AUTO);
   Status s;
   {
     Result<std::unique_ptr<store::ObjectStore>> st =
-        store::OpenStore(url, settings, loop);
+        store::OpenStore(url, s3, loop);
     s = st.status();
     if (st.ok()) {
       s = (*st)->List("awc-startup-check", [](const std::string&, uint64_t) {
@@ -139,6 +160,7 @@ int DaemonMain(int argc, char** argv, RegisterFn register_handlers) {
   if (std::optional<int> code = ParseArgs(argc, argv, &args)) return *code;
 
   // Step 1: configuration; DATABASE_URL and AWC_CAS_URL are required.
+  // Every check of a setting is made here, before anything is touched.
   Result<config::Config> cfg =
       config::Config::Load(args.config_path, config::ProcessEnv());
   if (!cfg.ok()) return Fail(cfg.status());
@@ -146,7 +168,8 @@ int DaemonMain(int argc, char** argv, RegisterFn register_handlers) {
   const config::Settings& settings = cfg->settings();
   obs::SetLogLevel(settings.log_level);
   obs::SetLogWorker(settings.worker_id);
-  if (Status s = config::RequireDaemon(settings); !s.ok()) return Fail(s);
+  Result<ModuleOptions> modules = Prepare(settings);
+  if (!modules.ok()) return Fail(modules.status());
 
   obs::Info("startup", "awc-worker starting")
       .Str("version", AWC_VERSION)
@@ -163,10 +186,11 @@ int DaemonMain(int argc, char** argv, RegisterFn register_handlers) {
   }
 
   // Step 4: the object store. Each worker opens its own; opening it here
-  // first turns a misconfiguration into a startup error.
-  Result<store::StoreUrl> store_url = store::ParseStoreUrl(settings.cas_url);
-  if (!store_url.ok()) return Fail(store_url.status());
-  if (Status s = CheckStore(*store_url, settings); !s.ok()) return Fail(s);
+  // first turns what only the store can tell (bad credentials, a missing
+  // bucket, an unwritable directory) into a startup error.
+  if (Status s = CheckStore(modules->store_url, modules->s3); !s.ok()) {
+    return Fail(s);
+  }
 
   // Step 5: handlers.
   handlers::Registry registry;
@@ -180,15 +204,18 @@ int DaemonMain(int argc, char** argv, RegisterFn register_handlers) {
           static_cast<int>(settings.worker_concurrency));
   if (!status.ok()) return Fail(status.status());
 
-  supervisor::Supervisor::Options options;
-  options.slots = static_cast<int>(settings.worker_concurrency);
-  options.metrics_listen = settings.metrics_listen;
-  worker::WorkerDeps deps{&settings, &registry, &*store_url, &*metrics,
+  worker::WorkerDeps deps{&settings,
+                          &registry,
+                          &modules->handlers,
+                          &modules->store_url,
+                          &modules->s3,
+                          &*metrics,
                           &*status};
-  supervisor::Supervisor sup(options, &*metrics, &*status, [deps](int slot) {
-    worker::Worker w(deps, slot);
-    return w.Run();
-  });
+  supervisor::Supervisor sup(modules->supervisor, &*metrics, &*status,
+                             [deps](int slot) {
+                               worker::Worker w(deps, slot);
+                               return w.Run();
+                             });
   if (Status s = sup.Start(); !s.ok()) return Fail(s);
   return sup.Run();
 }

@@ -4,6 +4,7 @@
 
 #include "catalog/audit.h"
 #include "common/json.h"
+#include "common/numbers.h"
 #include "gc/gc_sql.h"
 #include "obs/log.h"
 
@@ -58,9 +59,7 @@ class Sweep {
     return false;
   }
 
-  std::string Ttl() const {
-    return std::to_string(static_cast<int64_t>(opt_.lock_ttl_secs));
-  }
+  std::string Ttl() const { return SecondsText(opt_.lock_ttl_secs); }
 
   // Fencing: every batch starts by proving the lock is still ours.
   Status RenewLock() {

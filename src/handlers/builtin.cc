@@ -16,14 +16,6 @@ void RegisterBuiltinHandlers(Registry& registry) {
   registry.Add<TenantPayload>("gc_sweep", DecodeTenantPayload, SweepTenant);
 }
 
-cas::ClosureLimits LimitsFrom(const config::Settings& s) {
-  cas::ClosureLimits limits;
-  limits.manifest_max_bytes = static_cast<uint64_t>(s.manifest_max_bytes);
-  limits.max_depth = static_cast<int>(s.closure_max_depth);
-  limits.max_objects = static_cast<uint64_t>(s.closure_max_objects);
-  return limits;
-}
-
 queue::Outcome RetryOn(const Status& status) {
   return queue::Outcome::Retry(status.message());
 }

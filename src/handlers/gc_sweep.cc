@@ -13,16 +13,10 @@ constexpr double kLockedOutRetrySecs = 30;
 }  // namespace
 
 queue::Outcome SweepTenant(JobContext& ctx, const TenantPayload& p) {
-  const config::Settings& s = ctx.settings();
-  gc::SweepOptions options;
-  options.grace_secs = s.gc_grace_secs;
-  options.batch_size = s.gc_batch_size;
-  options.canary_size = s.gc_canary_size;
-  options.dry_run = s.gc_dry_run;
+  gc::SweepOptions options = ctx.options().sweep;
   options.job_id = ctx.job().id;
   options.holder = "job_" + std::to_string(ctx.job().id) + "/lease_" +
                    std::to_string(ctx.job().lease_token);
-  options.lock_ttl_secs = static_cast<double>(s.worker_lease_secs);
   Result<gc::SweepReport> report =
       gc::RunSweep(ctx.db(), ctx.store(), p.tenant_id, options,
                    [&ctx] { return ctx.Checkpoint(); });

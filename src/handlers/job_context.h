@@ -7,8 +7,8 @@
 #define AWC_HANDLERS_JOB_CONTEXT_H_
 
 #include "common/status.h"
-#include "config/settings.h"
 #include "db/pg.h"
+#include "handlers/handler_options.h"
 #include "queue/job.h"
 #include "store/object_store.h"
 
@@ -26,7 +26,8 @@ class JobContext {
   // whole run of the handler (a lost connection is replaced only after the
   // handler returns), so handlers may hold on to it.
   virtual db::PgConn& db() = 0;
-  virtual const config::Settings& settings() const = 0;
+  // The handlers' share of the configuration.
+  virtual const HandlerOptions& options() const = 0;
   // The worker's event loop, for handlers that drive asynchronous I/O.
   virtual struct ev_loop* loop() = 0;
   // The object store of AWC_CAS_URL, opened once per worker process.

@@ -1,6 +1,6 @@
 #include "handlers/payload.h"
 
-#include "cas/ids.h"
+#include "digest/ids.h"
 
 namespace awc::handlers {
 
@@ -76,7 +76,7 @@ Result<std::string> PayloadReader::TenantId(const char* key) const {
   if (json_is_string(v)) {
     id = std::string_view(json_string_value(v), json_string_length(v));
   }
-  if (!cas::IsValidTenantId(id)) {
+  if (!digest::IsValidTenantId(id)) {
     return Status::InvalidArgument(
         "payload key \"" + std::string(key) +
         "\" is not a tenant id (^[a-z0-9][a-z0-9_-]{0,62}$)");

@@ -4,7 +4,7 @@
 // A payload must be a JSON object with exactly the expected keys (no extra
 // keys, no duplicates), each of the expected type: ids are JSON integers
 // >= 1 (not strings, not floats, not booleans), tenant ids match the tenant
-// syntax of cas/ids.h. Anything else is an InvalidArgument whose message
+// syntax of digest/ids.h. Anything else is an InvalidArgument whose message
 // names the key but never echoes the payload (an unexpected key is named
 // only when it is a plain [a-z0-9_] identifier; ParseJson's errors give the
 // position, not jansson's text, which quotes the input).

@@ -32,7 +32,7 @@ class FakeContext : public JobContext {
     ADD_FAILURE() << "handler used the database";
     std::abort();
   }
-  const config::Settings& settings() const override { return settings_; }
+  const HandlerOptions& options() const override { return options_; }
   struct ev_loop* loop() override {
     return nullptr;
   }
@@ -49,7 +49,7 @@ class FakeContext : public JobContext {
 
  private:
   queue::Job job_;
-  config::Settings settings_;
+  HandlerOptions options_;
 };
 
 // Records what the handlers saw.

@@ -51,8 +51,8 @@ queue::Outcome ScrubSnapshot(JobContext& ctx, const SnapshotPayload& p) {
     // READY without recorded closure rows (set READY by someone else than
     // validation): walk it from the root instead.
     Result<cas::ClosureReport> walk = cas::WalkClosure(
-        ctx.store(), snap.tenant_id, snap.root_digest,
-        LimitsFrom(ctx.settings()), [&ctx] { return ctx.Checkpoint(); });
+        ctx.store(), snap.tenant_id, snap.root_digest, ctx.options().closure,
+        [&ctx] { return ctx.Checkpoint(); });
     if (!walk.ok()) return RetryOn(walk.status());
     tally.objects = static_cast<int64_t>(walk->objects.size());
     tally.bytes = static_cast<int64_t>(walk->bytes);

@@ -11,7 +11,7 @@ queue::Outcome ValidateSnapshot(JobContext& ctx, const SnapshotPayload& p) {
   const catalog::Snapshot& snap = std::get<catalog::Snapshot>(subject);
   JsonObject result;
   Result<cas::ClosureReport> report = cas::WalkClosure(
-      ctx.store(), snap.tenant_id, snap.root_digest, LimitsFrom(ctx.settings()),
+      ctx.store(), snap.tenant_id, snap.root_digest, ctx.options().closure,
       [&ctx] { return ctx.Checkpoint(); });
   if (!report.ok()) return RetryOn(report.status());
 

@@ -40,9 +40,6 @@ std::variant<catalog::Snapshot, queue::Outcome> LoadSnapshotIn(
     JobContext& ctx, int64_t id,
     std::initializer_list<catalog::SnapshotState> states);
 
-// The closure-walk limits of the settings (AWC_MANIFEST_MAX_BYTES, ...).
-cas::ClosureLimits LimitsFrom(const config::Settings& settings);
-
 }  // namespace awc::handlers
 
 #endif  // AWC_HANDLERS_STORAGE_HANDLERS_H_

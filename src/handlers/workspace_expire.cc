@@ -6,7 +6,7 @@ namespace awc::handlers {
 
 queue::Outcome ExpireWorkspace(JobContext& ctx, const WorkspacePayload& p) {
   Result<catalog::WorkspaceStep> step = catalog::AdvanceWorkspace(
-      ctx.db(), p.workspace_id, ctx.settings().retention_grace_secs);
+      ctx.db(), p.workspace_id, ctx.options().retention_grace_secs);
   if (!step.ok()) return RetryOn(step.status());
   if (!step->found) {
     return queue::Outcome::Fail("workspace " + std::to_string(p.workspace_id) +

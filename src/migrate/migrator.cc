@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <map>
 
-#include "cas/sha256.h"
+#include "digest/sha256.h"
 #include "migrate/migrate_sql.h"
 #include "obs/log.h"
 
@@ -44,7 +44,7 @@ Result<SchemaState> Check(db::PgConn& conn,
       state.pending.push_back(m.name);
       continue;
     }
-    if (it->second.checksum != cas::Sha256::HexOf(m.sql)) {
+    if (it->second.checksum != digest::Sha256::HexOf(m.sql)) {
       return Status::FailedPrecondition(
           "migration " + std::string(m.name) +
           " was changed after it was applied (its checksum differs from the "
@@ -79,7 +79,7 @@ Result<std::vector<std::string>> Migrate(
       }
       AWC_RETURN_IF_ERROR(
           conn.Exec(sql::kRecordApplied, {std::to_string(m.version), m.name,
-                                          cas::Sha256::HexOf(m.sql)})
+                                          digest::Sha256::HexOf(m.sql)})
               .status());
       done.push_back(m.name);
     }

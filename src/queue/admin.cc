@@ -1,7 +1,6 @@
 #include "queue/admin.h"
 
-#include <cstdio>
-
+#include "common/numbers.h"
 #include "queue/queue_sql.h"
 
 namespace awc::queue {
@@ -9,15 +8,13 @@ namespace awc::queue {
 Result<int64_t> Enqueue(db::PgConn& conn, const std::string& kind,
                         const std::string& payload,
                         std::optional<int> max_attempts, double delay_secs) {
-  char delay[32];
-  snprintf(delay, sizeof delay, "%.3f", delay_secs);
   AWC_ASSIGN_OR_RETURN(
       db::PgResult r,
       conn.Exec(sql::kEnqueue,
                 {kind, payload,
                  max_attempts ? db::Param(std::to_string(*max_attempts))
                               : db::Param(),
-                 delay}));
+                 SecondsText(delay_secs)}));
   return r.GetInt(0, 0);
 }
 

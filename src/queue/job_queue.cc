@@ -1,17 +1,10 @@
 #include "queue/job_queue.h"
 
-#include <cstdio>
-
+#include "common/numbers.h"
 #include "queue/queue_sql.h"
 
 namespace awc::queue {
 namespace {
-
-std::string SecondsText(double secs) {
-  char buf[32];
-  snprintf(buf, sizeof buf, "%.3f", secs);
-  return buf;
-}
 
 Job JobFromRow(const db::PgResult& r) {
   Job job;

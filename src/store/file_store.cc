@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include "cas/ids.h"
+#include "digest/ids.h"
 
 namespace awc::store {
 namespace {
@@ -146,7 +146,7 @@ class FileStore : public ObjectStore {
   }
 
   Status List(const std::string& tenant_id, const ListFn& each) override {
-    if (!cas::IsValidTenantId(tenant_id)) {
+    if (!digest::IsValidTenantId(tenant_id)) {
       return Status::InvalidArgument("malformed tenant id");
     }
     std::string base = root_ + "/" + tenant_id + "/sha256";

@@ -12,9 +12,9 @@
 #include <string>
 #include <vector>
 
-#include "cas/sha256.h"
-#include "common/fault_env.h"
+#include "digest/sha256.h"
 #include "store/store_conformance.h"
+#include "testing/fault_env.h"
 
 namespace awc::store {
 namespace {
@@ -293,7 +293,7 @@ TEST_F(FileStoreTest, LargeObjectsStreamInBoundedChunks) {
     out.seekp(64 * kMiB - 4) << "tail";
   }
   ASSERT_EQ(fs::file_size(path), 64 * kMiB);
-  cas::Sha256 source_hash;
+  digest::Sha256 source_hash;
   auto in = Env::Default()->NewSequentialFile(path);
   std::vector<char> buf(kMiB);
   for (size_t n; (n = *(*in)->Read(buf.data(), buf.size())) > 0;) {
@@ -304,7 +304,7 @@ TEST_F(FileStoreTest, LargeObjectsStreamInBoundedChunks) {
   ASSERT_TRUE(store_->PutFile(*key, path).ok());
   EXPECT_EQ(env_.calls(Op::kAppend), 256);  // 64 MiB / 256 KiB
 
-  cas::Sha256 got_hash;
+  digest::Sha256 got_hash;
   uint64_t total = 0;
   size_t largest = 0;
   Status s = store_->Get(*key, [&](std::string_view chunk) {

@@ -3,7 +3,7 @@
 #include <map>
 #include <utility>
 
-#include "cas/ids.h"
+#include "digest/ids.h"
 #include "common/env.h"
 
 namespace awc::store {
@@ -68,7 +68,7 @@ class MemoryStore : public ObjectStore {
   }
 
   Status List(const std::string& tenant_id, const ListFn& each) override {
-    if (!cas::IsValidTenantId(tenant_id)) {
+    if (!digest::IsValidTenantId(tenant_id)) {
       return Status::InvalidArgument("malformed tenant id");
     }
     // Collected first, so `each` may put or delete objects.

@@ -1,5 +1,6 @@
 // ObjectStore: the content-addressed object store behind AWC_CAS_URL
-// (design brief §5), one interface for memory://, file:// and s3://.
+// (docs/ARCHITECTURE.md, "Object store"), one interface for memory://,
+// file:// and s3://. OpenStore() (open_store.h) picks the implementation.
 //
 // Contract:
 //  - Objects are addressed by ObjectKey (tenant id + "sha256:<hex>"); both
@@ -28,10 +29,6 @@
 #include <vector>
 
 #include "common/status.h"
-#include "config/settings.h"
-#include "store/store_url.h"
-
-struct ev_loop;
 
 namespace awc::store {
 
@@ -95,12 +92,6 @@ class ObjectStore {
   // How many GetMany requests run at once (1 unless the store overlaps I/O).
   virtual int parallelism() const { return 1; }
 };
-
-// Opens the store selected by `url`. `loop` is the caller's event loop
-// (S3 drives its transfers on it); it must outlive the store.
-Result<std::unique_ptr<ObjectStore>> OpenStore(const StoreUrl& url,
-                                               const config::Settings& settings,
-                                               struct ev_loop* loop);
 
 }  // namespace awc::store
 

@@ -9,7 +9,7 @@
 #include <map>
 #include <system_error>
 
-#include "cas/sha256.h"
+#include "digest/sha256.h"
 #include "store/file_store.h"
 #include "store/memory_store.h"
 
@@ -54,7 +54,7 @@ std::map<std::string, uint64_t> ListAll(ObjectStore* store,
 
 ObjectKey KeyFor(std::string_view tenant, std::string_view content) {
   Result<ObjectKey> key =
-      MakeKey(tenant, "sha256:" + cas::Sha256::HexOf(content));
+      MakeKey(tenant, "sha256:" + digest::Sha256::HexOf(content));
   EXPECT_TRUE(key.ok()) << key.status().ToString();
   return key.ok() ? *key : ObjectKey{};
 }

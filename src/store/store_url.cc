@@ -6,9 +6,7 @@ namespace {
 constexpr const char* kExpected =
     " (expected memory://, file:///absolute/path or s3://bucket[/prefix])";
 
-Status Bad(const std::string& why) {
-  return Status::InvalidArgument("AWC_CAS_URL: " + why);
-}
+Status Bad(const std::string& why) { return Status::InvalidArgument(why); }
 
 bool ValidBucket(std::string_view b) {
   if (b.size() < 3 || b.size() > 63) return false;

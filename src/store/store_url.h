@@ -1,4 +1,5 @@
-// AWC_CAS_URL parsing: which object store, and where (design brief §5).
+// Store URLs (AWC_CAS_URL): which object store, and where
+// (docs/ARCHITECTURE.md, "Object store").
 //
 //   memory://               in-process store, one per worker process
 //   file:///abs/path        local directory
@@ -6,7 +7,7 @@
 //
 // Anything else is an error naming the scheme. Credentials never belong in
 // the URL (they are AWC_S3_* settings); a URL with user info is refused
-// without being echoed.
+// without being echoed. Errors name no setting: callers add "AWC_CAS_URL".
 #ifndef AWC_STORE_STORE_URL_H_
 #define AWC_STORE_STORE_URL_H_
 

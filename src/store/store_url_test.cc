@@ -14,8 +14,7 @@ TEST(StoreUrlTest, Memory) {
   auto r = ParseStoreUrl("memory://");
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(r->scheme, StoreUrl::Scheme::kMemory);
-  EXPECT_EQ(Error("memory://x"),
-            "AWC_CAS_URL: memory:// takes nothing after the scheme");
+  EXPECT_EQ(Error("memory://x"), "memory:// takes nothing after the scheme");
 }
 
 TEST(StoreUrlTest, FileNeedsAnAbsolutePath) {
@@ -24,19 +23,18 @@ TEST(StoreUrlTest, FileNeedsAnAbsolutePath) {
   EXPECT_EQ(r->scheme, StoreUrl::Scheme::kFile);
   EXPECT_EQ(r->path, "/var/lib/awc");
   EXPECT_EQ(Error("file://relative"),
-            "AWC_CAS_URL: file:// needs an absolute path, as in "
+            "file:// needs an absolute path, as in "
             "file:///var/lib/awc");
-  EXPECT_EQ(Error("file:///x?y"),
-            "AWC_CAS_URL: file:// URLs take no query or fragment");
+  EXPECT_EQ(Error("file:///x?y"), "file:// URLs take no query or fragment");
 }
 
 TEST(StoreUrlTest, S3BucketAndPrefix) {
-  auto r = ParseStoreUrl("s3://my-bucket/some/prefix/");
+  auto r = ParseStoreUrl("s3://my-bucket/some/prefix/", /*s3_built=*/true);
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(r->scheme, StoreUrl::Scheme::kS3);
   EXPECT_EQ(r->bucket, "my-bucket");
   EXPECT_EQ(r->prefix, "some/prefix");
-  auto bare = ParseStoreUrl("s3://my-bucket");
+  auto bare = ParseStoreUrl("s3://my-bucket", /*s3_built=*/true);
   ASSERT_TRUE(bare.ok());
   EXPECT_EQ(bare->prefix, "");
   EXPECT_NE(Error("s3://Bad_Bucket").find("is not a valid bucket name"),
@@ -54,18 +52,18 @@ TEST(StoreUrlTest, CredentialsInTheUrlAreRefusedWithoutEchoingThem) {
 
 TEST(StoreUrlTest, S3WithoutTheS3BuildSaysHowToBuildIt) {
   EXPECT_EQ(Error("s3://my-bucket", /*s3_built=*/false),
-            "AWC_CAS_URL: s3:// is not supported by this build; rebuild with "
+            "s3:// is not supported by this build; rebuild with "
             "cmake -DAWC_WITH_S3=ON (needs libcurl4-openssl-dev)");
 }
 
 TEST(StoreUrlTest, OtherSchemesAreNamed) {
   EXPECT_EQ(Error("ftp://host/x"),
-            "AWC_CAS_URL: unsupported scheme \"ftp://\" (expected memory://, "
+            "unsupported scheme \"ftp://\" (expected memory://, "
             "file:///absolute/path or s3://bucket[/prefix])");
   EXPECT_EQ(Error("/var/lib/awc"),
-            "AWC_CAS_URL: has no scheme (expected memory://, "
+            "has no scheme (expected memory://, "
             "file:///absolute/path or s3://bucket[/prefix])");
-  EXPECT_EQ(Error(""), "AWC_CAS_URL: is empty");
+  EXPECT_EQ(Error(""), "is empty");
   // A scheme that is not plain text is not echoed.
   EXPECT_EQ(Error("x\ny://z").find('\n'), std::string::npos);
 }

@@ -12,7 +12,6 @@
 #include <cstring>
 
 #include "common/env.h"
-#include "config/config.h"
 #include "obs/log.h"
 
 namespace awc::supervisor {
@@ -270,9 +269,8 @@ Status Supervisor::Start() {
   tick_.data = this;
   ev_timer_start(loop_, &tick_);
 
-  if (!options_.metrics_listen.empty()) {
-    AWC_ASSIGN_OR_RETURN(config::ListenAddress addr,
-                         config::ParseListenAddress(options_.metrics_listen));
+  if (options_.metrics_listen) {
+    const obs::ListenAddress& addr = *options_.metrics_listen;
     AWC_ASSIGN_OR_RETURN(
         http_, obs::HttpServer::Start(
                    loop_, addr.host, addr.port,
@@ -281,7 +279,9 @@ Status Supervisor::Start() {
   for (auto& slot : slots_) Spawn(*slot);
   obs::Info("supervisor", "supervisor running")
       .Int("workers", options_.slots)
-      .Str("metrics", options_.metrics_listen)
+      .Str("metrics", options_.metrics_listen
+                          ? options_.metrics_listen->ToString()
+                          : std::string())
       .Emit();
   notifier_.Ready(StatusLine());
   return Status::OK();

@@ -1,4 +1,5 @@
-// Supervisor: the parent process of the pre-fork tree (design brief §2).
+// Supervisor: the parent process of the pre-fork tree (docs/ARCHITECTURE.md,
+// "Process tree").
 //
 // Contract:
 //  - Forks one child per slot; each child runs `child_main(slot)` and exits
@@ -29,10 +30,12 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "obs/http_server.h"
+#include "obs/listen_address.h"
 #include "obs/metrics.h"
 #include "supervisor/notify.h"
 #include "supervisor/worker_status.h"
@@ -45,7 +48,7 @@ class Supervisor {
 
   struct Options {
     int slots = 1;
-    std::string metrics_listen;  // "" = no HTTP listener
+    std::optional<obs::ListenAddress> metrics_listen;  // none: no listener
     double backoff_min = 0.1;
     double backoff_max = 30.0;
     double stable_after = 60.0;  // a child that lived this long resets backoff

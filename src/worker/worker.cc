@@ -8,6 +8,7 @@
 
 #include "common/env.h"
 #include "obs/log.h"
+#include "store/open_store.h"
 #include "worker/job_event.h"
 #include "worker/stop_flag.h"
 
@@ -53,8 +54,8 @@ class Worker::Context : public handlers::JobContext {
 
   const queue::Job& job() const override { return job_; }
   db::PgConn& db() override { return *worker_->conn_; }
-  const config::Settings& settings() const override {
-    return *worker_->deps_.settings;
+  const handlers::HandlerOptions& options() const override {
+    return *worker_->deps_.handler_options;
   }
   struct ev_loop* loop() override {
     return worker_->loop_;
@@ -62,7 +63,8 @@ class Worker::Context : public handlers::JobContext {
   store::ObjectStore& store() override { return *worker_->store_; }
 
   Status Checkpoint() override {
-    double lease = static_cast<double>(settings().worker_lease_secs);
+    double lease =
+        static_cast<double>(worker_->deps_.settings->worker_lease_secs);
     if (Now() - last_renew_ < lease / 3) return Status::OK();
     if (!worker_->queue_) return Status::OK();
     Result<bool> held = worker_->queue_->RenewLease(job_);
@@ -303,7 +305,7 @@ int Worker::Run() {
   SetPhase(supervisor::WorkerPhase::kConnecting);
   SetTitle("connecting");
   Result<std::unique_ptr<store::ObjectStore>> opened =
-      store::OpenStore(*deps_.store_url, *deps_.settings, loop_);
+      store::OpenStore(*deps_.store_url, *deps_.s3_options, loop_);
   if (!opened.ok()) {
     obs::Error("worker", "cannot open the object store")
         .Str("error", opened.status().message())

@@ -30,10 +30,13 @@
 
 #include "config/settings.h"
 #include "db/pg.h"
+#include "handlers/handler_options.h"
 #include "handlers/registry.h"
 #include "obs/metrics.h"
 #include "queue/job_queue.h"
 #include "store/object_store.h"
+#include "store/s3_options.h"
+#include "store/store_url.h"
 #include "supervisor/worker_status.h"
 
 namespace awc::worker {
@@ -41,7 +44,9 @@ namespace awc::worker {
 struct WorkerDeps {
   const config::Settings* settings;
   const handlers::Registry* registry;
+  const handlers::HandlerOptions* handler_options;  // what options() returns
   const store::StoreUrl* store_url;
+  const store::S3Options* s3_options;
   obs::Metrics* metrics;                  // may be null
   supervisor::WorkerStatusTable* status;  // may be null
 };

@@ -117,10 +117,10 @@ void CasFixture::AgeAll(int64_t secs) {
 }
 
 TestContext::TestContext(TestDatabase& db, store::ObjectStore& store,
-                         config::Settings settings)
+                         handlers::HandlerOptions options)
     : conn_(db.Connect("awc-test-handler")),
       store_(store),
-      settings_(std::move(settings)),
+      options_(std::move(options)),
       loop_(ev_loop_new(EVFLAG_AUTO)) {
   NextJob();
 }

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "cas/manifest.h"
-#include "config/settings.h"
+#include "handlers/handler_options.h"
 #include "handlers/job_context.h"
 #include "store/object_store.h"
 #include "tests/support/harness.h"
@@ -72,12 +72,12 @@ class CasFixture {
 class TestContext : public handlers::JobContext {
  public:
   TestContext(TestDatabase& db, store::ObjectStore& store,
-              config::Settings settings);
+              handlers::HandlerOptions options = {});
   ~TestContext() override;
 
   const queue::Job& job() const override { return job_; }
   db::PgConn& db() override { return *conn_; }
-  const config::Settings& settings() const override { return settings_; }
+  const handlers::HandlerOptions& options() const override { return options_; }
   struct ev_loop* loop() override {
     return loop_;
   }
@@ -91,7 +91,7 @@ class TestContext : public handlers::JobContext {
   // Called at every checkpoint with its count (tests interfere there).
   std::function<void(int)> on_checkpoint;
 
-  config::Settings& mutable_settings() { return settings_; }
+  handlers::HandlerOptions& mutable_options() { return options_; }
   int checkpoints() const { return checkpoints_; }
   // Gives the next handler run a fresh job id (GC lock holders differ).
   void NextJob();
@@ -99,7 +99,7 @@ class TestContext : public handlers::JobContext {
  private:
   std::unique_ptr<db::PgConn> conn_;
   store::ObjectStore& store_;
-  config::Settings settings_;
+  handlers::HandlerOptions options_;
   queue::Job job_;
   struct ev_loop* loop_;
   int checkpoints_ = 0;

@@ -14,8 +14,8 @@
 #include <string_view>
 #include <vector>
 
-#include "cas/sha256.h"
 #include "common/redact.h"
+#include "digest/sha256.h"
 #include "store/object_store.h"
 #include "store/s3/s3_store.h"
 #include "store/store_conformance.h"
@@ -86,14 +86,14 @@ class S3StoreTest : public ::testing::Test {
 
   // A store on the test server; `tweak` adjusts the settings.
   ObjectStore* Open(const std::string& url = std::string("s3://") + kBucket,
-                    const std::function<void(config::Settings&)>& tweak = {}) {
-    config::Settings s;
-    s.s3_endpoint = server_->Endpoint();
-    s.s3_force_path_style = true;
-    s.s3_access_key_id = S3Server::kAccessKeyId;
-    s.s3_secret_access_key = kSecret;
-    s.s3_max_concurrency = 4;
-    s.s3_timeout_ms = 20000;
+                    const std::function<void(S3Options&)>& tweak = {}) {
+    S3Options s;
+    s.endpoint = server_->Endpoint();
+    s.force_path_style = true;
+    s.access_key_id = S3Server::kAccessKeyId;
+    s.secret_access_key = kSecret;
+    s.max_concurrency = 4;
+    s.timeout_ms = 20000;
     if (tweak) tweak(s);
     Result<StoreUrl> parsed = ParseStoreUrl(url);
     EXPECT_TRUE(parsed.ok()) << parsed.status().ToString();

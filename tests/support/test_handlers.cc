@@ -97,14 +97,9 @@ void RegisterTestHandlers(handlers::Registry& registry) {
       [](Ctx& ctx, const handlers::TenantPayload& p) {
         // A GC epoch whose worker dies (SIGKILL) right after the store has
         // deleted the first batch and before the rows are removed.
-        const config::Settings& s = ctx.settings();
-        gc::SweepOptions o;
-        o.grace_secs = s.gc_grace_secs;
-        o.batch_size = s.gc_batch_size;
-        o.canary_size = s.gc_canary_size;
+        gc::SweepOptions o = ctx.options().sweep;
         o.holder = "job_" + std::to_string(ctx.job().id);
         o.job_id = ctx.job().id;
-        o.lock_ttl_secs = static_cast<double>(s.worker_lease_secs);
         gc::SweepHooks hooks;
         hooks.after_store_delete = [](int64_t) {
           raise(SIGKILL);

@@ -5,10 +5,11 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cassert>
 #include <cstring>
 #include <unordered_map>
 
-#include "cas/ids.h"
+#include "digest/ids.h"
 #include "store/s3/curl_ev.h"
 #include "store/s3/s3_errors.h"
 #include "store/s3/s3_transfer.h"
@@ -23,7 +24,6 @@ using s3::Transfer;
 constexpr size_t kDeleteBatch = 1000;
 constexpr size_t kMaxListResponse = 32 << 20;
 constexpr size_t kMaxDeleteResponse = 32 << 20;
-constexpr int64_t kMaxConcurrency = 1024;
 constexpr long kMaxConnectTimeoutMs = 10000;
 
 // Keys are validated before any name is built from them (object_store.h).
@@ -290,7 +290,7 @@ Result<std::vector<Status>> S3Store::DeleteMany(
 }
 
 Status S3Store::List(const std::string& tenant_id, const ListFn& each) {
-  if (!cas::IsValidTenantId(tenant_id)) {
+  if (!digest::IsValidTenantId(tenant_id)) {
     return Status::InvalidArgument("malformed tenant id");
   }
   std::string prefix = addr_.TenantPrefix(tenant_id);
@@ -325,57 +325,30 @@ Status S3Store::List(const std::string& tenant_id, const ListFn& each) {
   }
 }
 
-bool ValidRegion(std::string_view region) {
-  if (region.empty() || region.size() > 64) return false;
-  return std::all_of(region.begin(), region.end(), [](char c) {
-    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-';
-  });
-}
-
 }  // namespace
 
-Result<std::unique_ptr<ObjectStore>> NewS3Store(
-    const StoreUrl& url, const config::Settings& settings,
-    struct ev_loop* loop) {
-  if (url.scheme != StoreUrl::Scheme::kS3 || url.bucket.empty()) {
-    return Status::InvalidArgument(
-        "AWC_CAS_URL: the S3 store needs s3://bucket");
-  }
-  AWC_ASSIGN_OR_RETURN(s3::Endpoint endpoint,
-                       s3::ParseEndpoint(settings.EffectiveS3Endpoint()));
-  if (!ValidRegion(settings.s3_region)) {
-    return Status::InvalidArgument(
-        "AWC_S3_REGION: expected a region name such as us-east-1");
-  }
-  if (settings.s3_max_concurrency < 1 ||
-      settings.s3_max_concurrency > kMaxConcurrency) {
-    return Status::InvalidArgument(
-        "AWC_S3_MAX_CONCURRENCY must be between 1 and " +
-        std::to_string(kMaxConcurrency));
-  }
-  if (settings.s3_timeout_ms < 1) {
-    return Status::InvalidArgument("AWC_S3_TIMEOUT_MS must be positive");
-  }
-  if (settings.s3_access_key_id.empty() !=
-      settings.s3_secret_access_key.empty()) {
-    return Status::InvalidArgument(
-        "AWC_S3_ACCESS_KEY_ID and AWC_S3_SECRET_ACCESS_KEY must be set "
-        "together");
-  }
-  s3::ClientOptions options;
-  options.access_key_id = settings.s3_access_key_id;
-  options.secret_access_key = settings.s3_secret_access_key;
-  options.region = settings.s3_region;
-  options.timeout_ms = static_cast<long>(settings.s3_timeout_ms);
-  options.connect_timeout_ms =
-      std::min(options.timeout_ms, kMaxConnectTimeoutMs);
-  int concurrency = static_cast<int>(settings.s3_max_concurrency);
-  AWC_ASSIGN_OR_RETURN(std::unique_ptr<s3::CurlEv> ev,
-                       s3::CurlEv::Create(loop, std::max(4, concurrency)));
-  s3::Addressing addressing(std::move(endpoint), url.bucket, url.prefix,
-                            settings.s3_force_path_style);
-  return std::unique_ptr<ObjectStore>(new S3Store(
-      std::move(addressing), std::move(options), concurrency, std::move(ev)));
+Result<std::unique_ptr<ObjectStore>> NewS3Store(const StoreUrl& url,
+                                                const S3Options& options,
+                                                struct ev_loop* loop) {
+  assert(url.scheme == StoreUrl::Scheme::kS3 && !url.bucket.empty());
+  assert(options.access_key_id.empty() == options.secret_access_key.empty());
+  assert(options.max_concurrency >= 1 && options.timeout_ms >= 1);
+  Result<s3::Endpoint> endpoint = s3::ParseEndpoint(options.endpoint);
+  if (!endpoint.ok()) return endpoint.status().WithContext("s3 endpoint");
+  s3::ClientOptions client;
+  client.access_key_id = options.access_key_id;
+  client.secret_access_key = options.secret_access_key;
+  client.region = options.region;
+  client.timeout_ms = options.timeout_ms;
+  client.connect_timeout_ms = std::min(client.timeout_ms, kMaxConnectTimeoutMs);
+  AWC_ASSIGN_OR_RETURN(
+      std::unique_ptr<s3::CurlEv> ev,
+      s3::CurlEv::Create(loop, std::max(4, options.max_concurrency)));
+  s3::Addressing addressing(std::move(*endpoint), url.bucket, url.prefix,
+                            options.force_path_style);
+  return std::unique_ptr<ObjectStore>(
+      new S3Store(std::move(addressing), std::move(client),
+                  options.max_concurrency, std::move(ev)));
 }
 
 S3Stats GetS3Stats(const ObjectStore& store) {

@@ -2,10 +2,10 @@
 // AWS Signature V4 by libcurl (CURLOPT_AWS_SIGV4).
 //
 // Transfers run on libcurl's multi-socket API driven by the caller's libev
-// loop, up to AWC_S3_MAX_CONCURRENCY at once (GetMany). GET streams into
+// loop, up to S3Options::max_concurrency at once (GetMany). GET streams into
 // the sink; HEAD, PUT (from memory or a file), DeleteObjects (at most 1000
 // keys per request, Content-MD5 set) and ListObjectsV2 (paginated). Path-
-// style or virtual-host addressing (AWC_S3_FORCE_PATH_STYLE). Errors:
+// style or virtual-host addressing (S3Options::force_path_style). Errors:
 // 404 / NoSuchKey -> kNotFound; 5xx, 429, SlowDown, timeouts and
 // connection failures -> kTransient; 403, NoSuchBucket and other 4xx ->
 // permanent (kFailedPrecondition). Credentials never appear in errors.
@@ -20,7 +20,7 @@
 //  - Head() of an absent object in a missing bucket is kFailedPrecondition,
 //    not kNotFound: a 404 to HEAD carries no error code, so the first one
 //    is checked against a HEAD of the bucket.
-//  - AWC_S3_TIMEOUT_MS is a stall timeout: a request that moves less than
+//  - S3Options::timeout_ms is a stall timeout: a request that moves less than
 //    1 KiB/s for that long (rounded up to whole seconds) is abandoned as a
 //    transient error, however large its object; the connect timeout is the
 //    smaller of it and 10 s.
@@ -35,16 +35,19 @@
 #include <cstdint>
 #include <memory>
 
-#include "config/settings.h"
 #include "store/object_store.h"
+#include "store/s3_options.h"
+#include "store/store_url.h"
 
 struct ev_loop;
 
 namespace awc::store {
 
-Result<std::unique_ptr<ObjectStore>> NewS3Store(
-    const StoreUrl& url, const config::Settings& settings,
-    struct ev_loop* loop);
+// `url` is an s3:// URL and `options` hold checked values (s3_options.h);
+// only an endpoint that does not parse is refused here.
+Result<std::unique_ptr<ObjectStore>> NewS3Store(const StoreUrl& url,
+                                                const S3Options& options,
+                                                struct ev_loop* loop);
 
 // Counters of an S3 store since it was opened, for tests and diagnostics.
 struct S3Stats {

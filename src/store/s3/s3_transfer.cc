@@ -7,7 +7,7 @@
 #include <cerrno>
 #include <cstring>
 
-#include "cas/sha256.h"
+#include "digest/sha256.h"
 #include "store/s3/s3_errors.h"
 #include "store/s3/s3_xml.h"
 
@@ -74,7 +74,7 @@ Status Transfer::Configure(CURL* easy) {
       payload_hash = std::string(kEmptySha256);
       break;
     case BodyKind::kMemory:
-      payload_hash = cas::Sha256::HexOf(body_);
+      payload_hash = digest::Sha256::HexOf(body_);
       break;
     case BodyKind::kFile:
       payload_hash = std::string(kUnsignedPayload);

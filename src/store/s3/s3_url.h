@@ -16,20 +16,9 @@
 
 #include "common/status.h"
 #include "store/object_store.h"
+#include "store/s3_options.h"
 
 namespace awc::store::s3 {
-
-// An S3 endpoint: "http(s)://host[:port][/base/path]".
-struct Endpoint {
-  std::string scheme;     // "http" or "https"
-  std::string authority;  // "host" or "host:port" ("[v6]:port" kept as is)
-  std::string base_path;  // "" or "/base" without a trailing '/'
-};
-
-// Parses AWC_S3_ENDPOINT. Refuses user info (credentials), queries,
-// fragments and schemes other than http and https; errors name the setting
-// but do not echo the value.
-Result<Endpoint> ParseEndpoint(std::string_view url);
 
 // Percent-encodes every byte but A-Z a-z 0-9 - . _ ~ (and '/' when
 // `keep_slash`), with uppercase hex: the SigV4 URI encoding.

@@ -22,34 +22,6 @@ Endpoint MustParse(std::string_view url) {
   return ep.ok() ? *ep : Endpoint{};
 }
 
-TEST(S3EndpointTest, ParsesSchemeHostPortAndPath) {
-  Endpoint ep = MustParse("http://127.0.0.1:9000");
-  EXPECT_EQ(ep.scheme, "http");
-  EXPECT_EQ(ep.authority, "127.0.0.1:9000");
-  EXPECT_EQ(ep.base_path, "");
-
-  ep = MustParse("HTTPS://s3.eu-west-1.amazonaws.com/");
-  EXPECT_EQ(ep.scheme, "https");
-  EXPECT_EQ(ep.authority, "s3.eu-west-1.amazonaws.com");
-  EXPECT_EQ(ep.base_path, "");
-
-  ep = MustParse("http://[::1]:9000/storage/s3//");
-  EXPECT_EQ(ep.authority, "[::1]:9000");
-  EXPECT_EQ(ep.base_path, "/storage/s3");
-}
-
-TEST(S3EndpointTest, RefusesCredentialsAndOddForms) {
-  for (const char* bad :
-       {"s3.amazonaws.com", "ftp://host", "http://", "http:///path",
-        "http://key:secret@host", "http://host?x=1", "http://host#f",
-        "http://ho st", "http://host/a b"}) {
-    Result<Endpoint> ep = ParseEndpoint(bad);
-    EXPECT_TRUE(ep.status().IsInvalidArgument()) << bad;
-    EXPECT_NE(ep.status().message().find("AWC_S3_ENDPOINT"), std::string::npos);
-    EXPECT_EQ(ep.status().message().find("secret"), std::string::npos) << bad;
-  }
-}
-
 TEST(S3UriEncodeTest, KeepsUnreservedAndEncodesTheRest) {
   EXPECT_EQ(UriEncode("AZaz09-._~", false), "AZaz09-._~");
   EXPECT_EQ(UriEncode("a b/c+d=e&f", false), "a%20b%2Fc%2Bd%3De%26f");

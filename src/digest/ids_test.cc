@@ -1,10 +1,10 @@
-#include "cas/ids.h"
+#include "digest/ids.h"
 
 #include <gtest/gtest.h>
 
 #include <string>
 
-namespace awc::cas {
+namespace awc::digest {
 namespace {
 
 const std::string kHex64(64, 'a');
@@ -51,9 +51,9 @@ TEST(IdsTest, InvalidDigests) {
 }
 
 }  // namespace
-}  // namespace awc::cas
+}  // namespace awc::digest
 
-namespace awc::cas {
+namespace awc::digest {
 namespace {
 
 TEST(RawDigestTest, RoundTripsAndRejectsWhatIsNotADigest) {
@@ -72,4 +72,4 @@ TEST(RawDigestTest, RoundTripsAndRejectsWhatIsNotADigest) {
 }
 
 }  // namespace
-}  // namespace awc::cas
+}  // namespace awc::digest

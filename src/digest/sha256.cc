@@ -1,10 +1,10 @@
-#include "cas/sha256.h"
+#include "digest/sha256.h"
 
 #include <openssl/evp.h>
 
 #include <cstdlib>
 
-namespace awc::cas {
+namespace awc::digest {
 
 Sha256::Sha256() : ctx_(EVP_MD_CTX_new()) {
   // Failure here means the process is out of memory or OpenSSL is broken;
@@ -40,4 +40,4 @@ std::string Sha256::HexOf(std::string_view data) {
   return h.FinishHex();
 }
 
-}  // namespace awc::cas
+}  // namespace awc::digest

@@ -1,14 +1,15 @@
-// Syntax of the names the store is keyed by (design brief section 5).
-// Everything that builds a store key or a path validates with these first.
-#ifndef AWC_CAS_IDS_H_
-#define AWC_CAS_IDS_H_
+// Object identity: the syntax of the tenant ids and digests the object store
+// is keyed by (docs/ARCHITECTURE.md, "Object store"). Everything that builds
+// a store key or a path validates with these first.
+#ifndef AWC_DIGEST_IDS_H_
+#define AWC_DIGEST_IDS_H_
 
 #include <array>
 #include <cstdint>
 #include <string>
 #include <string_view>
 
-namespace awc::cas {
+namespace awc::digest {
 
 // ^[a-z0-9][a-z0-9_-]{0,62}$
 bool IsValidTenantId(std::string_view id);
@@ -25,6 +26,6 @@ bool ParseDigest(std::string_view digest, RawDigest* out);
 // "sha256:" + 64 lowercase hex digits.
 std::string FormatDigest(const RawDigest& raw);
 
-}  // namespace awc::cas
+}  // namespace awc::digest
 
-#endif  // AWC_CAS_IDS_H_
+#endif  // AWC_DIGEST_IDS_H_

@@ -1,6 +1,6 @@
-#include "cas/ids.h"
+#include "digest/ids.h"
 
-namespace awc::cas {
+namespace awc::digest {
 namespace {
 
 bool LowerAlnum(char c) {
@@ -52,4 +52,4 @@ std::string FormatDigest(const RawDigest& raw) {
   return out;
 }
 
-}  // namespace awc::cas
+}  // namespace awc::digest

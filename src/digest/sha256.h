@@ -1,7 +1,7 @@
 // Streaming SHA-256 (OpenSSL EVP). Memory use is constant whatever the size
 // of the input: feed it chunks with Update() and read the digest once.
-#ifndef AWC_CAS_SHA256_H_
-#define AWC_CAS_SHA256_H_
+#ifndef AWC_DIGEST_SHA256_H_
+#define AWC_DIGEST_SHA256_H_
 
 #include <array>
 #include <cstddef>
@@ -11,7 +11,7 @@
 
 typedef struct evp_md_ctx_st EVP_MD_CTX;
 
-namespace awc::cas {
+namespace awc::digest {
 
 class Sha256 {
  public:
@@ -32,6 +32,6 @@ class Sha256 {
   EVP_MD_CTX* ctx_;
 };
 
-}  // namespace awc::cas
+}  // namespace awc::digest
 
-#endif  // AWC_CAS_SHA256_H_
+#endif  // AWC_DIGEST_SHA256_H_

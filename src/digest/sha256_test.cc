@@ -1,10 +1,10 @@
-#include "cas/sha256.h"
+#include "digest/sha256.h"
 
 #include <gtest/gtest.h>
 
 #include <string>
 
-namespace awc::cas {
+namespace awc::digest {
 namespace {
 
 TEST(Sha256Test, KnownVectors) {
@@ -46,4 +46,4 @@ TEST(Sha256Test, BinaryInputWithNul) {
 }
 
 }  // namespace
-}  // namespace awc::cas
+}  // namespace awc::digest

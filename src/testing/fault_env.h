@@ -12,8 +12,8 @@
 // faulted Close still closes the file. Calls are counted per operation,
 // from 0 when the FaultEnv is made and at Reset(). Clocks are never
 // faulted. Thread safe; file handles it returns must not outlive it.
-#ifndef AWC_COMMON_FAULT_ENV_H_
-#define AWC_COMMON_FAULT_ENV_H_
+#ifndef AWC_TESTING_FAULT_ENV_H_
+#define AWC_TESTING_FAULT_ENV_H_
 
 #include <array>
 #include <cstdint>
@@ -94,4 +94,4 @@ class FaultEnv : public Env {
 
 }  // namespace awc
 
-#endif  // AWC_COMMON_FAULT_ENV_H_
+#endif  // AWC_TESTING_FAULT_ENV_H_

@@ -1,0 +1,151 @@
+// The checks of the settings table that the object store relies on: the
+// store URL, the S3 endpoint, region and key pair are refused when loading,
+// naming the setting, so -t and startup refuse the same values.
+#include "config/setting_spec.h"
+
+#include "config/config_test_fixture.h"
+
+namespace awc::config {
+namespace {
+
+constexpr const char* kExpected =
+    " (expected memory://, file:///absolute/path or s3://bucket[/prefix])";
+
+TEST_F(ConfigTest, StoreUrlSyntaxIsCheckedWhenLoading) {
+  env_ = {{"AWC_CAS_URL", "ftp://host/x"}};
+  EXPECT_EQ(
+      LoadError(),
+      std::string("AWC_CAS_URL: unsupported scheme \"ftp://\"") + kExpected);
+  env_ = {{"AWC_CAS_URL", "file://relative"}};
+  EXPECT_EQ(LoadError(),
+            "AWC_CAS_URL: file:// needs an absolute path, as in "
+            "file:///var/lib/awc");
+#if AWC_WITH_S3
+  env_ = {{"AWC_CAS_URL", "s3://Bad_Bucket"}};
+  EXPECT_EQ(LoadError().rfind("AWC_CAS_URL: \"Bad_Bucket\" is not a valid", 0),
+            0u);
+  env_ = {{"AWC_CAS_URL", "s3://AKID:Url-Secret-123@bucket"}};
+  std::string err = LoadError();
+  EXPECT_EQ(err,
+            "AWC_CAS_URL: s3:// URLs must not carry credentials; use "
+            "AWC_S3_ACCESS_KEY_ID and AWC_S3_SECRET_ACCESS_KEY");
+  env_ = {{"AWC_CAS_URL", "s3://bucket/p"}};
+  EXPECT_EQ(LoadError(), "");
+#endif
+  for (const char* url : {"memory://", "file:///srv/cas"}) {
+    env_ = {{"AWC_CAS_URL", url}};
+    EXPECT_EQ(LoadError(), "") << url;
+  }
+  env_ = {};
+  EXPECT_EQ(LoadError(), "");  // unset: RequireDaemon's business
+}
+
+TEST_F(ConfigTest, StoreUrlInTheIniFileNamesFileLineAndSetting) {
+  std::string path = Write("cas.ini", "[cas]\n\nurl = gopher://x\n");
+  EXPECT_EQ(LoadError(path), path +
+                                 ":3: [cas] url (AWC_CAS_URL): unsupported "
+                                 "scheme \"gopher://\"" +
+                                 kExpected);
+}
+
+#if !AWC_WITH_S3
+TEST_F(ConfigTest, S3StoreInABuildWithoutItIsRefused) {
+  env_ = {{"AWC_CAS_URL", "s3://bucket"}};
+  EXPECT_EQ(LoadError(),
+            "AWC_CAS_URL: s3:// is not supported by this build; rebuild with "
+            "cmake -DAWC_WITH_S3=ON (needs libcurl4-openssl-dev)");
+}
+#endif
+
+TEST_F(ConfigTest, S3EndpointMustBeAnHttpUrlWithoutCredentials) {
+  struct Case {
+    const char* endpoint;
+    const char* error;
+  };
+  const Case cases[] = {
+      {"notaurl", "expected http://host[:port] or https://host[:port]"},
+      {"ftp://s3.example", "the scheme must be http or https"},
+      {"https://AKID:Endpoint-Secret-9@s3.example",
+       "must not carry credentials; use AWC_S3_ACCESS_KEY_ID and "
+       "AWC_S3_SECRET_ACCESS_KEY"},
+      {"https://s3.example?x=1", "takes no query or fragment"},
+      {"https://", "has no host"},
+  };
+  for (const Case& c : cases) {
+    env_ = {{"AWC_S3_ENDPOINT", c.endpoint}};
+    EXPECT_EQ(LoadError(), std::string("AWC_S3_ENDPOINT: ") + c.error)
+        << c.endpoint;
+  }
+  for (const char* ok : {"http://127.0.0.1:9000", "https://s3.example/base"}) {
+    env_ = {{"AWC_S3_ENDPOINT", ok}};
+    EXPECT_EQ(LoadError(), "") << ok;
+  }
+}
+
+TEST_F(ConfigTest, S3RegionMustBeARegionName) {
+  for (const char* bad : {"", "US-EAST-1", "us:east", "eu west"}) {
+    env_ = {{"AWC_S3_REGION", bad}};
+    EXPECT_EQ(LoadError(),
+              "AWC_S3_REGION: expected a region name such as us-east-1")
+        << "\"" << bad << "\"";
+  }
+  env_ = {{"AWC_S3_REGION", "eu-central-2"}};
+  EXPECT_EQ(LoadError(), "");
+}
+
+TEST_F(ConfigTest, S3BoundsAreTheTablesOnly) {
+  env_ = {{"AWC_S3_MAX_CONCURRENCY", "257"}};
+  EXPECT_EQ(LoadError(),
+            "AWC_S3_MAX_CONCURRENCY: 257 is out of range (1..256)");
+  env_ = {{"AWC_S3_TIMEOUT_MS", "99"}};
+  EXPECT_EQ(LoadError(),
+            "AWC_S3_TIMEOUT_MS: 99 is out of range (100..3600000)");
+  env_ = {{"AWC_S3_MAX_CONCURRENCY", "256"}, {"AWC_S3_TIMEOUT_MS", "100"}};
+  EXPECT_EQ(LoadError(), "");
+}
+
+#if AWC_WITH_S3
+TEST_F(ConfigTest, S3KeyPairGoesTogetherForTheS3Store) {
+  const std::string kPair =
+      "AWC_S3_ACCESS_KEY_ID and AWC_S3_SECRET_ACCESS_KEY must be set together";
+  env_ = {{"AWC_CAS_URL", "s3://bucket"}, {"AWC_S3_ACCESS_KEY_ID", "AKID"}};
+  EXPECT_EQ(LoadError(), kPair);
+  env_ = {{"AWC_CAS_URL", "s3://bucket"},
+          {"AWC_S3_SECRET_ACCESS_KEY", "Lone-Secret-42"}};
+  EXPECT_EQ(LoadError(), kPair);
+  env_ = {{"AWC_CAS_URL", "s3://bucket"},
+          {"AWC_S3_ACCESS_KEY_ID", "AKID"},
+          {"AWC_S3_SECRET_ACCESS_KEY", "Pair-Secret-42"}};
+  EXPECT_EQ(LoadError(), "");
+  env_ = {{"AWC_CAS_URL", "s3://bucket"}};  // unsigned requests
+  EXPECT_EQ(LoadError(), "");
+  // Another store does not use the keys: nothing to refuse.
+  env_ = {{"AWC_CAS_URL", "file:///srv/cas"},
+          {"AWC_S3_SECRET_ACCESS_KEY", "Lone-Secret-42"}};
+  EXPECT_EQ(LoadError(), "");
+}
+
+TEST_F(ConfigTest, S3KeyPairIsCheckedAcrossIniAndEnvironment) {
+  std::string path =
+      Write("s3.ini", "[cas]\nurl = s3://bucket\n[s3]\naccess_key_id = AK\n");
+  EXPECT_EQ(LoadError(path),
+            "AWC_S3_ACCESS_KEY_ID and AWC_S3_SECRET_ACCESS_KEY must be set "
+            "together");
+  env_ = {{"AWC_S3_SECRET_ACCESS_KEY", "Env-Secret-77"}};
+  EXPECT_EQ(LoadError(path), "");
+}
+#endif
+
+TEST_F(ConfigTest, DescribeNeverShowsEndpointCredentials) {
+  Result<Config> c = Load();
+  ASSERT_TRUE(c.ok());
+  c->mutable_settings().s3_endpoint = "https://AKID:Shown-Never-1@s3.example";
+  std::string all = Joined(c->Describe());
+  EXPECT_EQ(all.find("Shown-Never-1"), std::string::npos) << all;
+  EXPECT_EQ(all.find("AKID"), std::string::npos) << all;
+  EXPECT_EQ(Find(c->Describe(), "AWC_S3_ENDPOINT").value,
+            "https://********@s3.example");
+}
+
+}  // namespace
+}  // namespace awc::config

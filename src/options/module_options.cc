@@ -1,0 +1,65 @@
+#include "options/module_options.h"
+
+#include "obs/listen_address.h"
+
+namespace awc::options {
+
+Result<store::StoreUrl> StoreUrlFrom(const config::Settings& settings) {
+  Result<store::StoreUrl> url = store::ParseStoreUrl(settings.cas_url);
+  if (!url.ok()) return url.status().WithContext("AWC_CAS_URL");
+  return url;
+}
+
+store::S3Options S3OptionsFrom(const config::Settings& settings) {
+  store::S3Options o;
+  o.endpoint = settings.EffectiveS3Endpoint();
+  o.region = settings.s3_region;
+  o.access_key_id = settings.s3_access_key_id;
+  o.secret_access_key = settings.s3_secret_access_key;
+  o.force_path_style = settings.s3_force_path_style;
+  o.max_concurrency = static_cast<int>(settings.s3_max_concurrency);
+  o.timeout_ms = static_cast<long>(settings.s3_timeout_ms);
+  return o;
+}
+
+cas::ClosureLimits ClosureLimitsFrom(const config::Settings& settings) {
+  cas::ClosureLimits limits;
+  limits.manifest_max_bytes =
+      static_cast<uint64_t>(settings.manifest_max_bytes);
+  limits.max_depth = static_cast<int>(settings.closure_max_depth);
+  limits.max_objects = static_cast<uint64_t>(settings.closure_max_objects);
+  return limits;
+}
+
+gc::SweepOptions SweepOptionsFrom(const config::Settings& settings) {
+  gc::SweepOptions o;
+  o.grace_secs = settings.gc_grace_secs;
+  o.batch_size = settings.gc_batch_size;
+  o.canary_size = settings.gc_canary_size;
+  o.dry_run = settings.gc_dry_run;
+  o.lock_ttl_secs = static_cast<double>(settings.worker_lease_secs);
+  return o;
+}
+
+handlers::HandlerOptions HandlerOptionsFrom(const config::Settings& settings) {
+  handlers::HandlerOptions o;
+  o.closure = ClosureLimitsFrom(settings);
+  o.sweep = SweepOptionsFrom(settings);
+  o.retention_grace_secs = settings.retention_grace_secs;
+  return o;
+}
+
+Result<supervisor::Supervisor::Options> SupervisorOptionsFrom(
+    const config::Settings& settings) {
+  supervisor::Supervisor::Options o;
+  o.slots = static_cast<int>(settings.worker_concurrency);
+  if (!settings.metrics_listen.empty()) {
+    Result<obs::ListenAddress> addr =
+        obs::ParseListenAddress(settings.metrics_listen);
+    if (!addr.ok()) return addr.status().WithContext("AWC_METRICS_LISTEN");
+    o.metrics_listen = *addr;
+  }
+  return o;
+}
+
+}  // namespace awc::options

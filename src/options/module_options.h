@@ -1,0 +1,51 @@
+// Module options: the one place where the configuration becomes the option
+// structs of the modules (docs/ARCHITECTURE.md, "Configuration").
+//
+// Settings flow one way: config/ loads and checks them; the daemon and
+// awcctl convert them here; the modules (store/, cas/, gc/, handlers/,
+// supervisor/) see only their own options and never include config/.
+//
+// Contract: the functions take Settings that Config::Load() accepted. The
+// conversions that parse text (the store URL, the listen address) use the
+// parsers the settings table checks with, so for such Settings they cannot
+// fail; they still return a Result naming the setting rather than assume.
+#ifndef AWC_OPTIONS_MODULE_OPTIONS_H_
+#define AWC_OPTIONS_MODULE_OPTIONS_H_
+
+#include "cas/closure.h"
+#include "common/status.h"
+#include "config/settings.h"
+#include "gc/sweep.h"
+#include "handlers/handler_options.h"
+#include "store/s3_options.h"
+#include "store/store_url.h"
+#include "supervisor/supervisor.h"
+
+namespace awc::options {
+
+// AWC_CAS_URL.
+Result<store::StoreUrl> StoreUrlFrom(const config::Settings& settings);
+
+// AWC_S3_*: the effective endpoint (the region's AWS endpoint when unset),
+// region, key pair, addressing, concurrency, stall timeout.
+store::S3Options S3OptionsFrom(const config::Settings& settings);
+
+// AWC_MANIFEST_MAX_BYTES, AWC_CLOSURE_MAX_DEPTH, AWC_CLOSURE_MAX_OBJECTS.
+cas::ClosureLimits ClosureLimitsFrom(const config::Settings& settings);
+
+// AWC_GC_GRACE_SECS, AWC_GC_BATCH_SIZE, AWC_GC_CANARY_SIZE, AWC_GC_DRY_RUN;
+// the GC lock lives as long as a job lease (AWC_WORKER_LEASE_SECS). The
+// holder and job id are per job: left empty.
+gc::SweepOptions SweepOptionsFrom(const config::Settings& settings);
+
+// What the built-in handlers use: the closure limits, the sweep options and
+// AWC_RETENTION_GRACE_SECS.
+handlers::HandlerOptions HandlerOptionsFrom(const config::Settings& settings);
+
+// AWC_WORKER_CONCURRENCY slots and the parsed AWC_METRICS_LISTEN.
+Result<supervisor::Supervisor::Options> SupervisorOptionsFrom(
+    const config::Settings& settings);
+
+}  // namespace awc::options
+
+#endif  // AWC_OPTIONS_MODULE_OPTIONS_H_

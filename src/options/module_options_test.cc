@@ -1,0 +1,133 @@
+#include "options/module_options.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+
+#include "common/redact.h"
+#include "config/config.h"
+
+namespace awc::options {
+namespace {
+
+// Settings as the daemon gets them: loaded (and checked) from an
+// environment.
+config::Settings Load(const std::map<std::string, std::string>& env) {
+  Result<config::Config> cfg =
+      config::Config::Load("", [&env](const char* name) -> const char* {
+        auto it = env.find(name);
+        return it == env.end() ? nullptr : it->second.c_str();
+      });
+  EXPECT_TRUE(cfg.ok()) << cfg.status().ToString();
+  return cfg.ok() ? cfg->settings() : config::Settings{};
+}
+
+TEST(ModuleOptionsTest, S3OptionsCarryEverySetting) {
+  config::Settings s = Load({{"AWC_S3_ENDPOINT", "http://127.0.0.1:9000/s3"},
+                             {"AWC_S3_REGION", "eu-west-3"},
+                             {"AWC_S3_ACCESS_KEY_ID", "AKIDEXAMPLE"},
+                             {"AWC_S3_SECRET_ACCESS_KEY", "wJalrXUtnFEMI"},
+                             {"AWC_S3_FORCE_PATH_STYLE", "true"},
+                             {"AWC_S3_MAX_CONCURRENCY", "7"},
+                             {"AWC_S3_TIMEOUT_MS", "1500"}});
+  store::S3Options o = S3OptionsFrom(s);
+  EXPECT_EQ(o.endpoint, "http://127.0.0.1:9000/s3");
+  EXPECT_EQ(o.region, "eu-west-3");
+  EXPECT_EQ(o.access_key_id, "AKIDEXAMPLE");
+  EXPECT_EQ(o.secret_access_key, "wJalrXUtnFEMI");
+  EXPECT_TRUE(o.force_path_style);
+  EXPECT_EQ(o.max_concurrency, 7);
+  EXPECT_EQ(o.timeout_ms, 1500);
+  ClearSecrets();  // Load() registered the secret key
+}
+
+TEST(ModuleOptionsTest, UnsetEndpointIsTheRegionsAwsEndpoint) {
+  store::S3Options o = S3OptionsFrom(Load({{"AWC_S3_REGION", "ap-south-1"}}));
+  EXPECT_EQ(o.endpoint, "https://s3.ap-south-1.amazonaws.com");
+  EXPECT_TRUE(store::s3::ParseEndpoint(o.endpoint).ok());
+  EXPECT_EQ(S3OptionsFrom(Load({})).endpoint,
+            "https://s3.us-east-1.amazonaws.com");
+}
+
+TEST(ModuleOptionsTest, HandlerOptionsCarryLimitsSweepAndRetention) {
+  config::Settings s = Load({{"AWC_MANIFEST_MAX_BYTES", "4096"},
+                             {"AWC_CLOSURE_MAX_DEPTH", "9"},
+                             {"AWC_CLOSURE_MAX_OBJECTS", "12345"},
+                             {"AWC_GC_GRACE_SECS", "600"},
+                             {"AWC_GC_BATCH_SIZE", "50"},
+                             {"AWC_GC_CANARY_SIZE", "5"},
+                             {"AWC_GC_DRY_RUN", "1"},
+                             {"AWC_WORKER_LEASE_SECS", "120"},
+                             {"AWC_RETENTION_GRACE_SECS", "7200"}});
+  handlers::HandlerOptions o = HandlerOptionsFrom(s);
+  EXPECT_EQ(o.closure.manifest_max_bytes, 4096u);
+  EXPECT_EQ(o.closure.max_depth, 9);
+  EXPECT_EQ(o.closure.max_objects, 12345u);
+  EXPECT_EQ(o.sweep.grace_secs, 600);
+  EXPECT_EQ(o.sweep.batch_size, 50);
+  EXPECT_EQ(o.sweep.canary_size, 5);
+  EXPECT_TRUE(o.sweep.dry_run);
+  EXPECT_EQ(o.sweep.lock_ttl_secs, 120.0);  // the GC lock lives for a lease
+  EXPECT_EQ(o.sweep.holder, "");            // per job, set by the handler
+  EXPECT_EQ(o.sweep.job_id, 0);
+  EXPECT_EQ(o.retention_grace_secs, 7200);
+}
+
+TEST(ModuleOptionsTest, DefaultsMatchTheModulesOwnDefaults) {
+  // A module's own defaults and the settings' defaults are one set of
+  // numbers: options built from an empty configuration equal them.
+  handlers::HandlerOptions from_settings = HandlerOptionsFrom(Load({}));
+  handlers::HandlerOptions plain;
+  EXPECT_EQ(from_settings.closure.manifest_max_bytes,
+            plain.closure.manifest_max_bytes);
+  EXPECT_EQ(from_settings.closure.max_depth, plain.closure.max_depth);
+  EXPECT_EQ(from_settings.closure.max_objects, plain.closure.max_objects);
+  EXPECT_EQ(from_settings.sweep.grace_secs, plain.sweep.grace_secs);
+  EXPECT_EQ(from_settings.sweep.batch_size, plain.sweep.batch_size);
+  EXPECT_EQ(from_settings.sweep.canary_size, plain.sweep.canary_size);
+  EXPECT_EQ(from_settings.sweep.lock_ttl_secs, plain.sweep.lock_ttl_secs);
+  EXPECT_EQ(from_settings.retention_grace_secs, plain.retention_grace_secs);
+  store::S3Options s3 = S3OptionsFrom(Load({}));
+  store::S3Options s3_plain;
+  EXPECT_EQ(s3.region, s3_plain.region);
+  EXPECT_EQ(s3.max_concurrency, s3_plain.max_concurrency);
+  EXPECT_EQ(s3.timeout_ms, s3_plain.timeout_ms);
+}
+
+TEST(ModuleOptionsTest, StoreUrl) {
+  Result<store::StoreUrl> url =
+      StoreUrlFrom(Load({{"AWC_CAS_URL", "file:///srv/cas/"}}));
+  ASSERT_TRUE(url.ok()) << url.status().ToString();
+  EXPECT_EQ(url->scheme, store::StoreUrl::Scheme::kFile);
+  EXPECT_EQ(url->path, "/srv/cas");
+  // Settings that did not come from Load(): the error names the setting.
+  config::Settings unchecked;
+  unchecked.cas_url = "ftp://x";
+  EXPECT_EQ(
+      StoreUrlFrom(unchecked).status().message().rfind("AWC_CAS_URL: ", 0), 0u);
+}
+
+TEST(ModuleOptionsTest, SupervisorGetsSlotsAndAParsedListenAddress) {
+  Result<supervisor::Supervisor::Options> o = SupervisorOptionsFrom(Load(
+      {{"AWC_WORKER_CONCURRENCY", "3"}, {"AWC_METRICS_LISTEN", "[::1]:9187"}}));
+  ASSERT_TRUE(o.ok()) << o.status().ToString();
+  EXPECT_EQ(o->slots, 3);
+  ASSERT_TRUE(o->metrics_listen.has_value());
+  EXPECT_EQ(o->metrics_listen->host, "::1");
+  EXPECT_EQ(o->metrics_listen->port, 9187);
+
+  o = SupervisorOptionsFrom(Load({}));
+  ASSERT_TRUE(o.ok());
+  EXPECT_EQ(o->slots, 4);
+  EXPECT_FALSE(o->metrics_listen.has_value());
+
+  config::Settings unchecked;
+  unchecked.metrics_listen = "nowhere";
+  EXPECT_EQ(SupervisorOptionsFrom(unchecked).status().message().rfind(
+                "AWC_METRICS_LISTEN: ", 0),
+            0u);
+}
+
+}  // namespace
+}  // namespace awc::options

@@ -1,0 +1,53 @@
+#include "testing/fault_env.h"
+
+#include <gtest/gtest.h>
+
+#include <cerrno>
+#include <filesystem>
+#include <iterator>
+#include <string>
+
+#include "store/store_conformance.h"
+
+namespace awc {
+namespace {
+
+using store::storetest::ScopedTempDir;
+
+size_t OpenDescriptors() {
+  auto dir = std::filesystem::directory_iterator("/proc/self/fd");
+  return static_cast<size_t>(std::distance(begin(dir), end(dir)));
+}
+
+TEST(FaultEnvTest, FailsTheChosenCallsOnly) {
+  ScopedTempDir tmp;
+  FaultEnv env(Env::Default());
+  std::string path = tmp.path() + "/f";
+  EXPECT_TRUE(env.Stat(path).status().IsNotFound());  // the real answer
+  env.FailNth(FaultEnv::Op::kStat, 2, EIO);
+  EXPECT_TRUE(env.Stat(tmp.path()).ok());
+  EXPECT_EQ(env.Stat(tmp.path()).status().code(), Status::Code::kIoError);
+  EXPECT_TRUE(env.Stat(tmp.path()).ok());
+  EXPECT_EQ(env.calls(FaultEnv::Op::kStat), 4);
+  EXPECT_EQ(env.injected(), 1);
+
+  size_t fds = OpenDescriptors();
+  auto out = env.NewWritableFile(path, Env::CreateMode::kExclusive);
+  ASSERT_TRUE(out.ok());
+  env.FailFrom(FaultEnv::Op::kAppend, 1, ENOSPC);
+  Status s = (*out)->Append("abcd");
+  EXPECT_NE(s.message().find("disk full"), std::string::npos);
+  EXPECT_NE(s.message().find(path), std::string::npos);
+  EXPECT_FALSE((*out)->Append("efgh").ok());
+  env.FailNth(FaultEnv::Op::kClose, 1, EIO);
+  EXPECT_FALSE((*out)->Close().ok());
+  EXPECT_EQ(OpenDescriptors(), fds);       // a faulted Close still closes
+  EXPECT_EQ(*env.ReadFile(path), "abef");  // half of each faulted Append
+
+  env.Reset();
+  EXPECT_EQ(env.calls(FaultEnv::Op::kAppend), 0);
+  EXPECT_TRUE(env.RemoveFile(path).ok());
+}
+
+}  // namespace
+}  // namespace awc

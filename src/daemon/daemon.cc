@@ -14,11 +14,11 @@
 #include "migrate/migrator.h"
 #include "obs/log.h"
 #include "obs/metrics.h"
+#include "obs/worker_status.h"
 #include "store/object_store.h"
 #include "store/store_url.h"
 #include "supervisor/supervisor.h"
-#include "supervisor/worker_status.h"
-#include "worker/worker.h"
+#include "worker/worker_process.h"
 
 extern char** environ;
 
@@ -175,19 +175,24 @@ int DaemonMain(int argc, char** argv, RegisterFn register_handlers) {
   // Step 6: the supervisor and its workers.
   Result<obs::Metrics> metrics = obs::Metrics::CreateShared();
   if (!metrics.ok()) return Fail(metrics.status());
-  Result<supervisor::WorkerStatusTable> status =
-      supervisor::WorkerStatusTable::CreateShared(
-          static_cast<int>(settings.worker_concurrency));
+  Result<obs::WorkerStatusTable> status = obs::WorkerStatusTable::CreateShared(
+      static_cast<int>(settings.worker_concurrency));
   if (!status.ok()) return Fail(status.status());
 
   supervisor::Supervisor::Options options;
   options.slots = static_cast<int>(settings.worker_concurrency);
   options.metrics_listen = settings.metrics_listen;
-  worker::WorkerDeps deps{&settings, &registry, &*store_url, &*metrics,
-                          &*status};
+  worker::WorkerProcessDeps deps{
+      {settings.worker_id, settings.worker_lease_secs,
+       settings.worker_poll_interval_ms},
+      settings.database_url,
+      &settings,
+      &registry,
+      &*store_url,
+      &*metrics,
+      &*status};
   supervisor::Supervisor sup(options, &*metrics, &*status, [deps](int slot) {
-    worker::Worker w(deps, slot);
-    return w.Run();
+    return worker::RunWorkerProcess(deps, slot);
   });
   if (Status s = sup.Start(); !s.ok()) return Fail(s);
   return sup.Run();

@@ -1,4 +1,5 @@
-// Supervisor: the parent process of the pre-fork tree (design brief §2).
+// Supervisor: the parent process of the pre-fork tree (docs/ARCHITECTURE.md,
+// "Process tree").
 //
 // Contract:
 //  - Forks one child per slot; each child runs `child_main(slot)` and exits
@@ -34,8 +35,8 @@
 
 #include "obs/http_server.h"
 #include "obs/metrics.h"
+#include "obs/worker_status.h"
 #include "supervisor/notify.h"
-#include "supervisor/worker_status.h"
 
 namespace awc::supervisor {
 
@@ -51,8 +52,8 @@ class Supervisor {
     double stable_after = 60.0;  // a child that lived this long resets backoff
   };
 
-  Supervisor(Options options, obs::Metrics* metrics, WorkerStatusTable* status,
-             ChildMain child_main);
+  Supervisor(Options options, obs::Metrics* metrics,
+             obs::WorkerStatusTable* status, ChildMain child_main);
   ~Supervisor();
 
   // Binds the metrics listener, installs the signal watchers and forks the
@@ -84,7 +85,7 @@ class Supervisor {
 
   Options options_;
   obs::Metrics* metrics_;
-  WorkerStatusTable* status_;
+  obs::WorkerStatusTable* status_;
   ChildMain child_main_;
   struct ev_loop* loop_;
   State state_ = State::kRunning;

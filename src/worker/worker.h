@@ -10,7 +10,8 @@
 //      kBusy --next claimed with the outcome--> kBusy
 //      kConnecting/kIdle --stop requested--> kStopping (the loop ends)
 //    A stop never interrupts kBusy: the job in flight runs to its end and
-//    its outcome is recorded.
+//    its outcome is recorded. kConnecting is only the start: a worker that
+//    loses its session later stays kIdle (or kBusy) while it reconnects.
 //  - One claim site (Commit): expired leases are reclaimed there (at most
 //    once per poll interval, between 0.25 s and 10 s), then, unless a stop
 //    has been requested by then, the next job is claimed — in the same

@@ -40,10 +40,10 @@ obs::Event MakeJobEvent(int64_t job_id, std::string_view kind,
 void ReportJob(obs::Metrics& metrics, const obs::Event& event,
                std::string_view kind, queue::JobState state, double lag_secs,
                double duration_secs) {
-  event.Emit();
   metrics.CountJob(kind, queue::OutcomeLabel(state));
   metrics.SetJobLag(kind, lag_secs);
   if (duration_secs >= 0) metrics.ObserveJobDuration(kind, duration_secs);
+  event.Emit();
 }
 
 }  // namespace awc::worker

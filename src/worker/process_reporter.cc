@@ -101,9 +101,9 @@ void ProcessReporter::JobRecorded(const queue::Job& job,
       MakeJobEvent(job.id, job.kind, recorded.state, recorded.attempts);
   event.Num("duration_s", duration_secs);
   if (!recorded.applied) event.Bool("discarded", true);
+  status_->slot(slot_).jobs_done.fetch_add(1, std::memory_order_relaxed);
   ReportJob(*metrics_, event, job.kind, recorded.state, recorded.lag_secs,
             duration_secs);
-  status_->slot(slot_).jobs_done.fetch_add(1, std::memory_order_relaxed);
 }
 
 void ProcessReporter::JobReclaimed(const queue::Reclaimed& job) {

@@ -118,6 +118,13 @@ TEST(FleetE2eTest, ImportValidateScrubRetainExpireAndCollect) {
   ASSERT_TRUE(WaitUntil([&] {
     return db.Scalar("SELECT state FROM awc.gc_epochs") == "COMPLETED";
   })) << d.Stderr();
+  // The epoch commits inside the handler; the job is recorded after it.
+  ASSERT_TRUE(WaitUntil([&] {
+    for (auto& e : d.EventsWith("job completed")) {
+      if (Str(e.get(), "kind") == "gc_sweep") return true;
+    }
+    return false;
+  })) << d.Stderr();
   std::string v1_only = cas::DigestOf("version one\n").substr(7);
   EXPECT_NE(access((store.path() + "/acme/sha256/" + v1_only.substr(0, 2) +
                     "/" + v1_only)

@@ -203,10 +203,13 @@ TEST_F(QueueSemanticsTest, HandlersWaitingOnTheEventLoopKeepTheirLease) {
 
 TEST_F(QueueSemanticsTest,
        ConnectionLostDuringAJobIsRecordedAfterReconnecting) {
-  // Lease 3 s: the handler's checkpoints try to renew every second, on a
-  // connection the test kills under it.
-  StartFleet(1, {{"AWC_WORKER_LEASE_SECS", "3"}});
-  int64_t id = db_.Enqueue("test_db_hold", R"({"ms": 2500})");
+  // Lease 9 s: the handler's checkpoints try to renew every 3 s, on a
+  // connection the test kills under it; the job ends after 4 s, which
+  // leaves the worker 5 s of lease to reconnect and record the outcome
+  // before its own lease expires (after which the outcome would be
+  // discarded and the job reclaimed).
+  StartFleet(1, {{"AWC_WORKER_LEASE_SECS", "9"}});
+  int64_t id = db_.Enqueue("test_db_hold", R"({"ms": 4000})");
   ASSERT_TRUE(WaitState(id, "RUNNING"));
   db_.Exec(
       "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE "

@@ -15,13 +15,13 @@
 #include "migrate/migrator.h"
 #include "obs/log.h"
 #include "obs/metrics.h"
+#include "obs/worker_status.h"
 #include "options/module_options.h"
 #include "store/open_store.h"
 #include "store/s3_options.h"
 #include "store/store_url.h"
 #include "supervisor/supervisor.h"
-#include "supervisor/worker_status.h"
-#include "worker/worker.h"
+#include "worker/worker_process.h"
 
 extern char** environ;
 
@@ -100,6 +100,7 @@ struct ModuleOptions {
   store::StoreUrl store_url;
   store::S3Options s3;
   handlers::HandlerOptions handlers;
+  worker::WorkerOptions worker;
   supervisor::Supervisor::Options supervisor;
 };
 
@@ -111,6 +112,7 @@ Result<ModuleOptions> Prepare(const config::Settings& settings) {
   AWC_ASSIGN_OR_RETURN(o.store_url, options::StoreUrlFrom(settings));
   o.s3 = options::S3OptionsFrom(settings);
   o.handlers = options::HandlerOptionsFrom(settings);
+  o.worker = options::WorkerOptionsFrom(settings);
   AWC_ASSIGN_OR_RETURN(o.supervisor, options::SupervisorOptionsFrom(settings));
   return o;
 }
@@ -199,23 +201,16 @@ int DaemonMain(int argc, char** argv, RegisterFn register_handlers) {
   // Step 6: the supervisor and its workers.
   Result<obs::Metrics> metrics = obs::Metrics::CreateShared();
   if (!metrics.ok()) return Fail(metrics.status());
-  Result<supervisor::WorkerStatusTable> status =
-      supervisor::WorkerStatusTable::CreateShared(
-          static_cast<int>(settings.worker_concurrency));
+  Result<obs::WorkerStatusTable> status = obs::WorkerStatusTable::CreateShared(
+      static_cast<int>(settings.worker_concurrency));
   if (!status.ok()) return Fail(status.status());
 
-  worker::WorkerDeps deps{&settings,
-                          &registry,
-                          &modules->handlers,
-                          &modules->store_url,
-                          &modules->s3,
-                          &*metrics,
-                          &*status};
-  supervisor::Supervisor sup(modules->supervisor, &*metrics, &*status,
-                             [deps](int slot) {
-                               worker::Worker w(deps, slot);
-                               return w.Run();
-                             });
+  worker::WorkerProcessDeps deps{
+      modules->worker,     settings.database_url, &registry, &modules->handlers,
+      &modules->store_url, &modules->s3,          &*metrics, &*status};
+  supervisor::Supervisor sup(
+      modules->supervisor, &*metrics, &*status,
+      [deps](int slot) { return worker::RunWorkerProcess(deps, slot); });
   if (Status s = sup.Start(); !s.ok()) return Fail(s);
   return sup.Run();
 }

@@ -5,22 +5,22 @@
 namespace awc::handlers {
 
 queue::Outcome Registry::Dispatch(JobContext& ctx) const {
-  const queue::Job& job = ctx.job();
-  auto it = entries_.find(job.kind);
-  if (it == entries_.end()) return queue::Outcome::Fail("unknown job kind");
-  Result<JsonPtr> payload = ParseJson(job.payload);
-  if (!payload.ok()) {
-    return queue::Outcome::Fail("malformed payload: " +
-                                payload.status().message());
-  }
-  // A handler that throws must not take the worker down with it (the
-  // exception would unwind through the event loop's C frames). Its text may
-  // hold payload data, so it is not kept; the job is retried, and the retry
-  // path dead-letters it once its attempts are spent.
+  // An exception must not take the worker down (it would unwind through the
+  // event loop's C frames). Its text may hold payload data, so it is not
+  // kept: this is the one place an escaping exception becomes an outcome,
+  // a Retry, which the retry path dead-letters once the attempts are spent.
   try {
+    const queue::Job& job = ctx.job();
+    auto it = entries_.find(job.kind);
+    if (it == entries_.end()) return queue::Outcome::Fail("unknown job kind");
+    Result<JsonPtr> payload = ParseJson(job.payload);
+    if (!payload.ok()) {
+      return queue::Outcome::Fail("malformed payload: " +
+                                  payload.status().message());
+    }
     return it->second(ctx, payload->get());
   } catch (...) {
-    return queue::Outcome::Retry("handler raised an exception");
+    return queue::Outcome::Retry(kHandlerRaised);
   }
 }
 

@@ -3,7 +3,9 @@
 // Dispatch() never throws and never retries by itself: an unknown kind, a
 // payload that is not JSON, or one its decoder rejects is Outcome::Fail
 // (dead-lettered at the first attempt); otherwise the handler's outcome. A
-// handler that throws yields Outcome::Retry (bounded by max_attempts).
+// handler (or decoder) that throws yields Outcome::Retry (bounded by
+// max_attempts) with the error kHandlerRaised: the exception's text is
+// dropped, since it may hold payload data.
 #ifndef AWC_HANDLERS_REGISTRY_H_
 #define AWC_HANDLERS_REGISTRY_H_
 
@@ -19,6 +21,9 @@
 #include "queue/job.h"
 
 namespace awc::handlers {
+
+// The error recorded (last_error) for a job whose handler threw.
+inline constexpr const char* kHandlerRaised = "handler raised an exception";
 
 class Registry {
  public:

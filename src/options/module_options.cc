@@ -49,6 +49,14 @@ handlers::HandlerOptions HandlerOptionsFrom(const config::Settings& settings) {
   return o;
 }
 
+worker::WorkerOptions WorkerOptionsFrom(const config::Settings& settings) {
+  worker::WorkerOptions o;
+  o.id_base = settings.worker_id;
+  o.lease_secs = settings.worker_lease_secs;
+  o.poll_interval_ms = settings.worker_poll_interval_ms;
+  return o;
+}
+
 Result<supervisor::Supervisor::Options> SupervisorOptionsFrom(
     const config::Settings& settings) {
   supervisor::Supervisor::Options o;

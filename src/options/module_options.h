@@ -20,6 +20,7 @@
 #include "store/s3_options.h"
 #include "store/store_url.h"
 #include "supervisor/supervisor.h"
+#include "worker/worker_deps.h"
 
 namespace awc::options {
 
@@ -41,6 +42,9 @@ gc::SweepOptions SweepOptionsFrom(const config::Settings& settings);
 // What the built-in handlers use: the closure limits, the sweep options and
 // AWC_RETENTION_GRACE_SECS.
 handlers::HandlerOptions HandlerOptionsFrom(const config::Settings& settings);
+
+// AWC_WORKER_ID, AWC_WORKER_LEASE_SECS, AWC_WORKER_POLL_INTERVAL_MS.
+worker::WorkerOptions WorkerOptionsFrom(const config::Settings& settings);
 
 // AWC_WORKER_CONCURRENCY slots and the parsed AWC_METRICS_LISTEN.
 Result<supervisor::Supervisor::Options> SupervisorOptionsFrom(

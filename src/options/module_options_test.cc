@@ -93,6 +93,22 @@ TEST(ModuleOptionsTest, DefaultsMatchTheModulesOwnDefaults) {
   EXPECT_EQ(s3.region, s3_plain.region);
   EXPECT_EQ(s3.max_concurrency, s3_plain.max_concurrency);
   EXPECT_EQ(s3.timeout_ms, s3_plain.timeout_ms);
+  worker::WorkerOptions w = WorkerOptionsFrom(Load({}));
+  worker::WorkerOptions w_plain;
+  EXPECT_EQ(w.id_base, w_plain.id_base);
+  EXPECT_EQ(w.lease_secs, w_plain.lease_secs);
+  EXPECT_EQ(w.poll_interval_ms, w_plain.poll_interval_ms);
+}
+
+TEST(ModuleOptionsTest, WorkerGetsItsIdLeaseAndPollInterval) {
+  worker::WorkerOptions o =
+      WorkerOptionsFrom(Load({{"AWC_WORKER_ID", "host-a"},
+                              {"AWC_WORKER_LEASE_SECS", "90"},
+                              {"AWC_WORKER_POLL_INTERVAL_MS", "250"}}));
+  EXPECT_EQ(o.id_base, "host-a");
+  EXPECT_EQ(o.lease_secs, 90);
+  EXPECT_EQ(o.poll_interval_ms, 250);
+  EXPECT_EQ(worker::WorkerId(o, 1), "host-a-2");
 }
 
 TEST(ModuleOptionsTest, StoreUrl) {

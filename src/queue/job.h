@@ -3,6 +3,7 @@
 #define AWC_QUEUE_JOB_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -69,6 +70,22 @@ struct Recorded {
   JobState state = JobState::kOther;  // the row's state afterwards
   int attempts = 0;
   double lag_secs = 0;  // ready (run_at) to recorded, database clock
+};
+
+// What recording an outcome did, and the next job when one was claimed in
+// the same transaction (one commit per job).
+struct Finished {
+  Recorded recorded;
+  std::optional<Job> next;
+};
+
+// A RUNNING job whose lease ended, as reclaiming it left it.
+struct Reclaimed {
+  int64_t id = 0;
+  std::string kind;
+  JobState state = JobState::kOther;  // PENDING (requeued) or FAILED
+  int attempts = 0;
+  double lag_secs = 0;  // ready (run_at) to reclaimed, database clock
 };
 
 }  // namespace awc::queue

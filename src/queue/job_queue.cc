@@ -75,9 +75,8 @@ Result<Recorded> JobQueue::Record(const Job& job, const Outcome& outcome) {
   return rec;
 }
 
-Result<JobQueue::Finished> JobQueue::Finish(const Job& job,
-                                            const Outcome& outcome,
-                                            bool claim_next) {
+Result<Finished> JobQueue::Finish(const Job& job, const Outcome& outcome,
+                                  bool claim_next) {
   Finished out;
   if (!claim_next) {
     AWC_ASSIGN_OR_RETURN(out.recorded, Record(job, outcome));
@@ -103,7 +102,7 @@ Result<bool> JobQueue::RenewLease(const Job& job) {
   return r.rows() == 1;
 }
 
-Result<std::vector<JobQueue::Reclaimed>> JobQueue::ReclaimExpired(int limit) {
+Result<std::vector<Reclaimed>> JobQueue::ReclaimExpired(int limit) {
   AWC_ASSIGN_OR_RETURN(db::PgResult r,
                        conn_->ExecPrepared("reclaim", {std::to_string(limit)}));
   std::vector<Reclaimed> out;

@@ -1,6 +1,6 @@
 // JobQueue: one worker's view of awc.jobs (claim, record, renew, reclaim).
 //
-// Contract (design brief section 4):
+// Contract (docs/ARCHITECTURE.md, "Queue semantics"):
 //  - Claim() takes the oldest ready PENDING job with FOR UPDATE SKIP LOCKED
 //    and commits the claim (RUNNING, attempts + 1, a fresh fencing token,
 //    locked_until = now + lease) before returning it.
@@ -37,22 +37,11 @@ class JobQueue {
 
   // Records `outcome` and, when `claim_next`, claims the next ready job in
   // the same transaction (one commit per job).
-  struct Finished {
-    Recorded recorded;
-    std::optional<Job> next;
-  };
   Result<Finished> Finish(const Job& job, const Outcome& outcome,
                           bool claim_next);
   // Extends the lease; false when the job is no longer ours.
   Result<bool> RenewLease(const Job& job);
 
-  struct Reclaimed {
-    int64_t id;
-    std::string kind;
-    JobState state;  // PENDING (requeued) or FAILED (attempts spent)
-    int attempts;
-    double lag_secs;
-  };
   // Requeues or dead-letters up to `limit` RUNNING jobs whose lease ended.
   Result<std::vector<Reclaimed>> ReclaimExpired(int limit);
 

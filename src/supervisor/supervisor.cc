@@ -36,7 +36,7 @@ struct Supervisor::Slot {
 };
 
 Supervisor::Supervisor(Options options, obs::Metrics* metrics,
-                       WorkerStatusTable* status, ChildMain child_main)
+                       obs::WorkerStatusTable* status, ChildMain child_main)
     : options_(std::move(options)),
       metrics_(metrics),
       status_(status),
@@ -101,7 +101,7 @@ void Supervisor::Spawn(Slot& slot) {
   slot.pid = pid;
   slot.started = Now();
   if (status_ != nullptr) {
-    status_->SetPhase(slot.index, WorkerPhase::kConnecting);
+    status_->SetPhase(slot.index, obs::WorkerPhase::kConnecting);
     status_->slot(slot.index).db_ok.store(false, std::memory_order_relaxed);
   }
   obs::Info("supervisor", "worker started")
@@ -118,7 +118,7 @@ void Supervisor::OnChildExit(pid_t pid, int wstatus) {
   slot.pid = 0;
   double lived = Now() - slot.started;
   if (status_ != nullptr) {
-    status_->SetPhase(slot.index, WorkerPhase::kDown);
+    status_->SetPhase(slot.index, obs::WorkerPhase::kDown);
     status_->slot(slot.index).db_ok.store(false, std::memory_order_relaxed);
     status_->slot(slot.index).job_id.store(0, std::memory_order_relaxed);
   }
@@ -202,10 +202,10 @@ std::string Supervisor::StatusLine() const {
     line =
         std::to_string(live) + "/" + std::to_string(slots_.size()) + " workers";
     if (status_ != nullptr) {
-      line += ": " + std::to_string(status_->Count(WorkerPhase::kBusy)) +
-              " busy, " + std::to_string(status_->Count(WorkerPhase::kIdle)) +
-              " idle";
-      int connecting = status_->Count(WorkerPhase::kConnecting);
+      line += ": " + std::to_string(status_->Count(obs::WorkerPhase::kBusy)) +
+              " busy, " +
+              std::to_string(status_->Count(obs::WorkerPhase::kIdle)) + " idle";
+      int connecting = status_->Count(obs::WorkerPhase::kConnecting);
       if (connecting > 0) {
         line += ", " + std::to_string(connecting) + " connecting";
       }

@@ -37,8 +37,8 @@
 #include "obs/http_server.h"
 #include "obs/listen_address.h"
 #include "obs/metrics.h"
+#include "obs/worker_status.h"
 #include "supervisor/notify.h"
-#include "supervisor/worker_status.h"
 
 namespace awc::supervisor {
 
@@ -54,8 +54,8 @@ class Supervisor {
     double stable_after = 60.0;  // a child that lived this long resets backoff
   };
 
-  Supervisor(Options options, obs::Metrics* metrics, WorkerStatusTable* status,
-             ChildMain child_main);
+  Supervisor(Options options, obs::Metrics* metrics,
+             obs::WorkerStatusTable* status, ChildMain child_main);
   ~Supervisor();
 
   // Binds the metrics listener, installs the signal watchers and forks the
@@ -87,7 +87,7 @@ class Supervisor {
 
   Options options_;
   obs::Metrics* metrics_;
-  WorkerStatusTable* status_;
+  obs::WorkerStatusTable* status_;
   ChildMain child_main_;
   struct ev_loop* loop_;
   State state_ = State::kRunning;

@@ -1,12 +1,13 @@
-// The structured event and metrics of one processed job (reference:
-// "Structured events", "Metrics").
+// The structured event and metrics of one processed job
+// (docs/ARCHITECTURE.md, "Observability").
 //
-// The event id is job_<id>; level and message follow the reference's table
-// from the outcome label (completed: info "job completed"; retried: warn
-// "job retried after transient failure"; failed: error "job dead-lettered";
-// cancelled: error "job cancelled"; other: warn "job left in an unexpected
-// state"). Fields: kind, outcome, state, attempts; never the payload or the
-// error text.
+// The event id is job_<id>; level and message follow from the state the job
+// was left in (its outcome label): COMPLETED (completed): info "job
+// completed"; PENDING (retried): warn "job retried after transient
+// failure"; FAILED (failed): error "job dead-lettered"; CANCELLED
+// (cancelled): error "job cancelled"; any other (other): warn "job left in
+// an unexpected state". Fields: kind, outcome, state, attempts; never the
+// payload or the error text.
 #ifndef AWC_WORKER_JOB_EVENT_H_
 #define AWC_WORKER_JOB_EVENT_H_
 
@@ -22,9 +23,11 @@ namespace awc::worker {
 obs::Event MakeJobEvent(int64_t job_id, std::string_view kind,
                         queue::JobState state, int attempts);
 
-// Records one processed job: the event (with `extra` fields already added
-// by the caller, if any) and the three job instruments.
-void ReportJob(obs::Metrics* metrics, const obs::Event& event,
+// Records one processed job: updates the job instruments (the count by
+// kind and outcome, the lag, and the duration unless `duration_secs` is
+// negative), then emits `event` (with any fields the caller added), so
+// that whoever has seen the event finds the job counted.
+void ReportJob(obs::Metrics& metrics, const obs::Event& event,
                std::string_view kind, queue::JobState state, double lag_secs,
                double duration_secs);
 

@@ -13,8 +13,8 @@ struct Row {
   const char* outcome;
 };
 
-// The reference's table: outcome -> level and message.
-TEST(JobEventTest, LevelAndMessageFollowTheReferenceTable) {
+// Each state a job can be left in -> level, message and outcome label.
+TEST(JobEventTest, LevelAndMessageFollowTheOutcome) {
   const Row rows[] = {
       {queue::JobState::kCompleted, "info", "job completed", "completed"},
       {queue::JobState::kPending, "warn", "job retried after transient failure",
@@ -22,6 +22,8 @@ TEST(JobEventTest, LevelAndMessageFollowTheReferenceTable) {
       {queue::JobState::kFailed, "error", "job dead-lettered", "failed"},
       {queue::JobState::kCancelled, "error", "job cancelled", "cancelled"},
       {queue::JobState::kRunning, "warn", "job left in an unexpected state",
+       "other"},
+      {queue::JobState::kOther, "warn", "job left in an unexpected state",
        "other"},
   };
   obs::SetLogWorker("w-1");

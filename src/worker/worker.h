@@ -1,96 +1,84 @@
-// Worker: the body of one worker process (a child of the supervisor).
+// Worker: the loop of one worker process (a child of the supervisor),
+// independent of where its jobs come from (JobSource) and where it reports
+// (Reporter); worker_process.h builds the real one.
 //
 // Contract:
-//  - Single-threaded: one libpq connection (application_name = the worker
-//    id, AWC_WORKER_ID-<n>), one libev loop and one object store of its own
-//    (opened at start; failing to open it exits 1 and the supervisor
-//    restarts the worker with backoff).
-//  - Loop: claim a ready job, run its handler, record the outcome, repeat;
-//    when nothing is ready, wait for a NOTIFY on awc_jobs or the poll
-//    interval, whichever comes first. Expired leases are reclaimed between
-//    claims at most once per reclaim interval.
-//  - The lease of the job in flight is renewed every lease/3: at the
-//    handler's checkpoints, and from a timer while the handler waits on the
-//    event loop (S3 transfers).
-//  - SIGTERM/SIGINT: stop claiming, finish the job in flight, record it,
-//    return 0. SIGQUIT: exit at once (stop_flag.h).
-//  - A lost database connection is re-established with backoff; an outcome
-//    that could not be recorded is retried on the new connection for as
+//  - Single-threaded: one database session, one event loop, one object
+//    store, one job at a time.
+//  - An explicit state drives the loop (reporter.h, WorkerState):
+//      kConnecting --session--> kIdle --claimed--> kBusy --no next--> kIdle
+//      kBusy --next claimed with the outcome--> kBusy
+//      kConnecting/kIdle --stop requested--> kStopping (the loop ends)
+//    A stop never interrupts kBusy: the job in flight runs to its end and
+//    its outcome is recorded. kConnecting is only the start: a worker that
+//    loses its session later stays kIdle (or kBusy) while it reconnects.
+//  - One claim site (Commit): expired leases are reclaimed there (at most
+//    once per poll interval, between 0.25 s and 10 s), then, unless a stop
+//    has been requested by then, the next job is claimed — in the same
+//    transaction as the outcome of the job just finished when there is one
+//    (one commit per job). A job claimed that way is in flight: it runs
+//    even if a stop arrives meanwhile.
+//  - When nothing is ready, the worker waits for a notification of new work
+//    or the poll interval, whichever comes first.
+//  - The lease of the job in flight is renewed every lease/3 (running_job.h).
+//  - A session that fails is replaced, with a backoff of 0.25 s doubling to
+//    15 s between attempts. An outcome that could not be recorded is retried
+//    (backoff 0.1 s doubling to 5 s, never interrupted by a stop) for as
 //    long as the lease lasts, then left to lease expiry.
-//  - Status for the parent goes to the shared WorkerStatusTable; metrics to
-//    the shared Metrics; one event per processed job to stderr.
+//  - The handler's outcome is recorded as it is; an exception escaping a
+//    handler is a Retry without its text (handlers/registry.h).
 #ifndef AWC_WORKER_WORKER_H_
 #define AWC_WORKER_WORKER_H_
 
-#include <ev.h>
-
-#include <memory>
 #include <optional>
-#include <string>
 
-#include "config/settings.h"
-#include "db/pg.h"
-#include "handlers/handler_options.h"
-#include "handlers/registry.h"
-#include "obs/metrics.h"
-#include "queue/job_queue.h"
-#include "store/object_store.h"
-#include "store/s3_options.h"
-#include "store/store_url.h"
-#include "supervisor/worker_status.h"
+#include "queue/job.h"
+#include "worker/worker_deps.h"
 
 namespace awc::worker {
 
-struct WorkerDeps {
-  const config::Settings* settings;
-  const handlers::Registry* registry;
-  const handlers::HandlerOptions* handler_options;  // what options() returns
-  const store::StoreUrl* store_url;
-  const store::S3Options* s3_options;
-  obs::Metrics* metrics;                  // may be null
-  supervisor::WorkerStatusTable* status;  // may be null
-};
-
 class Worker {
  public:
-  // `slot` is 0-based; the worker id is "<AWC_WORKER_ID>-<slot + 1>".
-  Worker(WorkerDeps deps, int slot);
-  ~Worker();
+  explicit Worker(WorkerDeps deps);
   Worker(const Worker&) = delete;
   Worker& operator=(const Worker&) = delete;
 
-  // Runs until stopped; returns the process exit code.
-  int Run();
+  // Runs until a stop is requested while no job is in flight.
+  void Run();
 
-  const std::string& id() const { return id_; }
+  WorkerState state() const { return state_; }
 
  private:
-  class Context;
+  // A job that ran, with the outcome to record.
+  struct Done {
+    const queue::Job& job;
+    const queue::Outcome& outcome;
+  };
 
+  void Enter(WorkerState state);
+  // kConnecting and kIdle: connect, claim, or wait for work.
+  void StepWithoutJob();
+  // kBusy: run the job in flight and record its outcome (with the next
+  // claim).
+  void StepBusy();
+  // Opens a session unless there is one; on failure, reports it and sets
+  // the backoff before the next attempt.
   bool EnsureConnected();
-  void DropConnection(const Status& why);
-  void OnDatabaseError(const Status& s, const char* step);
+  void OnDatabaseError(const Status& error, const char* step);
   void MaybeReclaim();
-  // Runs `job`, records its outcome and, unless stopping, claims the next
-  // job in the same transaction into `next`.
-  void RunJob(const queue::Job& job, std::optional<queue::Job>* next);
-  // Records with retries until the lease ends; nullopt when it could not.
-  std::optional<queue::JobQueue::Finished> RecordOutcome(
-      const queue::Job& job, const queue::Outcome& outcome, double lease_end);
-  // Waits `seconds`, or less when the database socket becomes readable
-  // (watch_socket) or a stop is requested (interruptible).
-  void Wait(double seconds, bool watch_socket, bool interruptible = true);
-  void SetPhase(supervisor::WorkerPhase phase, int64_t job_id = 0);
-  void SetTitle(const std::string& what);
-  static void OnRenewTimer(struct ev_loop* loop, ev_timer* w, int revents);
+  // The one claim site (see the contract). nullopt when it failed; the
+  // failure is reported.
+  std::optional<queue::Finished> Commit(const Done* done);
+  // Commit(done) with retries until `lease_end`; nullopt when it gave up.
+  std::optional<queue::Finished> Record(const Done& done, double lease_end);
+  double Now() const { return deps_.env->NowMonotonic(); }
+  double PollSecs() const {
+    return static_cast<double>(deps_.options.poll_interval_ms) / 1000.0;
+  }
 
   WorkerDeps deps_;
-  int slot_;
-  std::string id_;
-  struct ev_loop* loop_;
-  std::unique_ptr<store::ObjectStore> store_;
-  std::unique_ptr<db::PgConn> conn_;
-  std::unique_ptr<queue::JobQueue> queue_;
+  WorkerState state_ = WorkerState::kConnecting;
+  std::optional<queue::Job> job_;  // the job in flight, while kBusy
   double reconnect_backoff_ = 0;
   double next_reclaim_ = 0;
 };

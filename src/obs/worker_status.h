@@ -4,15 +4,15 @@
 // Each child writes only its own slot, with relaxed atomics; the parent
 // reads all slots for /readyz, the sd_notify STATUS= line and metrics. A
 // slot whose child died keeps its last values until the parent resets it.
-#ifndef AWC_SUPERVISOR_WORKER_STATUS_H_
-#define AWC_SUPERVISOR_WORKER_STATUS_H_
+#ifndef AWC_OBS_WORKER_STATUS_H_
+#define AWC_OBS_WORKER_STATUS_H_
 
 #include <atomic>
 #include <cstdint>
 
 #include "common/status.h"
 
-namespace awc::supervisor {
+namespace awc::obs {
 
 enum class WorkerPhase : int {
   kDown = 0,    // no process in the slot
@@ -65,6 +65,6 @@ class WorkerStatusTable {
   int slots_;
 };
 
-}  // namespace awc::supervisor
+}  // namespace awc::obs
 
-#endif  // AWC_SUPERVISOR_WORKER_STATUS_H_
+#endif  // AWC_OBS_WORKER_STATUS_H_

@@ -1,4 +1,4 @@
-#include "supervisor/worker_status.h"
+#include "obs/worker_status.h"
 
 #include <sys/mman.h>
 
@@ -6,7 +6,7 @@
 #include <cstring>
 #include <new>
 
-namespace awc::supervisor {
+namespace awc::obs {
 
 static_assert(std::atomic<int64_t>::is_always_lock_free,
               "shared-memory status needs lock-free 64-bit atomics");
@@ -76,4 +76,4 @@ int64_t WorkerStatusTable::JobsDone() const {
   return n;
 }
 
-}  // namespace awc::supervisor
+}  // namespace awc::obs

@@ -1,0 +1,71 @@
+// JobSource: where the worker loop gets its jobs and records their
+// outcomes — awc.jobs over one database session — behind an interface so
+// the loop can be tested against a fake. PgJobSource (pg_job_source.h) is
+// the real one.
+//
+// Contract:
+//  - At most one session at a time. Connect() opens and prepares one;
+//    connected() is true from its success until Disconnect(). When a call
+//    fails because the session is gone, broken() turns true and the session
+//    stays open but unusable until the caller disconnects: a handler may
+//    still hold db().
+//  - Claim, Finish, RenewLease and ReclaimExpired need connected() and have
+//    the semantics of queue::JobQueue (docs/ARCHITECTURE.md, "Queue
+//    semantics"): Finish() records an outcome, fenced on the lease token,
+//    and when `claim_next` claims the next ready job in the same
+//    transaction; RenewLease() is false once the job is no longer ours.
+//  - WaitForWork() and Pause() are where the loop blocks. Both return early
+//    once `stop()` holds (checked whenever the worker is woken, which a stop
+//    signal does); WaitForWork() also returns when a notification of new
+//    work arrives.
+//  - Single-threaded, like the worker.
+#ifndef AWC_WORKER_JOB_SOURCE_H_
+#define AWC_WORKER_JOB_SOURCE_H_
+
+#include <functional>
+#include <optional>
+#include <vector>
+
+#include "common/status.h"
+#include "db/pg.h"
+#include "queue/job.h"
+
+namespace awc::worker {
+
+// Whether the worker has been asked to stop.
+using StopFn = std::function<bool()>;
+
+class JobSource {
+ public:
+  virtual ~JobSource() = default;
+
+  // Opens and prepares a session (statements, LISTEN for new work).
+  virtual Status Connect() = 0;
+  virtual bool connected() const = 0;
+  // True when connected() but the session was lost.
+  virtual bool broken() const = 0;
+  virtual void Disconnect() = 0;
+  // The session, for handlers; valid while connected().
+  virtual db::PgConn& db() = 0;
+
+  virtual Result<std::optional<queue::Job>> Claim() = 0;
+  virtual Result<queue::Finished> Finish(const queue::Job& job,
+                                         const queue::Outcome& outcome,
+                                         bool claim_next) = 0;
+  virtual Result<bool> RenewLease(const queue::Job& job) = 0;
+  // Requeues or dead-letters up to `limit` jobs whose lease ended.
+  virtual Result<std::vector<queue::Reclaimed>> ReclaimExpired(int limit) = 0;
+
+  // Returns at once when notifications of new work arrived since the last
+  // call (while a job ran, say); otherwise once one arrives, `seconds`
+  // pass or `stop()` holds. Consumes the notifications it saw; an error
+  // means reading them failed.
+  virtual Status WaitForWork(double seconds, const StopFn& stop) = 0;
+  // Waits `seconds` (a backoff), or less once `*stop()` holds; a null
+  // `stop` makes the wait uninterruptible.
+  virtual void Pause(double seconds, const StopFn* stop) = 0;
+};
+
+}  // namespace awc::worker
+
+#endif  // AWC_WORKER_JOB_SOURCE_H_

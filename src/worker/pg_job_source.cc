@@ -1,0 +1,103 @@
+#include "worker/pg_job_source.h"
+
+#include <ev.h>
+
+#include <utility>
+
+namespace awc::worker {
+namespace {
+
+struct WaitFlag {
+  bool fired = false;
+};
+
+void OnWaitTimer(struct ev_loop*, ev_timer* w, int) {
+  static_cast<WaitFlag*>(w->data)->fired = true;
+}
+
+void OnWaitIo(struct ev_loop*, ev_io* w, int) {
+  static_cast<WaitFlag*>(w->data)->fired = true;
+}
+
+}  // namespace
+
+PgJobSource::PgJobSource(struct ev_loop* loop, std::string conninfo,
+                         std::string worker_id, int64_t lease_secs)
+    : loop_(loop),
+      conninfo_(std::move(conninfo)),
+      worker_id_(std::move(worker_id)),
+      lease_secs_(lease_secs) {}
+
+PgJobSource::~PgJobSource() { Disconnect(); }
+
+Status PgJobSource::Connect() {
+  Disconnect();
+  AWC_ASSIGN_OR_RETURN(std::unique_ptr<db::PgConn> conn,
+                       db::PgConn::Connect(conninfo_, worker_id_));
+  auto queue =
+      std::make_unique<queue::JobQueue>(conn.get(), worker_id_, lease_secs_);
+  AWC_RETURN_IF_ERROR(queue->Prepare());
+  conn_ = std::move(conn);
+  queue_ = std::move(queue);
+  return Status::OK();
+}
+
+void PgJobSource::Disconnect() {
+  queue_.reset();
+  conn_.reset();
+}
+
+Result<std::optional<queue::Job>> PgJobSource::Claim() {
+  return queue_->Claim();
+}
+
+Result<queue::Finished> PgJobSource::Finish(const queue::Job& job,
+                                            const queue::Outcome& outcome,
+                                            bool claim_next) {
+  return queue_->Finish(job, outcome, claim_next);
+}
+
+Result<bool> PgJobSource::RenewLease(const queue::Job& job) {
+  return queue_->RenewLease(job);
+}
+
+Result<std::vector<queue::Reclaimed>> PgJobSource::ReclaimExpired(int limit) {
+  return queue_->ReclaimExpired(limit);
+}
+
+Status PgJobSource::WaitForWork(double seconds, const StopFn& stop) {
+  AWC_ASSIGN_OR_RETURN(int notes, conn_->DrainNotifications());
+  if (notes > 0) return Status::OK();
+  Wait(seconds, true, &stop);
+  // What woke the wait is consumed here, so that it does not cut the next
+  // wait short.
+  return conn_->DrainNotifications().status();
+}
+
+void PgJobSource::Pause(double seconds, const StopFn* stop) {
+  Wait(seconds, false, stop);
+}
+
+void PgJobSource::Wait(double seconds, bool watch_socket, const StopFn* stop) {
+  if (seconds <= 0) return;
+  WaitFlag flag;
+  ev_now_update(loop_);
+  ev_timer timer;
+  ev_timer_init(&timer, OnWaitTimer, seconds, 0);
+  timer.data = &flag;
+  ev_timer_start(loop_, &timer);
+  ev_io io;
+  bool io_on = watch_socket && conn_ && conn_->Socket() >= 0;
+  if (io_on) {
+    ev_io_init(&io, OnWaitIo, conn_->Socket(), EV_READ);
+    io.data = &flag;
+    ev_io_start(loop_, &io);
+  }
+  while (!flag.fired && !(stop != nullptr && (*stop)())) {
+    ev_run(loop_, EVRUN_ONCE);
+  }
+  ev_timer_stop(loop_, &timer);
+  if (io_on) ev_io_stop(loop_, &io);
+}
+
+}  // namespace awc::worker

@@ -1,0 +1,65 @@
+// PgJobSource: the JobSource of a worker process — one libpq session
+// driving queue::JobQueue, whose statements (queue/queue_sql.h) are the only
+// SQL run on awc.jobs, and the worker's event loop for the waits.
+//
+// Contract, besides JobSource's:
+//  - The session's application_name and the jobs' locked_by are the worker
+//    id; the session LISTENs on awc_jobs, which an INSERT trigger notifies.
+//  - Waits run `loop` (libev) with a timer and, in WaitForWork(), a watcher
+//    on the session's socket; the stop signal wakes the loop (stop_flag.h).
+#ifndef AWC_WORKER_PG_JOB_SOURCE_H_
+#define AWC_WORKER_PG_JOB_SOURCE_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "db/pg.h"
+#include "queue/job_queue.h"
+#include "worker/job_source.h"
+
+struct ev_loop;
+
+namespace awc::worker {
+
+class PgJobSource : public JobSource {
+ public:
+  // `conninfo` is DATABASE_URL; `worker_id` is AWC_WORKER_ID-<n>.
+  PgJobSource(struct ev_loop* loop, std::string conninfo, std::string worker_id,
+              int64_t lease_secs);
+  ~PgJobSource() override;
+  PgJobSource(const PgJobSource&) = delete;
+  PgJobSource& operator=(const PgJobSource&) = delete;
+
+  Status Connect() override;
+  bool connected() const override { return conn_ != nullptr; }
+  bool broken() const override { return conn_ && conn_->IsBroken(); }
+  void Disconnect() override;
+  db::PgConn& db() override { return *conn_; }
+
+  Result<std::optional<queue::Job>> Claim() override;
+  Result<queue::Finished> Finish(const queue::Job& job,
+                                 const queue::Outcome& outcome,
+                                 bool claim_next) override;
+  Result<bool> RenewLease(const queue::Job& job) override;
+  Result<std::vector<queue::Reclaimed>> ReclaimExpired(int limit) override;
+
+  Status WaitForWork(double seconds, const StopFn& stop) override;
+  void Pause(double seconds, const StopFn* stop) override;
+
+ private:
+  // Runs the loop for up to `seconds`; returns early when `watch_socket`
+  // and the session has input, or once `*stop()` holds.
+  void Wait(double seconds, bool watch_socket, const StopFn* stop);
+
+  struct ev_loop* loop_;
+  std::string conninfo_;
+  std::string worker_id_;
+  int64_t lease_secs_;
+  std::unique_ptr<db::PgConn> conn_;
+  std::unique_ptr<queue::JobQueue> queue_;
+};
+
+}  // namespace awc::worker
+
+#endif  // AWC_WORKER_PG_JOB_SOURCE_H_

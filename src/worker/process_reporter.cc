@@ -1,0 +1,123 @@
+#include "worker/process_reporter.h"
+
+#include <bsd/unistd.h>
+
+#include <atomic>
+#include <string>
+
+#include "obs/log.h"
+#include "worker/job_event.h"
+
+namespace awc::worker {
+namespace {
+
+// A job kind as shown in the process title: printable, bounded.
+std::string TitleSafe(std::string_view kind) {
+  std::string out;
+  for (char c : kind.substr(0, 48)) {
+    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+              (c >= '0' && c <= '9') || c == '_' || c == '-' || c == '.';
+    out += ok ? c : '?';
+  }
+  return out;
+}
+
+obs::WorkerPhase PhaseOf(WorkerState state) {
+  switch (state) {
+    case WorkerState::kConnecting:
+      return obs::WorkerPhase::kConnecting;
+    case WorkerState::kIdle:
+      return obs::WorkerPhase::kIdle;
+    case WorkerState::kBusy:
+      return obs::WorkerPhase::kBusy;
+    case WorkerState::kStopping:
+      break;
+  }
+  return obs::WorkerPhase::kStopping;
+}
+
+}  // namespace
+
+ProcessReporter::ProcessReporter(obs::Metrics* metrics,
+                                 obs::WorkerStatusTable* status, int slot)
+    : metrics_(metrics), status_(status), slot_(slot) {}
+
+void ProcessReporter::StateChanged(WorkerState state, const queue::Job* job) {
+  obs::WorkerSlotStatus& slot = status_->slot(slot_);
+  status_->SetPhase(slot_, PhaseOf(state));
+  slot.job_id.store(job != nullptr ? job->id : 0, std::memory_order_relaxed);
+  std::string what = job != nullptr ? "job " + std::to_string(job->id) + " " +
+                                          TitleSafe(job->kind)
+                                    : WorkerStateName(state);
+  setproctitle("-awc-worker: worker %d %s", slot_ + 1, what.c_str());
+}
+
+void ProcessReporter::SetDbOk(bool ok) {
+  status_->slot(slot_).db_ok.store(ok, std::memory_order_relaxed);
+}
+
+void ProcessReporter::DatabaseConnected(bool after_failures) {
+  if (after_failures) obs::Info("worker", "database reconnected").Emit();
+  SetDbOk(true);
+}
+
+void ProcessReporter::DatabaseUnavailable(const Status& error,
+                                          double retry_in_secs) {
+  obs::Warn("worker", "database unavailable")
+      .Str("error", error.message())
+      .Num("retry_in_s", retry_in_secs)
+      .Emit();
+  SetDbOk(false);
+}
+
+void ProcessReporter::DatabaseError(std::string_view step, const Status& error,
+                                    bool connection_lost) {
+  metrics_->CountApiError();
+  if (connection_lost) {
+    obs::Warn("worker", "database connection lost")
+        .Str("error", error.message())
+        .Emit();
+    SetDbOk(false);
+    return;
+  }
+  obs::Warn("worker", "database error")
+      .Str("step", step)
+      .Str("error", error.message())
+      .Emit();
+}
+
+void ProcessReporter::LeaseRenewalFailed(const queue::Job& job,
+                                         const Status& error) {
+  metrics_->CountApiError();
+  obs::Warn("job_" + std::to_string(job.id), "lease renewal failed")
+      .Str("error", error.message())
+      .Emit();
+}
+
+void ProcessReporter::JobRecorded(const queue::Job& job,
+                                  const queue::Recorded& recorded,
+                                  double duration_secs) {
+  obs::Event event =
+      MakeJobEvent(job.id, job.kind, recorded.state, recorded.attempts);
+  event.Num("duration_s", duration_secs);
+  if (!recorded.applied) event.Bool("discarded", true);
+  status_->slot(slot_).jobs_done.fetch_add(1, std::memory_order_relaxed);
+  ReportJob(*metrics_, event, job.kind, recorded.state, recorded.lag_secs,
+            duration_secs);
+}
+
+void ProcessReporter::JobReclaimed(const queue::Reclaimed& job) {
+  obs::Event event = MakeJobEvent(job.id, job.kind, job.state, job.attempts);
+  event.Str("reason", "lease_expired");
+  ReportJob(*metrics_, event, job.kind, job.state, job.lag_secs, -1);
+}
+
+void ProcessReporter::OutcomeNotRecorded(const queue::Job& job) {
+  obs::Error("job_" + std::to_string(job.id),
+             "outcome not recorded; the job will be retried after its lease "
+             "expires")
+      .Str("kind", job.kind)
+      .Emit();
+}
+
+}  // namespace awc::worker

@@ -1,0 +1,55 @@
+// ProcessReporter: the Reporter of a worker process. Its state goes to its
+// slot of the shared status table (which the master reads for /readyz, the
+// sd_notify STATUS= line and the jobs-processed count) and to the process
+// title; its jobs to the shared metrics and, one event per job, to stderr.
+//
+// Contract (docs/ARCHITECTURE.md, "Observability"):
+//  - Titles: "awc-worker: worker <n> connecting|idle|stopping", and
+//    "awc-worker: worker <n> job <id> <kind>" while busy, the kind reduced
+//    to 48 printable characters.
+//  - Each job recorded, discarded or reclaimed gives the event of
+//    job_event.h and counts in awc_background_jobs_total{kind,outcome} and
+//    awc_background_job_lag_seconds{kind}; recorded and discarded ones also
+//    in awc_background_job_duration_seconds{kind} and the slot's
+//    jobs-processed count. Reclaimed ones carry reason "lease_expired",
+//    discarded ones discarded: true.
+//  - Every failed database round trip (a lease renewal included) counts in
+//    awc_api_errors_total{component="worker"}; failures to open a session
+//    do not. The slot's db_ok follows whether the session works.
+#ifndef AWC_WORKER_PROCESS_REPORTER_H_
+#define AWC_WORKER_PROCESS_REPORTER_H_
+
+#include "obs/metrics.h"
+#include "obs/worker_status.h"
+#include "worker/reporter.h"
+
+namespace awc::worker {
+
+class ProcessReporter : public Reporter {
+ public:
+  // `slot` is 0-based; neither pointer is null.
+  ProcessReporter(obs::Metrics* metrics, obs::WorkerStatusTable* status,
+                  int slot);
+
+  void StateChanged(WorkerState state, const queue::Job* job) override;
+  void DatabaseConnected(bool after_failures) override;
+  void DatabaseUnavailable(const Status& error, double retry_in_secs) override;
+  void DatabaseError(std::string_view step, const Status& error,
+                     bool connection_lost) override;
+  void LeaseRenewalFailed(const queue::Job& job, const Status& error) override;
+  void JobRecorded(const queue::Job& job, const queue::Recorded& recorded,
+                   double duration_secs) override;
+  void JobReclaimed(const queue::Reclaimed& job) override;
+  void OutcomeNotRecorded(const queue::Job& job) override;
+
+ private:
+  void SetDbOk(bool ok);
+
+  obs::Metrics* metrics_;
+  obs::WorkerStatusTable* status_;
+  int slot_;
+};
+
+}  // namespace awc::worker
+
+#endif  // AWC_WORKER_PROCESS_REPORTER_H_

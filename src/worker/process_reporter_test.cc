@@ -1,0 +1,187 @@
+#include "worker/process_reporter.h"
+
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <jansson.h>
+#include <unistd.h>
+
+#include <string>
+#include <vector>
+
+#include "obs/log.h"
+
+namespace awc::worker {
+namespace {
+
+using obs::WorkerPhase;
+
+// One emitted event, parsed.
+struct Line {
+  std::string id, msg, level;
+  json_t* obj = nullptr;
+};
+
+class ProcessReporterTest : public ::testing::Test {
+ protected:
+  ProcessReporterTest()
+      : metrics_(std::move(obs::Metrics::CreateShared().value())),
+        status_(std::move(obs::WorkerStatusTable::CreateShared(3).value())),
+        reporter_(&metrics_, &status_, 1) {
+    job_.id = 81;
+    job_.kind = "snapshot_validate";
+    job_.attempts = 2;
+  }
+
+  void SetUp() override {
+    obs::SetLogWorker("t-2");
+    ASSERT_EQ(pipe(fds_), 0);
+    ASSERT_EQ(fcntl(fds_[0], F_SETFL, O_NONBLOCK), 0);
+    obs::SetLogFd(fds_[1]);
+  }
+
+  void TearDown() override {
+    obs::SetLogFd(2);
+    obs::SetLogWorker("awc-worker");
+    close(fds_[0]);
+    close(fds_[1]);
+    for (Line& l : lines_) json_decref(l.obj);
+  }
+
+  // The events written since the last call.
+  const std::vector<Line>& Events() {
+    for (Line& l : lines_) json_decref(l.obj);
+    lines_.clear();
+    std::string out;
+    char buf[4096];
+    for (ssize_t n; (n = read(fds_[0], buf, sizeof buf)) > 0;) {
+      out.append(buf, static_cast<size_t>(n));
+    }
+    size_t start = 0;
+    for (size_t nl; (nl = out.find('\n', start)) != std::string::npos;
+         start = nl + 1) {
+      json_error_t err;
+      std::string text = out.substr(start, nl - start);
+      json_t* obj = json_loads(text.c_str(), 0, &err);
+      EXPECT_NE(obj, nullptr) << text;
+      if (obj == nullptr) continue;
+      lines_.push_back(
+          {Str(obj, "id"), Str(obj, "msg"), Str(obj, "level"), obj});
+    }
+    return lines_;
+  }
+
+  static std::string Str(const json_t* obj, const char* key) {
+    const json_t* v = json_object_get(obj, key);
+    return json_is_string(v) ? json_string_value(v) : "<missing>";
+  }
+
+  const obs::WorkerSlotStatus& Slot() const { return status_.slot(1); }
+
+  obs::Metrics metrics_;
+  obs::WorkerStatusTable status_;
+  ProcessReporter reporter_;
+  queue::Job job_;
+  int fds_[2] = {-1, -1};
+  std::vector<Line> lines_;
+};
+
+TEST_F(ProcessReporterTest, StatesGoToTheWorkersSlot) {
+  reporter_.StateChanged(WorkerState::kConnecting, nullptr);
+  EXPECT_EQ(status_.Phase(1), WorkerPhase::kConnecting);
+  reporter_.StateChanged(WorkerState::kBusy, &job_);
+  EXPECT_EQ(status_.Phase(1), WorkerPhase::kBusy);
+  EXPECT_EQ(Slot().job_id.load(), 81);
+  reporter_.StateChanged(WorkerState::kIdle, nullptr);
+  EXPECT_EQ(status_.Phase(1), WorkerPhase::kIdle);
+  EXPECT_EQ(Slot().job_id.load(), 0);
+  reporter_.StateChanged(WorkerState::kStopping, nullptr);
+  EXPECT_EQ(status_.Phase(1), WorkerPhase::kStopping);
+  // Other slots are left alone.
+  EXPECT_EQ(status_.Phase(0), WorkerPhase::kDown);
+  EXPECT_TRUE(Events().empty());
+}
+
+TEST_F(ProcessReporterTest, ARecordedJobGivesOneEventAndItsMetrics) {
+  queue::Recorded rec{true, queue::JobState::kCompleted, 2, 4.5};
+  reporter_.JobRecorded(job_, rec, 1.25);
+  const std::vector<Line>& events = Events();
+  ASSERT_EQ(events.size(), 1u);
+  EXPECT_EQ(events[0].id, "job_81");
+  EXPECT_EQ(events[0].msg, "job completed");
+  EXPECT_EQ(Str(events[0].obj, "outcome"), "completed");
+  EXPECT_EQ(Str(events[0].obj, "state"), "COMPLETED");
+  EXPECT_EQ(json_number_value(json_object_get(events[0].obj, "duration_s")),
+            1.25);
+  EXPECT_EQ(json_object_get(events[0].obj, "discarded"), nullptr);
+  EXPECT_EQ(metrics_.JobCount("snapshot_validate", "completed"), 1);
+  EXPECT_EQ(metrics_.JobLag("snapshot_validate"), 4.5);
+  EXPECT_EQ(Slot().jobs_done.load(), 1);
+}
+
+TEST_F(ProcessReporterTest, ADiscardedOutcomeCountsUnderTheRowsState) {
+  queue::Recorded rec{false, queue::JobState::kCancelled, 2, 1};
+  reporter_.JobRecorded(job_, rec, 0.5);
+  const std::vector<Line>& events = Events();
+  ASSERT_EQ(events.size(), 1u);
+  EXPECT_EQ(events[0].msg, "job cancelled");
+  EXPECT_TRUE(json_is_true(json_object_get(events[0].obj, "discarded")));
+  EXPECT_EQ(metrics_.JobCount("snapshot_validate", "cancelled"), 1);
+  EXPECT_EQ(Slot().jobs_done.load(), 1);
+}
+
+TEST_F(ProcessReporterTest, AReclaimedJobIsCountedButNotAsProcessedHere) {
+  reporter_.JobReclaimed({5, "gc_sweep", queue::JobState::kPending, 1, 9});
+  const std::vector<Line>& events = Events();
+  ASSERT_EQ(events.size(), 1u);
+  EXPECT_EQ(events[0].id, "job_5");
+  EXPECT_EQ(events[0].msg, "job retried after transient failure");
+  EXPECT_EQ(Str(events[0].obj, "reason"), "lease_expired");
+  EXPECT_EQ(json_object_get(events[0].obj, "duration_s"), nullptr);
+  EXPECT_EQ(metrics_.JobCount("gc_sweep", "retried"), 1);
+  EXPECT_EQ(Slot().jobs_done.load(), 0);
+}
+
+TEST_F(ProcessReporterTest, DatabaseTroubleCountsErrorsAndFollowsTheSession) {
+  reporter_.DatabaseConnected(false);
+  EXPECT_TRUE(Slot().db_ok.load());
+  EXPECT_TRUE(Events().empty());
+
+  reporter_.DatabaseError("claim", Status::Transient("deadlock"), false);
+  EXPECT_TRUE(Slot().db_ok.load());
+  reporter_.DatabaseError("record", Status::Transient("closed"), true);
+  EXPECT_FALSE(Slot().db_ok.load());
+  reporter_.LeaseRenewalFailed(job_, Status::Transient("closed"));
+  EXPECT_EQ(metrics_.ApiErrors(), 3);
+  const std::vector<Line>& errors = Events();
+  ASSERT_EQ(errors.size(), 3u);
+  EXPECT_EQ(errors[0].msg, "database error");
+  EXPECT_EQ(Str(errors[0].obj, "step"), "claim");
+  EXPECT_EQ(errors[1].msg, "database connection lost");
+  EXPECT_EQ(errors[2].id, "job_81");
+  EXPECT_EQ(errors[2].msg, "lease renewal failed");
+
+  // Failing to open a session is not an API error.
+  reporter_.DatabaseUnavailable(Status::Transient("refused"), 0.5);
+  EXPECT_EQ(metrics_.ApiErrors(), 3);
+  reporter_.DatabaseConnected(true);
+  EXPECT_TRUE(Slot().db_ok.load());
+  const std::vector<Line>& reconnect = Events();
+  ASSERT_EQ(reconnect.size(), 2u);
+  EXPECT_EQ(reconnect[0].msg, "database unavailable");
+  EXPECT_EQ(json_number_value(json_object_get(reconnect[0].obj, "retry_in_s")),
+            0.5);
+  EXPECT_EQ(reconnect[1].msg, "database reconnected");
+}
+
+TEST_F(ProcessReporterTest, AnOutcomeNotRecordedIsAnError) {
+  reporter_.OutcomeNotRecorded(job_);
+  const std::vector<Line>& events = Events();
+  ASSERT_EQ(events.size(), 1u);
+  EXPECT_EQ(events[0].id, "job_81");
+  EXPECT_EQ(events[0].level, "error");
+  EXPECT_EQ(Str(events[0].obj, "kind"), "snapshot_validate");
+  EXPECT_EQ(metrics_.TotalJobs(), 0);
+}
+
+}  // namespace
+}  // namespace awc::worker

@@ -1,0 +1,45 @@
+#include "worker/running_job.h"
+
+namespace awc::worker {
+
+RunningJob::RunningJob(const queue::Job& job, const WorkerDeps& deps)
+    : job_(job), deps_(deps), last_renew_(deps.env->NowMonotonic()) {}
+
+queue::Outcome RunningJob::Run() {
+  // The handler's database calls are synchronous, so the session is idle
+  // whenever the timer fires.
+  double every = LeaseSecs() / 3;
+  ev_timer renew;
+  ev_timer_init(&renew, OnRenewTimer, every, every);
+  renew.data = this;
+  ev_timer_start(deps_.loop, &renew);
+  queue::Outcome outcome = deps_.registry->Dispatch(*this);
+  ev_timer_stop(deps_.loop, &renew);
+  return outcome;
+}
+
+void RunningJob::OnRenewTimer(struct ev_loop*, ev_timer* w, int) {
+  (void)static_cast<RunningJob*>(w->data)->Checkpoint();
+}
+
+double RunningJob::LeaseEnd() const { return last_renew_ + LeaseSecs(); }
+
+Status RunningJob::Checkpoint() {
+  if (deps_.env->NowMonotonic() - last_renew_ < LeaseSecs() / 3) {
+    return Status::OK();
+  }
+  if (!deps_.source->connected()) return Status::OK();
+  Result<bool> held = deps_.source->RenewLease(job_);
+  if (!held.ok()) {
+    deps_.reporter->LeaseRenewalFailed(job_, held.status());
+    return Status::OK();
+  }
+  last_renew_ = deps_.env->NowMonotonic();
+  if (!*held) {
+    return Status::FailedPrecondition(
+        "job is no longer held by this worker (cancelled or reclaimed)");
+  }
+  return Status::OK();
+}
+
+}  // namespace awc::worker

@@ -1,0 +1,65 @@
+// RunningJob: the job in flight, as its handler sees it (JobContext) and as
+// the worker tracks its lease.
+//
+// Contract:
+//  - The lease is renewed (JobSource::RenewLease) once a third of it has
+//    passed since the claim or the last renewal: at the handler's
+//    Checkpoint() calls, and from a timer on the worker's event loop while
+//    Run() is on, so a handler that waits on the loop (S3 transfers) keeps
+//    its lease without checkpoints of its own.
+//  - Checkpoint() returns kFailedPrecondition once renewal says the job is
+//    no longer ours (cancelled, or reclaimed after its lease ran out); the
+//    handler should stop, and recording its outcome will be discarded.
+//  - A renewal that fails (the session lost, say) is reported and is not an
+//    error for the handler: the session is left as it is, since the handler
+//    holds it; the worker replaces it after the handler returns.
+#ifndef AWC_WORKER_RUNNING_JOB_H_
+#define AWC_WORKER_RUNNING_JOB_H_
+
+#include <ev.h>
+
+#include "handlers/job_context.h"
+#include "queue/job.h"
+#include "worker/worker_deps.h"
+
+namespace awc::worker {
+
+class RunningJob : public handlers::JobContext {
+ public:
+  // The lease of `job` counts from now (its claim has just committed).
+  RunningJob(const queue::Job& job, const WorkerDeps& deps);
+  RunningJob(const RunningJob&) = delete;
+  RunningJob& operator=(const RunningJob&) = delete;
+
+  // Runs the handler of the job's kind (Registry::Dispatch, which never
+  // throws) with the renewal timer on.
+  queue::Outcome Run();
+
+  // When the lease ends at the latest, on the deps' monotonic clock.
+  double LeaseEnd() const;
+
+  const queue::Job& job() const override { return job_; }
+  db::PgConn& db() override { return deps_.source->db(); }
+  const handlers::HandlerOptions& options() const override {
+    return *deps_.handler_options;
+  }
+  struct ev_loop* loop() override {
+    return deps_.loop;
+  }
+  store::ObjectStore& store() override { return *deps_.store; }
+  Status Checkpoint() override;
+
+ private:
+  static void OnRenewTimer(struct ev_loop* loop, ev_timer* w, int revents);
+  double LeaseSecs() const {
+    return static_cast<double>(deps_.options.lease_secs);
+  }
+
+  const queue::Job& job_;
+  const WorkerDeps& deps_;
+  double last_renew_;
+};
+
+}  // namespace awc::worker
+
+#endif  // AWC_WORKER_RUNNING_JOB_H_

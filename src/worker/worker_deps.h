@@ -1,0 +1,50 @@
+// What a worker loop is built from: its options and the parts it drives.
+#ifndef AWC_WORKER_WORKER_DEPS_H_
+#define AWC_WORKER_WORKER_DEPS_H_
+
+#include <cstdint>
+#include <string>
+
+#include "common/env.h"
+#include "handlers/handler_options.h"
+#include "handlers/registry.h"
+#include "store/object_store.h"
+#include "worker/job_source.h"
+#include "worker/reporter.h"
+
+struct ev_loop;
+
+namespace awc::worker {
+
+// The worker's own settings (AWC_WORKER_ID, AWC_WORKER_LEASE_SECS,
+// AWC_WORKER_POLL_INTERVAL_MS; docs/ARCHITECTURE.md, "Configuration").
+struct WorkerOptions {
+  std::string id_base = "awc-worker";  // worker n is "<id_base>-<n>"
+  int64_t lease_secs = 300;
+  int64_t poll_interval_ms = 1000;
+};
+
+// The id of the worker in 0-based `slot`: "<id_base>-<slot + 1>", its
+// application_name and the locked_by of its jobs.
+inline std::string WorkerId(const WorkerOptions& options, int slot) {
+  return options.id_base + "-" + std::to_string(slot + 1);
+}
+
+// Everything the loop uses; none of it is optional, and all of it outlives
+// the Worker.
+struct WorkerDeps {
+  WorkerOptions options;
+  JobSource* source;
+  Reporter* reporter;
+  const handlers::Registry* registry;
+  // What handlers get through their JobContext.
+  store::ObjectStore* store;
+  struct ev_loop* loop;
+  const handlers::HandlerOptions* handler_options;  // JobContext::options()
+  Env* env;                                         // the clock (NowMonotonic)
+  StopFn stop_requested;
+};
+
+}  // namespace awc::worker
+
+#endif  // AWC_WORKER_WORKER_DEPS_H_

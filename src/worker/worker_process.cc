@@ -1,0 +1,48 @@
+#include "worker/worker_process.h"
+
+#include <ev.h>
+
+#include <memory>
+
+#include "obs/log.h"
+#include "store/open_store.h"
+#include "worker/pg_job_source.h"
+#include "worker/process_reporter.h"
+#include "worker/stop_flag.h"
+#include "worker/worker.h"
+
+namespace awc::worker {
+namespace {
+
+int RunOnLoop(const WorkerProcessDeps& deps, int slot, struct ev_loop* loop) {
+  std::string id = WorkerId(deps.options, slot);
+  InstallWorkerSignals(loop);
+  obs::SetLogWorker(id);
+  ProcessReporter reporter(deps.metrics, deps.status, slot);
+  reporter.StateChanged(WorkerState::kConnecting, nullptr);
+  Result<std::unique_ptr<store::ObjectStore>> store =
+      store::OpenStore(*deps.store_url, *deps.s3_options, loop);
+  if (!store.ok()) {
+    obs::Error("worker", "cannot open the object store")
+        .Str("error", store.status().message())
+        .Emit();
+    return 1;
+  }
+  PgJobSource source(loop, deps.database_url, id, deps.options.lease_secs);
+  Worker worker(WorkerDeps{deps.options, &source, &reporter, deps.registry,
+                           store->get(), loop, deps.handler_options,
+                           Env::Default(), &StopRequested});
+  worker.Run();
+  return 0;
+}
+
+}  // namespace
+
+int RunWorkerProcess(const WorkerProcessDeps& deps, int slot) {
+  struct ev_loop* loop = ev_loop_new(EVFLAG_AUTO);
+  int code = RunOnLoop(deps, slot, loop);
+  ev_loop_destroy(loop);
+  return code;
+}
+
+}  // namespace awc::worker

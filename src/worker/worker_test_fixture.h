@@ -1,0 +1,338 @@
+// The fixture of the worker loop tests: a clock the test moves, a scripted
+// job source (an in-memory queue with fencing, injectable failures and lost
+// sessions) and a reporter that writes down what it is told, both as lines
+// of text the tests compare.
+#ifndef AWC_WORKER_WORKER_TEST_FIXTURE_H_
+#define AWC_WORKER_WORKER_TEST_FIXTURE_H_
+
+#include <ev.h>
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "store/memory_store.h"
+#include "testing/fault_env.h"
+#include "worker/worker.h"
+
+namespace awc::worker {
+
+// "%g" of `x`: 0.25, 1.5, 3.
+inline std::string Secs(double x) {
+  char buf[32];
+  snprintf(buf, sizeof buf, "%g", x);
+  return buf;
+}
+
+// An Env whose monotonic clock moves only when the test (or a fake wait)
+// says so; nothing else of it is used here.
+class ManualClock : public FaultEnv {
+ public:
+  ManualClock() : FaultEnv(Env::Default()) {}
+  double NowMonotonic() override { return now_; }
+  void Advance(double secs) { now_ += secs; }
+
+ private:
+  double now_ = 0;
+};
+
+// awc.jobs in memory. Log lines: "connect", "claim", "finish <id> next"
+// (claim_next) or "finish <id> last", "renew <id>", "reclaim", "wait <s>",
+// "pause <s>" (interruptible) or "pause! <s>" (not); a failed call gets
+// " FAILED". Waits move the clock by their full length.
+class FakeJobSource : public JobSource {
+ public:
+  enum class Op { kConnect, kClaim, kFinish, kRenew, kReclaim, kWaitForWork };
+
+  explicit FakeJobSource(ManualClock* clock) : clock_(clock) {}
+
+  // Adds a ready job; returns its id.
+  int64_t Enqueue(std::string kind, int max_attempts = 5) {
+    queue::Job job;
+    job.id = next_id_++;
+    job.kind = std::move(kind);
+    job.payload = "{}";
+    job.max_attempts = max_attempts;
+    ready.push_back(job);
+    return job.id;
+  }
+  // From now on, renewing or recording `id` finds it no longer ours, as
+  // after a producer cancelled it.
+  void Cancel(int64_t id) { cancelled_.insert(id); }
+  // The next `times` calls of `op` fail; with `lose_session` the session is
+  // gone too (broken() until the worker disconnects and connects again).
+  void FailNext(Op op, int times, bool lose_session) {
+    failures_[op] = {times, lose_session};
+  }
+
+  std::deque<queue::Job> ready;
+  std::vector<queue::Reclaimed> expired;  // what the next reclaim returns
+  std::vector<std::string> log;
+  std::vector<queue::Outcome> outcomes;  // as Finish() received them
+  std::vector<double> uninterruptible_pauses;
+  // Called after each logged call with its log line.
+  std::function<void(const std::string&)> after_call;
+  // Called in WaitForWork() and interruptible pauses, where the loop would
+  // block for real: the place a test stops the worker.
+  std::function<void()> on_wait;
+
+  int Count(const std::string& line) const {
+    int n = 0;
+    for (const std::string& l : log) n += l == line ? 1 : 0;
+    return n;
+  }
+
+  Status Connect() override {
+    if (Status s = Call(Op::kConnect, "connect"); !s.ok()) return s;
+    connected_ = true;
+    broken_ = false;
+    return Status::OK();
+  }
+  bool connected() const override { return connected_; }
+  bool broken() const override { return connected_ && broken_; }
+  void Disconnect() override { connected_ = broken_ = false; }
+  db::PgConn& db() override {
+    ADD_FAILURE() << "the loop tests' handlers use no database session";
+    std::abort();
+  }
+
+  Result<std::optional<queue::Job>> Claim() override {
+    AWC_RETURN_IF_ERROR(Call(Op::kClaim, "claim"));
+    return TakeReady();
+  }
+  Result<queue::Finished> Finish(const queue::Job& job,
+                                 const queue::Outcome& outcome,
+                                 bool claim_next) override {
+    std::string line =
+        "finish " + std::to_string(job.id) + (claim_next ? " next" : " last");
+    AWC_RETURN_IF_ERROR(Call(Op::kFinish, line));
+    outcomes.push_back(outcome);
+    queue::Finished out;
+    out.recorded = RecordOutcome(job, outcome);
+    if (claim_next) out.next = TakeReady();
+    return out;
+  }
+  Result<bool> RenewLease(const queue::Job& job) override {
+    AWC_RETURN_IF_ERROR(Call(Op::kRenew, "renew " + std::to_string(job.id)));
+    return cancelled_.count(job.id) == 0;
+  }
+  Result<std::vector<queue::Reclaimed>> ReclaimExpired(int) override {
+    AWC_RETURN_IF_ERROR(Call(Op::kReclaim, "reclaim"));
+    std::vector<queue::Reclaimed> out;
+    out.swap(expired);
+    return out;
+  }
+  Status WaitForWork(double seconds, const StopFn&) override {
+    AWC_RETURN_IF_ERROR(Call(Op::kWaitForWork, "wait " + Secs(seconds)));
+    clock_->Advance(seconds);
+    if (on_wait) on_wait();
+    return Status::OK();
+  }
+  void Pause(double seconds, const StopFn* stop) override {
+    log.push_back((stop != nullptr ? "pause " : "pause! ") + Secs(seconds));
+    if (stop == nullptr) uninterruptible_pauses.push_back(seconds);
+    clock_->Advance(seconds);
+    if (stop != nullptr && on_wait) on_wait();
+  }
+
+ private:
+  struct Failure {
+    int times = 0;
+    bool lose_session = false;
+  };
+
+  // Logs `line`; fails when scripted or when the session is gone.
+  Status Call(Op op, std::string line) {
+    Status s;
+    Failure& f = failures_[op];
+    if (op != Op::kConnect && (!connected_ || broken_)) {
+      s = Status::Transient("no connection to the server");
+    } else if (f.times > 0) {
+      --f.times;
+      if (op == Op::kConnect) {
+        s = Status::Transient("could not connect: Connection refused");
+      } else if (f.lose_session) {
+        s = Status::Transient("server closed the connection unexpectedly");
+        broken_ = true;
+      } else {
+        s = Status::Transient("deadlock detected (SQLSTATE 40P01)");
+      }
+    }
+    log.push_back(s.ok() ? line : line + " FAILED");
+    if (after_call) after_call(log.back());
+    return s;
+  }
+
+  std::optional<queue::Job> TakeReady() {
+    if (ready.empty()) return std::nullopt;
+    queue::Job job = ready.front();
+    ready.pop_front();
+    job.attempts += 1;
+    job.lease_token = next_token_++;
+    job.run_at = clock_->NowMonotonic();
+    return job;
+  }
+
+  // The fenced UPDATE: applied only while the job is ours.
+  queue::Recorded RecordOutcome(const queue::Job& job,
+                                const queue::Outcome& outcome) {
+    queue::Recorded rec;
+    rec.attempts = job.attempts;
+    rec.lag_secs = clock_->NowMonotonic() - job.run_at;
+    if (cancelled_.count(job.id) > 0) {
+      rec.state = queue::JobState::kCancelled;
+      return rec;
+    }
+    rec.applied = true;
+    switch (outcome.kind) {
+      case queue::Outcome::Kind::kComplete:
+        rec.state = queue::JobState::kCompleted;
+        break;
+      case queue::Outcome::Kind::kRetry:
+        rec.state = job.attempts >= job.max_attempts
+                        ? queue::JobState::kFailed
+                        : queue::JobState::kPending;
+        break;
+      case queue::Outcome::Kind::kFail:
+        rec.state = queue::JobState::kFailed;
+        break;
+      case queue::Outcome::Kind::kDefer:
+        rec.state = queue::JobState::kPending;
+        rec.attempts -= 1;
+        break;
+    }
+    return rec;
+  }
+
+  ManualClock* clock_;
+  bool connected_ = false;
+  bool broken_ = false;
+  int64_t next_id_ = 1;
+  int64_t next_token_ = 100;
+  std::set<int64_t> cancelled_;
+  std::map<Op, Failure> failures_;
+};
+
+// Writes down each report as a line: "state idle", "state busy <id>",
+// "connected", "reconnected", "unavailable <retry_in>", "db error <step>"
+// (+ " lost"), "renewal failed <id>", "recorded <id> <STATE>" (+
+// " discarded"), "reclaimed <id> <STATE>", "not recorded <id>".
+class FakeReporter : public Reporter {
+ public:
+  std::vector<std::string> log;
+
+  int Count(const std::string& line) const {
+    int n = 0;
+    for (const std::string& l : log) n += l == line ? 1 : 0;
+    return n;
+  }
+  // The "state ..." lines alone.
+  std::vector<std::string> States() const {
+    std::vector<std::string> out;
+    for (const std::string& l : log) {
+      if (l.rfind("state ", 0) == 0) out.push_back(l);
+    }
+    return out;
+  }
+
+  void StateChanged(WorkerState state, const queue::Job* job) override {
+    std::string line = std::string("state ") + WorkerStateName(state);
+    if (job != nullptr) line += " " + std::to_string(job->id);
+    log.push_back(line);
+  }
+  void DatabaseConnected(bool after_failures) override {
+    log.push_back(after_failures ? "reconnected" : "connected");
+  }
+  void DatabaseUnavailable(const Status&, double retry_in_secs) override {
+    log.push_back("unavailable " + Secs(retry_in_secs));
+  }
+  void DatabaseError(std::string_view step, const Status&,
+                     bool connection_lost) override {
+    log.push_back("db error " + std::string(step) +
+                  (connection_lost ? " lost" : ""));
+  }
+  void LeaseRenewalFailed(const queue::Job& job, const Status&) override {
+    log.push_back("renewal failed " + std::to_string(job.id));
+  }
+  void JobRecorded(const queue::Job& job, const queue::Recorded& rec,
+                   double) override {
+    log.push_back("recorded " + std::to_string(job.id) + " " +
+                  queue::JobStateName(rec.state) +
+                  (rec.applied ? "" : " discarded"));
+  }
+  void JobReclaimed(const queue::Reclaimed& job) override {
+    log.push_back("reclaimed " + std::to_string(job.id) + " " +
+                  queue::JobStateName(job.state));
+  }
+  void OutcomeNotRecorded(const queue::Job& job) override {
+    log.push_back("not recorded " + std::to_string(job.id));
+  }
+};
+
+struct Empty {};
+
+inline Result<Empty> DecodeEmpty(const json_t*) { return Empty{}; }
+
+// A worker over the fakes, a memory store and an event loop of its own;
+// lease 30 s, poll interval 250 ms. By default the worker is stopped the
+// first time it would wait with nothing left to claim.
+class WorkerTest : public ::testing::Test {
+ protected:
+  // Beyond this many source calls the loop is taken to be running away.
+  static constexpr size_t kMaxCalls = 1000;
+
+  WorkerTest()
+      : loop_(ev_loop_new(EVFLAG_AUTO)),
+        store_(store::NewMemoryStore()),
+        source_(&clock_) {
+    options_.id_base = "t";
+    options_.lease_secs = 30;
+    options_.poll_interval_ms = 250;
+    source_.on_wait = [this] {
+      if (source_.ready.empty()) stop_ = true;
+    };
+    registry_.Add<Empty>("complete", DecodeEmpty,
+                         [](handlers::JobContext&, const Empty&) {
+                           return queue::Outcome::Complete("{}");
+                         });
+  }
+  ~WorkerTest() override { ev_loop_destroy(loop_); }
+
+  // Runs a worker until it stops.
+  void RunWorker() {
+    WorkerDeps deps{options_,
+                    &source_,
+                    &reporter_,
+                    &registry_,
+                    store_.get(),
+                    loop_,
+                    &handler_options_,
+                    &clock_,
+                    [this] { return stop_ || source_.log.size() > kMaxCalls; }};
+    Worker worker(deps);
+    worker.Run();
+    EXPECT_EQ(worker.state(), WorkerState::kStopping);
+    EXPECT_LE(source_.log.size(), kMaxCalls) << "the loop ran away";
+  }
+
+  ManualClock clock_;
+  struct ev_loop* loop_;
+  std::unique_ptr<store::ObjectStore> store_;
+  FakeJobSource source_;
+  FakeReporter reporter_;
+  handlers::Registry registry_;
+  handlers::HandlerOptions handler_options_;
+  WorkerOptions options_;
+  bool stop_ = false;
+};
+
+}  // namespace awc::worker
+
+#endif  // AWC_WORKER_WORKER_TEST_FIXTURE_H_

@@ -43,7 +43,9 @@ constexpr const char* kUsage =
     "required); see awc-worker(8) and awc-worker.conf(5).\n";
 
 int Fail(const Status& s) {
-  fprintf(stderr, "awc-worker: %s\n", s.message().c_str());
+  fprintf(stderr, "%sawc-worker: %s\n",
+          obs::JournalPriority(obs::LogLevel::kError).c_str(),
+          s.message().c_str());
   return 1;
 }
 

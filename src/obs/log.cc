@@ -1,6 +1,7 @@
 #include "obs/log.h"
 
 #include <jansson.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -15,15 +16,45 @@
 namespace awc::obs {
 namespace {
 
+// True when `fd` is the stream JOURNAL_STREAM ("<device>:<inode>") names:
+// systemd connected it to the journal, which reads a "<N>" prefix of each
+// line as its syslog priority.
+bool IsJournalStream(int fd) {
+  const char* stream = getenv("JOURNAL_STREAM");
+  if (stream == nullptr) return false;
+  unsigned long long dev = 0, ino = 0;
+  if (sscanf(stream, "%llu:%llu", &dev, &ino) != 2) return false;
+  struct stat st;
+  if (fstat(fd, &st) != 0) return false;
+  return static_cast<unsigned long long>(st.st_dev) == dev &&
+         static_cast<unsigned long long>(st.st_ino) == ino;
+}
+
 struct Sink {
   LogLevel level = LogLevel::kInfo;
   std::string worker = "awc-worker";
   int fd = 2;
+  bool journal = IsJournalStream(2);
 };
 
 Sink& TheSink() {
   static Sink sink;
   return sink;
+}
+
+// syslog(3) priorities: LOG_DEBUG, LOG_INFO, LOG_WARNING, LOG_ERR.
+const char* PriorityPrefix(LogLevel level) {
+  switch (level) {
+    case LogLevel::kDebug:
+      return "<7>";
+    case LogLevel::kInfo:
+      return "<6>";
+    case LogLevel::kWarn:
+      return "<4>";
+    case LogLevel::kError:
+      return "<3>";
+  }
+  return "<6>";
 }
 
 double WallNow() {
@@ -113,7 +144,14 @@ const char* LogLevelName(LogLevel level) {
 void SetLogLevel(LogLevel level) { TheSink().level = level; }
 LogLevel GetLogLevel() { return TheSink().level; }
 void SetLogWorker(std::string worker) { TheSink().worker = std::move(worker); }
-void SetLogFd(int fd) { TheSink().fd = fd; }
+void SetLogFd(int fd) {
+  TheSink().fd = fd;
+  TheSink().journal = IsJournalStream(fd);
+}
+
+std::string JournalPriority(LogLevel level) {
+  return TheSink().journal ? PriorityPrefix(level) : "";
+}
 
 std::string FormatTimestamp(double epoch_seconds) {
   // Round to whole milliseconds first, so that .9996 carries into the next
@@ -203,7 +241,7 @@ std::string Event::Format(double epoch_seconds) const {
 
 void Event::Emit() const {
   if (level_ < TheSink().level) return;
-  std::string line = Format(WallNow());
+  std::string line = JournalPriority(level_) + Format(WallNow());
   line += '\n';
   const char* p = line.data();
   size_t left = line.size();

@@ -39,8 +39,10 @@ class QueuePlanTest : public ::testing::Test {
 };
 
 TEST_F(QueuePlanTest, RecordingFindsTheJobByPrimaryKey) {
-  for (const char* update : {queue::sql::kComplete, queue::sql::kFail}) {
-    std::string plan = Plan(queue::sql::Fenced(update), "15000, 15000, '{}'");
+  for (const auto& [update, args] :
+       {std::pair{queue::sql::kComplete, "15000, 15000, '{}'"},
+        std::pair{queue::sql::kFail, "15000, 15000, 'e', 'handler_failed'"}}) {
+    std::string plan = Plan(queue::sql::Fenced(update), args);
     EXPECT_NE(plan.find("\"Index Name\": \"jobs_pkey\""), std::string::npos)
         << plan;
   }

@@ -27,19 +27,21 @@ RETURNING j.id, j.kind, j.payload::text, j.attempts, j.max_attempts,
 )sql";
 
 // The recording statements below are UPDATEs fenced on state RUNNING and
-// the lease token, returning (state, attempts); Fenced() wraps one so that
-// it returns (applied, state, attempts, database now) in one round trip:
-// the new state when it matched, else the row's current state.
+// the lease token, returning (state, attempts, dead_reason); Fenced() wraps
+// one so that it returns (applied, state, attempts, database now,
+// dead_reason) in one round trip: the new state when it matched, else the
+// row's current state.
 // $1 id, $2 lease token, $3 result JSON.
 inline constexpr const char* kComplete = R"sql(
 UPDATE awc.jobs
    SET state = 'COMPLETED', result = $3::jsonb, locked_until = NULL,
        finished_at = now(), updated_at = now()
  WHERE id = $1 AND state = 'RUNNING' AND lease_token = $2
-RETURNING state, attempts
+RETURNING state, attempts, dead_reason
 )sql";
 
-// $1 id, $2 lease token, $3 backoff seconds, $4 error.
+// $1 id, $2 lease token, $3 backoff seconds, $4 error. A job whose
+// attempts are spent is dead-lettered as attempts_exhausted.
 inline constexpr const char* kRetry = R"sql(
 UPDATE awc.jobs
    SET state = CASE WHEN attempts >= max_attempts THEN 'FAILED'
@@ -47,18 +49,20 @@ UPDATE awc.jobs
        run_at = CASE WHEN attempts >= max_attempts THEN run_at
                      ELSE now() + make_interval(secs => $3::float8) END,
        finished_at = CASE WHEN attempts >= max_attempts THEN now() END,
+       dead_reason = CASE WHEN attempts >= max_attempts
+                          THEN 'attempts_exhausted' END,
        last_error = $4, locked_until = NULL, updated_at = now()
  WHERE id = $1 AND state = 'RUNNING' AND lease_token = $2
-RETURNING state, attempts
+RETURNING state, attempts, dead_reason
 )sql";
 
-// $1 id, $2 lease token, $3 error.
+// $1 id, $2 lease token, $3 error, $4 dead reason (queue::DeadReasonName).
 inline constexpr const char* kFail = R"sql(
 UPDATE awc.jobs
-   SET state = 'FAILED', last_error = $3, locked_until = NULL,
-       finished_at = now(), updated_at = now()
+   SET state = 'FAILED', last_error = $3, dead_reason = $4,
+       locked_until = NULL, finished_at = now(), updated_at = now()
  WHERE id = $1 AND state = 'RUNNING' AND lease_token = $2
-RETURNING state, attempts
+RETURNING state, attempts, dead_reason
 )sql";
 
 // Back to PENDING without spending the attempt. $1 id, $2 token, $3 seconds.
@@ -68,15 +72,17 @@ UPDATE awc.jobs
        run_at = now() + make_interval(secs => $3::float8),
        locked_until = NULL, updated_at = now()
  WHERE id = $1 AND state = 'RUNNING' AND lease_token = $2
-RETURNING state, attempts
+RETURNING state, attempts, dead_reason
 )sql";
 
 inline std::string Fenced(const char* update) {
   return std::string("WITH rec AS (") + update +
          ")\n"
-         "SELECT true, state, attempts, extract(epoch FROM now()) FROM rec\n"
+         "SELECT true, state, attempts, extract(epoch FROM now()), "
+         "dead_reason FROM rec\n"
          "UNION ALL\n"
-         "SELECT false, state, attempts, extract(epoch FROM now())\n"
+         "SELECT false, state, attempts, extract(epoch FROM now()), "
+         "dead_reason\n"
          "  FROM awc.jobs WHERE id = $1 AND NOT EXISTS (SELECT 1 FROM rec)";
 }
 
@@ -90,13 +96,16 @@ RETURNING 1
 )sql";
 
 // RUNNING jobs whose lease ended: requeued, or dead-lettered when their
-// attempts are spent (a job that kills its worker must not loop forever).
-// $1 batch limit. Returns (id, kind, state, attempts, lag seconds).
+// attempts are spent (a job that kills its worker must not loop forever),
+// as attempts_exhausted. $1 batch limit. Returns (id, kind, state, attempts,
+// lag seconds).
 inline constexpr const char* kReclaimExpired = R"sql(
 UPDATE awc.jobs j
    SET state = CASE WHEN j.attempts >= j.max_attempts THEN 'FAILED'
                     ELSE 'PENDING' END,
        finished_at = CASE WHEN j.attempts >= j.max_attempts THEN now() END,
+       dead_reason = CASE WHEN j.attempts >= j.max_attempts
+                          THEN 'attempts_exhausted' END,
        last_error = 'lease expired (held by ' || coalesce(j.locked_by, '?') || ')',
        locked_until = NULL, updated_at = now()
   FROM (SELECT id FROM awc.jobs
@@ -106,7 +115,8 @@ UPDATE awc.jobs j
          FOR UPDATE SKIP LOCKED) c
  WHERE j.id = c.id
 RETURNING j.id, j.kind, j.state, j.attempts,
-          extract(epoch FROM now()) - extract(epoch FROM j.run_at)
+          extract(epoch FROM now()) - extract(epoch FROM j.run_at),
+          j.dead_reason
 )sql";
 
 inline constexpr const char* kListen = "LISTEN awc_jobs";

@@ -131,9 +131,10 @@ TEST_F(AwcctlTargetTest, TheUrlComesFromAFileTooAndStaysSecret) {
       RunAwcctl({"-c", dir.path() + "/awc.conf", "jobs"}, {kNoPgPassword}),
       "url_file");
   // Not a regular file: refused, naming the setting and the path.
-  CommandResult fifo = RunAwcctl({"jobs"}, {{"DATABASE_URL_FILE", dir.path()}});
-  EXPECT_EQ(fifo.code, 1);
-  EXPECT_EQ(fifo.err, "awcctl: DATABASE_URL_FILE: \"" + dir.path() +
+  CommandResult not_file =
+      RunAwcctl({"jobs"}, {{"DATABASE_URL_FILE", dir.path()}});
+  EXPECT_EQ(not_file.code, 1);
+  EXPECT_EQ(not_file.err, "awcctl: DATABASE_URL_FILE: \"" + dir.path() +
                           "\" is not a regular file\n");
   // The daemon reads it the same way.
   CommandResult t = RunProcess(

@@ -74,8 +74,8 @@ TEST_F(AwcctlJobsTest, EveryWayAJobDiesRecordsItsReason) {
     ASSERT_TRUE(WaitUntil([&] { return db_.JobState(c.id) == "FAILED"; }))
         << c.id << " " << fleet.Stderr();
   }
-  ASSERT_TRUE(fleet.WaitForEvent("job dead-lettered", 30,
-                                 std::size(cases) - 1));
+  ASSERT_TRUE(
+      fleet.WaitForEvent("job dead-lettered", 30, std::size(cases) - 1));
   for (const Case& c : cases) {
     JsonPtr job = Show(c.id);
     EXPECT_EQ(Str(job.get(), "dead_reason"), c.reason) << c.id;
@@ -92,8 +92,8 @@ TEST_F(AwcctlJobsTest, EveryWayAJobDiesRecordsItsReason) {
     EXPECT_TRUE(seen) << c.id << " " << fleet.Stderr();
   }
   // The reasons are what dlq filters on.
-  CommandResult subject = Run({"dlq", "list", "--reason", "subject_missing",
-                               "--json"});
+  CommandResult subject =
+      Run({"dlq", "list", "--reason", "subject_missing", "--json"});
   ASSERT_EQ(subject.code, 0) << subject.err;
   EXPECT_EQ(Int(MustParse(subject.out).get(), "count"), 3);
   // A job that completes has none.
@@ -149,9 +149,8 @@ TEST_F(AwcctlJobsTest, ListShowCancelRetry) {
   EXPECT_EQ(db_.JobState(done), "COMPLETED");
 
   // retry: the cancelled and the dead one come back fresh.
-  CommandResult retry =
-      Run({"jobs", "retry", std::to_string(pending), std::to_string(dead),
-           "--json"});
+  CommandResult retry = Run({"jobs", "retry", std::to_string(pending),
+                             std::to_string(dead), "--json"});
   EXPECT_EQ(retry.code, 0) << retry.out << retry.err;
   EXPECT_EQ(Int(MustParse(retry.out).get(), "retried"), 2);
   EXPECT_EQ(db_.Scalar("SELECT string_agg(state || '/' || attempts || '/' || "
@@ -169,22 +168,22 @@ TEST_F(AwcctlJobsTest, DeadLetterRetryByReasonWithADryRunFirst) {
   int64_t b = DeadLetter("snapshot_scrub", "subject_missing");
   int64_t c = DeadLetter("gc_sweep", "handler_failed");
 
-  CommandResult dry = Run({"dlq", "retry", "--reason", "subject_missing",
-                           "--dry-run"});
+  CommandResult dry =
+      Run({"dlq", "retry", "--reason", "subject_missing", "--dry-run"});
   ASSERT_EQ(dry.code, 0) << dry.err;
   EXPECT_NE(dry.out.find("would retry 2 dead letters\n"), std::string::npos)
       << dry.out;
   EXPECT_EQ(Count("state = 'FAILED'"), 3);
 
-  CommandResult narrowed = Run({"dlq", "retry", "--reason", "subject_missing",
-                                "--kind", "gc_sweep"});
+  CommandResult narrowed = Run(
+      {"dlq", "retry", "--reason", "subject_missing", "--kind", "gc_sweep"});
   ASSERT_EQ(narrowed.code, 0) << narrowed.err;
   EXPECT_EQ(narrowed.out, "retried 1 dead letter\n");
   EXPECT_EQ(db_.JobState(a), "PENDING");
   EXPECT_EQ(db_.JobState(b), "FAILED");
 
-  CommandResult by_id = Run({"dlq", "retry", std::to_string(b),
-                             std::to_string(a), "--json"});
+  CommandResult by_id =
+      Run({"dlq", "retry", std::to_string(b), std::to_string(a), "--json"});
   EXPECT_EQ(by_id.code, 1);  // a is not a dead letter any more
   JsonPtr doc = MustParse(by_id.out);
   EXPECT_EQ(Int(doc.get(), "retried"), 1);
@@ -218,24 +217,24 @@ TEST_F(AwcctlJobsTest, DeadLetterPurgeByAgeKindOrAll) {
       << guard.err;
   EXPECT_EQ(Count("true"), 4);
 
-  CommandResult dry = Run({"dlq", "purge", "--older-than", "7d", "--dry-run",
-                           "--json"});
+  CommandResult dry =
+      Run({"dlq", "purge", "--older-than", "7d", "--dry-run", "--json"});
   ASSERT_EQ(dry.code, 0) << dry.err;
   JsonPtr doc = MustParse(dry.out);
   EXPECT_EQ(Int(doc.get(), "would_purge"), 2);
   EXPECT_EQ(json_array_size(json_object_get(doc.get(), "dead_letters")), 2u);
   EXPECT_EQ(Count("true"), 4);
 
-  CommandResult aged = Run({"dlq", "purge", "--older-than", "7d", "--kind",
-                            "gc_sweep"});
+  CommandResult aged =
+      Run({"dlq", "purge", "--older-than", "7d", "--kind", "gc_sweep"});
   ASSERT_EQ(aged.code, 0) << aged.err;
   EXPECT_EQ(aged.out, "purged 1 dead letter\n");
   EXPECT_EQ(db_.JobState(old_gc), "");
   EXPECT_EQ(db_.JobState(old_scrub), "FAILED");
 
   // A named job that is not a dead letter is not touched, and said so.
-  CommandResult named = Run({"dlq", "purge", std::to_string(old_scrub),
-                             std::to_string(alive)});
+  CommandResult named =
+      Run({"dlq", "purge", std::to_string(old_scrub), std::to_string(alive)});
   EXPECT_EQ(named.code, 1);
   EXPECT_EQ(named.out, std::to_string(alive) +
                            ": not a dead letter\npurged 1 dead letter\n");
@@ -255,8 +254,8 @@ TEST_F(AwcctlJobsTest, DeadLetterListFiltersAndCounts) {
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.err.find("showing 2 of 4 dead letters"), std::string::npos)
       << r.err;
-  CommandResult kind = Run({"dlq", "list", "--kind", "snapshot_scrub",
-                            "--json"});
+  CommandResult kind =
+      Run({"dlq", "list", "--kind", "snapshot_scrub", "--json"});
   JsonPtr doc = MustParse(kind.out);
   EXPECT_EQ(Int(doc.get(), "count"), 1);
   EXPECT_EQ(Str(json_array_get(json_object_get(doc.get(), "dead_letters"), 0),
@@ -265,13 +264,15 @@ TEST_F(AwcctlJobsTest, DeadLetterListFiltersAndCounts) {
 }
 
 TEST_F(AwcctlJobsTest, EnqueueChecksKindAndPayloadUnlessForced) {
-  CommandResult bad = Run({"enqueue", "snapshot_validate", R"({"snapshot": 1})"});
+  CommandResult bad =
+      Run({"enqueue", "snapshot_validate", R"({"snapshot": 1})"});
   EXPECT_EQ(bad.code, 2);
   EXPECT_NE(bad.err.find("malformed payload: "), std::string::npos) << bad.err;
   EXPECT_EQ(Count("true"), 0);
   CommandResult unknown = Run({"enqueue", "newer_kind", "{}"});
   EXPECT_EQ(unknown.code, 2);
-  CommandResult forced = Run({"enqueue", "newer_kind", "{}", "--force", "--json"});
+  CommandResult forced =
+      Run({"enqueue", "newer_kind", "{}", "--force", "--json"});
   ASSERT_EQ(forced.code, 0) << forced.err;
   int64_t id = Int(MustParse(forced.out).get(), "id");
   EXPECT_EQ(db_.Scalar("SELECT kind FROM awc.jobs WHERE id = $1",

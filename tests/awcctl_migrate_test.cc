@@ -49,10 +49,9 @@ class AwcctlMigrateTest : public ::testing::Test {
   }
   // Runs `sql_file` with psql as the test cluster's superuser.
   CommandResult Psql(const std::string& sql_file) {
-    return RunProcess(PsqlPath(),
-                      {"-X", "-q", "-v", "ON_ERROR_STOP=1", "-f", sql_file,
-                       db_.url()},
-                      {});
+    return RunProcess(
+        PsqlPath(),
+        {"-X", "-q", "-v", "ON_ERROR_STOP=1", "-f", sql_file, db_.url()}, {});
   }
   DaemonProcess::Options CheckMode() const {
     DaemonProcess::Options o = FleetOptions(db_, 1, {{"AWC_MIGRATE", "check"}});
@@ -103,8 +102,9 @@ TEST_F(AwcctlMigrateTest, StatusDryRunAndApply) {
 
   // A changed file shows as changed; a newer schema's migration as unknown.
   db_.Exec("UPDATE awc.schema_migrations SET checksum = 'x' WHERE version = 1");
-  db_.Exec("INSERT INTO awc.schema_migrations (version, name, checksum) "
-           "VALUES (9999, '9999_future', 'y')");
+  db_.Exec(
+      "INSERT INTO awc.schema_migrations (version, name, checksum) "
+      "VALUES (9999, '9999_future', 'y')");
   status = Run({"migrate", "--status"});
   EXPECT_EQ(status.code, 0);
   EXPECT_NE(status.out.find("0001_job_queue       changed"), std::string::npos)
@@ -184,8 +184,8 @@ TEST_F(AwcctlMigrateTest, APendingBundleCompletesAPartlyMigratedSchema) {
     auto conn = db_.Connect();
     ASSERT_TRUE(migrate::Migrate(*conn, older).ok());
   }
-  CommandResult pending = RunAwcctl({"migrate", "--sql", "--pending"},
-                                    Settings());
+  CommandResult pending =
+      RunAwcctl({"migrate", "--sql", "--pending"}, Settings());
   ASSERT_EQ(pending.code, 0) << pending.err;
   const migrate::Migration& last = migrate::EmbeddedMigrations().back();
   EXPECT_NE(pending.out.find("-- " + std::string(last.name) + "\n"),
@@ -202,14 +202,16 @@ TEST_F(AwcctlMigrateTest, APendingBundleCompletesAPartlyMigratedSchema) {
 
 TEST_F(AwcctlMigrateTest, CheckModeRefusesANewerSchema) {
   db_.Migrate();
-  db_.Exec("INSERT INTO awc.schema_migrations (version, name, checksum) "
-           "VALUES (9999, '9999_future', 'x')");
+  db_.Exec(
+      "INSERT INTO awc.schema_migrations (version, name, checksum) "
+      "VALUES (9999, '9999_future', 'x')");
   CommandResult ahead = RunProcess(ShippedDaemonPath(), {}, CheckMode().env);
   EXPECT_EQ(ahead.code, 1);
   EXPECT_EQ(LastLine(ahead.err),
             "awc-worker: database schema is at version 9999, newer than this "
             "build knows (" +
-                std::to_string(Latest()) + "); run a newer awc-worker or awcctl");
+                std::to_string(Latest()) +
+                "); run a newer awc-worker or awcctl");
 }
 
 // --- health ----------------------------------------------------------------
@@ -234,14 +236,16 @@ TEST_F(AwcctlMigrateTest, HealthUpBehindAheadAndDown) {
   db_.Migrate();
   CommandResult up = Run({"health"});
   EXPECT_EQ(up.code, 0) << up.out << up.err;
-  EXPECT_NE(up.out.find("schema    ok      version " + std::to_string(Latest())),
-            std::string::npos)
+  EXPECT_NE(
+      up.out.find("schema    ok      version " + std::to_string(Latest())),
+      std::string::npos)
       << up.out;
   EXPECT_TRUE(up.out.ends_with("\nready\n")) << up.out;
 
   // Ahead.
-  db_.Exec("INSERT INTO awc.schema_migrations (version, name, checksum) "
-           "VALUES (9999, '9999_future', 'x')");
+  db_.Exec(
+      "INSERT INTO awc.schema_migrations (version, name, checksum) "
+      "VALUES (9999, '9999_future', 'x')");
   CommandResult ahead = Run({"health"});
   EXPECT_EQ(ahead.code, 1);
   EXPECT_NE(ahead.out.find("schema    FAIL    database schema is at version "
@@ -252,10 +256,10 @@ TEST_F(AwcctlMigrateTest, HealthUpBehindAheadAndDown) {
 
   // Down: nothing listens on the port; every check is named.
   const std::string secret = "Health-S3cret-pw";
-  CommandResult down = RunAwcctl(
-      {"health", "--fleet"},
-      {{"DATABASE_URL", "postgresql://u:" + secret + "@127.0.0.1:" +
-                            std::to_string(FreePort()) + "/x"}});
+  CommandResult down =
+      RunAwcctl({"health", "--fleet"},
+                {{"DATABASE_URL", "postgresql://u:" + secret + "@127.0.0.1:" +
+                                      std::to_string(FreePort()) + "/x"}});
   EXPECT_EQ(down.code, 1);
   EXPECT_NE(down.out.find("database  FAIL    database connection failed"),
             std::string::npos)

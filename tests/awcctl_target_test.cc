@@ -72,21 +72,20 @@ TEST_F(AwcctlTargetTest, TheTargetLineNeverShowsThePasswordWhateverItsForm) {
       "user info");
   // A password= query parameter.
   ExpectTargetWithoutPassword(
-      RunAwcctl({"jobs"},
-                {{"DATABASE_URL", base + "?password=" + Password()},
-                 kNoPgPassword}),
+      RunAwcctl({"jobs"}, {{"DATABASE_URL", base + "?password=" + Password()},
+                           kNoPgPassword}),
       "query parameter");
   // key=value.
   ExpectTargetWithoutPassword(
-      RunAwcctl({"jobs"}, {{"DATABASE_URL", "host=" + Host() + " port=" +
-                                                Port() + " user=" + User() +
-                                                " password=" + Password() +
-                                                " dbname=" + db_.name()},
-                           kNoPgPassword}),
+      RunAwcctl({"jobs"},
+                {{"DATABASE_URL",
+                  "host=" + Host() + " port=" + Port() + " user=" + User() +
+                      " password=" + Password() + " dbname=" + db_.name()},
+                 kNoPgPassword}),
       "key=value");
   // PGPASSWORD, with a URL that has none.
-  ExpectTargetWithoutPassword(
-      RunAwcctl({"jobs"}, {{"DATABASE_URL", base}}), "PGPASSWORD");
+  ExpectTargetWithoutPassword(RunAwcctl({"jobs"}, {{"DATABASE_URL", base}}),
+                              "PGPASSWORD");
   // -d, in each form too.
   ExpectTargetWithoutPassword(
       RunAwcctl({"-d", db_.url(), "jobs"}, {kNoPgPassword}), "-d");
@@ -135,15 +134,14 @@ TEST_F(AwcctlTargetTest, TheUrlComesFromAFileTooAndStaysSecret) {
       RunAwcctl({"jobs"}, {{"DATABASE_URL_FILE", dir.path()}});
   EXPECT_EQ(not_file.code, 1);
   EXPECT_EQ(not_file.err, "awcctl: DATABASE_URL_FILE: \"" + dir.path() +
-                          "\" is not a regular file\n");
+                              "\" is not a regular file\n");
   // The daemon reads it the same way.
-  CommandResult t = RunProcess(
-      ShippedDaemonPath(), {"-t"},
-      {{"DATABASE_URL_FILE", dir.path() + "/database-url"},
-       {"AWC_CAS_URL", "memory://"}});
+  CommandResult t =
+      RunProcess(ShippedDaemonPath(), {"-t"},
+                 {{"DATABASE_URL_FILE", dir.path() + "/database-url"},
+                  {"AWC_CAS_URL", "memory://"}});
   EXPECT_EQ(t.code, 0) << t.err;
-  EXPECT_NE(t.out.find("DATABASE_URL = postgresql://" + User() +
-                       ":********@"),
+  EXPECT_NE(t.out.find("DATABASE_URL = postgresql://" + User() + ":********@"),
             std::string::npos)
       << t.out;
   EXPECT_EQ(t.out.find(Password()), std::string::npos);
@@ -160,8 +158,8 @@ class ProductionGuardTest : public AwcctlTargetTest {
 };
 
 TEST_F(ProductionGuardTest, WithoutATerminalAChangeIsRefusedUnlessYes) {
-  CommandResult r = RunAwcctl(
-      {"enqueue", "gc_sweep", R"({"tenant_id": "t1"})"}, Production());
+  CommandResult r = RunAwcctl({"enqueue", "gc_sweep", R"({"tenant_id": "t1"})"},
+                              Production());
   EXPECT_EQ(r.code, 3) << r.err;
   EXPECT_EQ(r.err, Target() + "awcctl: refused: postgresql://" + User() + "@" +
                        Host() + ":" + Port() + "/" + db_.name() +
@@ -193,10 +191,9 @@ TEST_F(ProductionGuardTest, WithoutATerminalAChangeIsRefusedUnlessYes) {
 TEST_F(ProductionGuardTest, TheIniFileMarksProductionToo) {
   TempDir dir;
   dir.Write("awc.conf", "[database]\nproduction = true\n");
-  CommandResult r =
-      RunAwcctl({"-c", dir.path() + "/awc.conf", "enqueue", "gc_sweep",
-                 R"({"tenant_id": "t1"})"},
-                {{"DATABASE_URL", db_.url()}});
+  CommandResult r = RunAwcctl({"-c", dir.path() + "/awc.conf", "enqueue",
+                               "gc_sweep", R"({"tenant_id": "t1"})"},
+                              {{"DATABASE_URL", db_.url()}});
   EXPECT_EQ(r.code, 3) << r.err;
   EXPECT_EQ(Jobs(), 0);
 }
@@ -218,9 +215,9 @@ TEST_F(ProductionGuardTest, OnATerminalTheDatabaseNameMustBeTyped) {
       AwcctlPath(), {"enqueue", "gc_sweep", R"({"tenant_id": "t1"})"},
       Production(), prompt, "postgres");
   EXPECT_EQ(wrong.code, 3) << wrong.out;
-  EXPECT_NE(wrong.out.find("refused: the name typed is not \"" + db_.name() +
-                           "\""),
-            std::string::npos)
+  EXPECT_NE(
+      wrong.out.find("refused: the name typed is not \"" + db_.name() + "\""),
+      std::string::npos)
       << wrong.out;
   EXPECT_EQ(Jobs(), 1);
 
@@ -236,19 +233,18 @@ TEST_F(ProductionGuardTest, OnATerminalTheDatabaseNameMustBeTyped) {
 TEST_F(ProductionGuardTest, ReadOnlyVerbsNeverAsk) {
   db_.Exec("INSERT INTO awc.jobs (kind, state) VALUES ('k', 'FAILED')");
   for (const std::vector<std::string>& args :
-       std::vector<std::vector<std::string>>{{"jobs"},
-                                             {"jobs", "show", "1"},
-                                             {"dlq", "list"},
-                                             {"dlq", "retry", "--all",
-                                              "--dry-run"},
-                                             {"dlq", "purge", "--all",
-                                              "--dry-run"},
-                                             {"health"},
-                                             {"workers"},
-                                             {"stats"},
-                                             {"migrate", "--status"},
-                                             {"migrate", "--dry-run"},
-                                             {"migrate", "--sql", "--pending"}}) {
+       std::vector<std::vector<std::string>>{
+           {"jobs"},
+           {"jobs", "show", "1"},
+           {"dlq", "list"},
+           {"dlq", "retry", "--all", "--dry-run"},
+           {"dlq", "purge", "--all", "--dry-run"},
+           {"health"},
+           {"workers"},
+           {"stats"},
+           {"migrate", "--status"},
+           {"migrate", "--dry-run"},
+           {"migrate", "--sql", "--pending"}}) {
     CommandResult r = RunOnTerminal(AwcctlPath(), args, Production(), "", "");
     EXPECT_EQ(r.code, 0) << ::testing::PrintToString(args) << r.out;
     EXPECT_EQ(r.out.find("type its name"), std::string::npos) << r.out;
@@ -305,8 +301,8 @@ TEST(AwcctlHelpTest, EveryVerbHasHelpAndNeedsNoDatabaseForIt) {
   for (const char* group : {"jobs", "dlq"}) {
     CommandResult r = RunAwcctl({group, "--help"}, {});
     EXPECT_EQ(r.code, 0);
-    EXPECT_TRUE(r.out.starts_with(std::string("usage: awcctl ") + group +
-                                  " VERB"))
+    EXPECT_TRUE(
+        r.out.starts_with(std::string("usage: awcctl ") + group + " VERB"))
         << r.out;
   }
   CommandResult top = RunAwcctl({"--help"}, {});

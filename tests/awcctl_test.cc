@@ -125,10 +125,10 @@ TEST_F(AwcctlTest, CommandsRefuseAnUnmigratedDatabase) {
   tree.Write("f", "x");
   CommandResult r = Run({"import", "--tenant", "acme", tree.path()});
   EXPECT_EQ(r.code, 1);
-  EXPECT_TRUE(r.err.ends_with("\nawcctl: schema is at version 0, this binary "
-                              "needs " +
-                              std::to_string(LatestVersion()) +
-                              ": run awcctl migrate\n"))
+  EXPECT_TRUE(r.err.ends_with(
+      "\nawcctl: schema is at version 0, this binary "
+      "needs " +
+      std::to_string(LatestVersion()) + ": run awcctl migrate\n"))
       << r.err;
   EXPECT_EQ(Run({"jobs"}).code, 1);
 }

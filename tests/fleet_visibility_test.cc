@@ -48,14 +48,15 @@ class FleetVisibilityTest : public ::testing::Test {
 TEST_F(FleetVisibilityTest, WorkersStatsAndHealthOfARealFleet) {
   EXPECT_EQ(Run({"health", "--fleet"}).code, 1);  // nobody yet
   db_.Exec("INSERT INTO awc.tenants (id) VALUES ('acme'), ('other')");
-  db_.Exec("INSERT INTO awc.workspaces (tenant_id, state) VALUES ('acme', "
-           "'ACTIVE'), ('acme', 'EXPIRED'), ('other', 'ACTIVE')");
-  db_.Exec("INSERT INTO awc.snapshots (tenant_id, root_digest, state) VALUES "
-           "('acme', 'sha256:' || repeat('a', 64), 'RELEASED')");
+  db_.Exec(
+      "INSERT INTO awc.workspaces (tenant_id, state) VALUES ('acme', "
+      "'ACTIVE'), ('acme', 'EXPIRED'), ('other', 'ACTIVE')");
+  db_.Exec(
+      "INSERT INTO awc.snapshots (tenant_id, root_digest, state) VALUES "
+      "('acme', 'sha256:' || repeat('a', 64), 'RELEASED')");
 
   // A short lease: the cancelled sleeper learns it within a second.
-  DaemonProcess fleet(
-      FleetOptions(db_, 2, {{"AWC_WORKER_LEASE_SECS", "3"}}));
+  DaemonProcess fleet(FleetOptions(db_, 2, {{"AWC_WORKER_LEASE_SECS", "3"}}));
   ASSERT_TRUE(fleet.WaitForEvent("supervisor running")) << fleet.Stderr();
   for (int i = 0; i < 3; ++i) db_.Enqueue("test_complete", "{}");
   db_.Enqueue("test_fail", "{}");
@@ -63,18 +64,21 @@ TEST_F(FleetVisibilityTest, WorkersStatsAndHealthOfARealFleet) {
   int64_t gc = db_.Enqueue("gc_sweep", R"({"tenant_id": "acme"})");
   int64_t sleeping = db_.Enqueue("test_sleep", R"({"ms": 60000})");
   db_.Enqueue("test_complete", "{}", 5);
-  db_.Exec("UPDATE awc.jobs SET run_at = now() + interval '1 hour' WHERE id = "
-           "(SELECT max(id) FROM awc.jobs)");
+  db_.Exec(
+      "UPDATE awc.jobs SET run_at = now() + interval '1 hour' WHERE id = "
+      "(SELECT max(id) FROM awc.jobs)");
   ASSERT_TRUE(WaitUntil([&] {
-    return db_.Int("SELECT count(*) FROM awc.jobs WHERE state IN "
-                   "('COMPLETED', 'FAILED')") == 6;
+    return db_.Int(
+               "SELECT count(*) FROM awc.jobs WHERE state IN "
+               "('COMPLETED', 'FAILED')") == 6;
   })) << fleet.Stderr();
   ASSERT_EQ(db_.JobState(gc), "COMPLETED");
   // The sleeping job shows in its worker's row within a heartbeat or two.
   ASSERT_TRUE(WaitUntil([&] {
-    return db_.Int("SELECT count(*) FROM awc.workers WHERE state = 'busy' AND "
-                   "job_id = $1",
-                   {std::to_string(sleeping)}) == 1;
+    return db_.Int(
+               "SELECT count(*) FROM awc.workers WHERE state = 'busy' AND "
+               "job_id = $1",
+               {std::to_string(sleeping)}) == 1;
   })) << fleet.Stderr();
 
   // workers: both slots of this host, the busy one with its job.
@@ -118,14 +122,14 @@ TEST_F(FleetVisibilityTest, WorkersStatsAndHealthOfARealFleet) {
   const json_t* dead = json_object_get(stats.get(), "dead_letters");
   EXPECT_EQ(Int(Row(dead, "reason", "handler_failed"), "count"), 1);
   EXPECT_EQ(Int(Row(dead, "reason", "unknown_kind"), "count"), 1);
-  EXPECT_EQ(Int(Row(json_object_get(stats.get(), "workspaces"), "state",
-                    "ACTIVE"),
-                "count"),
-            2);
-  EXPECT_EQ(Int(Row(json_object_get(stats.get(), "snapshots"), "state",
-                    "RELEASED"),
-                "count"),
-            1);
+  EXPECT_EQ(
+      Int(Row(json_object_get(stats.get(), "workspaces"), "state", "ACTIVE"),
+          "count"),
+      2);
+  EXPECT_EQ(
+      Int(Row(json_object_get(stats.get(), "snapshots"), "state", "RELEASED"),
+          "count"),
+      1);
   const json_t* epoch =
       Row(json_object_get(stats.get(), "gc_epochs"), "tenant_id", "acme");
   EXPECT_EQ(Str(epoch, "state"), "COMPLETED");
@@ -146,20 +150,21 @@ TEST_F(FleetVisibilityTest, WorkersStatsAndHealthOfARealFleet) {
   EXPECT_EQ(Run({"health", "--fleet"}).code, 1);
 
   // A ready job waiting shows its age (nobody claims it now).
-  db_.Exec("UPDATE awc.jobs SET run_at = now() - interval '1 hour' WHERE "
-           "state = 'PENDING'");
+  db_.Exec(
+      "UPDATE awc.jobs SET run_at = now() - interval '1 hour' WHERE "
+      "state = 'PENDING'");
   JsonPtr waiting = Json({"stats"});
-  EXPECT_GE(Num(Row(json_object_get(waiting.get(), "jobs"), "kind",
-                    "test_complete"),
-                "oldest_pending_s"),
-            3600);
+  EXPECT_GE(
+      Num(Row(json_object_get(waiting.get(), "jobs"), "kind", "test_complete"),
+          "oldest_pending_s"),
+      3600);
 }
 
 TEST_F(FleetVisibilityTest, ARestartedSlotReplacesItsRow) {
   DaemonProcess fleet(FleetOptions(db_, 1));
-  ASSERT_TRUE(WaitUntil(
-      [&] { return db_.Int("SELECT count(*) FROM awc.workers") == 1; }))
-      << fleet.Stderr();
+  ASSERT_TRUE(WaitUntil([&] {
+    return db_.Int("SELECT count(*) FROM awc.workers") == 1;
+  })) << fleet.Stderr();
   db_.Enqueue("test_crash", "{}", 1);
   ASSERT_TRUE(fleet.WaitForEvent("worker exited")) << fleet.Stderr();
   // The new process of slot 1 prunes its predecessor's row.

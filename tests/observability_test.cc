@@ -82,10 +82,9 @@ TEST_F(ObservabilityTest, JobEventsCarryTheContractFieldsAndNothingElse) {
     const char* key;
     json_t* value;
     json_object_foreach(const_cast<json_t*>(e), key, value) keys.insert(key);
-    std::set<std::string> want = {"ts",    "level",    "id",
-                                  "msg",   "worker",   "kind",
-                                  "outcome", "state",  "attempts",
-                                  "duration_s"};
+    std::set<std::string> want = {"ts",       "level",     "id",      "msg",
+                                  "worker",   "kind",      "outcome", "state",
+                                  "attempts", "duration_s"};
     if (x.dead_reason != nullptr) {
       want.insert("dead_reason");
       EXPECT_EQ(Str(e, "dead_reason"), x.dead_reason) << id;

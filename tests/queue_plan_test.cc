@@ -13,13 +13,16 @@ class QueuePlanTest : public ::testing::Test {
  protected:
   void SetUp() override {
     db_.Migrate();
-    db_.Exec("INSERT INTO awc.jobs (kind, payload) SELECT 'k', '{}' FROM "
-             "generate_series(1, 20000)");
+    db_.Exec(
+        "INSERT INTO awc.jobs (kind, payload) SELECT 'k', '{}' FROM "
+        "generate_series(1, 20000)");
     db_.Exec("ANALYZE awc.jobs");
-    db_.Exec("UPDATE awc.jobs SET state = 'RUNNING', lease_token = id, "
-             "locked_until = now() + interval '5 minutes' WHERE id <= 15000");
-    db_.Exec("UPDATE awc.jobs SET state = 'COMPLETED', locked_until = NULL "
-             "WHERE id < 15000");
+    db_.Exec(
+        "UPDATE awc.jobs SET state = 'RUNNING', lease_token = id, "
+        "locked_until = now() + interval '5 minutes' WHERE id <= 15000");
+    db_.Exec(
+        "UPDATE awc.jobs SET state = 'COMPLETED', locked_until = NULL "
+        "WHERE id < 15000");
     conn_ = db_.Connect();
     ASSERT_TRUE(conn_->Exec("SET plan_cache_mode = force_generic_plan").ok());
   }

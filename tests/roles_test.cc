@@ -57,7 +57,8 @@ class RolesTest : public ::testing::Test {
   // awcctl as the runtime role, with the file store of the fleet.
   CommandResult AsRuntime(std::vector<std::string> args) {
     args.insert(args.begin(), {"-d", Runtime()});
-    return RunAwcctl(std::move(args), {{"AWC_CAS_URL", "file://" + store_.path()}});
+    return RunAwcctl(std::move(args),
+                     {{"AWC_CAS_URL", "file://" + store_.path()}});
   }
   void ExpectOk(std::vector<std::string> args) {
     CommandResult r = AsRuntime(args);
@@ -80,18 +81,19 @@ class RolesTest : public ::testing::Test {
 
 TEST_F(RolesTest, TheRuntimeRoleRunsEverythingButCannotChangeTheSchema) {
   // 1. The roles, from awcctl's own statements, applied twice by psql.
-  CommandResult sql = RunAwcctl(
-      {"roles", "--sql", "--owner", roles_.owner, "--migrator",
-       roles_.migrator, "--runtime", roles_.runtime},
-      {});
+  CommandResult sql =
+      RunAwcctl({"roles", "--sql", "--owner", roles_.owner, "--migrator",
+                 roles_.migrator, "--runtime", roles_.runtime},
+                {});
   ASSERT_EQ(sql.code, 0) << sql.err;
   TempDir dir;
   dir.Write("roles.sql", sql.out);
   for (int i = 0; i < 2; ++i) {
-    CommandResult applied = RunProcess(
-        PsqlPath(), {"-X", "-q", "-v", "ON_ERROR_STOP=1", "-f",
-                     dir.path() + "/roles.sql", db_.url()},
-        {});
+    CommandResult applied =
+        RunProcess(PsqlPath(),
+                   {"-X", "-q", "-v", "ON_ERROR_STOP=1", "-f",
+                    dir.path() + "/roles.sql", db_.url()},
+                   {});
     ASSERT_EQ(applied.code, 0) << applied.err;
   }
   db_.Exec("ALTER ROLE " + roles_.migrator + " PASSWORD 'Migr4tor-pw'");
@@ -115,8 +117,9 @@ TEST_F(RolesTest, TheRuntimeRoleRunsEverythingButCannotChangeTheSchema) {
         db::PgConn::Connect(Runtime(), "awc-test-runtime");
     ASSERT_TRUE(conn.ok()) << conn.status().message();
     for (const char* ddl :
-         {"CREATE TABLE awc.intruder (a int)", "CREATE TABLE public.intruder (a int)",
-          "CREATE SCHEMA intruder", "ALTER TABLE awc.jobs ADD COLUMN x int",
+         {"CREATE TABLE awc.intruder (a int)",
+          "CREATE TABLE public.intruder (a int)", "CREATE SCHEMA intruder",
+          "ALTER TABLE awc.jobs ADD COLUMN x int",
           "CREATE INDEX ON awc.jobs (kind)", "DROP TABLE awc.audit_events",
           "TRUNCATE awc.jobs",
           "INSERT INTO awc.schema_migrations (version, name, checksum) VALUES "
@@ -125,7 +128,8 @@ TEST_F(RolesTest, TheRuntimeRoleRunsEverythingButCannotChangeTheSchema) {
       ExpectDenied(**conn, ddl);
     }
     // Rows, it may read and write.
-    EXPECT_TRUE((*conn)->Exec("SELECT count(*) FROM awc.schema_migrations").ok());
+    EXPECT_TRUE(
+        (*conn)->Exec("SELECT count(*) FROM awc.schema_migrations").ok());
   }
   // A migration left to apply needs DDL: the runtime's migrate fails and
   // changes nothing; the migrator's applies it.
@@ -140,10 +144,10 @@ TEST_F(RolesTest, TheRuntimeRoleRunsEverythingButCannotChangeTheSchema) {
       << denied.err;
   EXPECT_EQ(db_.Scalar("SELECT to_regclass('awc.workers') IS NULL"), "t");
   // The daemon in check mode refuses to start on it rather than migrate.
-  CommandResult check = RunProcess(
-      ShippedDaemonPath(), {},
-      {{"DATABASE_URL", Runtime()}, {"AWC_CAS_URL", "memory://"},
-       {"AWC_MIGRATE", "check"}});
+  CommandResult check = RunProcess(ShippedDaemonPath(), {},
+                                   {{"DATABASE_URL", Runtime()},
+                                    {"AWC_CAS_URL", "memory://"},
+                                    {"AWC_MIGRATE", "check"}});
   EXPECT_EQ(check.code, 1);
   EXPECT_NE(check.err.find("this binary needs " + std::to_string(last.version) +
                            ": run awcctl migrate"),
@@ -164,7 +168,8 @@ TEST_F(RolesTest, TheRuntimeRoleRunsEverythingButCannotChangeTheSchema) {
   TempDir tree;
   tree.Write("README", "hello\n");
   tree.Write("src/main.c", "int main(void) { return 0; }\n");
-  CommandResult imported = AsRuntime({"import", "--tenant", "acme", tree.path()});
+  CommandResult imported =
+      AsRuntime({"import", "--tenant", "acme", tree.path()});
   ASSERT_EQ(imported.code, 0) << imported.err;
   std::string snapshot = imported.out.substr(0, imported.out.size() - 1);
   EXPECT_TRUE(WaitUntil([&] {
@@ -173,8 +178,8 @@ TEST_F(RolesTest, TheRuntimeRoleRunsEverythingButCannotChangeTheSchema) {
   })) << fleet.Stderr();
   CommandResult done = AsRuntime({"enqueue", "test_complete", "{}", "--force"});
   ASSERT_EQ(done.code, 0) << done.err;
-  CommandResult dead = AsRuntime(
-      {"enqueue", "gc_sweep", R"({"tenant_id": "nobody"})"});
+  CommandResult dead =
+      AsRuntime({"enqueue", "gc_sweep", R"({"tenant_id": "nobody"})"});
   ASSERT_EQ(dead.code, 0) << dead.err;
   std::string done_id = done.out.substr(0, done.out.size() - 1);
   std::string dead_id = dead.out.substr(0, dead.out.size() - 1);
@@ -197,8 +202,8 @@ TEST_F(RolesTest, TheRuntimeRoleRunsEverythingButCannotChangeTheSchema) {
   ExpectOk({"dlq", "list", "--reason", "subject_missing"});
   ExpectOk({"dlq", "retry", "--all", "--dry-run"});
   ExpectOk({"dlq", "retry", dead_id});
-  ASSERT_TRUE(WaitUntil(
-      [&] { return db_.JobState(std::stoll(dead_id)) == "FAILED"; }));
+  ASSERT_TRUE(
+      WaitUntil([&] { return db_.JobState(std::stoll(dead_id)) == "FAILED"; }));
   ExpectOk({"dlq", "purge", "--kind", "gc_sweep"});
   ExpectOk({"migrate", "--status"});
   ExpectOk({"migrate", "--dry-run"});

@@ -34,8 +34,8 @@ std::vector<Option> AllOptions(const Command& command) {
     all.push_back({"json", nullptr, "print one JSON document instead of text"});
   }
   if (command.changes) {
-    all.push_back({"yes", nullptr,
-                   "do not ask before changing a production database"});
+    all.push_back(
+        {"yes", nullptr, "do not ask before changing a production database"});
   }
   all.push_back({"help", nullptr, "show this help"});
   return all;
@@ -78,8 +78,8 @@ Result<ParsedArgs> ParseArgs(const std::vector<Option>& options,
     }
     if (o->value != nullptr && !joined) {
       if (i + 1 >= args.size()) {
-        return Status::InvalidArgument(name + " needs a value (" +
-                                       o->value + ")");
+        return Status::InvalidArgument(name + " needs a value (" + o->value +
+                                       ")");
       }
       value = args[++i];
     }
@@ -96,10 +96,9 @@ Result<int64_t> ParseCount(std::string_view text, std::string_view what,
                            int64_t min, int64_t max) {
   Result<int64_t> v = ParseInt64(text);
   if (!v.ok() || *v < min || *v > max) {
-    return Status::InvalidArgument(std::string(what) + " needs an integer from " +
-                                   std::to_string(min) + " to " +
-                                   std::to_string(max) + ", not \"" +
-                                   std::string(text) + "\"");
+    return Status::InvalidArgument(
+        std::string(what) + " needs an integer from " + std::to_string(min) +
+        " to " + std::to_string(max) + ", not \"" + std::string(text) + "\"");
   }
   return *v;
 }

@@ -9,10 +9,8 @@ namespace {
 using ::testing::ElementsAre;
 
 const std::vector<Option> kOptions = {
-    {"kind", "K", "a kind"},
-    {"tag", "T", "repeatable", true},
-    {"all", nullptr, "a flag"},
-    {"help", nullptr, "help"},
+    {"kind", "K", "a kind"},    {"tag", "T", "repeatable", true},
+    {"all", nullptr, "a flag"}, {"help", nullptr, "help"},
     {"yes", nullptr, "yes"},
 };
 
@@ -23,9 +21,9 @@ std::string Error(const std::vector<std::string>& args) {
 }
 
 TEST(ParseArgsTest, OptionsAnywhereJoinedOrSeparateAndDoubleDash) {
-  Result<ParsedArgs> p = ParseArgs(
-      kOptions, {"1", "--kind", "gc_sweep", "2", "--all", "--tag=a", "--tag",
-                 "b", "--", "--kind", "-x"});
+  Result<ParsedArgs> p =
+      ParseArgs(kOptions, {"1", "--kind", "gc_sweep", "2", "--all", "--tag=a",
+                           "--tag", "b", "--", "--kind", "-x"});
   ASSERT_TRUE(p.ok()) << p.status().ToString();
   EXPECT_THAT(p->positional, ElementsAre("1", "2", "--kind", "-x"));
   EXPECT_EQ(p->Get("kind"), "gc_sweep");
@@ -51,7 +49,8 @@ TEST(ParseArgsTest, ErrorsNameTheOption) {
   EXPECT_EQ(Error({"--bogus=1"}), "unknown option --bogus");
   EXPECT_EQ(Error({"--kind"}), "--kind needs a value (K)");
   EXPECT_EQ(Error({"--all=1"}), "--all takes no value");
-  EXPECT_EQ(Error({"--kind", "a", "--kind=b"}), "--kind is given more than once");
+  EXPECT_EQ(Error({"--kind", "a", "--kind=b"}),
+            "--kind is given more than once");
 }
 
 TEST(ParseArgsTest, CommonOptionsFollowTheCommand) {

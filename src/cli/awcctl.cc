@@ -16,8 +16,8 @@ namespace {
 // one more line here.
 using AddFn = void (*)(std::vector<Command>*);
 const AddFn kVerbGroups[] = {
-    AddMigrateCommands, AddRolesCommands, AddHealthCommands,
-    AddWorkersCommands, AddStatsCommands, AddJobsCommands,
+    AddMigrateCommands, AddRolesCommands,   AddHealthCommands,
+    AddWorkersCommands, AddStatsCommands,   AddJobsCommands,
     AddDlqCommands,     AddEnqueueCommands, AddImportCommands,
 };
 
@@ -209,8 +209,7 @@ int RunAwcctl(const std::vector<std::string>& args, const Io& io) {
       g.config_path = *v;
     } else if (a == "-d" || a == "--database-url" ||
                a.starts_with("--database-url=")) {
-      std::optional<std::string> v =
-          value(a == "-d" ? "-d" : "--database-url");
+      std::optional<std::string> v = value(a == "-d" ? "-d" : "--database-url");
       if (!v) return GlobalUsageError(io, a + " needs a URL");
       g.database_url = *v;
     } else {
@@ -247,9 +246,9 @@ int RunAwcctl(const std::vector<std::string>& args, const Io& io) {
   if (bare != nullptr && (rest.empty() || rest[0].starts_with("-"))) {
     return RunCommand(*bare, g, rest, io);
   }
-  std::string problem = rest.empty() ? group + " needs a verb"
-                                     : "unknown command \"" + group + " " +
-                                           rest[0] + "\"";
+  std::string problem =
+      rest.empty() ? group + " needs a verb"
+                   : "unknown command \"" + group + " " + rest[0] + "\"";
   PrintText(io.err, "awcctl: " + problem + "\n" + GroupHelp(group));
   return kExitUsage;
 }

@@ -25,9 +25,9 @@ inline constexpr int kExitRefused = 3;  // refused by the production guard
 // One option of a verb, besides the common ones (--help, and --json and
 // --yes where the verb takes them).
 struct Option {
-  const char* name;        // long name without "--": "state"
-  const char* value;       // its value's name ("S"), or nullptr for a flag
-  const char* help;        // one line
+  const char* name;         // long name without "--": "state"
+  const char* value;        // its value's name ("S"), or nullptr for a flag
+  const char* help;         // one line
   bool repeatable = false;  // may be given more than once
 };
 
@@ -39,9 +39,9 @@ struct Command {
   const char* summary;  // one line, for `awcctl help`
   const char* help;     // what `awcctl NAME --help` adds; may be ""
   std::vector<Option> options;
-  int min_args = 0;   // positional arguments
-  int max_args = 0;   // -1: no bound
-  bool json = false;  // takes --json
+  int min_args = 0;      // positional arguments
+  int max_args = 0;      // -1: no bound
+  bool json = false;     // takes --json
   bool changes = false;  // may change the database: takes --yes
   // Also runs for its group's word alone ("awcctl jobs --state FAILED" is
   // "awcctl jobs list --state FAILED").

@@ -45,8 +45,9 @@ Result<queue::DeadLetterFilter> Selection(Invocation& inv, bool bulk_verb) {
     return Status::InvalidArgument("name IDs or select by filter, not both");
   }
   if (a.Has("all") && filtered) {
-    return Status::InvalidArgument("--all selects every dead letter: no filter "
-                                   "goes with it");
+    return Status::InvalidArgument(
+        "--all selects every dead letter: no filter "
+        "goes with it");
   }
   if (f.ids.empty() && !filtered && !a.Has("all")) {
     return Status::InvalidArgument(
@@ -61,8 +62,8 @@ int RunList(Invocation& inv) {
   if (!f.ok()) return inv.Usage(f.status().message());
   int64_t limit = 50;
   if (inv.args().Has("limit")) {
-    Result<int64_t> n = ParseCount(inv.args().Get("limit"), "--limit", 1,
-                                   100000);
+    Result<int64_t> n =
+        ParseCount(inv.args().Get("limit"), "--limit", 1, 100000);
     if (!n.ok()) return inv.Usage(n.status().message());
     limit = *n;
   }
@@ -173,40 +174,41 @@ void AddDlqCommands(std::vector<Command>* out) {
   list.run = RunList;
   out->push_back(list);
 
-  Command retry{"dlq retry",
-                "ID... | --kind K | --reason R | --all  [--dry-run] [--yes] "
-                "[--json]",
-                "put dead letters back to PENDING",
-                "Selects dead letters by id, by kind and reason (together they\n"
-                "narrow), or all of them with --all: without ids or a filter\n"
-                "nothing is selected. Each goes back to PENDING, ready at once,\n"
-                "attempts reset. --dry-run shows what would be retried. Prints\n"
-                "how many were retried; exits 1 if a named id was not a dead\n"
-                "letter.\n",
-                {{"kind", "K", "the dead letters of kind K"},
-                 {"reason", "R", "the dead letters dead for reason R"},
-                 {"all", nullptr, "every dead letter"},
-                 {"dry-run", nullptr, "show what would be retried"}}};
+  Command retry{
+      "dlq retry",
+      "ID... | --kind K | --reason R | --all  [--dry-run] [--yes] "
+      "[--json]",
+      "put dead letters back to PENDING",
+      "Selects dead letters by id, by kind and reason (together they\n"
+      "narrow), or all of them with --all: without ids or a filter\n"
+      "nothing is selected. Each goes back to PENDING, ready at once,\n"
+      "attempts reset. --dry-run shows what would be retried. Prints\n"
+      "how many were retried; exits 1 if a named id was not a dead\n"
+      "letter.\n",
+      {{"kind", "K", "the dead letters of kind K"},
+       {"reason", "R", "the dead letters dead for reason R"},
+       {"all", nullptr, "every dead letter"},
+       {"dry-run", nullptr, "show what would be retried"}}};
   retry.max_args = -1;
   retry.json = true;
   retry.changes = true;
   retry.run = RunRetry;
   out->push_back(retry);
 
-  Command purge{"dlq purge",
-                "ID... | --kind K | --older-than DURATION | --all  [--dry-run] "
-                "[--yes] [--json]",
-                "delete dead letters",
-                "Selects dead letters by id, by kind and age (together they\n"
-                "narrow; DURATION is like 90s, 15m, 12h, 7d, 2w and counts from\n"
-                "when the job failed), or all of them with --all. --dry-run\n"
-                "shows what would be deleted. Prints how many were deleted;\n"
-                "exits 1 if a named id was not a dead letter.\n",
-                {{"kind", "K", "the dead letters of kind K"},
-                 {"older-than", "DURATION",
-                  "the dead letters that failed longer ago"},
-                 {"all", nullptr, "every dead letter"},
-                 {"dry-run", nullptr, "show what would be deleted"}}};
+  Command purge{
+      "dlq purge",
+      "ID... | --kind K | --older-than DURATION | --all  [--dry-run] "
+      "[--yes] [--json]",
+      "delete dead letters",
+      "Selects dead letters by id, by kind and age (together they\n"
+      "narrow; DURATION is like 90s, 15m, 12h, 7d, 2w and counts from\n"
+      "when the job failed), or all of them with --all. --dry-run\n"
+      "shows what would be deleted. Prints how many were deleted;\n"
+      "exits 1 if a named id was not a dead letter.\n",
+      {{"kind", "K", "the dead letters of kind K"},
+       {"older-than", "DURATION", "the dead letters that failed longer ago"},
+       {"all", nullptr, "every dead letter"},
+       {"dry-run", nullptr, "show what would be deleted"}}};
   purge.max_args = -1;
   purge.json = true;
   purge.changes = true;

@@ -83,8 +83,9 @@ void AddEnqueueCommands(std::vector<Command>* out) {
             "KIND must be a kind this awcctl knows and JSON a payload its\n"
             "decoder accepts, as the daemon would check them; --force skips\n"
             "that check (for kinds of a newer awc-worker).\n",
-            {{"max-attempts", "N", "attempts before it is dead-lettered "
-                                   "(default 5)"},
+            {{"max-attempts", "N",
+              "attempts before it is dead-lettered "
+              "(default 5)"},
              {"delay", "SECS", "ready SECS seconds from now"},
              {"force", nullptr, "skip the kind and payload check"}}};
   c.min_args = c.max_args = 2;

@@ -37,9 +37,12 @@ TEST(GuardTest, TypingTheNameGoesOn) {
 }
 
 TEST(GuardTest, AnythingElseIsRefused) {
-  for (std::deque<std::string> input :
-       {std::deque<std::string>{"awc_pro"}, {"AWC_PROD"}, {""}, {" awc_prod"},
-        {"yes"}, {}}) {
+  for (std::deque<std::string> input : {std::deque<std::string>{"awc_pro"},
+                                        {"AWC_PROD"},
+                                        {""},
+                                        {" awc_prod"},
+                                        {"yes"},
+                                        {}}) {
     FakeTerminal t;
     t.lines = input;
     Status s = ConfirmProduction(t, kTarget, "awc_prod", false);

@@ -27,8 +27,8 @@ Check FleetCheck(db::PgConn& conn) {
     if (w.fresh && w.state != "stopped") ++alive;
   }
   c.ok = alive > 0;
-  c.detail = c.ok ? std::to_string(alive) + " worker" + (alive == 1 ? "" : "s") +
-                        " with a fresh heartbeat"
+  c.detail = c.ok ? std::to_string(alive) + " worker" +
+                        (alive == 1 ? "" : "s") + " with a fresh heartbeat"
                   : "no worker has written a heartbeat in the last " +
                         std::to_string(static_cast<int>(fleet::kFreshSecs)) +
                         " s";
@@ -88,14 +88,15 @@ int RunHealth(Invocation& inv) {
 }  // namespace
 
 void AddHealthCommands(std::vector<Command>* out) {
-  Command c{"health",
-            "[--fleet] [--json]",
-            "check that the database is reachable and its schema current",
-            "Checks, each named with its result: database (reachable), schema\n"
-            "(at this binary's version), and with --fleet, fleet (at least one\n"
-            "worker with a fresh heartbeat in awc.workers). Exits 0 when every\n"
-            "check passes, 1 otherwise.\n",
-            {{"fleet", nullptr, "also require a live worker"}}};
+  Command c{
+      "health",
+      "[--fleet] [--json]",
+      "check that the database is reachable and its schema current",
+      "Checks, each named with its result: database (reachable), schema\n"
+      "(at this binary's version), and with --fleet, fleet (at least one\n"
+      "worker with a fresh heartbeat in awc.workers). Exits 0 when every\n"
+      "check passes, 1 otherwise.\n",
+      {{"fleet", nullptr, "also require a live worker"}}};
   c.json = true;
   c.run = RunHealth;
   out->push_back(c);

@@ -17,8 +17,8 @@ int RunImport(Invocation& inv) {
   opt.tenant_id = inv.args().Get("tenant");
   if (opt.tenant_id.empty()) return inv.Usage("import needs --tenant");
   if (inv.args().Has("workspace")) {
-    Result<int64_t> id = ParseCount(inv.args().Get("workspace"),
-                                    "--workspace", 1, INT64_MAX);
+    Result<int64_t> id =
+        ParseCount(inv.args().Get("workspace"), "--workspace", 1, INT64_MAX);
     if (!id.ok()) return inv.Usage("--workspace needs a positive integer");
     opt.workspace_id = *id;
   }

@@ -10,16 +10,16 @@
 namespace awc::cli {
 
 config::EnvLookup WithDatabaseUrl(config::EnvLookup env, std::string url) {
-  return [env = std::move(env), url = std::move(url)](
-             const char* name) -> const char* {
+  return [env = std::move(env),
+          url = std::move(url)](const char* name) -> const char* {
     if (strcmp(name, "DATABASE_URL") == 0) return url.c_str();
     if (strcmp(name, "DATABASE_URL_FILE") == 0) return nullptr;
     return env(name);
   };
 }
 
-Invocation::Invocation(const Command& command, Globals globals,
-                       ParsedArgs args, Io io)
+Invocation::Invocation(const Command& command, Globals globals, ParsedArgs args,
+                       Io io)
     : command_(command),
       globals_(std::move(globals)),
       args_(std::move(args)),
@@ -29,8 +29,8 @@ Invocation::~Invocation() = default;
 
 int Invocation::Usage(std::string_view problem) {
   std::string text = "awcctl: " + std::string(problem) + "\nusage: awcctl " +
-                     command_.name + " " + command_.args + "\n" +
-                     "(awcctl " + command_.name + " --help for more)\n";
+                     command_.name + " " + command_.args + "\n" + "(awcctl " +
+                     command_.name + " --help for more)\n";
   PrintText(io_.err, text);
   return kExitUsage;
 }

@@ -34,10 +34,10 @@ namespace awc::cli {
 
 // awcctl's own options, before the verb.
 struct Globals {
-  std::string config_path;                   // -c FILE
-  std::optional<std::string> database_url;   // -d URL, --database-url URL
-  bool yes = false;                          // --yes
-  bool json = false;                         // --json
+  std::string config_path;                  // -c FILE
+  std::optional<std::string> database_url;  // -d URL, --database-url URL
+  bool yes = false;                         // --yes
+  bool json = false;                        // --json
 };
 
 // The outside world of a run; tests substitute each part.
@@ -75,8 +75,8 @@ class Invocation {
   Result<const config::Settings*> Settings();
 
   struct Open {
-    bool changes = false;        // the verb changes the database: the guard
-    bool any_schema = false;     // skip the schema version check
+    bool changes = false;     // the verb changes the database: the guard
+    bool any_schema = false;  // skip the schema version check
   };
   // The session of this run (opened once; see the contract).
   Result<db::PgConn*> Connect(Open how);

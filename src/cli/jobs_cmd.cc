@@ -23,8 +23,8 @@ int RunList(Invocation& inv) {
   }
   int64_t limit = 50;
   if (inv.args().Has("limit")) {
-    Result<int64_t> n = ParseCount(inv.args().Get("limit"), "--limit", 1,
-                                   100000);
+    Result<int64_t> n =
+        ParseCount(inv.args().Get("limit"), "--limit", 1, 100000);
     if (!n.ok()) return inv.Usage(n.status().message());
     limit = *n;
   }
@@ -42,7 +42,8 @@ int RunShow(Invocation& inv) {
   if (!ids.ok()) return inv.Usage(ids.status().message());
   Result<db::PgConn*> conn = inv.Connect({});
   if (!conn.ok()) return inv.Fail(conn.status());
-  Result<std::optional<queue::JobDetail>> job = queue::ShowJob(**conn, (*ids)[0]);
+  Result<std::optional<queue::JobDetail>> job =
+      queue::ShowJob(**conn, (*ids)[0]);
   if (!job.ok()) return inv.Fail(job.status());
   if (!*job) {
     return inv.Fail(Status::NotFound("job " + std::to_string((*ids)[0]) +
@@ -75,9 +76,8 @@ int RunShow(Invocation& inv) {
     JsonPtr doc = rec.Json();
     // payload and result as JSON values, not as their text.
     for (const char* key : {"payload", "result"}) {
-      const std::string& text = std::string_view(key) == "payload"
-                                    ? d.payload
-                                    : d.result;
+      const std::string& text =
+          std::string_view(key) == "payload" ? d.payload : d.result;
       if (text.empty()) continue;
       Result<JsonPtr> value = ParseJson(text);
       if (value.ok()) json_object_set_new(doc.get(), key, value->release());
@@ -135,14 +135,15 @@ void AddJobsCommands(std::vector<Command>* out) {
   show.run = RunShow;
   out->push_back(show);
 
-  Command cancel{"jobs cancel",
-                 "ID... [--yes] [--json]",
-                 "cancel PENDING and RUNNING jobs",
-                 "A cancelled PENDING job is never claimed; a RUNNING one's\n"
-                 "handler is told at its next lease renewal and its outcome is\n"
-                 "discarded. Exits 1 if a named job was not cancelled (it does\n"
-                 "not exist, or it is in another state).\n",
-                 {}};
+  Command cancel{
+      "jobs cancel",
+      "ID... [--yes] [--json]",
+      "cancel PENDING and RUNNING jobs",
+      "A cancelled PENDING job is never claimed; a RUNNING one's\n"
+      "handler is told at its next lease renewal and its outcome is\n"
+      "discarded. Exits 1 if a named job was not cancelled (it does\n"
+      "not exist, or it is in another state).\n",
+      {}};
   cancel.min_args = 1;
   cancel.max_args = -1;
   cancel.json = true;
@@ -150,13 +151,14 @@ void AddJobsCommands(std::vector<Command>* out) {
   cancel.run = RunCancel;
   out->push_back(cancel);
 
-  Command retry{"jobs retry",
-                "ID... [--yes] [--json]",
-                "put FAILED and CANCELLED jobs back to PENDING",
-                "The job is ready at once with its attempts reset to 0 and its\n"
-                "dead reason cleared; its last error stays until it is\n"
-                "replaced. Exits 1 if a named job was not retried.\n",
-                {}};
+  Command retry{
+      "jobs retry",
+      "ID... [--yes] [--json]",
+      "put FAILED and CANCELLED jobs back to PENDING",
+      "The job is ready at once with its attempts reset to 0 and its\n"
+      "dead reason cleared; its last error stays until it is\n"
+      "replaced. Exits 1 if a named job was not retried.\n",
+      {}};
   retry.min_args = 1;
   retry.max_args = -1;
   retry.json = true;

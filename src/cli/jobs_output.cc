@@ -51,9 +51,9 @@ int PrintIdOutcomes(Invocation& inv, std::string_view verb,
       json_t* obj = json_object();
       json_object_set_new(obj, "id", json_integer(o.id));
       json_object_set_new(obj, "changed", json_boolean(o.changed));
-      json_object_set_new(obj, "was", o.state.empty()
-                                          ? json_null()
-                                          : JsonText(o.state).release());
+      json_object_set_new(
+          obj, "was",
+          o.state.empty() ? json_null() : JsonText(o.state).release());
       json_array_append_new(arr, obj);
     }
     json_object_set_new(doc.get(), "jobs", arr);

@@ -16,7 +16,8 @@ int Apply(Invocation& inv) {
   Result<db::PgConn*> conn = inv.Connect({.changes = true, .any_schema = true});
   if (!conn.ok()) return inv.Fail(conn.status());
   Result<std::vector<std::string>> applied = migrate::Migrate(**conn);
-  if (!applied.ok()) return inv.Fail(applied.status().WithContext("migrations"));
+  if (!applied.ok())
+    return inv.Fail(applied.status().WithContext("migrations"));
   Result<migrate::SchemaState> state = migrate::Inspect(**conn);
   if (!state.ok()) return inv.Fail(state.status());
   if (inv.json()) {
@@ -33,8 +34,8 @@ int Apply(Invocation& inv) {
   }
   std::string text;
   for (const std::string& name : *applied) text += "applied " + name + "\n";
-  text += "schema is at version " + std::to_string(state->current_version) +
-          "\n";
+  text +=
+      "schema is at version " + std::to_string(state->current_version) + "\n";
   inv.Print(text);
   return kExitOk;
 }

@@ -153,7 +153,8 @@ JsonPtr Table::Json() const {
   for (const auto& row : rows_) {
     json_t* obj = json_object();
     for (size_t c = 0; c < columns_.size(); ++c) {
-      json_object_set_new(obj, columns_[c].key.c_str(), row[c].Json().release());
+      json_object_set_new(obj, columns_[c].key.c_str(),
+                          row[c].Json().release());
     }
     json_array_append_new(arr.get(), obj);
   }
@@ -190,7 +191,7 @@ JsonPtr JsonText(std::string_view s) {
 
 void PrintJson(FILE* out, const json_t* doc) {
   char* text = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER |
-                                     JSON_REAL_PRECISION(kJsonDigits));
+                                   JSON_REAL_PRECISION(kJsonDigits));
   fprintf(out, "%s\n", text != nullptr ? text : "null");
   free(text);
 }

@@ -36,7 +36,9 @@ class Cell {
 
   std::string Shown() const;  // the table's text
   JsonPtr Json() const;
-  bool right_aligned() const { return type_ == Type::kInt || type_ == Type::kSecs; }
+  bool right_aligned() const {
+    return type_ == Type::kInt || type_ == Type::kSecs;
+  }
 
  private:
   enum class Type { kText, kInt, kSecs, kBool, kNone };

@@ -8,9 +8,9 @@ namespace awc::cli {
 namespace {
 
 std::string Dump(const JsonPtr& j) {
-  char* text = json_dumps(j.get(), JSON_COMPACT | JSON_PRESERVE_ORDER |
-                                       JSON_ENCODE_ANY |
-                                       JSON_REAL_PRECISION(kJsonDigits));
+  char* text =
+      json_dumps(j.get(), JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_ENCODE_ANY |
+                              JSON_REAL_PRECISION(kJsonDigits));
   std::string out = text;
   free(text);
   return out;
@@ -18,7 +18,8 @@ std::string Dump(const JsonPtr& j) {
 
 TEST(TableTest, ColumnsAreAlignedNumbersRightTheLastColumnUnpadded) {
   Table t({{"ID", "id"}, {"KIND", "kind"}, {"AGE", "age"}, {"ERROR", "error"}});
-  t.Add({Cell::Int(7), Cell::Text("gc_sweep"), Cell::Secs(75), Cell::Text("x")});
+  t.Add(
+      {Cell::Int(7), Cell::Text("gc_sweep"), Cell::Secs(75), Cell::Text("x")});
   t.Add({Cell::Int(12345), Cell::Text("a"), Cell::None(), Cell::Text("")});
   EXPECT_EQ(t.Text(),
             "   ID  KIND        AGE  ERROR\n"
@@ -38,7 +39,10 @@ TEST(TableTest, CellsAreOneLineAndScrubbed) {
 }
 
 TEST(TableTest, JsonIsAnArrayOfObjectsWithTypedValues) {
-  Table t({{"ID", "id"}, {"OK", "ok"}, {"AGE", "age_s"}, {"JOB", "job"},
+  Table t({{"ID", "id"},
+           {"OK", "ok"},
+           {"AGE", "age_s"},
+           {"JOB", "job"},
            {"NAME", "name"}});
   t.Add({Cell::Int(1), Cell::Bool(true), Cell::Secs(1.23456), Cell::None(),
          Cell::Text("bad \xff byte")});
@@ -52,8 +56,8 @@ TEST(TableTest, JsonIsAnArrayOfObjectsWithTypedValues) {
 
 TEST(RecordTest, LabelsAligned) {
   Record r;
-  r.Add("id", "id", Cell::Int(3)).Add("dead reason", "dead_reason",
-                                       Cell::None());
+  r.Add("id", "id", Cell::Int(3))
+      .Add("dead reason", "dead_reason", Cell::None());
   EXPECT_EQ(r.Text(), "id:           3\ndead reason:  -\n");
   EXPECT_EQ(Dump(r.Json()), R"({"id":3,"dead_reason":null})");
 }

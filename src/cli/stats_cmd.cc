@@ -121,14 +121,15 @@ int RunStats(Invocation& inv) {
 }  // namespace
 
 void AddStatsCommands(std::vector<Command>* out) {
-  Command c{"stats",
-            "[--json]",
-            "count jobs, dead letters, snapshots, workspaces and GC epochs",
-            "Jobs by kind and state with how long the oldest ready job of each\n"
-            "kind has waited, dead letters by reason, snapshots and workspaces\n"
-            "by state, and the last GC epoch of each tenant. Counting jobs\n"
-            "reads the whole queue table.\n",
-            {}};
+  Command c{
+      "stats",
+      "[--json]",
+      "count jobs, dead letters, snapshots, workspaces and GC epochs",
+      "Jobs by kind and state with how long the oldest ready job of each\n"
+      "kind has waited, dead letters by reason, snapshots and workspaces\n"
+      "by state, and the last GC epoch of each tenant. Counting jobs\n"
+      "reads the whole queue table.\n",
+      {}};
   c.json = true;
   c.run = RunStats;
   out->push_back(c);

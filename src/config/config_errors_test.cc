@@ -255,14 +255,15 @@ TEST_F(ConfigTest, DatabaseUrlFromAFileIsASecret) {
            Write("url", "postgresql://awc:Fil3-Pw@db.example/awc\n")}};
   Result<Config> c = Load();
   ASSERT_TRUE(c.ok()) << c.status().ToString();
-  EXPECT_EQ(c->settings().database_url, "postgresql://awc:Fil3-Pw@db.example/awc");
+  EXPECT_EQ(c->settings().database_url,
+            "postgresql://awc:Fil3-Pw@db.example/awc");
   EXPECT_EQ(Scrub("x Fil3-Pw y"), "x ******** y");
   Line line = Find(c->Describe(), "DATABASE_URL");
   EXPECT_EQ(line.value, "postgresql://awc:********@db.example/awc");
   // The INI form, and the value is checked like DATABASE_URL.
-  std::string ini = Write("db.ini", "[database]\nurl_file = " +
-                                        Write("bad", "host='unterminated\n") +
-                                        "\n");
+  std::string ini = Write(
+      "db.ini",
+      "[database]\nurl_file = " + Write("bad", "host='unterminated\n") + "\n");
   env_ = {};
   std::string err = LoadError(ini);
   EXPECT_NE(err.find("[database] url_file (DATABASE_URL): not a valid "
@@ -276,12 +277,12 @@ TEST_F(ConfigTest, SecretFilesMustBeSmallRegularFiles) {
   std::string err = LoadError();
   EXPECT_EQ(err, "DATABASE_URL_FILE: \"/dev/null\" is not a regular file");
   env_ = {{"DATABASE_URL_FILE", dir_}};
-  EXPECT_EQ(LoadError(), "DATABASE_URL_FILE: \"" + dir_ +
-                             "\" is not a regular file");
+  EXPECT_EQ(LoadError(),
+            "DATABASE_URL_FILE: \"" + dir_ + "\" is not a regular file");
   std::string big = Write("big", std::string(65537, 'x'));
   env_ = {{"DATABASE_URL_FILE", big}};
-  EXPECT_EQ(LoadError(), "DATABASE_URL_FILE: \"" + big +
-                             "\" is larger than 65536 bytes");
+  EXPECT_EQ(LoadError(),
+            "DATABASE_URL_FILE: \"" + big + "\" is larger than 65536 bytes");
   std::string fits = Write("fits", "dbname=" + std::string(65536 - 7, 'x'));
   env_ = {{"DATABASE_URL_FILE", fits}};
   EXPECT_TRUE(Load().ok());
@@ -303,8 +304,9 @@ TEST_F(ConfigTest, MigrateModeAndProduction) {
   EXPECT_NE(LoadError().find("AWC_PRODUCTION: \"yes\" is not a boolean"),
             std::string::npos);
   env_ = {};
-  std::string ini = Write("p.ini", "[database]\nmigrate = check\nproduction = "
-                                   "true\n");
+  std::string ini = Write("p.ini",
+                          "[database]\nmigrate = check\nproduction = "
+                          "true\n");
   c = Load(ini);
   ASSERT_TRUE(c.ok()) << c.status().ToString();
   EXPECT_EQ(c->settings().migrate, "check");

@@ -39,8 +39,8 @@ Result<int64_t> Prune(db::PgConn& conn, const WorkerIdentity& me) {
 }
 
 Result<std::vector<WorkerRow>> ListWorkers(db::PgConn& conn) {
-  AWC_ASSIGN_OR_RETURN(db::PgResult r, conn.Exec(sql::kListWorkers,
-                                                 {SecondsText(kFreshSecs)}));
+  AWC_ASSIGN_OR_RETURN(db::PgResult r,
+                       conn.Exec(sql::kListWorkers, {SecondsText(kFreshSecs)}));
   std::vector<WorkerRow> out;
   for (int i = 0; i < r.rows(); ++i) {
     WorkerRow w;

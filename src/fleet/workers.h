@@ -59,9 +59,9 @@ struct WorkerRow {
   std::string state;
   int64_t job_id = 0;  // 0 when none
   std::string job_kind;
-  std::string started_at;      // ISO 8601, UTC
-  double heartbeat_age = 0;    // seconds, database clock
-  bool fresh = false;          // heartbeat younger than kFreshSecs
+  std::string started_at;    // ISO 8601, UTC
+  double heartbeat_age = 0;  // seconds, database clock
+  bool fresh = false;        // heartbeat younger than kFreshSecs
 };
 
 // Every row, by host and slot.

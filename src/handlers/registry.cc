@@ -34,7 +34,8 @@ Status Registry::CheckPayload(const std::string& kind,
   if (it == entries_.end()) return Status::NotFound("unknown job kind");
   Result<JsonPtr> payload = ParseJson(payload_json);
   Status s = payload.ok() ? it->second.check(payload->get()) : payload.status();
-  if (!s.ok()) return Status::InvalidArgument("malformed payload: " + s.message());
+  if (!s.ok())
+    return Status::InvalidArgument("malformed payload: " + s.message());
   return Status::OK();
 }
 

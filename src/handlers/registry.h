@@ -14,8 +14,8 @@
 
 #include <functional>
 #include <map>
-#include <string_view>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "common/status.h"

@@ -64,7 +64,8 @@ VALUES ($1, $2, $3)
 
 // Opens the bundle; {first} and {last} are file names, {lock_key} is
 // kLockKey and {migrations_table} kCreateMigrationsTable.
-inline constexpr const char* kBundleBegin = R"sql(-- awc-worker schema migrations {first} to {last}.
+inline constexpr const char* kBundleBegin =
+    R"sql(-- awc-worker schema migrations {first} to {last}.
 -- Review, then apply as the migrator role:
 --   psql -v ON_ERROR_STOP=1 -f THIS_FILE postgresql://MIGRATOR@HOST/DB
 -- Everything runs in one transaction: an error changes nothing. Each
@@ -118,7 +119,8 @@ COMMIT;
 // kCreateMigrationsTable. Run once by a superuser
 // (or a role with CREATEROLE that owns the database), before the first
 // migration; running it again changes nothing.
-inline constexpr const char* kRoles = R"sql(-- awc-worker roles: {owner} owns the schema and never logs in,
+inline constexpr const char* kRoles =
+    R"sql(-- awc-worker roles: {owner} owns the schema and never logs in,
 -- {migrator} applies migrations as {owner}, {runtime} runs the daemon and
 -- the awcctl verbs that do not migrate: it reads and writes rows, never DDL.
 -- Run as a superuser on the database awc-worker uses, then give the two

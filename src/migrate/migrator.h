@@ -48,9 +48,8 @@ Result<SchemaState> Inspect(
 // version X, this binary needs Y: run awcctl migrate" when behind (or "schema
 // lacks migrations A, B: run awcctl migrate" when only earlier ones are
 // missing), or Inspect()'s error for a newer or changed schema.
-Status CheckCurrent(
-    db::PgConn& conn,
-    const std::vector<Migration>& migrations = EmbeddedMigrations());
+Status CheckCurrent(db::PgConn& conn, const std::vector<Migration>& migrations =
+                                          EmbeddedMigrations());
 
 // One migration as `awcctl migrate --status` shows it.
 struct MigrationStatus {

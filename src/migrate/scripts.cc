@@ -47,10 +47,10 @@ std::string SqlBundle(const std::vector<Migration>& migrations) {
   for (const Migration& m : migrations) {
     out += Fill(sql::kBundleMigration, {{"name", m.name}});
     out += m.sql;
-    out += Fill(sql::kBundleRecord,
-                {{"version", std::to_string(m.version)},
-                 {"name", m.name},
-                 {"checksum", digest::Sha256::HexOf(m.sql)}});
+    out +=
+        Fill(sql::kBundleRecord, {{"version", std::to_string(m.version)},
+                                  {"name", m.name},
+                                  {"checksum", digest::Sha256::HexOf(m.sql)}});
   }
   out += sql::kBundleEnd;
   return out;

@@ -22,8 +22,9 @@ TEST(SqlBundleTest, OneTransactionGuardedEachMigrationRecordedWithItsChecksum) {
   std::vector<Migration> ms = {{3, "0003_a", "CREATE TABLE awc.a (x int);\n"},
                                {5, "0005_b", "CREATE TABLE awc.b (x int);\n"}};
   std::string sql = SqlBundle(ms);
-  EXPECT_TRUE(sql.starts_with("-- awc-worker schema migrations 0003_a to "
-                              "0005_b.\n"))
+  EXPECT_TRUE(
+      sql.starts_with("-- awc-worker schema migrations 0003_a to "
+                      "0005_b.\n"))
       << sql;
   EXPECT_EQ(Count(sql, "BEGIN;"), 1u);
   EXPECT_EQ(Count(sql, "\nCOMMIT;\n"), 1u);
@@ -83,8 +84,8 @@ TEST(RolesSqlTest, NamesAreSubstitutedEverywhere) {
 }
 
 TEST(RolesSqlTest, BadNamesAreRefused) {
-  for (const char* bad : {"", "Owner", "1abc", "a-b", "a b", "x;drop",
-                          "pg_owner", "public"}) {
+  for (const char* bad :
+       {"", "Owner", "1abc", "a-b", "a b", "x;drop", "pg_owner", "public"}) {
     EXPECT_FALSE(CheckRoleName(bad).ok()) << bad;
     EXPECT_FALSE(RolesSql({bad, "m", "r"}).ok()) << bad;
   }

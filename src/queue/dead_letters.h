@@ -17,9 +17,9 @@ namespace awc::queue {
 // Which dead letters a verb acts on; every field narrows the selection, an
 // empty one selects them all.
 struct DeadLetterFilter {
-  std::vector<int64_t> ids;              // empty: any
-  std::string kind;                      // "": any
-  std::string reason;                    // "": any (DeadReasonName)
+  std::vector<int64_t> ids;               // empty: any
+  std::string kind;                       // "": any
+  std::string reason;                     // "": any (DeadReasonName)
   std::optional<double> older_than_secs;  // finished longer ago than this
 };
 

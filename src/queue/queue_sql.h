@@ -125,7 +125,8 @@ inline constexpr const char* kListen = "LISTEN awc_jobs";
 
 // A timestamp column as ISO 8601 UTC text, "" for NULL.
 #define AWC_QUEUE_TS(col) \
-  "coalesce(to_char(" col " AT TIME ZONE 'UTC', " \
+  "coalesce(to_char(" col \
+  " AT TIME ZONE 'UTC', " \
   "'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'), '')"
 
 // $1 kind, $2 payload, $3 max attempts (NULL = the column default), $4
@@ -140,7 +141,7 @@ RETURNING id
 // The columns of a job in a listing: (id, kind, state, attempts,
 // max_attempts, run_at, updated_at, finished_at, locked_by or '', dead
 // reason or '', last_error or '').
-#define AWC_QUEUE_JOB_ROW                                                  \
+#define AWC_QUEUE_JOB_ROW \
   "id, kind, state, attempts, max_attempts, " AWC_QUEUE_TS("run_at") ", " \
   AWC_QUEUE_TS("updated_at") ", " AWC_QUEUE_TS("finished_at") ", "        \
   "coalesce(locked_by, ''), coalesce(dead_reason, ''), "                  \
@@ -165,11 +166,11 @@ inline constexpr const char* kShowJob = "SELECT " AWC_QUEUE_JOB_ROW R"sql(,
 // What became of each of the ids $1 (bigint[]) that a statement changed in
 // the CTE `changed` (RETURNING id): (id, changed, state before or '' when
 // there is no such job), by id.
-#define AWC_QUEUE_EACH_ID                                   \
+#define AWC_QUEUE_EACH_ID                                  \
   "SELECT i.id, c.id IS NOT NULL, coalesce(j.state, '')\n" \
-  "  FROM unnest($1::bigint[]) AS i(id)\n"                  \
-  "  LEFT JOIN changed c ON c.id = i.id\n"                  \
-  "  LEFT JOIN awc.jobs j ON j.id = i.id\n"                 \
+  "  FROM unnest($1::bigint[]) AS i(id)\n"                 \
+  "  LEFT JOIN changed c ON c.id = i.id\n"                 \
+  "  LEFT JOIN awc.jobs j ON j.id = i.id\n"                \
   " ORDER BY i.id"
 
 // $1 ids (bigint[]). PENDING and RUNNING jobs become CANCELLED, as a
@@ -187,9 +188,9 @@ WITH changed AS (
 // Back to a fresh PENDING job, ready now: the lease, the attempts, the
 // verdict and the dead reason are cleared; last_error stays until the next
 // failure overwrites it.
-#define AWC_QUEUE_REQUEUE                                                  \
-  "state = 'PENDING', attempts = 0, run_at = now(), locked_by = NULL, "    \
-  "locked_until = NULL, lease_token = NULL, result = NULL, "              \
+#define AWC_QUEUE_REQUEUE                                               \
+  "state = 'PENDING', attempts = 0, run_at = now(), locked_by = NULL, " \
+  "locked_until = NULL, lease_token = NULL, result = NULL, "            \
   "dead_reason = NULL, finished_at = NULL, updated_at = now()"
 
 // $1 ids (bigint[]). FAILED and CANCELLED jobs go back to PENDING.
@@ -203,9 +204,9 @@ WITH changed AS (
 // The dead letters a dlq verb selects: $1 ids (bigint[]) or NULL for any,
 // $2 kind or '', $3 dead reason or '', $4 finished more than this many
 // seconds ago, or NULL.
-#define AWC_QUEUE_DLQ_MATCH                                                \
+#define AWC_QUEUE_DLQ_MATCH                                               \
   "state = 'FAILED' AND ($1::bigint[] IS NULL OR id = ANY($1::bigint[]))" \
-  " AND ($2 = '' OR kind = $2) AND ($3 = '' OR dead_reason = $3)"        \
+  " AND ($2 = '' OR kind = $2) AND ($3 = '' OR dead_reason = $3)"         \
   " AND ($4::float8 IS NULL"                                              \
   "      OR finished_at < now() - make_interval(secs => $4::float8))"
 
@@ -220,8 +221,8 @@ inline constexpr const char* kCountDeadLetters =
 
 // The count of the rows a statement changed in the CTE `changed`, and
 // their ids when $1 named them (else '{}').
-#define AWC_QUEUE_CHANGED                                                  \
-  "SELECT count(*), coalesce(array_agg(id ORDER BY id) "                  \
+#define AWC_QUEUE_CHANGED                                \
+  "SELECT count(*), coalesce(array_agg(id ORDER BY id) " \
   "FILTER (WHERE $1::bigint[] IS NOT NULL), '{}') FROM changed"
 
 // $1..$4 the selection. Retries the dead letters it holds.

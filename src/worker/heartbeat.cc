@@ -45,7 +45,8 @@ void Heartbeat::Stop() {
 void Heartbeat::Write() {
   if (!source_->connected() || source_->broken()) return;
   double now = env_->NowMonotonic();
-  JobSource::Beat beat{state_, job_id_, job_kind_, first_ || now >= next_prune_};
+  JobSource::Beat beat{state_, job_id_, job_kind_,
+                       first_ || now >= next_prune_};
   Status s = source_->Heartbeat(beat);
   last_write_ = now;
   first_ = false;

@@ -15,7 +15,8 @@ using State = fleet::BeatState;
 // min 2 s, keepalive 10 s, on a connected fake session and a manual clock.
 class HeartbeatTest : public ::testing::Test {
  protected:
-  HeartbeatTest() : source_(&clock_), beat_(&source_, &reporter_, &clock_, 2, 10) {
+  HeartbeatTest()
+      : source_(&clock_), beat_(&source_, &reporter_, &clock_, 2, 10) {
     EXPECT_TRUE(source_.Connect().ok());
   }
 
@@ -53,7 +54,7 @@ TEST_F(HeartbeatTest, ChangesAreWrittenAtMostEveryMinSecondsTheLastOneWins) {
   EXPECT_DOUBLE_EQ(beat_.SecondsUntilDue(), 1);
   beat_.Tick();
   clock_.Advance(1);
-  beat_.Tick();  // 2: the state of now
+  beat_.Tick();                 // 2: the state of now
   beat_.Set(State::kBusy, &b);  // no change
   clock_.Advance(2);
   beat_.Tick();

@@ -34,8 +34,8 @@ Status PgJobSource::Connect() {
   Disconnect();
   AWC_ASSIGN_OR_RETURN(std::unique_ptr<db::PgConn> conn,
                        db::PgConn::Connect(conninfo_, me_.worker_id));
-  auto queue = std::make_unique<queue::JobQueue>(conn.get(), me_.worker_id,
-                                                 lease_secs_);
+  auto queue =
+      std::make_unique<queue::JobQueue>(conn.get(), me_.worker_id, lease_secs_);
   AWC_RETURN_IF_ERROR(queue->Prepare());
   conn_ = std::move(conn);
   queue_ = std::move(queue);

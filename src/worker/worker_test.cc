@@ -326,9 +326,8 @@ TEST_F(WorkerTest, AnIdleWorkerWakesForItsKeepaliveBeat) {
   int waits = 0;
   source_.on_wait = [&] { stop_ = ++waits == 2; };
   RunWorker();
-  EXPECT_THAT(source_.log, ElementsAre("connect", "reclaim", "claim",
-                                       "wait 10", "reclaim", "claim",
-                                       "wait 10"));
+  EXPECT_THAT(source_.log, ElementsAre("connect", "reclaim", "claim", "wait 10",
+                                       "reclaim", "claim", "wait 10"));
   EXPECT_THAT(source_.beats,
               ElementsAre("0 idle prune", "10 idle", "20 stopped"));
 }

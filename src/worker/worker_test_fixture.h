@@ -141,8 +141,8 @@ class FakeJobSource : public JobSource {
     return out;
   }
   Status Heartbeat(const Beat& beat) override {
-    std::string line = Secs(clock_->NowMonotonic()) + " " +
-                       fleet::BeatStateName(beat.state);
+    std::string line =
+        Secs(clock_->NowMonotonic()) + " " + fleet::BeatStateName(beat.state);
     if (beat.job_id != 0) {
       line += " " + std::to_string(beat.job_id) + " " + beat.job_kind;
     }

@@ -362,7 +362,8 @@ CommandResult RunOnTerminal(
   double end = Env::Default()->NowMonotonic() + 60;
   for (;;) {
     pollfd p = {master, POLLIN, 0};
-    int left_ms = static_cast<int>((end - Env::Default()->NowMonotonic()) * 1e3);
+    int left_ms =
+        static_cast<int>((end - Env::Default()->NowMonotonic()) * 1e3);
     if (left_ms <= 0 || poll(&p, 1, left_ms) <= 0) break;
     char buf[4096];
     ssize_t n = read(master, buf, sizeof buf);

@@ -21,7 +21,7 @@ const AddFn kVerbGroups[] = {
     AddDlqCommands,     AddEnqueueCommands, AddImportCommands,
 };
 
-const std::vector<Command>& Commands() {
+const std::vector<Command>& AllCommands() {
   static const std::vector<Command> all = [] {
     std::vector<Command> out;
     for (AddFn add : kVerbGroups) add(&out);
@@ -62,16 +62,18 @@ std::vector<std::string> Words(std::string_view name) {
   return out;
 }
 
-bool IsGroup(std::string_view word) {
-  for (const Command& c : Commands()) {
+using Commands = std::vector<Command>;
+
+bool IsGroup(const Commands& cmds, std::string_view word) {
+  for (const Command& c : cmds) {
     if (Words(c.name).size() > 1 && Words(c.name)[0] == word) return true;
   }
   return false;
 }
 
-std::string CommandList(std::string_view group) {
+std::string CommandList(const Commands& cmds, std::string_view group) {
   std::string out;
-  for (const Command& c : Commands()) {
+  for (const Command& c : cmds) {
     if (!group.empty() && Words(c.name)[0] != group) continue;
     std::string line = "  " + std::string(c.name) + " " + c.args;
     while (!line.empty() && line.back() == ' ') line.pop_back();
@@ -80,20 +82,20 @@ std::string CommandList(std::string_view group) {
   return out;
 }
 
-std::string GlobalHelp() {
-  return std::string(kGlobalUsage) + "\ncommands:\n" + CommandList("") + "\n" +
-         kGlobalOptions;
+std::string GlobalHelp(const Commands& cmds) {
+  return std::string(kGlobalUsage) + "\ncommands:\n" + CommandList(cmds, "") +
+         "\n" + kGlobalOptions;
 }
 
-std::string GroupHelp(std::string_view group) {
+std::string GroupHelp(const Commands& cmds, std::string_view group) {
   std::string out = "usage: awcctl " + std::string(group) + " VERB [ARGS]\n";
-  for (const Command& c : Commands()) {
+  for (const Command& c : cmds) {
     if (c.bare && Words(c.name)[0] == group) {
       out += "\n\"awcctl " + std::string(group) + " [ARGS]\" is \"awcctl " +
              c.name + " [ARGS]\".\n";
     }
   }
-  return out + "\nverbs:\n" + CommandList(group) + "\nawcctl " +
+  return out + "\nverbs:\n" + CommandList(cmds, group) + "\nawcctl " +
          std::string(group) + " VERB --help shows a verb's options.\n";
 }
 
@@ -127,10 +129,11 @@ int GlobalUsageError(const Io& io, const std::string& problem) {
 
 // The command whose name is the longest prefix of `args` (nullptr when
 // none); `used` is how many words its name took.
-const Command* Match(const std::vector<std::string>& args, size_t* used) {
+const Command* Match(const Commands& cmds, const std::vector<std::string>& args,
+                     size_t* used) {
   const Command* best = nullptr;
   size_t best_len = 0;
-  for (const Command& c : Commands()) {
+  for (const Command& c : cmds) {
     std::vector<std::string> words = Words(c.name);
     if (words.size() <= best_len || words.size() > args.size()) continue;
     if (std::equal(words.begin(), words.end(), args.begin())) {
@@ -142,8 +145,8 @@ const Command* Match(const std::vector<std::string>& args, size_t* used) {
   return best;
 }
 
-const Command* Bare(std::string_view group) {
-  for (const Command& c : Commands()) {
+const Command* Bare(const Commands& cmds, std::string_view group) {
+  for (const Command& c : cmds) {
     if (c.bare && Words(c.name)[0] == group) return &c;
   }
   return nullptr;
@@ -182,6 +185,11 @@ int RunCommand(const Command& c, const Globals& g,
 }  // namespace
 
 int RunAwcctl(const std::vector<std::string>& args, const Io& io) {
+  return RunAwcctl(AllCommands(), args, io);
+}
+
+int RunAwcctl(const std::vector<Command>& cmds,
+              const std::vector<std::string>& args, const Io& io) {
   Globals g;
   size_t i = 0;
   for (; i < args.size() && args[i].starts_with("-") && args[i] != "-"; ++i) {
@@ -192,7 +200,7 @@ int RunAwcctl(const std::vector<std::string>& args, const Io& io) {
       return std::nullopt;
     };
     if (a == "-h" || a == "--help") {
-      PrintText(io.out, GlobalHelp());
+      PrintText(io.out, GlobalHelp(cmds));
       return kExitOk;
     }
     if (a == "-V" || a == "--version") {
@@ -222,34 +230,34 @@ int RunAwcctl(const std::vector<std::string>& args, const Io& io) {
   if (words[0] == "help") {
     words.erase(words.begin());
     if (words.empty()) {
-      PrintText(io.out, GlobalHelp());
+      PrintText(io.out, GlobalHelp(cmds));
       return kExitOk;
     }
     words.push_back("--help");
   }
   size_t used = 0;
-  if (const Command* c = Match(words, &used)) {
+  if (const Command* c = Match(cmds, words, &used)) {
     std::vector<std::string> rest(words.begin() + static_cast<long>(used),
                                   words.end());
     return RunCommand(*c, g, rest, io);
   }
   const std::string& group = words[0];
-  if (!IsGroup(group)) {
+  if (!IsGroup(cmds, group)) {
     return GlobalUsageError(io, "unknown command \"" + group + "\"");
   }
   std::vector<std::string> rest(words.begin() + 1, words.end());
   if (!rest.empty() && (rest[0] == "--help" || rest[0] == "-h")) {
-    PrintText(io.out, GroupHelp(group));
+    PrintText(io.out, GroupHelp(cmds, group));
     return kExitOk;
   }
-  const Command* bare = Bare(group);
+  const Command* bare = Bare(cmds, group);
   if (bare != nullptr && (rest.empty() || rest[0].starts_with("-"))) {
     return RunCommand(*bare, g, rest, io);
   }
   std::string problem =
       rest.empty() ? group + " needs a verb"
                    : "unknown command \"" + group + " " + rest[0] + "\"";
-  PrintText(io.err, "awcctl: " + problem + "\n" + GroupHelp(group));
+  PrintText(io.err, "awcctl: " + problem + "\n" + GroupHelp(cmds, group));
   return kExitUsage;
 }
 

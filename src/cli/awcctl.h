@@ -9,12 +9,17 @@
 #include <string>
 #include <vector>
 
+#include "cli/command.h"
 #include "cli/invocation.h"
 
 namespace awc::cli {
 
 // Runs awcctl with `args` (without the program name) in `io`.
 int RunAwcctl(const std::vector<std::string>& args, const Io& io);
+
+// The same over another table of commands (tests).
+int RunAwcctl(const std::vector<Command>& commands,
+              const std::vector<std::string>& args, const Io& io);
 
 // main(): the process's arguments, streams, terminal and environment.
 int AwcctlMain(int argc, char** argv);

@@ -20,7 +20,8 @@ class AwcctlDispatchTest : public ::testing::Test {
     std::string err;
   };
 
-  Run Awcctl(const std::vector<std::string>& args) {
+  Run Awcctl(const std::vector<std::string>& args,
+             const std::vector<Command>* commands = nullptr) {
     FILE* out = tmpfile();
     FILE* err = tmpfile();
     Io io;
@@ -30,7 +31,9 @@ class AwcctlDispatchTest : public ::testing::Test {
       auto it = env_.find(name);
       return it == env_.end() ? nullptr : it->second.c_str();
     };
-    Run r{RunAwcctl(args, io), Slurp(out), Slurp(err)};
+    int code = commands != nullptr ? RunAwcctl(*commands, args, io)
+                                   : RunAwcctl(args, io);
+    Run r{code, Slurp(out), Slurp(err)};
     fclose(out);
     fclose(err);
     return r;
@@ -123,6 +126,49 @@ TEST_F(AwcctlDispatchTest, CommandsThatNeedNoDatabaseRunWithoutOne) {
   EXPECT_EQ(sql.err, "");
   Run version = Awcctl({"--version"});
   EXPECT_EQ(version.out, "awcctl " AWC_VERSION "\n");
+}
+
+// What the legacy entry point below was called with.
+std::string legacy_seen;
+
+int LegacyEntry(const std::string& config_path, int argc, char** argv) {
+  legacy_seen = config_path;
+  for (int i = 0; i < argc; ++i) legacy_seen += std::string("|") + argv[i];
+  return 7;
+}
+
+int GroupedRun(Invocation& inv) {
+  inv.Print(std::string(inv.command().name) + ":" +
+            std::to_string(inv.args().positional.size()) + "\n");
+  return kExitOk;
+}
+
+TEST_F(AwcctlDispatchTest, ATableEntryRunsNewStyleAndLegacyVerbs) {
+  Command legacy{"schedules", "[ARGS]", "an old-style verb", "", {}};
+  legacy.legacy = LegacyEntry;
+  Command list{"things list", "[ID...]", "list things", "", {}};
+  list.max_args = -1;
+  list.bare = true;
+  list.run = GroupedRun;
+  Command show{"things show", "ID", "show a thing", "", {}};
+  show.min_args = show.max_args = 1;
+  show.run = GroupedRun;
+  std::vector<Command> table = {legacy, list, show};
+
+  // The legacy verb gets -c's path and its arguments, argv[0] its name.
+  Run r = Awcctl({"-c", "/etc/x.conf", "schedules", "list", "--all"}, &table);
+  EXPECT_EQ(r.code, 7);
+  EXPECT_EQ(legacy_seen, "/etc/x.conf|schedules|list|--all");
+  // The longest name wins; the group's word alone runs its bare verb.
+  EXPECT_EQ(Awcctl({"things", "show", "3"}, &table).out, "things show:1\n");
+  EXPECT_EQ(Awcctl({"things", "list", "1", "2"}, &table).out,
+            "things list:2\n");
+  EXPECT_EQ(Awcctl({"things"}, &table).out, "things list:0\n");
+  EXPECT_EQ(Awcctl({"things", "--json"}, &table).code, kExitUsage);
+  Run help = Awcctl({"help"}, &table);
+  EXPECT_NE(help.out.find("  schedules [ARGS]\n      an old-style verb\n"),
+            std::string::npos)
+      << help.out;
 }
 
 }  // namespace

@@ -309,6 +309,12 @@ TEST(AwcctlHelpTest, EveryVerbHasHelpAndNeedsNoDatabaseForIt) {
   EXPECT_EQ(top.code, 0);
   EXPECT_NE(top.out.find("3 refused by the production guard"),
             std::string::npos);
+  // Both programs name the configuration file they read by default.
+  EXPECT_NE(top.out.find(AWC_DEFAULT_CONFIG_FILE), std::string::npos);
+  CommandResult daemon = RunProcess(ShippedDaemonPath(), {"--help"}, {});
+  EXPECT_EQ(daemon.code, 0);
+  EXPECT_NE(daemon.out.find(AWC_DEFAULT_CONFIG_FILE), std::string::npos)
+      << daemon.out;
   CommandResult version = RunAwcctl({"-V"}, {});
   EXPECT_EQ(version.code, 0);
   EXPECT_TRUE(version.out.starts_with("awcctl ")) << version.out;

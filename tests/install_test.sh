@@ -23,7 +23,9 @@ DESTDIR="$dest" cmake --install "$build" >/dev/null
 for f in sbin/awc-worker bin/awcctl share/man/man8/awc-worker.8 \
          share/man/man1/awcctl.1 share/man/man5/awc-worker.conf.5 \
          lib/systemd/system/awc-worker.service \
-         lib/systemd/system/awc-worker@.service; do
+         lib/systemd/system/awc-worker@.service \
+         share/bash-completion/completions/awcctl \
+         share/bash-completion/completions/awc-worker; do
   [ -f "$dest$prefix/$f" ] || fail "missing: $prefix/$f"
 done
 conf=$dest$etc/awc-worker/awc-worker.conf
@@ -41,6 +43,22 @@ grep -qx "ExecStart=$prefix/sbin/awc-worker -c $etc/awc-worker/%i.conf" \
 if grep -q '/usr/sbin/' "$units/awc-worker.service" && [ "$prefix" != /usr ]; then
   fail "a unit still names /usr/sbin"
 fi
+
+# The completions load, and complete from the installed binary's own help.
+bash -c '
+  . "$1/share/bash-completion/completions/awc-worker"
+  . "$1/share/bash-completion/completions/awcctl"
+  complete -p awcctl awc-worker >/dev/null || exit 1
+  COMP_WORDS=("$1/bin/awcctl" jobs ""); COMP_CWORD=2; _awcctl
+  [ "${COMPREPLY[*]}" = "list show cancel retry" ] ||
+    { echo "awcctl jobs completes to: ${COMPREPLY[*]}" >&2; exit 1; }
+  COMP_WORDS=("$1/bin/awcctl" dlq purge --o); COMP_CWORD=3; _awcctl
+  [ "${COMPREPLY[*]}" = "--older-than" ] ||
+    { echo "awcctl dlq purge --o completes to: ${COMPREPLY[*]}" >&2; exit 1; }
+  COMP_WORDS=(awc-worker -); COMP_CWORD=1; _awc_worker
+  [ "${COMPREPLY[*]}" = "-c -t -h --help -V --version" ] ||
+    { echo "awc-worker - completes to: ${COMPREPLY[*]}" >&2; exit 1; }
+' sh "$dest$prefix" || fail "bash completion does not work"
 
 # A second install keeps the operator's settings file.
 echo "[worker]" >"$conf"

@@ -96,10 +96,13 @@ exec_as_service() {
     AWC_WORKER_CONCURRENCY=2 AWC_METRICS_LISTEN="127.0.0.1:$port" \
     setpriv --reuid=awc-worker --regid=awc-worker --init-groups "$@"
 }
-(exec_as_service /usr/sbin/awc-worker -t -c /etc/awc-worker/awc-worker.conf) \
+(exec_as_service /usr/sbin/awc-worker -t) \
   >"$work/t.out" 2>&1 || { cat "$work/t.out" >&2; fail "awc-worker -t"; }
 if grep -q "$PGPASSWORD" "$work/t.out"; then fail "-t shows the password"; fi
-(exec_as_service /usr/sbin/awc-worker -c /etc/awc-worker/awc-worker.conf) \
+# Without -c, both programs read the package's settings file.
+grep -q 'file /etc/awc-worker/awc-worker.conf' "$work/t.out" ||
+  { cat "$work/t.out" >&2; fail "-t did not read /etc/awc-worker/awc-worker.conf"; }
+(exec_as_service /usr/sbin/awc-worker) \
   >"$work/daemon.out" 2>&1 &
 daemon=$!
 ready=

@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "common/json.h"
 #include "common/redact.h"
 
 namespace awc::obs {
@@ -61,47 +62,6 @@ double WallNow() {
   struct timespec ts;
   clock_gettime(CLOCK_REALTIME, &ts);
   return static_cast<double>(ts.tv_sec) + ts.tv_nsec / 1e9;
-}
-
-// Returns `s` with every sequence that is not well-formed UTF-8 (stray or
-// truncated bytes, overlong forms, surrogates, > U+10FFFF) replaced by
-// U+FFFD. jansson refuses such strings, which would drop the whole field.
-std::string ValidUtf8(std::string_view s) {
-  size_t i = 0;
-  while (i < s.size() && static_cast<unsigned char>(s[i]) < 0x80) ++i;
-  if (i == s.size()) return std::string(s);
-  std::string out(s.substr(0, i));
-  while (i < s.size()) {
-    unsigned char c = static_cast<unsigned char>(s[i]);
-    if (c < 0x80) {
-      out += static_cast<char>(c);
-      ++i;
-      continue;
-    }
-    size_t len = 0;
-    uint32_t cp = 0, min = 0;
-    if ((c & 0xE0) == 0xC0) {
-      len = 2, cp = c & 0x1F, min = 0x80;
-    } else if ((c & 0xF0) == 0xE0) {
-      len = 3, cp = c & 0x0F, min = 0x800;
-    } else if ((c & 0xF8) == 0xF0) {
-      len = 4, cp = c & 0x07, min = 0x10000;
-    }
-    size_t n = 1;
-    while (len != 0 && n < len && i + n < s.size() &&
-           (static_cast<unsigned char>(s[i + n]) & 0xC0) == 0x80) {
-      cp = (cp << 6) | (static_cast<unsigned char>(s[i + n]) & 0x3F);
-      ++n;
-    }
-    if (len != 0 && n == len && cp >= min && cp <= 0x10FFFF &&
-        !(cp >= 0xD800 && cp <= 0xDFFF)) {
-      out.append(s.substr(i, len));
-    } else {
-      out += "\xEF\xBF\xBD";  // U+FFFD
-    }
-    i += n;
-  }
-  return out;
 }
 
 void SetString(json_t* obj, std::string_view key, std::string_view value) {

@@ -204,17 +204,21 @@ class Sweep {
     }
     AWC_RETURN_IF_ERROR(Hook(hooks_.after_store_delete));
 
-    return db::InTransaction(conn_, [&]() -> Status {
+    int64_t count = 0;
+    int64_t bytes = 0;
+    AWC_RETURN_IF_ERROR(db::InTransaction(conn_, [&]() -> Status {
       AWC_ASSIGN_OR_RETURN(
           db::PgResult done,
           conn_.Exec(sql::kFinishBatch, {tenant_, epoch, S(lo), S(hi)}));
-      int64_t count = done.GetInt(0, 0);
-      int64_t bytes = done.GetInt(0, 1);
-      report_.deleted += count;
-      report_.deleted_bytes += bytes;
+      count = done.GetInt(0, 0);
+      bytes = done.GetInt(0, 1);
       return conn_.Exec(sql::kAddCounts, {epoch, S(count), S(bytes), S(kept)})
           .status();
-    });
+    }));
+    report_.deleted += count;
+    report_.deleted_bytes += bytes;
+    if (hooks_.deleted) hooks_.deleted(count, bytes);
+    return Status::OK();
   }
 
   // True when no deleted digest turned out to be live; otherwise the epoch

@@ -51,12 +51,16 @@ struct SweepOptions {
 
 // Points where tests interrupt a sweep (to simulate a crash) or interfere
 // (to inject a live reference). Returning an error stops the sweep there
-// with that error, as a crash would.
+// with that error, as a crash would. `deleted` only observes: it is told
+// the objects and bytes of each batch as its deletion commits, so a sweep
+// that stops later (an error, a crash) has still reported them, and a
+// resumed epoch reports only what it deletes itself.
 struct SweepHooks {
   std::function<Status(int64_t epoch)> after_plan;
   std::function<Status(int64_t epoch)> after_mark;
   std::function<Status(int64_t epoch)> after_store_delete;
   std::function<Status(int64_t epoch)> before_canary_check;
+  std::function<void(int64_t objects, int64_t bytes)> deleted;
 };
 
 struct SweepReport {

@@ -10,6 +10,23 @@ namespace {
 // error (docs/ARCHITECTURE.md, "Queue semantics").
 constexpr double kLockedOutRetrySecs = 30;
 
+// The result label of awc_gc_epochs_total: a sweep locked out is deferred.
+obs::GcEpochResult EpochResult(gc::SweepReport::Verdict verdict) {
+  switch (verdict) {
+    case gc::SweepReport::Verdict::kCompleted:
+      break;
+    case gc::SweepReport::Verdict::kDryRun:
+      return obs::GcEpochResult::kDryRun;
+    case gc::SweepReport::Verdict::kAborted:
+      return obs::GcEpochResult::kAborted;
+    case gc::SweepReport::Verdict::kRefused:
+      return obs::GcEpochResult::kRefused;
+    case gc::SweepReport::Verdict::kLockedOut:
+      return obs::GcEpochResult::kDeferred;
+  }
+  return obs::GcEpochResult::kCompleted;
+}
+
 }  // namespace
 
 queue::Outcome SweepTenant(JobContext& ctx, const TenantPayload& p) {
@@ -17,9 +34,13 @@ queue::Outcome SweepTenant(JobContext& ctx, const TenantPayload& p) {
   options.job_id = ctx.job().id;
   options.holder = "job_" + std::to_string(ctx.job().id) + "/lease_" +
                    std::to_string(ctx.job().lease_token);
-  Result<gc::SweepReport> report =
-      gc::RunSweep(ctx.db(), ctx.store(), p.tenant_id, options,
-                   [&ctx] { return ctx.Checkpoint(); });
+  gc::SweepHooks hooks;
+  hooks.deleted = [&ctx](int64_t objects, int64_t bytes) {
+    ctx.metrics().CountGcDeleted(objects, bytes);
+  };
+  Result<gc::SweepReport> report = gc::RunSweep(
+      ctx.db(), ctx.store(), p.tenant_id, options,
+      [&ctx] { return ctx.Checkpoint(); }, hooks);
   if (!report.ok()) {
     if (report.status().IsNotFound()) {
       return queue::Outcome::Fail(report.status().message(),
@@ -27,6 +48,7 @@ queue::Outcome SweepTenant(JobContext& ctx, const TenantPayload& p) {
     }
     return RetryOn(report.status());
   }
+  ctx.metrics().CountGcEpoch(EpochResult(report->verdict));
   if (report->verdict == gc::SweepReport::Verdict::kLockedOut) {
     return queue::Outcome::Defer(kLockedOutRetrySecs, report->reason);
   }

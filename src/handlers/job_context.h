@@ -9,6 +9,7 @@
 #include "common/status.h"
 #include "db/pg.h"
 #include "handlers/handler_options.h"
+#include "obs/metrics.h"
 #include "queue/job.h"
 #include "store/object_store.h"
 
@@ -32,6 +33,9 @@ class JobContext {
   virtual struct ev_loop* loop() = 0;
   // The object store of AWC_CAS_URL, opened once per worker process.
   virtual store::ObjectStore& store() = 0;
+  // The shared metrics, where handlers count what they find (verdicts, GC
+  // epochs and deletions; docs/ARCHITECTURE.md, "Observability").
+  virtual obs::Metrics& metrics() = 0;
 
   // Renews the lease when a third of it has passed since the claim or the
   // last renewal. Returns kFailedPrecondition once the job is no longer held

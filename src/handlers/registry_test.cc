@@ -40,6 +40,10 @@ class FakeContext : public JobContext {
     ADD_FAILURE() << "handler used the object store";
     std::abort();
   }
+  obs::Metrics& metrics() override {
+    ADD_FAILURE() << "handler used the metrics";
+    std::abort();
+  }
   Status Checkpoint() override {
     ++checkpoints;
     return Status::OK();

@@ -1,6 +1,7 @@
 #include "catalog/snapshots.h"
 #include "common/json.h"
 #include "handlers/storage_handlers.h"
+#include "obs/log.h"
 
 namespace awc::handlers {
 namespace {
@@ -37,6 +38,26 @@ Status ScrubRecordedClosure(JobContext& ctx, const catalog::Snapshot& snap,
   }
 }
 
+// Counts the committed verdict; decay is also a warning, which names the
+// snapshot and how many of its objects are bad (the digests are in the
+// snapshot's failure).
+void ReportVerdict(JobContext& ctx, const catalog::Snapshot& snap,
+                   const ScrubTally& tally) {
+  if (tally.bad.empty()) {
+    ctx.metrics().CountSnapshotVerdict(obs::SnapshotVerdict::kScrubClean);
+    return;
+  }
+  ctx.metrics().CountSnapshotVerdict(obs::SnapshotVerdict::kScrubDegraded);
+  obs::Warn("job_" + std::to_string(ctx.job().id),
+            "snapshot degraded: scrub found bad objects")
+      .Int("snapshot_id", snap.id)
+      .Str("tenant", snap.tenant_id)
+      .Int("bad_objects", static_cast<int64_t>(tally.bad.size()))
+      .Int("objects", tally.objects)
+      .Str("first_bad", tally.bad.front().digest)
+      .Emit();
+}
+
 }  // namespace
 
 queue::Outcome ScrubSnapshot(JobContext& ctx, const SnapshotPayload& p) {
@@ -68,6 +89,7 @@ queue::Outcome ScrubSnapshot(JobContext& ctx, const SnapshotPayload& p) {
                                          tally.objects, tally.bytes);
   if (!applied.ok()) return RetryOn(applied.status());
   if (!*applied) return Skipped("changed during scrub");
+  ReportVerdict(ctx, snap, tally);
   JsonObject result;
   result.Str("verdict", tally.bad.empty() ? "clean" : "degraded")
       .Int("objects", tally.objects)

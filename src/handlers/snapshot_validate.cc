@@ -25,6 +25,10 @@ queue::Outcome ValidateSnapshot(JobContext& ctx, const SnapshotPayload& p) {
     // no state, LoadSnapshotIn always ends the job).
     return std::get<queue::Outcome>(LoadSnapshotIn(ctx, p.snapshot_id, {}));
   }
+  ctx.metrics().CountSnapshotVerdict(
+      report->verdict == cas::Verdict::kOk
+          ? obs::SnapshotVerdict::kValidateReady
+          : obs::SnapshotVerdict::kValidateFailed);
   if (report->verdict == cas::Verdict::kOk) {
     result.Str("verdict", "ready")
         .Int("objects", static_cast<int64_t>(report->objects.size()))

@@ -1,33 +1,58 @@
-// Metrics: the job, error and worker instruments of awc-worker, kept in a
-// fixed-size region of shared memory.
+// Metrics: the instruments of awc-worker, kept in a fixed-size region of
+// shared memory.
 //
 // Contract:
 //  - The region is mapped (MAP_SHARED | MAP_ANONYMOUS) by the parent before
 //    it forks, so every child records into the same counters and nothing is
 //    lost when a child crashes. No pointers live in the region.
-//  - Recording is lock-free once a label set has a slot. Allocating a new
-//    slot takes a process-shared robust mutex, so a child that dies holding
-//    it cannot wedge the others.
-//  - Each instrument holds at most kMaxLabelSets distinct label sets; later
-//    ones are recorded under the label value "cardinality_overflow" (every
-//    label of the set takes that value), which does not count against the
-//    cap. A label value longer than kMaxLabelValue bytes (or holding a NUL
-//    byte) overflows too.
-//  - RenderPrometheus() writes the text exposition format 0.0.4, label
-//    values escaped, instruments always present with HELP and TYPE.
+//  - Recording never blocks and never fails. Instruments labelled with
+//    values known only at run time (job kinds) keep up to kMaxLabelSets
+//    label sets each; later ones are recorded under the label value
+//    "cardinality_overflow" (every label of the set takes that value),
+//    which does not count against the cap. A label value longer than
+//    kMaxLabelValue bytes (or holding a NUL byte) overflows too. Allocating
+//    a label set takes a process-shared robust mutex, so a child that dies
+//    holding it cannot wedge the others. Every other label is a closed set
+//    fixed at compile time (the enums below).
+//  - RenderPrometheus() writes the text exposition format 0.0.4
+//    (prom_text.h): every instrument with HELP and TYPE, even before
+//    anything was recorded; the label sets of closed-set instruments are
+//    all present from the start (at 0), except the store instruments,
+//    whose series for a store appear with its first request.
+//  - The instruments read at scrape time in the master (awc_build_info,
+//    awc_workers{phase}, process_*) are not in the region: scrape.h adds
+//    them to the body of /metrics.
 //
 // Instruments (names and labels are a contract with dashboards and alerts;
 // docs/ARCHITECTURE.md, "Observability"):
 //   awc_background_jobs_total{kind,outcome}       counter
 //   awc_background_job_lag_seconds{kind}          gauge (last value)
 //   awc_api_errors_total{component="worker"}      counter
-//   awc_background_job_duration_seconds{kind}     histogram
+//   awc_background_job_duration_seconds{kind}     histogram, 5 ms .. 600 s
 //   awc_worker_restarts_total                     counter
 //   awc_workers_running                           gauge (set by the parent)
+//   awc_lease_reclaims_total                      counter
+//   awc_snapshot_verdicts_total{kind,verdict}     counter: kind validate
+//                                                 (ready, failed) or scrub
+//                                                 (clean, degraded)
+//   awc_gc_epochs_total{result}                   counter: completed,
+//                                                 dry_run, aborted, refused,
+//                                                 deferred
+//   awc_gc_objects_deleted_total                  counter
+//   awc_gc_bytes_deleted_total                    counter
+//   awc_store_requests_total{store,op,result}     counter
+//   awc_store_request_duration_seconds{store,op}  histogram, 0.5 ms .. 60 s
+//   awc_store_bytes_read_total{store}             counter
+//   awc_build_info{version,s3}                    gauge, 1 (scrape.h)
+//   awc_workers{phase}                            gauge (scrape.h)
+//   process_cpu_seconds_total, process_resident_memory_bytes,
+//   process_virtual_memory_bytes, process_start_time_seconds,
+//   process_open_fds, process_max_fds             of the master (scrape.h)
 #ifndef AWC_OBS_METRICS_H_
 #define AWC_OBS_METRICS_H_
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -39,7 +64,40 @@ inline constexpr int kMaxLabelSets = 128;
 inline constexpr size_t kMaxLabelValue = 95;
 inline constexpr std::string_view kOverflowLabel = "cardinality_overflow";
 
-struct MetricsRegion;  // the shared layout, private to metrics.cc
+// awc_snapshot_verdicts_total: {kind="validate", verdict="ready"}, ...
+enum class SnapshotVerdict {
+  kValidateReady,
+  kValidateFailed,
+  kScrubClean,
+  kScrubDegraded,
+};
+inline constexpr int kNumSnapshotVerdicts = 4;
+
+// awc_gc_epochs_total{result}; kDeferred is a sweep that found its tenant
+// locked by another one.
+enum class GcEpochResult { kCompleted, kDryRun, kAborted, kRefused, kDeferred };
+inline constexpr int kNumGcEpochResults = 5;
+const char* GcEpochResultName(GcEpochResult result);
+
+// The labels of the store instruments: which store (its URL scheme), which
+// operation (Get and GetMany's requests: get; Put and PutFile: put;
+// DeleteMany: delete), and how it ended: ok, not_found, transient, aborted
+// (the reader stopped the transfer: a sink or a List callback returned an
+// error) or error (any other error).
+enum class StoreKind { kMemory, kFile, kS3 };
+enum class StoreOp { kGet, kHead, kPut, kDelete, kList };
+enum class StoreResult { kOk, kNotFound, kTransient, kAborted, kError };
+inline constexpr int kNumStoreKinds = 3;
+inline constexpr int kNumStoreOps = 5;
+inline constexpr int kNumStoreResults = 5;
+const char* StoreKindName(StoreKind kind);
+const char* StoreOpName(StoreOp op);
+const char* StoreResultName(StoreResult result);
+// The result label of a store call that returned `status`.
+StoreResult StoreResultOf(const Status& status);
+
+struct MetricsRegion;  // the shared layout, private to obs/
+class PromText;
 
 class Metrics {
  public:
@@ -51,12 +109,23 @@ class Metrics {
   Metrics(const Metrics&) = delete;
   Metrics& operator=(const Metrics&) = delete;
 
+  // Jobs and processes (metrics.cc).
   void CountJob(std::string_view kind, std::string_view outcome);
   void SetJobLag(std::string_view kind, double seconds);
   void ObserveJobDuration(std::string_view kind, double seconds);
   void CountApiError();  // component="worker"
   void CountRestart();
   void SetWorkersRunning(int n);
+  void CountLeaseReclaim();
+
+  // Verdicts and the store (storage_metrics.cc). Negative amounts are
+  // ignored.
+  void CountSnapshotVerdict(SnapshotVerdict verdict);
+  void CountGcEpoch(GcEpochResult result);
+  void CountGcDeleted(int64_t objects, int64_t bytes);
+  void ObserveStoreRequest(StoreKind store, StoreOp op, StoreResult result,
+                           double seconds);
+  void CountStoreBytesRead(StoreKind store, uint64_t bytes);
 
   std::string RenderPrometheus() const;
 
@@ -67,9 +136,19 @@ class Metrics {
   double JobLag(std::string_view kind) const;
   double ApiErrors() const;
   double TotalJobs() const;
+  double LeaseReclaims() const;
+  double SnapshotVerdicts(SnapshotVerdict verdict) const;
+  double GcEpochs(GcEpochResult result) const;
+  double GcDeletedObjects() const;
+  double GcDeletedBytes() const;
+  double StoreRequests(StoreKind store, StoreOp op, StoreResult result) const;
+  double StoreBytesRead(StoreKind store) const;
 
  private:
   explicit Metrics(MetricsRegion* region) : region_(region) {}
+  // Appends the instruments of storage_metrics.cc.
+  void RenderStorage(PromText* out) const;
+
   MetricsRegion* region_;
 };
 

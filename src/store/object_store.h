@@ -64,8 +64,9 @@ class ObjectStore {
     ChunkSink sink;                    // receives the bytes
     std::function<void(Status)> done;  // called exactly once, at the end
   };
-  // Runs every request, up to `parallelism` at a time where the store can;
-  // returns when all are done. The default runs them in order with Get().
+  // Runs every request, starting them in order, up to parallelism() at a
+  // time where the store can; returns when all are done. The default runs
+  // them one after another with Get().
   virtual void GetMany(std::vector<GetRequest>& requests);
 
   // The object's size, or kNotFound.

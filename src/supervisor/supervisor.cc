@@ -13,6 +13,7 @@
 
 #include "common/env.h"
 #include "obs/log.h"
+#include "obs/scrape.h"
 
 namespace awc::supervisor {
 namespace {
@@ -242,7 +243,7 @@ obs::HttpResponse Supervisor::Route(const std::string& path) {
     if (metrics_ == nullptr) return {404, r.content_type, "no metrics\n"};
     metrics_->SetWorkersRunning(LiveChildren());
     r.content_type = "text/plain; version=0.0.4; charset=utf-8";
-    r.body = metrics_->RenderPrometheus();
+    r.body = obs::RenderScrape(*metrics_, status_);
     return r;
   }
   if (path == "/healthz") {

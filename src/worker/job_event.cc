@@ -22,7 +22,7 @@ obs::Event MakeJobEvent(int64_t job_id, std::string_view kind,
       msg = "job dead-lettered";
       break;
     case queue::JobState::kCancelled:
-      level = obs::LogLevel::kError;
+      level = obs::LogLevel::kInfo;
       msg = "job cancelled";
       break;
     case queue::JobState::kRunning:

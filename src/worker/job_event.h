@@ -5,9 +5,9 @@
 // was left in (its outcome label): COMPLETED (completed): info "job
 // completed"; PENDING (retried): warn "job retried after transient
 // failure"; FAILED (failed): error "job dead-lettered"; CANCELLED
-// (cancelled): error "job cancelled"; any other (other): warn "job left in
-// an unexpected state". Fields: kind, outcome, state, attempts; never the
-// payload or the error text.
+// (cancelled): info "job cancelled" (a producer's decision, not a fault); any
+// other (other): warn "job left in an unexpected state". Fields: kind, outcome,
+// state, attempts; never the payload or the error text.
 #ifndef AWC_WORKER_JOB_EVENT_H_
 #define AWC_WORKER_JOB_EVENT_H_
 

@@ -110,6 +110,7 @@ void ProcessReporter::JobRecorded(const queue::Job& job,
 }
 
 void ProcessReporter::JobReclaimed(const queue::Reclaimed& job) {
+  metrics_->CountLeaseReclaim();
   obs::Event event = MakeJobEvent(job.id, job.kind, job.state, job.attempts);
   event.Str("reason", "lease_expired");
   if (job.dead_reason != queue::DeadReason::kNone) {

@@ -131,6 +131,7 @@ TEST_F(ProcessReporterTest, ADiscardedOutcomeCountsUnderTheRowsState) {
 
 TEST_F(ProcessReporterTest, AReclaimedJobIsCountedButNotAsProcessedHere) {
   reporter_.JobReclaimed({5, "gc_sweep", queue::JobState::kPending, 1, 9});
+  EXPECT_EQ(metrics_.LeaseReclaims(), 1);
   const std::vector<Line>& events = Events();
   ASSERT_EQ(events.size(), 1u);
   EXPECT_EQ(events[0].id, "job_5");

@@ -52,6 +52,7 @@ class RunningJob : public handlers::JobContext {
     return deps_.loop;
   }
   store::ObjectStore& store() override { return *deps_.store; }
+  obs::Metrics& metrics() override { return *deps_.metrics; }
   Status Checkpoint() override;
 
  private:

@@ -9,6 +9,7 @@
 #include "fleet/workers.h"
 #include "handlers/handler_options.h"
 #include "handlers/registry.h"
+#include "obs/metrics.h"
 #include "store/object_store.h"
 #include "worker/job_source.h"
 #include "worker/reporter.h"
@@ -45,6 +46,7 @@ struct WorkerDeps {
   store::ObjectStore* store;
   struct ev_loop* loop;
   const handlers::HandlerOptions* handler_options;  // JobContext::options()
+  obs::Metrics* metrics;                            // JobContext::metrics()
   Env* env;                                         // the clock (NowMonotonic)
   StopFn stop_requested;
 };

@@ -7,6 +7,7 @@
 
 #include "obs/log.h"
 #include "store/open_store.h"
+#include "worker/metered_store.h"
 #include "worker/pg_job_source.h"
 #include "worker/process_reporter.h"
 #include "worker/stop_flag.h"
@@ -34,18 +35,21 @@ int RunOnLoop(const WorkerProcessDeps& deps, int slot, struct ev_loop* loop) {
   obs::SetLogWorker(id);
   ProcessReporter reporter(deps.metrics, deps.status, slot);
   reporter.StateChanged(WorkerState::kConnecting, nullptr);
-  Result<std::unique_ptr<store::ObjectStore>> store =
+  Result<std::unique_ptr<store::ObjectStore>> opened =
       store::OpenStore(*deps.store_url, *deps.s3_options, loop);
-  if (!store.ok()) {
+  if (!opened.ok()) {
     obs::Error("worker", "cannot open the object store")
-        .Str("error", store.status().message())
+        .Str("error", opened.status().message())
         .Emit();
     return 1;
   }
+  MeteredStore store(std::move(opened).value(),
+                     StoreKindOf(deps.store_url->scheme), deps.metrics,
+                     Env::Default());
   PgJobSource source(loop, deps.database_url, Identity(id, slot),
                      deps.options.lease_secs);
   Worker worker(WorkerDeps{deps.options, &source, &reporter, deps.registry,
-                           store->get(), loop, deps.handler_options,
+                           &store, loop, deps.handler_options, deps.metrics,
                            Env::Default(), &StopRequested});
   worker.Run();
   return 0;

@@ -350,6 +350,7 @@ class WorkerTest : public ::testing::Test {
                     store_.get(),
                     loop_,
                     &handler_options_,
+                    &metrics_,
                     &clock_,
                     [this] { return stop_ || source_.log.size() > kMaxCalls; }};
     Worker worker(deps);
@@ -365,6 +366,7 @@ class WorkerTest : public ::testing::Test {
   FakeReporter reporter_;
   handlers::Registry registry_;
   handlers::HandlerOptions handler_options_;
+  obs::Metrics metrics_ = std::move(obs::Metrics::CreateShared().value());
   WorkerOptions options_;
   bool stop_ = false;
 };

@@ -121,7 +121,8 @@ TestContext::TestContext(TestDatabase& db, store::ObjectStore& store,
     : conn_(db.Connect("awc-test-handler")),
       store_(store),
       options_(std::move(options)),
-      loop_(ev_loop_new(EVFLAG_AUTO)) {
+      loop_(ev_loop_new(EVFLAG_AUTO)),
+      metrics_(std::move(obs::Metrics::CreateShared().value())) {
   NextJob();
 }
 

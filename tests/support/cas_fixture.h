@@ -82,6 +82,7 @@ class TestContext : public handlers::JobContext {
     return loop_;
   }
   store::ObjectStore& store() override { return store_; }
+  obs::Metrics& metrics() override { return metrics_; }
   Status Checkpoint() override {
     ++checkpoints_;
     if (on_checkpoint) on_checkpoint(checkpoints_);
@@ -93,6 +94,8 @@ class TestContext : public handlers::JobContext {
 
   handlers::HandlerOptions& mutable_options() { return options_; }
   int checkpoints() const { return checkpoints_; }
+  // What the handlers counted (a region of this context's own).
+  const obs::Metrics& counted() const { return metrics_; }
   // Gives the next handler run a fresh job id (GC lock holders differ).
   void NextJob();
 
@@ -102,6 +105,7 @@ class TestContext : public handlers::JobContext {
   handlers::HandlerOptions options_;
   queue::Job job_;
   struct ev_loop* loop_;
+  obs::Metrics metrics_;
   int checkpoints_ = 0;
 };
 

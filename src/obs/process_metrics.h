@@ -1,0 +1,34 @@
+// The standard process_* metrics of the process that serves /metrics (the
+// master), read from /proc at scrape time, as the Prometheus client
+// libraries define them.
+//
+// Contract:
+//  - process_cpu_seconds_total (user + system time), process_resident_
+//    memory_bytes, process_virtual_memory_bytes, process_start_time_seconds
+//    (since the epoch), process_open_fds and process_max_fds (the soft
+//    limit; absent when unlimited).
+//  - Reads go through Env; a file that cannot be read or parsed leaves out
+//    the metrics that come from it, never the scrape.
+#ifndef AWC_OBS_PROCESS_METRICS_H_
+#define AWC_OBS_PROCESS_METRICS_H_
+
+#include <string>
+
+#include "common/env.h"
+#include "obs/prom_text.h"
+
+namespace awc::obs {
+
+struct ProcSource {
+  Env* env = Env::Default();
+  std::string self = "/proc/self";  // stat, limits, fd/
+  std::string stat = "/proc/stat";  // btime: boot time, seconds since epoch
+  long clock_ticks = 0;             // per second; 0: sysconf(_SC_CLK_TCK)
+  long page_size = 0;               // bytes; 0: sysconf(_SC_PAGESIZE)
+};
+
+void RenderProcessMetrics(PromText* out, const ProcSource& source = {});
+
+}  // namespace awc::obs
+
+#endif  // AWC_OBS_PROCESS_METRICS_H_

@@ -1,0 +1,128 @@
+#include "obs/process_metrics.h"
+
+#include <gtest/gtest.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace awc::obs {
+namespace {
+
+std::vector<std::string> Lines(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) out.push_back(line);
+  return out;
+}
+
+bool HasLine(const std::string& text, const std::string& line) {
+  for (const std::string& l : Lines(text)) {
+    if (l == line) return true;
+  }
+  return false;
+}
+
+// A fake /proc: <dir>/self/{stat,limits,fd/} and <dir>/stat.
+class ProcessMetricsTest : public ::testing::Test {
+ protected:
+  ProcessMetricsTest() {
+    char tmpl[] = "/tmp/awc-proc-XXXXXX";
+    dir_ = mkdtemp(tmpl);
+    Run("mkdir -p " + dir_ + "/self/fd");
+    source_.self = dir_ + "/self";
+    source_.stat = dir_ + "/stat";
+    source_.clock_ticks = 100;
+    source_.page_size = 4096;
+  }
+  ~ProcessMetricsTest() override { Run("rm -rf " + dir_); }
+
+  static void Run(const std::string& cmd) {
+    ASSERT_EQ(system(cmd.c_str()), 0) << cmd;
+  }
+  void Write(const std::string& rel, const std::string& content) {
+    std::ofstream(dir_ + "/" + rel) << content;
+  }
+  std::string Render() {
+    PromText out;
+    RenderProcessMetrics(&out, source_);
+    return out.Take();
+  }
+
+  std::string dir_;
+  ProcSource source_;
+};
+
+// proc(5): pid (comm) state ppid ... utime(14) stime(15) ... starttime(22)
+// vsize(23) rss(24). The command name holds a space and parentheses.
+constexpr const char* kStat =
+    "4242 (awc-worker: (x) m) S 1 4242 4242 0 -1 4194560 1000 0 0 0 "
+    "250 125 0 0 20 0 1 0 500 104857600 2560 18446744073709551615 0 0 0 0 0 "
+    "0 0 0 0 0 0 0 17 1 0 0 0 0 0\n";
+
+TEST_F(ProcessMetricsTest, ReadsTheStandardMetricsFromProc) {
+  Write("self/stat", kStat);
+  Write("stat", "cpu  1 2 3\nbtime 1700000000\nprocesses 5\n");
+  Write("self/limits",
+        "Limit                     Soft Limit           Hard Limit           "
+        "Units     \n"
+        "Max open files            1024                 524288               "
+        "files     \n");
+  for (const char* fd : {"0", "1", "2", "3"})
+    Write(std::string("self/fd/") + fd, "");
+  std::string text = Render();
+  EXPECT_TRUE(HasLine(text, "# TYPE process_cpu_seconds_total counter"));
+  EXPECT_TRUE(HasLine(text, "process_cpu_seconds_total 3.75")) << text;
+  EXPECT_TRUE(HasLine(text, "# TYPE process_resident_memory_bytes gauge"));
+  EXPECT_TRUE(HasLine(text, "process_resident_memory_bytes 1.048576e+07"));
+  EXPECT_TRUE(HasLine(text, "process_virtual_memory_bytes 1.048576e+08"));
+  EXPECT_TRUE(HasLine(text, "process_start_time_seconds 1.700000005e+09"));
+  EXPECT_TRUE(HasLine(text, "process_open_fds 4"));
+  EXPECT_TRUE(HasLine(text, "process_max_fds 1024"));
+}
+
+TEST_F(ProcessMetricsTest, WhatCannotBeReadIsLeftOut) {
+  // No stat files, an unlimited soft limit: only the open descriptors.
+  Write("self/limits",
+        "Max open files            unlimited            unlimited            "
+        "files     \n");
+  std::string text = Render();
+  EXPECT_EQ(text,
+            "# HELP process_open_fds Number of open file descriptors.\n"
+            "# TYPE process_open_fds gauge\n"
+            "process_open_fds 0\n");
+  Write("self/stat", "garbage");
+  EXPECT_EQ(Render(), text);
+}
+
+TEST(ProcessMetricsRealTest, TheRealProcessHasPlausibleValues) {
+  PromText out;
+  RenderProcessMetrics(&out);
+  std::string text = out.Take();
+  for (const char* name :
+       {"process_cpu_seconds_total ", "process_resident_memory_bytes ",
+        "process_virtual_memory_bytes ", "process_start_time_seconds ",
+        "process_open_fds ", "process_max_fds "}) {
+    bool found = false;
+    for (const std::string& l : Lines(text)) {
+      if (l.rfind(name, 0) != 0) continue;
+      found = true;
+      double v = std::stod(l.substr(l.find(' ') + 1));
+      EXPECT_GE(v, 0) << l;
+    }
+    EXPECT_TRUE(found) << name << "\n" << text;
+  }
+  // Started after 2020 and not in the future.
+  for (const std::string& l : Lines(text)) {
+    if (l.rfind("process_start_time_seconds ", 0) != 0) continue;
+    double start = std::stod(l.substr(l.find(' ') + 1));
+    EXPECT_GT(start, 1577836800);
+    EXPECT_LE(start, static_cast<double>(time(nullptr)) + 1);
+  }
+}
+
+}  // namespace
+}  // namespace awc::obs

@@ -1,0 +1,73 @@
+// MeteredStore: an ObjectStore that passes every call on to another one and
+// records it in the shared metrics (obs/metrics.h):
+// awc_store_requests_total{store,op,result},
+// awc_store_request_duration_seconds{store,op} and
+// awc_store_bytes_read_total{store}. Each worker process wraps the store it
+// opens in one.
+//
+// Contract:
+//  - It behaves exactly as the store it wraps: the same calls in the same
+//    order, the same results; sinks and List callbacks see the same bytes
+//    and entries.
+//  - One request per call of Get, Head, Put and PutFile (op put), DeleteMany
+//    (op delete, however many batches the store makes of it) and List, and
+//    one per request of GetMany (op get).
+//  - The result is "aborted" when the caller's sink or List callback
+//    stopped the call by returning an error; otherwise the class of the
+//    returned Status (obs::StoreResultOf). A DeleteMany that succeeded as a
+//    call takes the class of its first failed key, if any.
+//  - The time runs from the call to its return on the Env's monotonic
+//    clock. A GetMany request counts from when the wrapped store can start
+//    it: the first parallelism() requests at once, each later one when an
+//    earlier one completes (stores start them in order, parallelism() at a
+//    time; object_store.h).
+//  - Bytes read are the bytes handed to sinks.
+#ifndef AWC_WORKER_METERED_STORE_H_
+#define AWC_WORKER_METERED_STORE_H_
+
+#include <memory>
+
+#include "common/env.h"
+#include "obs/metrics.h"
+#include "store/object_store.h"
+#include "store/store_url.h"
+
+namespace awc::worker {
+
+// The store label of a store URL's scheme.
+obs::StoreKind StoreKindOf(store::StoreUrl::Scheme scheme);
+
+class MeteredStore : public store::ObjectStore {
+ public:
+  // None of the pointers is null; `metrics` and `env` outlive the store.
+  MeteredStore(std::unique_ptr<store::ObjectStore> inner, obs::StoreKind kind,
+               obs::Metrics* metrics, Env* env);
+
+  const char* scheme() const override { return inner_->scheme(); }
+  int parallelism() const override { return inner_->parallelism(); }
+
+  Status Get(const store::ObjectKey& key,
+             const store::ChunkSink& sink) override;
+  void GetMany(std::vector<GetRequest>& requests) override;
+  Result<uint64_t> Head(const store::ObjectKey& key) override;
+  Status Put(const store::ObjectKey& key, std::string_view data) override;
+  Status PutFile(const store::ObjectKey& key, const std::string& path) override;
+  Result<std::vector<Status>> DeleteMany(
+      const std::vector<store::ObjectKey>& keys) override;
+  Status List(const std::string& tenant_id, const ListFn& each) override;
+
+ private:
+  void Record(obs::StoreOp op, obs::StoreResult result, double started);
+  void Record(obs::StoreOp op, const Status& status, double started) {
+    Record(op, obs::StoreResultOf(status), started);
+  }
+
+  std::unique_ptr<store::ObjectStore> inner_;
+  obs::StoreKind kind_;
+  obs::Metrics* metrics_;
+  Env* env_;
+};
+
+}  // namespace awc::worker
+
+#endif  // AWC_WORKER_METERED_STORE_H_

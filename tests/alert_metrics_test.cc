@@ -1,0 +1,305 @@
+// The metrics and log lines an operator alerts on, from a real fleet over a
+// file:// store: snapshot verdicts, GC epochs and deletions, store requests,
+// lease reclaims, the scrape-time instruments, and the whole scrape checked
+// by promtool.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <ctime>
+#include <fstream>
+
+#include "cas/manifest.h"
+#include "store/file_store.h"
+#include "tests/support/cas_fixture.h"
+#include "tests/support/harness.h"
+
+namespace awc::testing {
+namespace {
+
+class AlertMetricsTest : public ::testing::Test {
+ protected:
+  AlertMetricsTest()
+      : store_(std::move(store::NewFileStore(dir_.path()).value())),
+        cas_(db_, *store_, "t1") {}
+
+  void Start(std::vector<std::pair<std::string, std::string>> extra = {}) {
+    port_ = FreePort();
+    extra.push_back({"AWC_CAS_URL", "file://" + dir_.path()});
+    extra.push_back(
+        {"AWC_METRICS_LISTEN", "127.0.0.1:" + std::to_string(port_)});
+    daemon_ = std::make_unique<DaemonProcess>(FleetOptions(db_, 2, extra));
+    ASSERT_TRUE(daemon_->WaitForEvent("supervisor running"))
+        << daemon_->Stderr();
+  }
+  std::string Scrape() {
+    auto [status, body] = HttpGet(port_, "/metrics");
+    EXPECT_EQ(status, 200);
+    return body;
+  }
+  // Enqueues `kind` for snapshot `id` and waits until the job is recorded.
+  void RunSnapshotJob(const std::string& kind, int64_t id) {
+    int64_t job =
+        db_.Enqueue(kind, "{\"snapshot_id\": " + std::to_string(id) + "}");
+    ASSERT_TRUE(WaitUntil([&] { return db_.JobState(job) == "COMPLETED"; }))
+        << kind << " " << id << "\n"
+        << daemon_->Stderr();
+  }
+  std::string SnapState(int64_t id) {
+    return db_.Scalar("SELECT state FROM awc.snapshots WHERE id = $1",
+                      {std::to_string(id)});
+  }
+  // Where the file store keeps `digest` of t1.
+  std::string PathOf(const std::string& digest) {
+    std::string hex = digest.substr(7);
+    return dir_.path() + "/t1/sha256/" + hex.substr(0, 2) + "/" + hex;
+  }
+  static double Get(const std::string& body, const char* op,
+                    const char* result) {
+    return MetricValue(body, std::string("awc_store_requests_total{store="
+                                         "\"file\",op=\"") +
+                                 op + "\",result=\"" + result + "\"}");
+  }
+
+  TestDatabase db_;
+  TempDir dir_;
+  std::unique_ptr<store::ObjectStore> store_;
+  CasFixture cas_;
+  int port_ = 0;
+  std::unique_ptr<DaemonProcess> daemon_;
+};
+
+TEST_F(AlertMetricsTest, ValidationVerdictsAndTheStoreReadsBehindThem) {
+  std::string a = cas_.Blob("alpha"), b = cas_.Blob("bravo!");
+  std::string good = cas_.Manifest({cas_.E("a", a), cas_.E("b", b)});
+  // Not a manifest at all; and a manifest naming a blob the store lacks.
+  std::string junk = cas_.RawObject("{\"not\": \"a manifest\"}");
+  CasFixture::Entry gone{"gone", cas::DigestOf("never stored"), false, 12};
+  std::string dangling = cas_.Manifest({cas_.E("a", a), gone});
+  int64_t ok_id = cas_.Snapshot(good);
+  int64_t junk_id = cas_.Snapshot(junk);
+  int64_t dangling_id = cas_.Snapshot(dangling);
+  Start();
+  RunSnapshotJob("snapshot_validate", ok_id);
+  RunSnapshotJob("snapshot_validate", junk_id);
+  RunSnapshotJob("snapshot_validate", dangling_id);
+  ASSERT_EQ(SnapState(ok_id), "READY");
+  ASSERT_EQ(SnapState(junk_id), "FAILED");
+  ASSERT_EQ(SnapState(dangling_id), "FAILED");
+
+  std::string body = Scrape();
+  EXPECT_EQ(
+      MetricValue(
+          body,
+          R"(awc_snapshot_verdicts_total{kind="validate",verdict="ready"})"),
+      1)
+      << body;
+  EXPECT_EQ(
+      MetricValue(
+          body,
+          R"(awc_snapshot_verdicts_total{kind="validate",verdict="failed"})"),
+      2);
+  EXPECT_EQ(
+      MetricValue(
+          body, R"(awc_snapshot_verdicts_total{kind="scrub",verdict="clean"})"),
+      0);
+  // Reads: good, a, b; junk; dangling, a, and the missing one.
+  EXPECT_EQ(Get(body, "get", "ok"), 6);
+  EXPECT_EQ(Get(body, "get", "not_found"), 1);
+  EXPECT_EQ(Get(body, "get", "error"), 0);
+  EXPECT_EQ(Get(body, "put", "ok"), 0);
+  uint64_t bytes = cas_.SizeOf(good) + 2 * cas_.SizeOf(a) + cas_.SizeOf(b) +
+                   cas_.SizeOf(junk) + cas_.SizeOf(dangling);
+  EXPECT_EQ(MetricValue(body, R"(awc_store_bytes_read_total{store="file"})"),
+            static_cast<double>(bytes));
+  EXPECT_EQ(
+      MetricValue(
+          body,
+          R"(awc_store_request_duration_seconds_count{store="file",op="get"})"),
+      7);
+  EXPECT_EQ(body.find("store=\"memory\""), std::string::npos);
+}
+
+TEST_F(AlertMetricsTest, DecayIsADegradedVerdictAndAWarning) {
+  std::string a = cas_.Blob("alpha"), b = cas_.Blob("bravo!"),
+              c = cas_.Blob("charlie");
+  int64_t rotten = cas_.Snapshot(
+      cas_.Manifest({cas_.E("a", a), cas_.E("b", b), cas_.E("c", c)}));
+  int64_t sound = cas_.Snapshot(cas_.Manifest({cas_.E("a", a)}));
+  Start();
+  RunSnapshotJob("snapshot_validate", rotten);
+  RunSnapshotJob("snapshot_validate", sound);
+  // Bit rot in b, and c gone.
+  std::ofstream(PathOf(b), std::ios::trunc) << "bravo?";
+  ASSERT_EQ(unlink(PathOf(c).c_str()), 0);
+  RunSnapshotJob("snapshot_scrub", rotten);
+  RunSnapshotJob("snapshot_scrub", sound);
+  ASSERT_EQ(SnapState(rotten), "DEGRADED");
+  ASSERT_EQ(SnapState(sound), "READY");
+
+  std::string body = Scrape();
+  EXPECT_EQ(
+      MetricValue(
+          body,
+          R"(awc_snapshot_verdicts_total{kind="scrub",verdict="degraded"})"),
+      1)
+      << body;
+  EXPECT_EQ(
+      MetricValue(
+          body, R"(awc_snapshot_verdicts_total{kind="scrub",verdict="clean"})"),
+      1);
+  EXPECT_EQ(
+      MetricValue(
+          body,
+          R"(awc_snapshot_verdicts_total{kind="validate",verdict="ready"})"),
+      2);
+  EXPECT_GE(Get(body, "get", "not_found"), 1);
+
+  auto warnings =
+      daemon_->EventsWith("snapshot degraded: scrub found bad objects");
+  ASSERT_EQ(warnings.size(), 1u) << daemon_->Stderr();
+  const json_t* w = warnings[0].get();
+  EXPECT_EQ(Str(w, "level"), "warn");
+  EXPECT_EQ(Int(w, "snapshot_id"), rotten);
+  EXPECT_EQ(Int(w, "bad_objects"), 2);
+  EXPECT_EQ(Str(w, "tenant"), "t1");
+  // The job itself completed: its verdict is data, not a failure.
+  auto done = daemon_->EventsWith("job completed");
+  EXPECT_EQ(done.size(), 4u);
+}
+
+TEST_F(AlertMetricsTest, GcEpochsAndWhatTheyDeleted) {
+  std::vector<std::string> doomed = {cas_.Blob("one"), cas_.Blob("two!"),
+                                     cas_.Blob("three")};
+  cas_.AgeAll(3 * 86400);
+  std::string young = cas_.Blob("young");  // within the grace: kept
+  db_.Exec("INSERT INTO awc.tenants (id) VALUES ('t2')");
+  db_.Exec(
+      "INSERT INTO awc.gc_locks (tenant_id, holder, expires_at) VALUES "
+      "('t2', 'elsewhere', now() + interval '1 hour')");
+  Start();
+  int64_t sweep = db_.Enqueue("gc_sweep", R"({"tenant_id": "t1"})");
+  ASSERT_TRUE(WaitUntil([&] { return db_.JobState(sweep) == "COMPLETED"; }))
+      << daemon_->Stderr();
+  int64_t locked = db_.Enqueue("gc_sweep", R"({"tenant_id": "t2"})");
+  // Deferred: back to PENDING, its attempt not spent.
+  ASSERT_TRUE(WaitUntil([&] {
+    return db_.Int(
+               "SELECT count(*) FROM awc.jobs WHERE id = $1 AND state = "
+               "'PENDING' AND run_at > now()",
+               {std::to_string(locked)}) == 1;
+  })) << daemon_->Stderr();
+  for (const std::string& d : doomed) {
+    EXPECT_NE(access(PathOf(d).c_str(), F_OK), 0) << d;
+  }
+  EXPECT_EQ(access(PathOf(young).c_str(), F_OK), 0);
+
+  std::string body = Scrape();
+  EXPECT_EQ(MetricValue(body, R"(awc_gc_epochs_total{result="completed"})"), 1)
+      << body;
+  EXPECT_EQ(MetricValue(body, R"(awc_gc_epochs_total{result="deferred"})"), 1);
+  EXPECT_EQ(MetricValue(body, R"(awc_gc_epochs_total{result="aborted"})"), 0);
+  EXPECT_EQ(MetricValue(body, "awc_gc_objects_deleted_total"), 3);
+  EXPECT_EQ(MetricValue(body, "awc_gc_bytes_deleted_total"), 3 + 4 + 5);
+  // One canary batch (the default canary is larger than the plan).
+  EXPECT_EQ(Get(body, "delete", "ok"), 1);
+  EXPECT_EQ(Get(body, "delete", "error"), 0);
+}
+
+TEST_F(AlertMetricsTest, ReclaimedLeasesAreCounted) {
+  // Left behind by workers that died: one with attempts left (requeued),
+  // one with none (dead-lettered); and one whose lease is still good.
+  db_.Exec(
+      "INSERT INTO awc.jobs (kind, payload, state, attempts, max_attempts, "
+      "locked_by, locked_until, lease_token) VALUES "
+      "('test_complete', '{}', 'RUNNING', 1, 5, 'gone-1', "
+      "now() - interval '1 second', 7), "
+      "('test_complete', '{}', 'RUNNING', 5, 5, 'gone-2', "
+      "now() - interval '1 second', 8), "
+      "('test_complete', '{}', 'RUNNING', 1, 5, 'alive-1', "
+      "now() + interval '1 hour', 9)");
+  Start();
+  ASSERT_TRUE(WaitUntil([&] {
+    return db_.Int(
+               "SELECT count(*) FROM awc.jobs WHERE state IN "
+               "('COMPLETED', 'FAILED')") == 2;
+  })) << daemon_->Stderr();
+  ASSERT_TRUE(daemon_->WaitForEvent("job dead-lettered"));
+  // A reclaim is counted by the worker that ran it, right after its commit.
+  std::string body;
+  EXPECT_TRUE(WaitUntil([&] {
+    body = Scrape();
+    return MetricValue(body, "awc_lease_reclaims_total") == 2;
+  })) << body;
+  // The dead letter's event carries why it died.
+  auto dead = daemon_->EventsWith("job dead-lettered");
+  ASSERT_EQ(dead.size(), 1u);
+  EXPECT_EQ(Str(dead[0].get(), "dead_reason"), "attempts_exhausted");
+}
+
+TEST_F(AlertMetricsTest, TheMastersOwnInstruments) {
+  Start();
+  ASSERT_TRUE(WaitUntil([&] {
+    return MetricValue(Scrape(), R"(awc_workers{phase="idle"})") == 2;
+  }));
+  std::string body = Scrape();
+  EXPECT_EQ(
+      MetricValue(body, std::string("awc_build_info{version=\"") + AWC_VERSION +
+                            "\",s3=\"" + (AWC_WITH_S3 ? "yes" : "no") + "\"}"),
+      1)
+      << body;
+  EXPECT_EQ(MetricValue(body, R"(awc_workers{phase="down"})"), 0);
+  EXPECT_EQ(MetricValue(body, R"(awc_workers{phase="busy"})"), 0);
+  EXPECT_GT(MetricValue(body, "process_open_fds"), 2);
+  EXPECT_GT(MetricValue(body, "process_max_fds"), 0);
+  EXPECT_GT(MetricValue(body, "process_resident_memory_bytes"), 1e6);
+  EXPECT_GT(MetricValue(body, "process_virtual_memory_bytes"), 1e6);
+  EXPECT_GE(MetricValue(body, "process_cpu_seconds_total"), 0);
+  // The master started within the last hour.
+  double started = MetricValue(body, "process_start_time_seconds");
+  EXPECT_GT(started, static_cast<double>(time(nullptr)) - 3600);
+  EXPECT_LE(started, static_cast<double>(time(nullptr)) + 1);
+}
+
+// promtool: PROMTOOL names it (make check sets it), else the one on PATH.
+std::string Promtool() {
+  if (const char* named = getenv("PROMTOOL"); named != nullptr && *named) {
+    return named;
+  }
+  for (const char* dir : {"/usr/bin", "/usr/local/bin"}) {
+    std::string path = std::string(dir) + "/promtool";
+    if (access(path.c_str(), X_OK) == 0) return path;
+  }
+  return "";
+}
+
+TEST_F(AlertMetricsTest, AScrapeOfEveryInstrumentPassesPromtool) {
+  std::string promtool = Promtool();
+  if (promtool.empty()) GTEST_SKIP() << "promtool is not installed";
+  ASSERT_EQ(access(promtool.c_str(), X_OK), 0)
+      << "PROMTOOL=" << promtool << " is not an executable";
+  std::string a = cas_.Blob("alpha");
+  int64_t snap = cas_.Snapshot(cas_.Manifest({cas_.E("a", a)}));
+  cas_.Blob("old");
+  cas_.AgeAll(3 * 86400);
+  Start();
+  RunSnapshotJob("snapshot_validate", snap);
+  RunSnapshotJob("snapshot_scrub", snap);
+  int64_t sweep = db_.Enqueue("gc_sweep", R"({"tenant_id": "t1"})");
+  db_.Enqueue("no_such_kind", "{}");
+  ASSERT_TRUE(WaitUntil([&] { return db_.JobState(sweep) == "COMPLETED"; }));
+  ASSERT_TRUE(daemon_->WaitForEvent("job dead-lettered"));
+  std::string body = Scrape();
+  ASSERT_NE(body.find("awc_store_request_duration_seconds_bucket"),
+            std::string::npos);
+  std::string file = dir_.path() + "/scrape.txt";
+  std::ofstream(file) << body;
+  CommandResult r = RunProcess(
+      "/bin/sh", {"-c", "'" + promtool + "' check metrics < '" + file + "'"},
+      {});
+  EXPECT_EQ(r.code, 0) << r.out << r.err << "\n" << body;
+  EXPECT_EQ(r.out + r.err, "") << "promtool has remarks";
+}
+
+}  // namespace
+}  // namespace awc::testing

@@ -6,7 +6,8 @@
 #                   PostgreSQL cluster, with a summary of what it did
 #   make check      unit and integration tests (plain and ASan/UBSan builds)
 #                   against a throwaway PostgreSQL cluster and s3rver, a
-#                   short fuzz run, the Debian package built and installed
+#                   /metrics scrape checked by promtool, a short fuzz run,
+#                   the Debian package built and installed
 #   make deb        the Debian package, in build-deb/ (lintian-checked)
 #   make bench      the benchmarks of bench/ (see bench/README.md)
 #   make bench-storage  only the storage benchmarks
@@ -53,14 +54,14 @@ define install_packages
 endef
 
 .PHONY: all deps deps-build deps-test deps-bench deps-demo deps-deb deps-fuzz \
-  deps-npm build build-tests build-asan check demo install deb bench \
-  bench-storage fuzz fuzz-build lint-man clean
+  deps-npm deps-promtool build build-tests build-asan check demo install deb \
+  bench bench-storage fuzz fuzz-build lint-man clean
 
 all: build
 
 deps-build:
 	$(call install_packages,$(PACKAGES_BUILD))
-deps-test: deps-build deps-npm
+deps-test: deps-build deps-npm deps-promtool
 	$(call install_packages,$(PACKAGES_TEST))
 deps-bench: deps-build deps-npm
 	$(call install_packages,$(PACKAGES_BENCH))
@@ -96,6 +97,27 @@ deps-npm:
 	    --loglevel=error s3rver@$(S3RVER_VERSION); \
 	fi
 
+# promtool, which checks a real /metrics scrape in the tests
+# (tests/alert_metrics_test.cc). Installing Debian's prometheus package
+# would also add a system user and enable and start a Prometheus server, so
+# only promtool is taken out of the package (downloaded with apt-get, never
+# installed) into a project-local directory that is not committed.
+PROMTOOL_DIR := $(CURDIR)/build-tools
+PROMTOOL     := $(PROMTOOL_DIR)/usr/bin/promtool
+
+deps-promtool:
+	@if [ ! -x $(PROMTOOL) ]; then \
+	  echo "extracting: promtool (Debian package prometheus) into $(PROMTOOL_DIR)"; \
+	  tmp=$$(mktemp -d) && \
+	  { (cd $$tmp && apt-get -q -o APT::Sandbox::User=root download prometheus) || \
+	    { $(SUDO) apt-get update && \
+	      (cd $$tmp && apt-get -q -o APT::Sandbox::User=root download prometheus); }; } && \
+	  mkdir -p $(PROMTOOL_DIR) && \
+	  dpkg-deb --fsys-tarfile $$tmp/prometheus_*.deb | \
+	    tar -x -C $(PROMTOOL_DIR) ./usr/bin/promtool; \
+	  status=$$?; rm -rf $$tmp; exit $$status; \
+	fi
+
 # `make` builds the programs only; `make check` the same tree with the tests.
 CONFIGURE = cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCMAKE_INSTALL_PREFIX=$(PREFIX) $(CMAKE_ARGS)
@@ -123,7 +145,7 @@ PG_ENV  = $(PG_VENV) -o max_connections=300 -o fsync=off
 CTEST  := ctest --output-on-failure --no-tests=error -j $(JOBS)
 
 check: build-tests build-asan lint-man fuzz-build deb
-	$(PG_ENV) sh -c '$(CTEST) --test-dir $(BUILD) && \
+	PROMTOOL=$(PROMTOOL) $(PG_ENV) sh -c '$(CTEST) --test-dir $(BUILD) && \
 	  ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	  $(CTEST) --test-dir $(ASAN_BUILD)'

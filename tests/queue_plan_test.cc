@@ -64,5 +64,33 @@ TEST_F(QueuePlanTest, ClaimAndReclaimUseTheirPartialIndexes) {
       << reclaim;
 }
 
+TEST_F(QueuePlanTest, TheDepthSampleReadsOnlyTheLiveStates) {
+  // A table of mostly finished jobs, as a fleet's is between prunes: 100
+  // PENDING, one RUNNING and 11 FAILED among 115000. The sample must not
+  // scan the table.
+  db_.Exec(
+      "INSERT INTO awc.jobs (kind, payload, state, finished_at) SELECT 'k', "
+      "'{}', 'COMPLETED', now() FROM generate_series(1, 100000)");
+  db_.Exec(
+      "UPDATE awc.jobs SET state = 'COMPLETED', finished_at = now() "
+      "WHERE state = 'PENDING' AND id > 15100 AND id <= 20000");
+  db_.Exec(
+      "UPDATE awc.jobs SET state = 'FAILED', finished_at = now() "
+      "WHERE id BETWEEN 100 AND 110");
+  db_.Exec("VACUUM ANALYZE awc.jobs");
+  auto r = conn_->Exec(std::string("EXPLAIN (FORMAT JSON) ") +
+                       queue::sql::kQueueDepth);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  std::string plan = r->GetString(0, 0);
+  for (const char* index :
+       {"jobs_claim_idx", "jobs_lease_idx", "jobs_dead_letter_idx"}) {
+    EXPECT_NE(plan.find(std::string("\"Index Name\": \"") + index + "\""),
+              std::string::npos)
+        << index << "\n"
+        << plan;
+  }
+  EXPECT_EQ(plan.find("Seq Scan"), std::string::npos) << plan;
+}
+
 }  // namespace
 }  // namespace awc::testing

@@ -251,6 +251,25 @@ SELECT kind,
  ORDER BY kind
 )sql";
 
+// The depth of the queue, sampled for the metrics: (kind, state, count,
+// seconds the oldest ready job has waited or NULL) for the PENDING, RUNNING
+// and FAILED jobs only, each state read through its own partial index
+// (a RUNNING job always has its locked_until, which jobs_lease_idx
+// covers), so the sample stays cheap however many finished jobs the table
+// keeps.
+inline constexpr const char* kQueueDepth = R"sql(
+SELECT kind, 'PENDING', count(*),
+       extract(epoch FROM now() - min(run_at) FILTER (WHERE run_at <= now()))
+  FROM awc.jobs WHERE state = 'PENDING' GROUP BY kind
+UNION ALL
+SELECT kind, 'RUNNING', count(*), NULL
+  FROM awc.jobs WHERE state = 'RUNNING' AND locked_until IS NOT NULL
+ GROUP BY kind
+UNION ALL
+SELECT kind, 'FAILED', count(*), NULL
+  FROM awc.jobs WHERE state = 'FAILED' GROUP BY kind
+)sql";
+
 // Dead letters by reason: (reason or '' when unrecorded, count), by reason.
 inline constexpr const char* kDeadLetterStats = R"sql(
 SELECT coalesce(dead_reason, ''), count(*)

@@ -21,6 +21,20 @@ Result<std::vector<KindStats>> JobStatsByKind(db::PgConn& conn) {
   return out;
 }
 
+Result<std::vector<Depth>> SampleDepth(db::PgConn& conn) {
+  AWC_ASSIGN_OR_RETURN(db::PgResult r, conn.Exec(sql::kQueueDepth));
+  std::vector<Depth> out;
+  for (int i = 0; i < r.rows(); ++i) {
+    Depth d;
+    d.kind = r.GetString(i, 0);
+    d.state = ParseJobState(r.GetString(i, 1));
+    d.count = r.GetInt(i, 2);
+    if (!r.IsNull(i, 3)) d.oldest_ready_secs = r.GetDouble(i, 3);
+    out.push_back(std::move(d));
+  }
+  return out;
+}
+
 Result<std::vector<ReasonCount>> DeadLettersByReason(db::PgConn& conn) {
   AWC_ASSIGN_OR_RETURN(db::PgResult r, conn.Exec(sql::kDeadLetterStats));
   std::vector<ReasonCount> out;

@@ -10,6 +10,7 @@
 
 #include "common/status.h"
 #include "db/pg.h"
+#include "queue/job.h"
 
 namespace awc::queue {
 
@@ -31,6 +32,22 @@ struct ReasonCount {
   std::string reason;  // "" for dead letters without a recorded reason
   int64_t count = 0;
 };
+
+// The queue's depth for one kind and state.
+struct Depth {
+  std::string kind;
+  JobState state = JobState::kPending;  // kPending, kRunning or kFailed
+  int64_t count = 0;
+  // PENDING only: seconds the oldest ready job has waited; nullopt when
+  // none is ready.
+  std::optional<double> oldest_ready_secs;
+};
+
+// PENDING, RUNNING and FAILED jobs by kind and state (kinds and states
+// without jobs have no row). Reads only those rows, through the partial
+// indexes of the claim, the lease and the dead letters: cheap enough to run
+// every few seconds on a table with millions of finished jobs.
+Result<std::vector<Depth>> SampleDepth(db::PgConn& conn);
 
 // FAILED jobs by dead reason, by reason.
 Result<std::vector<ReasonCount>> DeadLettersByReason(db::PgConn& conn);

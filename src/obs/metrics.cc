@@ -43,6 +43,16 @@ constexpr FamilyDesc kDuration = {
     kDurationFamily, "awc_background_job_duration_seconds",
     "Handler run time of background jobs, by kind.",
     MetricType::kHistogram, 1, {"kind", nullptr}};
+constexpr FamilyDesc kQueueJobs = {
+    kQueueJobsFamily, "awc_queue_jobs",
+    "Jobs in the queue by kind and state (failed: dead letters), as last "
+    "sampled.",
+    MetricType::kGauge, 2, {"kind", "state"}};
+constexpr FamilyDesc kQueueOldest = {
+    kQueueOldestFamily, "awc_queue_oldest_pending_seconds",
+    "Seconds the oldest ready PENDING job of each kind has waited, as last "
+    "sampled; 0 when none is ready.",
+    MetricType::kGauge, 1, {"kind", nullptr}};
 // clang-format on
 
 void RenderFamily(PromText* out, const FamilyDesc& d, const Family& f) {
@@ -69,6 +79,18 @@ void RenderFamily(PromText* out, const FamilyDesc& d, const Family& f) {
 }
 
 }  // namespace
+
+const char* QueueStateName(QueueState state) {
+  switch (state) {
+    case QueueState::kPending:
+      return "pending";
+    case QueueState::kRunning:
+      return "running";
+    case QueueState::kFailed:
+      return "failed";
+  }
+  return "unknown";
+}
 
 Result<Metrics> Metrics::CreateShared() {
   void* mem = mmap(nullptr, sizeof(MetricsRegion), PROT_READ | PROT_WRITE,
@@ -131,6 +153,20 @@ void Metrics::CountLeaseReclaim() {
   if (region_ != nullptr) region_->lease_reclaims.Add(1);
 }
 
+void Metrics::SetQueueJobs(std::string_view kind, QueueState state, int64_t n) {
+  if (region_ == nullptr) return;
+  region_->families[kQueueJobsFamily]
+      .Acquire({kind, QueueStateName(state)}, 2)
+      ->gauge.Set(static_cast<double>(n));
+}
+
+void Metrics::SetQueueOldestPending(std::string_view kind, double seconds) {
+  if (region_ == nullptr) return;
+  region_->families[kQueueOldestFamily]
+      .Acquire({kind, {}}, 1)
+      ->gauge.Set(seconds);
+}
+
 std::string Metrics::RenderPrometheus() const {
   if (region_ == nullptr) return "";
   PromText out;
@@ -155,6 +191,8 @@ std::string Metrics::RenderPrometheus() const {
              "reclaim.",
              MetricType::kCounter);
   out.Sample("awc_lease_reclaims_total", {}, region_->lease_reclaims.Get());
+  RenderFamily(&out, kQueueJobs, region_->families[kQueueJobsFamily]);
+  RenderFamily(&out, kQueueOldest, region_->families[kQueueOldestFamily]);
   RenderStorage(&out);
   return out.Take();
 }
@@ -186,6 +224,20 @@ double Metrics::TotalJobs() const {
         total += s.counter.Get();
       });
   return static_cast<double>(total);
+}
+
+double Metrics::QueueJobs(std::string_view kind, QueueState state) const {
+  if (region_ == nullptr) return 0;
+  const FamilySeries* s = region_->families[kQueueJobsFamily].Find(
+      {kind, QueueStateName(state)}, 2);
+  return s != nullptr ? s->gauge.Get() : 0;
+}
+
+double Metrics::QueueOldestPending(std::string_view kind) const {
+  if (region_ == nullptr) return 0;
+  const FamilySeries* s =
+      region_->families[kQueueOldestFamily].Find({kind, {}}, 1);
+  return s != nullptr ? s->gauge.Get() : 0;
 }
 
 double Metrics::LeaseReclaims() const {

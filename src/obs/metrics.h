@@ -32,6 +32,9 @@
 //   awc_worker_restarts_total                     counter
 //   awc_workers_running                           gauge (set by the parent)
 //   awc_lease_reclaims_total                      counter
+//   awc_queue_jobs{kind,state}                    gauge: pending, running,
+//                                                 failed (dead letters)
+//   awc_queue_oldest_pending_seconds{kind}        gauge
 //   awc_snapshot_verdicts_total{kind,verdict}     counter: kind validate
 //                                                 (ready, failed) or scrub
 //                                                 (clean, degraded)
@@ -96,6 +99,11 @@ const char* StoreResultName(StoreResult result);
 // The result label of a store call that returned `status`.
 StoreResult StoreResultOf(const Status& status);
 
+// awc_queue_jobs{kind,state}: the states of the queue's depth sample.
+enum class QueueState { kPending, kRunning, kFailed };
+inline constexpr int kNumQueueStates = 3;
+const char* QueueStateName(QueueState state);  // "pending", ...
+
 struct MetricsRegion;  // the shared layout, private to obs/
 class PromText;
 
@@ -117,6 +125,9 @@ class Metrics {
   void CountRestart();
   void SetWorkersRunning(int n);
   void CountLeaseReclaim();
+  // The queue's depth, set by the one sampler of the host.
+  void SetQueueJobs(std::string_view kind, QueueState state, int64_t n);
+  void SetQueueOldestPending(std::string_view kind, double seconds);
 
   // Verdicts and the store (storage_metrics.cc). Negative amounts are
   // ignored.
@@ -137,6 +148,8 @@ class Metrics {
   double ApiErrors() const;
   double TotalJobs() const;
   double LeaseReclaims() const;
+  double QueueJobs(std::string_view kind, QueueState state) const;
+  double QueueOldestPending(std::string_view kind) const;
   double SnapshotVerdicts(SnapshotVerdict verdict) const;
   double GcEpochs(GcEpochResult result) const;
   double GcDeletedObjects() const;

@@ -11,7 +11,14 @@
 namespace awc::obs {
 
 // The families of label sets, by index into MetricsRegion::families.
-enum FamilyIndex { kJobsFamily, kLagFamily, kDurationFamily, kNumFamilies };
+enum FamilyIndex {
+  kJobsFamily,
+  kLagFamily,
+  kDurationFamily,
+  kQueueJobsFamily,
+  kQueueOldestFamily,
+  kNumFamilies
+};
 
 struct MetricsRegion {
   Family families[kNumFamilies];

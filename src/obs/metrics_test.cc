@@ -128,6 +128,32 @@ TEST(MetricsTest, CountsAndRendersExactLines) {
   EXPECT_EQ(text.back(), '\n');
 }
 
+TEST(MetricsTest, QueueDepthGaugesHoldTheLastSample) {
+  Metrics m = NewMetrics();
+  std::string empty = m.RenderPrometheus();
+  EXPECT_TRUE(HasLine(empty, "# TYPE awc_queue_jobs gauge"));
+  EXPECT_TRUE(HasLine(empty, "# TYPE awc_queue_oldest_pending_seconds gauge"));
+  EXPECT_EQ(CountPrefix(empty, "awc_queue_jobs{"), 0);
+
+  m.SetQueueJobs("gc_sweep", QueueState::kPending, 12);
+  m.SetQueueJobs("gc_sweep", QueueState::kFailed, 3);
+  m.SetQueueOldestPending("gc_sweep", 42.5);
+  m.SetQueueJobs("gc_sweep", QueueState::kPending, 7);  // a later sample
+  EXPECT_EQ(m.QueueJobs("gc_sweep", QueueState::kPending), 7);
+  EXPECT_EQ(m.QueueJobs("gc_sweep", QueueState::kRunning), 0);
+  EXPECT_EQ(m.QueueOldestPending("gc_sweep"), 42.5);
+  std::string text = m.RenderPrometheus();
+  EXPECT_TRUE(HasLine(
+      text, "awc_queue_jobs{kind=\"gc_sweep\",state=\"pending\"} 7"))
+      << text;
+  EXPECT_TRUE(HasLine(
+      text, "awc_queue_jobs{kind=\"gc_sweep\",state=\"failed\"} 3"));
+  EXPECT_TRUE(HasLine(
+      text, "awc_queue_oldest_pending_seconds{kind=\"gc_sweep\"} 42.5"));
+  EXPECT_EQ(CountPrefix(text, "awc_queue_jobs{"), 2);
+  EXPECT_STREQ(QueueStateName(QueueState::kRunning), "running");
+}
+
 TEST(MetricsTest, HistogramBucketsAreCumulative) {
   Metrics m = NewMetrics();
   for (double s : {0.00390625, 0.125, 0.125, 700.0}) {

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "digest/ids.h"
+#include "digest/sha256.h"
 
 namespace awc::store {
 namespace {
@@ -107,16 +108,23 @@ class FileStore : public ObjectStore {
       return Status::IoError("cannot store object " + key.digest + ": " +
                              in.status().message());
     }
-    return Write(key, [&](WritableFile* out) -> Status {
+    bool changed = false;
+    Status s = Write(key, [&](WritableFile* out) -> Status {
       std::vector<char> buf(kPutChunk);
+      digest::Sha256 hash;
       for (;;) {
         AWC_ASSIGN_OR_RETURN(size_t n, (*in)->Read(buf.data(), buf.size()));
         if (n > 0) {
+          hash.Update(buf.data(), n);
           AWC_RETURN_IF_ERROR(out->Append(std::string_view(buf.data(), n)));
         }
-        if (n < buf.size()) return Status::OK();
+        if (n < buf.size()) break;
       }
+      // Checked before the rename: a mismatch leaves nothing behind.
+      changed = "sha256:" + hash.FinishHex() != key.digest;
+      return changed ? Status::Corruption("changed") : Status::OK();
     });
+    return changed ? ContentChanged(key, path) : s;
   }
 
   Result<std::vector<Status>> DeleteMany(

@@ -87,12 +87,13 @@ TEST_F(FileStoreTest, LayoutOnDisk) {
 TEST_F(FileStoreTest, NoTempFilesRemainAfterWrites) {
   ScopedTempDir src;
   std::string path = src.path() + "/f";
-  std::ofstream(path, std::ios::binary) << Pattern(600 * kKiB, 9);
+  std::string file_data = Pattern(600 * kKiB, 9);
+  std::ofstream(path, std::ios::binary) << file_data;
   for (int i = 0; i < 10; ++i) {
     std::string data = Pattern(static_cast<size_t>(i) * 7000, i);
     ASSERT_TRUE(store_->Put(KeyFor("t", data), data).ok());
   }
-  ASSERT_TRUE(store_->PutFile(KeyFor("t", "f"), path).ok());
+  ASSERT_TRUE(store_->PutFile(KeyFor("t", file_data), path).ok());
   EXPECT_EQ(TempFiles(root_), std::vector<std::string>{});
   EXPECT_EQ(List("t").size(), 11u);
 }
@@ -113,14 +114,18 @@ class FileStoreFaultTest : public FileStoreTest,
 // the previous object at the key (if any) intact.
 TEST_P(FileStoreFaultTest, FailedWriteLeavesNoTrace) {
   const Fault& f = GetParam();
-  std::string old_data = Pattern(100 * kKiB, 1);
+  std::string old_data = Pattern(1 * kMiB + 100, 1);
   std::string new_data = Pattern(1 * kMiB, 2);
   ObjectKey existing = KeyFor("t", old_data);
   ObjectKey fresh = KeyFor("t", new_data);
   ASSERT_TRUE(store_->Put(existing, old_data).ok());
+  // PutFile stores only what hashes to the key: a source file for each.
   ScopedTempDir src;
-  std::string path = src.path() + "/big";
-  std::ofstream(path, std::ios::binary) << new_data;
+  std::map<std::string, std::string> source = {
+      {existing.digest, src.path() + "/old"},
+      {fresh.digest, src.path() + "/new"}};
+  std::ofstream(source[existing.digest], std::ios::binary) << old_data;
+  std::ofstream(source[fresh.digest], std::ios::binary) << new_data;
 
   // Directories are created only for a new fan-out directory.
   ASSERT_NE(existing.digest.substr(7, 2), fresh.digest.substr(7, 2));
@@ -136,8 +141,8 @@ TEST_P(FileStoreFaultTest, FailedWriteLeavesNoTrace) {
       SCOPED_TRACE(std::string(key == fresh ? "new key" : "existing key") +
                    (from_file ? ", PutFile" : ", Put"));
       env_.FailNth(f.op, f.n, f.err);
-      Status s =
-          from_file ? store_->PutFile(key, path) : store_->Put(key, new_data);
+      Status s = from_file ? store_->PutFile(key, source[key.digest])
+                           : store_->Put(key, new_data);
       ASSERT_EQ(env_.injected(), 1);
       EXPECT_EQ(s.code(), Status::Code::kIoError) << s.ToString();
       EXPECT_NE(s.message().find(key.digest), std::string::npos) << s.message();

@@ -3,8 +3,9 @@
 #include <map>
 #include <utility>
 
-#include "digest/ids.h"
 #include "common/env.h"
+#include "digest/ids.h"
+#include "digest/sha256.h"
 
 namespace awc::store {
 namespace {
@@ -52,6 +53,9 @@ class MemoryStore : public ObjectStore {
       // A missing source is the caller's error, not a missing object.
       return Status::IoError("cannot store object " + key.digest + ": " +
                              data.status().message());
+    }
+    if ("sha256:" + digest::Sha256::HexOf(*data) != key.digest) {
+      return ContentChanged(key, path);
     }
     return Put(key, *data);
   }

@@ -45,6 +45,10 @@ Result<ObjectKey> MakeKey(std::string_view tenant_id, std::string_view digest);
 // "<tenant>/sha256/<hex[0:2]>/<hex>" (no leading slash).
 std::string RelativeKey(const ObjectKey& key);
 
+// PutFile()'s error when the content of `path` does not hash to the digest
+// of `key`.
+Status ContentChanged(const ObjectKey& key, const std::string& path);
+
 // Receives an object's bytes in order. Returning an error stops the read;
 // Get() then returns that error.
 using ChunkSink = std::function<Status(std::string_view chunk)>;
@@ -72,9 +76,14 @@ class ObjectStore {
   virtual Result<uint64_t> Head(const ObjectKey& key) = 0;
 
   // Stores `data` as the object, atomically. Overwriting is allowed (the
-  // content is the same by construction).
+  // content is the same by construction). The caller holds the bytes it
+  // hashed: they are stored as given.
   virtual Status Put(const ObjectKey& key, std::string_view data) = 0;
   // Stores the file at `path` (streamed, not loaded whole) as the object.
+  // The file is hashed as it is read, and the object becomes visible only
+  // if what was read hashes to the key's digest: a file that changed since
+  // the caller hashed it is kCorruption (ContentChanged()) and nothing is
+  // stored.
   virtual Status PutFile(const ObjectKey& key, const std::string& path) = 0;
 
   // Deletes the objects (S3: DeleteObjects, at most 1000 keys a request).

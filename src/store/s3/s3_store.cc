@@ -10,6 +10,7 @@
 #include <unordered_map>
 
 #include "digest/ids.h"
+#include "digest/sha256.h"
 #include "store/s3/curl_ev.h"
 #include "store/s3/s3_errors.h"
 #include "store/s3/s3_transfer.h"
@@ -215,12 +216,21 @@ Status S3Store::PutFile(const ObjectKey& key, const std::string& path) {
     return Status::IoError("s3 " + what + ": " + path +
                            " is not a regular file");
   }
+  if (sb.st_size == 0) {
+    // No bytes to hold back until verified: checked before sending.
+    char extra;
+    bool empty = read(fd, &extra, 1) == 0;
+    if (!empty || "sha256:" + digest::Sha256::HexOf("") != key.digest) {
+      close(fd);
+      return ContentChanged(key, path);
+    }
+  }
   Transfer t(options_, "PUT", addr_.ObjectUrl(name), what);
-  t.SetFileBody(fd, static_cast<uint64_t>(sb.st_size));
+  t.SetFileBody(fd, static_cast<uint64_t>(sb.st_size), key.digest.substr(7));
   t.AddHeader("Content-Type: application/octet-stream");
   Status st = Run(t);
   close(fd);
-  return st;
+  return st.IsCorruption() ? ContentChanged(key, path) : st;
 }
 
 Status S3Store::DeleteBatch(const std::vector<std::string>& names,

@@ -18,6 +18,9 @@ constexpr size_t kMaxBatch = 256;
 // Manifest bytes one batch may buffer (a batch always holds at least one).
 constexpr uint64_t kBatchManifestBytes = 64 * 1024 * 1024;
 constexpr uint32_t kNone = std::numeric_limits<uint32_t>::max();
+// Inside one object's read, the checkpoint runs after each this many bytes
+// (a lease must not run out while one large object streams).
+constexpr uint64_t kCheckpointBytes = 1024 * 1024;
 
 size_t BatchSize(const store::ObjectStore& store) {
   size_t n = 4 * static_cast<size_t>(std::max(store.parallelism(), 1));
@@ -94,6 +97,7 @@ class DigestIndex {
 struct Read {
   digest::Sha256 hash;
   uint64_t length = 0;
+  uint64_t unchecked = 0;  // bytes since the last checkpoint in this read
   bool manifest = false;
   bool has_declared = false;  // false for the root only
   uint64_t declared = 0;
@@ -106,6 +110,7 @@ struct Read {
 void MakeRequests(const std::string& tenant_id,
                   const std::vector<std::string>& digests,
                   std::vector<Read>& reads, uint64_t manifest_max,
+                  const Checkpoint& checkpoint,
                   std::vector<store::ObjectStore::GetRequest>& requests) {
   requests.clear();
   requests.reserve(digests.size());
@@ -113,9 +118,15 @@ void MakeRequests(const std::string& tenant_id,
     Read* r = &reads[i];
     store::ObjectStore::GetRequest req;
     req.key = store::ObjectKey{tenant_id, digests[i]};
-    req.sink = [r, manifest_max](std::string_view chunk) -> Status {
+    req.sink = [r, manifest_max,
+                &checkpoint](std::string_view chunk) -> Status {
       r->hash.Update(chunk);
       r->length += chunk.size();
+      r->unchecked += chunk.size();
+      if (r->unchecked >= kCheckpointBytes && checkpoint) {
+        r->unchecked = 0;
+        AWC_RETURN_IF_ERROR(checkpoint());
+      }
       if (!r->manifest || r->overran_declared) return Status::OK();
       if (r->has_declared && r->length > r->declared) {
         // A size mismatch unless the digest is wrong too; hashing on tells.
@@ -268,7 +279,7 @@ class Walker {
     }
     std::vector<store::ObjectStore::GetRequest> requests;
     MakeRequests(tenant_id_, digests, reads, limits_.manifest_max_bytes,
-                 requests);
+                 checkpoint_, requests);
     store_.GetMany(requests);
     report_.reads += n;
 
@@ -403,7 +414,7 @@ Result<std::vector<BadObject>> VerifyObjects(
       reads[i].declared = targets[pos + i].size.value_or(0);
     }
     std::vector<store::ObjectStore::GetRequest> requests;
-    MakeRequests(tenant_id, digests, reads, 0, requests);
+    MakeRequests(tenant_id, digests, reads, 0, checkpoint, requests);
     store.GetMany(requests);
     for (size_t i = 0; i < n; ++i) {
       Read& r = reads[i];

@@ -28,13 +28,15 @@
 //    over a size mismatch.
 //  - Store errors other than "not found" are not verdicts: they come back
 //    as the Status (kTransient means retry the job later).
-//  - `checkpoint` is called between batches (handlers renew their lease
-//    there); an error from it aborts the walk with that error. It may be
-//    empty.
+//  - `checkpoint` is called between batches and, inside the read of one
+//    object, after every MiB of it (handlers renew their lease there, so a
+//    single large object cannot outlast the lease); an error from it aborts
+//    the read and the walk with that error. It may be empty.
 //  - A malformed tenant id or root digest is kInvalidArgument.
 //
 // VerifyObjects (scrub) re-reads a known list of objects, checking digest
-// and size, and reports every bad one instead of stopping at the first.
+// and size, and reports every bad one instead of stopping at the first; it
+// calls `checkpoint` as WalkClosure does.
 #ifndef AWC_CAS_CLOSURE_H_
 #define AWC_CAS_CLOSURE_H_
 

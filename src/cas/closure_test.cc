@@ -289,6 +289,31 @@ TEST_F(ClosureTest, CheckpointBetweenBatchesAndItsErrorAborts) {
   EXPECT_EQ(probe_.batches().size(), 8u + 3u);
 }
 
+TEST_F(ClosureTest, CheckpointRunsInsideTheReadOfALargeObject) {
+  // One 5 MiB blob: one checkpoint between the root's batch and the blob's,
+  // and one after every MiB of the blob while it streams.
+  std::string big(5 * 1024 * 1024 + 10, 'z');
+  std::string root = Root({Blob("big", big)});
+  EXPECT_EQ(MustWalk(root).verdict, Verdict::kOk);
+  EXPECT_EQ(checkpoints_, 1 + 5);
+  // A failing checkpoint stops the read then and there.
+  checkpoints_ = 0;
+  fail_checkpoint_at_ = 3;
+  Result<ClosureReport> r = Walk(root);
+  ASSERT_FALSE(r.ok());
+  EXPECT_TRUE(r.status().IsFailedPrecondition()) << r.status().ToString();
+  EXPECT_EQ(checkpoints_, 3);
+  // Scrub's reads too.
+  checkpoints_ = 0;
+  fail_checkpoint_at_ = -1;
+  Result<std::vector<BadObject>> bad =
+      VerifyObjects(probe_, kTenant, {{DigestOf(big), big.size()}},
+                    [this] { return Checkpoint(); });
+  ASSERT_TRUE(bad.ok()) << bad.status().ToString();
+  EXPECT_TRUE(bad->empty());
+  EXPECT_EQ(checkpoints_, 5);
+}
+
 TEST_F(ClosureTest, MalformedIdsAreInvalidArguments) {
   std::string root = Root({});
   EXPECT_TRUE(WalkClosure(probe_, "T1", root, {}, nullptr)

@@ -25,6 +25,7 @@ void RunningJob::OnRenewTimer(struct ev_loop*, ev_timer* w, int) {
 double RunningJob::LeaseEnd() const { return last_renew_ + LeaseSecs(); }
 
 Status RunningJob::Checkpoint() {
+  if (lost_) return LostStatus();
   if (deps_.env->NowMonotonic() - last_renew_ < LeaseSecs() / 3) {
     return Status::OK();
   }
@@ -36,10 +37,15 @@ Status RunningJob::Checkpoint() {
   }
   last_renew_ = deps_.env->NowMonotonic();
   if (!*held) {
-    return Status::FailedPrecondition(
-        "job is no longer held by this worker (cancelled or reclaimed)");
+    lost_ = true;
+    return LostStatus();
   }
   return Status::OK();
+}
+
+Status RunningJob::LostStatus() {
+  return Status::FailedPrecondition(
+      "job is no longer held by this worker (cancelled or reclaimed)");
 }
 
 }  // namespace awc::worker

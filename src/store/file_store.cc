@@ -69,9 +69,16 @@ class FileStore : public ObjectStore {
 
   Status Get(const ObjectKey& key, const ChunkSink& sink) override {
     AWC_RETURN_IF_ERROR(Validate(key));
-    auto file = env_->NewSequentialFile(PathOf(key));
+    // The store writes regular files only: anything else at the key (a
+    // directory, a FIFO, a link to a device) is corrupt data, refused
+    // without blocking on it or reading it.
+    auto file = env_->NewSequentialFile(PathOf(key), Env::Symlinks::kRefuse);
     if (!file.ok()) {
       if (file.status().IsNotFound()) return NotFound(key);
+      if (file.status().IsInvalidArgument()) {
+        return Status::Corruption("object " + key.digest + ": " +
+                                  file.status().message());
+      }
       return file.status().WithContext(key.digest);
     }
     std::vector<char> buf(kGetChunk);
@@ -102,7 +109,7 @@ class FileStore : public ObjectStore {
 
   Status PutFile(const ObjectKey& key, const std::string& path) override {
     AWC_RETURN_IF_ERROR(Validate(key));
-    auto in = env_->NewSequentialFile(path);
+    auto in = env_->NewSequentialFile(path, Env::Symlinks::kFollow);
     if (!in.ok()) {
       // A missing source is the caller's error, not a missing object.
       return Status::IoError("cannot store object " + key.digest + ": " +

@@ -2,12 +2,14 @@
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -299,7 +301,7 @@ TEST_F(FileStoreTest, LargeObjectsStreamInBoundedChunks) {
   }
   ASSERT_EQ(fs::file_size(path), 64 * kMiB);
   digest::Sha256 source_hash;
-  auto in = Env::Default()->NewSequentialFile(path);
+  auto in = Env::Default()->NewSequentialFile(path, Env::Symlinks::kFollow);
   std::vector<char> buf(kMiB);
   for (size_t n; (n = *(*in)->Read(buf.data(), buf.size())) > 0;) {
     source_hash.Update(buf.data(), n);
@@ -322,6 +324,51 @@ TEST_F(FileStoreTest, LargeObjectsStreamInBoundedChunks) {
   EXPECT_EQ(total, 64 * kMiB);
   EXPECT_LE(largest, 64 * kKiB);
   EXPECT_EQ("sha256:" + got_hash.FinishHex(), key->digest);
+}
+
+// What the store holds at an object's key is not a regular file: that is
+// about the data (kCorruption, which validation turns into a verdict), and
+// it is found out without blocking or reading a device.
+TEST_F(FileStoreTest, AnObjectThatIsNotARegularFileIsCorrupt) {
+  struct Case {
+    const char* name;
+    std::function<void(const std::string& path)> make;
+    const char* what;
+  };
+  const std::vector<Case> cases = {
+      {"directory", [](const std::string& p) { fs::create_directory(p); },
+       "a directory"},
+      {"fifo",
+       [](const std::string& p) { ASSERT_EQ(mkfifo(p.c_str(), 0600), 0); },
+       "a FIFO"},
+      {"symlink to /dev/zero",
+       [](const std::string& p) {
+         ASSERT_EQ(symlink("/dev/zero", p.c_str()), 0);
+       },
+       "a symbolic link"},
+      {"symlink loop",
+       [](const std::string& p) {
+         ASSERT_EQ(symlink(p.c_str(), p.c_str()), 0);
+       },
+       "a symbolic link"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    ObjectKey key = KeyFor("t", c.name);
+    std::string hex = key.digest.substr(7);
+    std::string dir = root_ + "/t/sha256/" + hex.substr(0, 2);
+    fs::create_directories(dir);
+    c.make(dir + "/" + hex);
+    uint64_t delivered = 0;
+    Status s = store_->Get(key, [&](std::string_view chunk) {
+      delivered += chunk.size();
+      return Status::OK();
+    });
+    EXPECT_TRUE(s.IsCorruption()) << s.ToString();
+    EXPECT_EQ(delivered, 0u);
+    EXPECT_NE(s.message().find(key.digest), std::string::npos) << s.message();
+    EXPECT_NE(s.message().find(c.what), std::string::npos) << s.message();
+  }
 }
 
 TEST(FileStoreOpenTest, CreatesAMissingRoot) {

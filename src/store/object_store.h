@@ -11,6 +11,9 @@
 //    stays flat whatever the object's size.
 //  - Writes are atomic: a reader sees the whole object or nothing.
 //  - Errors are classified: kNotFound (the object is definitely absent),
+//    kCorruption (what the store holds at the key cannot be an object:
+//    file:// finds a directory, FIFO, device or symbolic link there; it is
+//    not opened for reading, so it cannot block or stream for ever),
 //    kTransient (timeouts, connection errors, 5xx, 429/503 SlowDown: retry
 //    later), anything else a permanent error (bad credentials, missing
 //    bucket, a full disk) that retrying soon will not fix.

@@ -18,7 +18,7 @@ int RunOnLoop(const WorkerProcessDeps& deps, int slot, struct ev_loop* loop) {
   std::string id = WorkerId(deps.options, slot);
   InstallWorkerSignals(loop);
   obs::SetLogWorker(id);
-  ProcessReporter reporter(deps.metrics, deps.status, slot);
+  ProcessReporter reporter(deps.metrics, deps.status, slot, deps.registry);
   reporter.StateChanged(WorkerState::kConnecting, nullptr);
   Result<std::unique_ptr<store::ObjectStore>> store =
       store::OpenStore(*deps.store_url, *deps.s3_options, loop);

@@ -242,6 +242,46 @@ TEST_F(ConfigTest, UnreadableFileVariantIsAnError) {
   EXPECT_EQ(err.rfind("AWC_S3_ACCESS_KEY_ID_FILE: ", 0), 0u) << err;
 }
 
+TEST_F(ConfigTest, FileVariantMustBeARegularFile) {
+  // An endless device or a FIFO without a writer would grow memory for
+  // ever or block startup; both are refused at once, by name.
+  std::string fifo = dir_ + "/fifo";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  env_ = {{"AWC_S3_SECRET_ACCESS_KEY_FILE", "/dev/zero"}};
+  EXPECT_EQ(LoadError(),
+            "AWC_S3_SECRET_ACCESS_KEY_FILE: cannot open \"/dev/zero\": not a "
+            "regular file (a device)");
+  env_ = {{"AWC_S3_ACCESS_KEY_ID_FILE", fifo}};
+  EXPECT_EQ(LoadError(), "AWC_S3_ACCESS_KEY_ID_FILE: cannot open \"" + fifo +
+                             "\": not a regular file (a FIFO)");
+  // A symbolic link to a regular file (as mounted secrets are) is fine.
+  std::string link = dir_ + "/link";
+  ASSERT_EQ(symlink(Write("sk", "linkedsecret\n").c_str(), link.c_str()), 0);
+  env_ = {{"AWC_S3_SECRET_ACCESS_KEY_FILE", link}};
+  Result<Config> c = Load();
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  EXPECT_EQ(c->settings().s3_secret_access_key, "linkedsecret");
+}
+
+TEST_F(ConfigTest, FileVariantSizeIsBounded) {
+  // 64 KiB is plenty for a credential, and bounds what a wrong path can
+  // cost.
+  std::string big = Write("big", std::string(64 * 1024, 'k'));
+  env_ = {{"AWC_S3_SECRET_ACCESS_KEY_FILE", big}};
+  Result<Config> c = Load();
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  EXPECT_EQ(c->settings().s3_secret_access_key.size(), 64u * 1024);
+  std::string bigger = Write("bigger", std::string(64 * 1024 + 1, 'k'));
+  env_ = {{"AWC_S3_SECRET_ACCESS_KEY_FILE", bigger}};
+  EXPECT_EQ(LoadError(), "AWC_S3_SECRET_ACCESS_KEY_FILE: \"" + bigger +
+                             "\" is larger than 65536 bytes");
+  std::string ini =
+      Write("s3.ini", "[s3]\naccess_key_id_file = " + bigger + "\n");
+  env_ = {};
+  EXPECT_EQ(LoadError(ini), ini + ":2: [s3] access_key_id_file: \"" + bigger +
+                                "\" is larger than 65536 bytes");
+}
+
 TEST_F(ConfigTest, FileVariantOnlyExistsForTheS3Credentials) {
   // DATABASE_URL_FILE is not a setting: ignored, not read.
   env_ = {{"DATABASE_URL_FILE", dir_ + "/missing"},

@@ -148,12 +148,27 @@ int OnIniValue(void* user, const char* section, const char* name,
 
 }  // namespace
 
-Result<std::string> ReadSecretFile(const std::string& path) {
-  Result<std::string> v = Env::Default()->ReadFile(path);
-  if (!v.ok()) return Status::InvalidArgument(v.status().message());
-  while (!v->empty() && (v->back() == '\n' || v->back() == '\r')) {
-    v->pop_back();
+Result<std::string> ReadBoundedFile(const std::string& path,
+                                    size_t max_bytes) {
+  // A regular file only (Env refuses the rest without blocking on a FIFO),
+  // and no more than it may hold: /dev/zero would grow memory for ever.
+  Result<std::unique_ptr<SequentialFile>> file =
+      Env::Default()->NewSequentialFile(path, Env::Symlinks::kFollow);
+  if (!file.ok()) return Status::InvalidArgument(file.status().message());
+  std::string out(max_bytes + 1, '\0');
+  Result<size_t> n = (*file)->Read(out.data(), out.size());
+  if (!n.ok()) return Status::InvalidArgument(n.status().message());
+  if (*n > max_bytes) {
+    return Status::InvalidArgument("\"" + path + "\" is larger than " +
+                                   std::to_string(max_bytes) + " bytes");
   }
+  out.resize(*n);
+  return out;
+}
+
+Result<std::string> ReadSecretFile(const std::string& path) {
+  AWC_ASSIGN_OR_RETURN(std::string v, ReadBoundedFile(path, kMaxSecretBytes));
+  while (!v.empty() && (v.back() == '\n' || v.back() == '\r')) v.pop_back();
   return v;
 }
 

@@ -6,6 +6,7 @@
 #ifndef AWC_CONFIG_INI_FILE_H_
 #define AWC_CONFIG_INI_FILE_H_
 
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -19,8 +20,16 @@ namespace awc::config {
 Status LoadIni(const std::string& path, Settings* s,
                std::vector<std::string>* sources);
 
-// A whole file (a _FILE secret), trailing newlines dropped. A path that
-// cannot be read, a directory included, is an error.
+// The most a _FILE secret may hold.
+inline constexpr size_t kMaxSecretBytes = 64 * 1024;
+
+// A whole regular file of at most `max_bytes`. Anything else — a path that
+// cannot be read, a directory, a FIFO, a device, a larger file — is an
+// InvalidArgument naming the path, found without blocking.
+Result<std::string> ReadBoundedFile(const std::string& path, size_t max_bytes);
+
+// A _FILE secret: ReadBoundedFile(path, kMaxSecretBytes), trailing newlines
+// dropped.
 Result<std::string> ReadSecretFile(const std::string& path);
 
 }  // namespace awc::config

@@ -21,7 +21,7 @@ CMAKE_ARGS ?=
 
 # Debian 12 packages needed to build, test and benchmark.
 DEB_PACKAGES := g++ make cmake pkg-config \
-  libpq-dev libev-dev libjansson-dev libinih-dev libcurl4-openssl-dev \
+  libpq-dev libev-dev libjansson-dev libcurl4-openssl-dev \
   libssl-dev libmicrohttpd-dev libbsd-dev libsystemd-dev \
   libgtest-dev libgmock-dev libbenchmark-dev \
   postgresql postgresql-common mandoc nodejs python3 awscli \

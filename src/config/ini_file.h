@@ -1,8 +1,15 @@
-// Reading the INI file of the settings (internal to config/), with inih.
+// Reading the INI file of the settings (internal to config/).
 //
-// Every error names the file and the line: unknown sections and keys,
-// syntax errors, over-long lines, values a setting refuses. The message is
-// the one of the first line in error.
+// The syntax (awc-worker.conf(5)): UTF-8 text, an optional byte order mark,
+// LF or CRLF line ends, lines of any length. A line is blank, a comment
+// (first non-blank character ';' or '#'), a "[section]" header, or
+// "key = value" (or "key: value"); blanks around keys and values are
+// dropped, and a value ends at a ';' that follows a blank (an inline
+// comment). The file is a regular file of at most 1 MiB.
+//
+// Every error names the file and the line: unknown sections and keys, a
+// key set twice in a section, a NUL byte, syntax errors, values a setting
+// refuses. The first line in error is reported.
 #ifndef AWC_CONFIG_INI_FILE_H_
 #define AWC_CONFIG_INI_FILE_H_
 

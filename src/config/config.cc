@@ -18,7 +18,10 @@ Result<Config> Config::Load(const std::string& config_path,
   Config cfg;
   cfg.sources_.assign(Specs().size(), "default");
   std::string path = config_path;
-  if (path.empty() && env("AWC_CONFIG") != nullptr) path = env("AWC_CONFIG");
+  if (path.empty() && env("AWC_CONFIG") != nullptr) {
+    path = env("AWC_CONFIG");
+    if (path.empty()) return EmptyValue().WithContext("AWC_CONFIG");
+  }
   if (!path.empty()) {
     AWC_RETURN_IF_ERROR(LoadIni(path, &cfg.settings_, &cfg.sources_));
     cfg.settings_.config_file = path;

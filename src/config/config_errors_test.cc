@@ -83,6 +83,32 @@ TEST_F(ConfigTest, RangeBoundsAreInclusive) {
   EXPECT_FALSE(Load().ok());
 }
 
+TEST_F(ConfigTest, AnEmptyValueIsAnErrorForEverySetting) {
+  // AWC_GC_DRY_RUN= must not quietly mean false, nor AWC_CAS_URL= "unset".
+  for (const char* name : kAllNames) {
+    env_ = {{name, ""}};
+    EXPECT_EQ(LoadError(), std::string(name) +
+                               ": empty value; leave the setting unset to use "
+                               "its default")
+        << name;
+  }
+  env_ = {{"AWC_CONFIG", ""}};
+  EXPECT_EQ(LoadError(),
+            "AWC_CONFIG: empty value; leave the setting unset to use its "
+            "default");
+  env_ = {};
+  std::string ini = Write("x.ini", "[worker]\nid = a\n[gc]\ndry_run =\n");
+  EXPECT_EQ(LoadError(ini), ini +
+                                ":4: [gc] dry_run (AWC_GC_DRY_RUN): empty "
+                                "value; leave the setting unset to use its "
+                                "default");
+  // And an empty _FILE.
+  env_ = {{"AWC_S3_SECRET_ACCESS_KEY_FILE", Write("empty", "\n")}};
+  EXPECT_EQ(LoadError(),
+            "AWC_S3_SECRET_ACCESS_KEY: empty value; leave the setting unset "
+            "to use its default");
+}
+
 TEST_F(ConfigTest, DryRunAcceptsExactlyTheReferenceSpellings) {
   for (const char* t : {"1", "true", "TRUE"}) {
     env_ = {{"AWC_GC_DRY_RUN", t}};
@@ -90,7 +116,7 @@ TEST_F(ConfigTest, DryRunAcceptsExactlyTheReferenceSpellings) {
     ASSERT_TRUE(c.ok()) << t << ": " << c.status().ToString();
     EXPECT_TRUE(c->settings().gc_dry_run) << t;
   }
-  for (const char* f : {"0", "false", "FALSE", ""}) {
+  for (const char* f : {"0", "false", "FALSE"}) {
     env_ = {{"AWC_GC_DRY_RUN", f}};
     Result<Config> c = Load();
     ASSERT_TRUE(c.ok()) << f << ": " << c.status().ToString();
@@ -124,7 +150,7 @@ TEST_F(ConfigTest, LogLevels) {
     ASSERT_TRUE(c.ok()) << name;
     EXPECT_EQ(c->settings().log_level, level) << name;
   }
-  for (const char* bad : {"verbose", "", "trace", "fatal"}) {
+  for (const char* bad : {"verbose", "trace", "fatal"}) {
     env_ = {{"AWC_LOG_LEVEL", bad}};
     std::string err = LoadError();
     EXPECT_EQ(err.rfind("AWC_LOG_LEVEL: ", 0), 0u) << err;

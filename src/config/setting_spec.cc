@@ -11,8 +11,9 @@
 namespace awc::config {
 namespace {
 
+// The checks see non-empty values only: Apply() refuses "" first.
+
 Status CheckDatabaseUrl(const std::string& v) {
-  if (v.empty()) return Status::OK();
   char* err = nullptr;
   PQconninfoOption* opts = PQconninfoParse(v.c_str(), &err);
   // libpq's message can quote the string, password included: not shown.
@@ -26,7 +27,7 @@ Status CheckDatabaseUrl(const std::string& v) {
 }
 
 Status CheckWorkerId(const std::string& v) {
-  if (v.empty() || v.size() > 48) {
+  if (v.size() > 48) {
     return Status::InvalidArgument("must be 1 to 48 characters");
   }
   for (char c : v) {
@@ -42,21 +43,18 @@ Status CheckWorkerId(const std::string& v) {
 }
 
 Status CheckListen(const std::string& v) {
-  if (v.empty()) return Status::OK();
   return obs::ParseListenAddress(v).status();
 }
 
 // The syntax the object store is opened with (store_url.h), including
-// s3:// in a build without the S3 store. Empty means unset; the daemon
-// requires it (RequireDaemon).
+// s3:// in a build without the S3 store. Unset, the daemon refuses to
+// start (RequireDaemon).
 Status CheckCasUrl(const std::string& v) {
-  if (v.empty()) return Status::OK();
   return store::ParseStoreUrl(v).status();
 }
 
-// Empty means the region's AWS endpoint (Settings::EffectiveS3Endpoint).
+// Unset means the region's AWS endpoint (Settings::EffectiveS3Endpoint).
 Status CheckS3Endpoint(const std::string& v) {
-  if (v.empty()) return Status::OK();
   return store::s3::ParseEndpoint(v).status();
 }
 
@@ -119,9 +117,7 @@ const Spec kSpecs[] = {
 
 Result<bool> ParseBool(const std::string& text) {
   if (text == "1" || text == "true" || text == "TRUE") return true;
-  if (text == "0" || text == "false" || text == "FALSE" || text.empty()) {
-    return false;
-  }
+  if (text == "0" || text == "false" || text == "FALSE") return false;
   return Status::InvalidArgument("\"" + text +
                                  "\" is not a boolean (1, true, TRUE, 0, "
                                  "false, FALSE)");
@@ -131,9 +127,15 @@ Result<bool> ParseBool(const std::string& text) {
 
 std::span<const Spec> Specs() { return kSpecs; }
 
+Status EmptyValue() {
+  return Status::InvalidArgument(
+      "empty value; leave the setting unset to use its default");
+}
+
 // Applies one textual value to its setting; the error has no setting name
 // (callers add it, with file and line where there is one).
 Status Apply(const Spec& spec, const std::string& text, Settings* s) {
+  if (text.empty()) return EmptyValue();
   if (auto* f = std::get_if<std::string Settings::*>(&spec.field)) {
     if (spec.check != nullptr) AWC_RETURN_IF_ERROR(spec.check(text));
     s->** f = text;

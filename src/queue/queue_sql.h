@@ -10,7 +10,9 @@
 
 namespace awc::queue::sql {
 
-// $1 worker id, $2 lease seconds.
+// $1 worker id, $2 lease seconds. The last column is when the job became
+// ready: run_at, but never before the row was inserted (a producer's
+// run_at far in the past must not read as years of lag).
 inline constexpr const char* kClaim = R"sql(
 UPDATE awc.jobs j
    SET state = 'RUNNING', attempts = j.attempts + 1, locked_by = $1,
@@ -23,7 +25,7 @@ UPDATE awc.jobs j
          FOR UPDATE SKIP LOCKED) c
  WHERE j.id = c.id
 RETURNING j.id, j.kind, j.payload::text, j.attempts, j.max_attempts,
-          j.lease_token, extract(epoch FROM j.run_at)
+          j.lease_token, extract(epoch FROM greatest(j.run_at, j.created_at))
 )sql";
 
 // The recording statements below are UPDATEs fenced on state RUNNING and
@@ -91,7 +93,8 @@ RETURNING 1
 
 // RUNNING jobs whose lease ended: requeued, or dead-lettered when their
 // attempts are spent (a job that kills its worker must not loop forever).
-// $1 batch limit. Returns (id, kind, state, attempts, lag seconds).
+// $1 batch limit. Returns (id, kind, state, attempts, lag seconds), the lag
+// counted as kClaim's.
 inline constexpr const char* kReclaimExpired = R"sql(
 UPDATE awc.jobs j
    SET state = CASE WHEN j.attempts >= j.max_attempts THEN 'FAILED'
@@ -106,7 +109,8 @@ UPDATE awc.jobs j
          FOR UPDATE SKIP LOCKED) c
  WHERE j.id = c.id
 RETURNING j.id, j.kind, j.state, j.attempts,
-          extract(epoch FROM now()) - extract(epoch FROM j.run_at)
+          extract(epoch FROM now()) -
+          extract(epoch FROM greatest(j.run_at, j.created_at))
 )sql";
 
 inline constexpr const char* kListen = "LISTEN awc_jobs";

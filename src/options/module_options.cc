@@ -67,6 +67,8 @@ Result<supervisor::Supervisor::Options> SupervisorOptionsFrom(
     if (!addr.ok()) return addr.status().WithContext("AWC_METRICS_LISTEN");
     o.metrics_listen = *addr;
   }
+  o.database_url = settings.database_url;
+  o.probe_name = settings.worker_id + "-master";
   return o;
 }
 

@@ -242,6 +242,9 @@ obs::HttpResponse Supervisor::Route(const std::string& path) {
     if (status_ != nullptr && status_->Connected() == 0) {
       why += "no worker connected to the database\n";
     }
+    if (db_probe_ && db_probe_->up() == false) {
+      why += "database unreachable\n";
+    }
     if (why.empty()) {
       r.body = "ready\n";
     } else {
@@ -275,8 +278,14 @@ Status Supervisor::Start() {
         http_, obs::HttpServer::Start(
                    loop_, addr.host, addr.port,
                    [this](const std::string& path) { return Route(path); }));
+    if (!options_.database_url.empty()) {
+      db_probe_ = std::make_unique<DbProbe>(
+          loop_, DbProbe::Options{options_.database_url, options_.probe_name});
+    }
   }
   for (auto& slot : slots_) Spawn(*slot);
+  // After the fork: the children need not inherit its connection.
+  if (db_probe_) db_probe_->Start();
   obs::Info("supervisor", "supervisor running")
       .Int("workers", options_.slots)
       .Str("metrics", options_.metrics_listen
@@ -289,6 +298,7 @@ Status Supervisor::Start() {
 
 int Supervisor::Run() {
   ev_run(loop_, 0);
+  if (db_probe_) db_probe_->Stop();
   if (http_) http_->Stop();
   obs::Info("supervisor", "shut down").Emit();
   return 0;

@@ -19,7 +19,10 @@
 //    returns 0 once every child has been reaped. A repeated SIGTERM/SIGINT
 //    does not abandon jobs; SIGQUIT during a drain escalates to kQuitting.
 //  - Signal handling is libev's: handlers only flag, callbacks run in the
-//    loop. Serves /metrics, /healthz, /readyz when a listen address is set.
+//    loop. Serves /metrics, /healthz, /readyz when a listen address is set;
+//    /readyz is 503 while shutting down, while no worker runs or none is
+//    connected, and while the master's own probe finds the database
+//    unreachable (a busy worker may not notice for minutes).
 //  - sd_notify: READY=1 after all children are forked, STATUS= updates,
 //    STOPPING=1 on shutdown.
 #ifndef AWC_SUPERVISOR_SUPERVISOR_H_
@@ -38,6 +41,7 @@
 #include "obs/listen_address.h"
 #include "obs/metrics.h"
 #include "obs/worker_status.h"
+#include "supervisor/db_probe.h"
 #include "supervisor/notify.h"
 
 namespace awc::supervisor {
@@ -52,6 +56,10 @@ class Supervisor {
     double backoff_min = 0.1;
     double backoff_max = 30.0;
     double stable_after = 60.0;  // a child that lived this long resets backoff
+    // With a listener, the master checks the database itself for /readyz
+    // (db_probe.h) with this connection string and session name.
+    std::string database_url;
+    std::string probe_name;
   };
 
   Supervisor(Options options, obs::Metrics* metrics,
@@ -93,6 +101,7 @@ class Supervisor {
   State state_ = State::kRunning;
   std::vector<std::unique_ptr<Slot>> slots_;
   std::unique_ptr<obs::HttpServer> http_;
+  std::unique_ptr<DbProbe> db_probe_;  // with the listener and a database
   ev_signal signals_[4];
   ev_child child_watcher_;
   ev_timer tick_;

@@ -71,6 +71,10 @@ class ProbeStore : public ObjectStore {
   Status List(const std::string& t, const ListFn& f) override {
     return inner_.List(t, f);
   }
+  Result<std::string> ReadMarker() override { return inner_.ReadMarker(); }
+  Status WriteMarker(std::string_view c) override {
+    return inner_.WriteMarker(c);
+  }
   int parallelism() const override { return parallelism_; }
 
   void Fail(const std::string& digest, Status s) { faults_[digest] = s; }

@@ -194,6 +194,29 @@ class FileStore : public ObjectStore {
     return Status::OK();
   }
 
+  Result<std::string> ReadMarker() override {
+    std::string path = MarkerPath();
+    auto file = env_->NewSequentialFile(path, Env::Symlinks::kRefuse);
+    if (!file.ok()) return file.status();
+    std::string out(kMaxMarkerBytes + 1, '\0');
+    AWC_ASSIGN_OR_RETURN(size_t n, (*file)->Read(out.data(), out.size()));
+    if (n > kMaxMarkerBytes) {
+      return Status::FailedPrecondition("\"" + path + "\" is larger than " +
+                                        std::to_string(kMaxMarkerBytes) +
+                                        " bytes");
+    }
+    out.resize(n);
+    return out;
+  }
+
+  Status WriteMarker(std::string_view content) override {
+    std::string dir = root_.empty() ? "/" : root_;
+    Status s = WriteVia(MarkerPath(), dir, [&](WritableFile* out) {
+      return out->Append(content);
+    });
+    return s.WithContext("cannot write the store marker");
+  }
+
   // Creates the root if needed and checks that a file can be made in it.
   Status Init() {
     std::string root = root_.empty() ? "/" : root_;
@@ -221,6 +244,9 @@ class FileStore : public ObjectStore {
 
   std::string PathOf(const ObjectKey& key) const {
     return root_ + "/" + RelativeKey(key);
+  }
+  std::string MarkerPath() const {
+    return root_ + "/" + std::string(kMarkerName);
   }
 
   // Writes the object through a temporary file in its directory: fill, fsync,

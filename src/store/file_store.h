@@ -3,8 +3,9 @@
 // Layout: <root>/<tenant>/sha256/<hex[0:2]>/<hex>. A write goes to a
 // temporary file in the same directory, is fsync()ed, renamed into place,
 // and the directory is fsync()ed, so a crash leaves the old state or the
-// new one, never a torn object. Reads stream in chunks. All file system
-// access goes through Env, so tests can inject faults.
+// new one, never a torn object. Reads stream in chunks. The store marker
+// is <root>/.awc-store, written the same way. All file system access goes
+// through Env, so tests can inject faults.
 #ifndef AWC_STORE_FILE_STORE_H_
 #define AWC_STORE_FILE_STORE_H_
 

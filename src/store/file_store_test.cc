@@ -381,6 +381,31 @@ TEST(FileStoreOpenTest, CreatesAMissingRoot) {
   EXPECT_EQ(TempFiles(tmp.path()), std::vector<std::string>{});
 }
 
+TEST_F(FileStoreTest, TheMarkerIsAFileAtTheRoot) {
+  EXPECT_TRUE(store_->ReadMarker().status().IsNotFound());
+  ASSERT_TRUE(store_->WriteMarker("{\"m\": 1}\n").ok());
+  Result<std::string> m = store_->ReadMarker();
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  EXPECT_EQ(*m, "{\"m\": 1}\n");
+  EXPECT_EQ(*Env::Default()->ReadFile(root_ + "/.awc-store"), "{\"m\": 1}\n");
+  EXPECT_EQ(TempFiles(root_), std::vector<std::string>{});
+  // Not a tenant: listing nothing, and no tenant id can name it.
+  EXPECT_TRUE(List("t").empty());
+}
+
+TEST_F(FileStoreTest, AMarkerWriteThatFailsLeavesTheOldOneAndNoTempFile) {
+  ASSERT_TRUE(store_->WriteMarker("old").ok());
+  for (Op op : {Op::kAppend, Op::kSync, Op::kRenameFile}) {
+    env_.FailNth(op, 1, EIO);
+    Status s = store_->WriteMarker("new");
+    EXPECT_FALSE(s.ok());
+    EXPECT_TRUE(s.message().starts_with("cannot write the store marker: "))
+        << s.message();
+    EXPECT_EQ(*store_->ReadMarker(), "old");
+    EXPECT_EQ(TempFiles(root_), std::vector<std::string>{});
+  }
+}
+
 TEST(FileStoreOpenTest, RefusesARelativeRootOrOneThatIsAFile) {
   Result<std::unique_ptr<ObjectStore>> store = NewFileStore("cas/objects");
   EXPECT_TRUE(store.status().IsInvalidArgument());

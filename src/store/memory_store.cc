@@ -1,6 +1,7 @@
 #include "store/memory_store.h"
 
 #include <map>
+#include <optional>
 #include <utility>
 
 #include "common/env.h"
@@ -71,6 +72,20 @@ class MemoryStore : public ObjectStore {
     return out;
   }
 
+  Result<std::string> ReadMarker() override {
+    if (!marker_) return Status::NotFound("no store marker");
+    if (marker_->size() > kMaxMarkerBytes) {
+      return Status::FailedPrecondition("the store marker is larger than " +
+                                        std::to_string(kMaxMarkerBytes) +
+                                        " bytes");
+    }
+    return *marker_;
+  }
+  Status WriteMarker(std::string_view content) override {
+    marker_ = std::string(content);
+    return Status::OK();
+  }
+
   Status List(const std::string& tenant_id, const ListFn& each) override {
     if (!digest::IsValidTenantId(tenant_id)) {
       return Status::InvalidArgument("malformed tenant id");
@@ -96,6 +111,7 @@ class MemoryStore : public ObjectStore {
   }
 
   std::map<std::string, std::string> objects_;
+  std::optional<std::string> marker_;
 };
 
 }  // namespace

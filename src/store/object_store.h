@@ -103,6 +103,17 @@ class ObjectStore {
 
   // How many GetMany requests run at once (1 unless the store overlaps I/O).
   virtual int parallelism() const { return 1; }
+
+  // The store marker (store_marker.h), kept beside the tenants' objects:
+  // "<root>/.awc-store" (file://), "[<prefix>/].awc-store" (s3://); no
+  // tenant id can take that name, and List() never shows it. ReadMarker()
+  // is kNotFound when there is none, and an error when it holds more than
+  // kMaxMarkerBytes; memory:// keeps it in the process. WriteMarker()
+  // replaces it atomically, as Put() writes an object.
+  static constexpr std::string_view kMarkerName = ".awc-store";
+  static constexpr size_t kMaxMarkerBytes = 4096;
+  virtual Result<std::string> ReadMarker() = 0;
+  virtual Status WriteMarker(std::string_view content) = 0;
 };
 
 }  // namespace awc::store

@@ -218,6 +218,27 @@ TEST_P(StoreConformanceTest, PutFileRefusesAFileThatGrewAfterHashing) {
   EXPECT_TRUE(empty.ok()) << empty.ToString();
 }
 
+TEST_P(StoreConformanceTest, TheMarkerIsWrittenAndReadBack) {
+  EXPECT_TRUE(store()->ReadMarker().status().IsNotFound());
+  ASSERT_TRUE(store()->WriteMarker("{\"format\":\"x\"}\n").ok());
+  Result<std::string> m = store()->ReadMarker();
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  EXPECT_EQ(*m, "{\"format\":\"x\"}\n");
+  ASSERT_TRUE(store()->WriteMarker("again").ok());
+  EXPECT_EQ(*store()->ReadMarker(), "again");
+  // The marker is no tenant's object.
+  ASSERT_TRUE(store()->Put(KeyFor("t1", "a"), "a").ok());
+  EXPECT_EQ(ListAll(store(), "t1").size(), 1u);
+  // One too large to be a marker is not read whole.
+  ASSERT_TRUE(
+      store()
+          ->WriteMarker(std::string(ObjectStore::kMaxMarkerBytes + 1, ' '))
+          .ok());
+  Result<std::string> big = store()->ReadMarker();
+  EXPECT_FALSE(big.ok());
+  EXPECT_FALSE(big.status().IsNotFound()) << big.status().ToString();
+}
+
 TEST_P(StoreConformanceTest, OverwriteIsFine) {
   std::string data = Pattern(100 * kKiB, 3);
   ObjectKey key = KeyFor("t1", data);

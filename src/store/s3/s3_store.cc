@@ -52,6 +52,8 @@ class S3Store final : public ObjectStore {
   Result<std::vector<Status>> DeleteMany(
       const std::vector<ObjectKey>& keys) override;
   Status List(const std::string& tenant_id, const ListFn& each) override;
+  Result<std::string> ReadMarker() override;
+  Status WriteMarker(std::string_view content) override;
 
   S3Stats stats() const {
     return {ev_->max_in_flight(), ev_->transfers_started(), connections_};
@@ -297,6 +299,23 @@ Result<std::vector<Status>> S3Store::DeleteMany(
     return first_error;
   }
   return out;
+}
+
+Result<std::string> S3Store::ReadMarker() {
+  std::string name = addr_.RootName(kMarkerName);
+  Transfer t(options_, "GET", addr_.ObjectUrl(name), What("GET", name));
+  std::string body;
+  t.CollectTo(&body, kMaxMarkerBytes);
+  AWC_RETURN_IF_ERROR(Run(t));
+  return body;
+}
+
+Status S3Store::WriteMarker(std::string_view content) {
+  std::string name = addr_.RootName(kMarkerName);
+  Transfer t(options_, "PUT", addr_.ObjectUrl(name), What("PUT", name));
+  t.SetBody(content);
+  t.AddHeader("Content-Type: application/json");
+  return Run(t);
 }
 
 Status S3Store::List(const std::string& tenant_id, const ListFn& each) {

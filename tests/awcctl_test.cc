@@ -13,6 +13,7 @@ using Env = std::vector<std::pair<std::string, std::string>>;
 
 class AwcctlTest : public ::testing::Test {
  protected:
+  void SetUp() override { ASSERT_TRUE(InitStore("file://" + store_.path())); }
   Env Settings() {
     return {{"DATABASE_URL", db_.url()},
             {"AWC_CAS_URL", "file://" + store_.path()}};

@@ -17,6 +17,7 @@ TEST(FleetE2eTest, ImportValidateScrubRetainExpireAndCollect) {
   TempDir store;
   std::vector<std::pair<std::string, std::string>> env = {
       {"DATABASE_URL", db.url()}, {"AWC_CAS_URL", "file://" + store.path()}};
+  ASSERT_TRUE(InitStore("file://" + store.path()));
   ASSERT_EQ(RunAwcctl({"migrate"}, env).code, 0);
   db.Exec("INSERT INTO awc.tenants (id) VALUES ('acme')");
   int64_t ws = db.Int(

@@ -56,6 +56,7 @@ class HostileObjectTest : public ::testing::TestWithParam<Hostile> {
  protected:
   HostileObjectTest() {
     db_.Migrate();
+    EXPECT_TRUE(InitStore("file://" + root_.path()));
     auto st = store::NewFileStore(root_.path());
     EXPECT_TRUE(st.ok()) << st.status().ToString();
     store_ = std::move(*st);

@@ -21,6 +21,7 @@ TEST(LeaseRenewalTest, ALongSingleObjectReadKeepsItsLease) {
   TestDatabase db;
   db.Migrate();
   TempDir root;
+  ASSERT_TRUE(InitStore("file://" + root.path()));
   auto store = store::NewFileStore(root.path());
   ASSERT_TRUE(store.ok()) << store.status().ToString();
   CasFixture cas(db, **store, "t1");

@@ -29,8 +29,9 @@ createdb awc_demo
 export DATABASE_URL="postgresql://$PGUSER:$PGPASSWORD@$PGHOST:$PGPORT/awc_demo"
 export AWC_CAS_URL="file://$work/cas"
 
-say "schema"
+say "schema and store"
 "$awcctl" migrate
+"$awcctl" store init "$AWC_CAS_URL"
 
 say "a tenant with two workspaces"
 sql -c "INSERT INTO awc.tenants (id) VALUES ('demo')"

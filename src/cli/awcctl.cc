@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "cli/importer.h"
+#include "cli/store_cmd.h"
 #include "common/numbers.h"
 #include "common/redact.h"
 #include "config/config.h"
@@ -37,7 +38,8 @@ constexpr const char* kUsage =
     "  enqueue KIND JSON [--max-attempts N] [--delay SECS]\n"
     "                                   insert a job; prints its id\n"
     "  jobs [--state S] [--kind K] [--limit N]\n"
-    "                                   list jobs, newest first\n"
+    "                                   list jobs, newest first\n";
+constexpr const char* kUsageTail =
     "\n"
     "Settings come from the environment and the INI file given with -c or\n"
     "AWC_CONFIG, as for awc-worker; see awcctl(1).\n";
@@ -46,8 +48,15 @@ constexpr const char* kUsage =
 constexpr int kRuntimeError = 1;
 constexpr int kUsageError = 2;
 
+void PrintUsage(FILE* out) {
+  fputs(kUsage, out);
+  fputs(kStoreUsage, out);
+  fputs(kUsageTail, out);
+}
+
 int Usage(const std::string& problem) {
-  fprintf(stderr, "awcctl: %s\n%s", problem.c_str(), kUsage);
+  fprintf(stderr, "awcctl: %s\n", problem.c_str());
+  PrintUsage(stderr);
   return kUsageError;
 }
 
@@ -136,7 +145,8 @@ int Import(const std::string& config_path, int argc, char** argv) {
   int code = 0;
   {
     Result<std::unique_ptr<store::ObjectStore>> st =
-        store::OpenStore(*url, options::S3OptionsFrom(s->settings), loop);
+        store::OpenInitializedStore(*url, options::S3OptionsFrom(s->settings),
+                                    loop);
     Result<ImportResult> r = st.ok() ? ImportTree(*s->conn, **st, opt)
                                      : Result<ImportResult>(st.status());
     if (!r.ok()) {
@@ -267,7 +277,7 @@ int AwcctlMain(int argc, char** argv) {
   while (i < argc && argv[i][0] == '-') {
     std::string arg = argv[i];
     if (arg == "-h" || arg == "--help") {
-      fputs(kUsage, stdout);
+      PrintUsage(stdout);
       return 0;
     }
     if (arg == "-V" || arg == "--version") {
@@ -286,13 +296,16 @@ int AwcctlMain(int argc, char** argv) {
   int sub_argc = argc - i;
   char** sub_argv = argv + i;
   if (command == "help") {
-    fputs(kUsage, stdout);
+    PrintUsage(stdout);
     return 0;
   }
   if (command == "migrate") return Migrate(config_path, sub_argc, sub_argv);
   if (command == "import") return Import(config_path, sub_argc, sub_argv);
   if (command == "enqueue") return Enqueue(config_path, sub_argc, sub_argv);
   if (command == "jobs") return Jobs(config_path, sub_argc, sub_argv);
+  if (command == "store") {
+    return StoreCommand(config_path, sub_argc, sub_argv, &Usage);
+  }
   return Usage("unknown command \"" + command + "\"");
 }
 

@@ -128,22 +128,14 @@ int TestConfig(const config::Config& cfg) {
   return 0;
 }
 
-// Opens the store and lists a little of it: a permanent error (bad
-// credentials, a missing bucket, an unwritable directory) stops startup; a
-// transient one (the S3 endpoint is briefly down) only warns.
+// Opens the store and reads its marker (store/store_marker.h): a permanent
+// error (no marker, as after a typo in the URL or with a volume not
+// mounted; bad credentials; a missing bucket; an unwritable directory)
+// stops startup; a transient one (the S3 endpoint is briefly down) only
+// warns.
 Status CheckStore(const store::StoreUrl& url, const store::S3Options& s3) {
   struct ev_loop* loop = ev_loop_new(EVFLAG_AUTO);
-  Status s;
-  {
-    Result<std::unique_ptr<store::ObjectStore>> st =
-        store::OpenStore(url, s3, loop);
-    s = st.status();
-    if (st.ok()) {
-      s = (*st)->List("awc-startup-check", [](const std::string&, uint64_t) {
-        return Status::OK();
-      });
-    }
-  }
+  Status s = store::OpenInitializedStore(url, s3, loop).status();
   ev_loop_destroy(loop);
   if (s.IsTransient()) {
     obs::Warn("startup", "object store not reachable yet")
@@ -188,8 +180,9 @@ int DaemonMain(int argc, char** argv, RegisterFn register_handlers) {
   }
 
   // Step 4: the object store. Each worker opens its own; opening it here
-  // first turns what only the store can tell (bad credentials, a missing
-  // bucket, an unwritable directory) into a startup error.
+  // first turns what only the store can tell (no store marker, bad
+  // credentials, a missing bucket, an unwritable directory) into a startup
+  // error.
   if (Status s = CheckStore(modules->store_url, modules->s3); !s.ok()) {
     return Fail(s);
   }

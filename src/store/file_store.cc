@@ -217,17 +217,21 @@ class FileStore : public ObjectStore {
     return s.WithContext("cannot write the store marker");
   }
 
-  // Creates the root if needed and checks that a file can be made in it.
+  // Checks that the root is a directory a file can be made in. It is not
+  // created: a store is created only by `awcctl store init`
+  // (InitializeStore, open_store.h), so that a typo or a missing mount is
+  // an error, not a new empty store.
   Status Init() {
     std::string root = root_.empty() ? "/" : root_;
     Result<FileInfo> info = env_->Stat(root);
-    if (info.ok() && info->type != FileInfo::Type::kDirectory) {
+    if (!info.ok() && info.status().IsNotFound()) {
+      return Status::NotFound("file store root \"" + root +
+                              "\" does not exist");
+    }
+    if (!info.ok()) return info.status().WithContext("file store root");
+    if (info->type != FileInfo::Type::kDirectory) {
       return Status::InvalidArgument("file store root \"" + root +
                                      "\" is not a directory");
-    }
-    if (!info.ok()) {
-      AWC_RETURN_IF_ERROR(env_->CreateDirs(root).WithContext(
-          "cannot create file store root \"" + root + "\""));
     }
     TempFile probe(env_, root_ + "/" + TempName());
     auto file =

@@ -17,8 +17,9 @@
 
 namespace awc::store {
 
-// `root` is an absolute directory; it is created if missing. Fails when it
-// cannot be created or is not writable.
+// `root` is an absolute directory that exists: it is not created here
+// (InitializeStore does, open_store.h). kNotFound when it is missing; an
+// error when it is not a directory or not writable.
 Result<std::unique_ptr<ObjectStore>> NewFileStore(const std::string& root,
                                                   Env* env = Env::Default());
 

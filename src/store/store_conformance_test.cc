@@ -9,6 +9,7 @@
 #include <map>
 #include <system_error>
 
+#include "common/env.h"
 #include "digest/sha256.h"
 #include "store/file_store.h"
 #include "store/memory_store.h"
@@ -86,7 +87,10 @@ constexpr size_t kKiB = 1024;
 class FileTestStore : public TestStore {
  public:
   Status Open() {
-    AWC_ASSIGN_OR_RETURN(store_, NewFileStore(dir_.path() + "/root"));
+    // An existing directory: the file store does not make its root.
+    std::string root = dir_.path() + "/root";
+    AWC_RETURN_IF_ERROR(Env::Default()->CreateDirs(root));
+    AWC_ASSIGN_OR_RETURN(store_, NewFileStore(root));
     return Status::OK();
   }
   ObjectStore* store() override { return store_.get(); }

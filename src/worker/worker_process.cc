@@ -20,8 +20,16 @@ int RunOnLoop(const WorkerProcessDeps& deps, int slot, struct ev_loop* loop) {
   obs::SetLogWorker(id);
   ProcessReporter reporter(deps.metrics, deps.status, slot, deps.registry);
   reporter.StateChanged(WorkerState::kConnecting, nullptr);
+  // The store was checked at startup; it may have gone since (a volume
+  // unmounted under a running fleet): a worker that finds no marker
+  // refuses the store and exits, and the supervisor restarts it with
+  // backoff, logging each exit. A marker that cannot be read for now (a
+  // transient error) is left to the jobs, which retry.
   Result<std::unique_ptr<store::ObjectStore>> store =
-      store::OpenStore(*deps.store_url, *deps.s3_options, loop);
+      store::OpenInitializedStore(*deps.store_url, *deps.s3_options, loop);
+  if (!store.ok() && store.status().IsTransient()) {
+    store = store::OpenStore(*deps.store_url, *deps.s3_options, loop);
+  }
   if (!store.ok()) {
     obs::Error("worker", "cannot open the object store")
         .Str("error", store.status().message())

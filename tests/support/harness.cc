@@ -417,4 +417,11 @@ std::pair<int, std::string> HttpGet(int port, const std::string& path) {
   return {status, body == std::string::npos ? "" : resp.substr(body + 4)};
 }
 
+bool InitStore(const std::string& url,
+               std::vector<std::pair<std::string, std::string>> env) {
+  CommandResult r = RunAwcctl({"store", "init", url}, std::move(env));
+  EXPECT_EQ(r.code, 0) << "awcctl store init " << url << ": " << r.err;
+  return r.code == 0;
+}
+
 }  // namespace awc::testing

@@ -133,6 +133,12 @@ class TempDir {
   std::string path_;
 };
 
+// Makes the object store at `url` with `awcctl store init URL` (`env`: the
+// S3 settings of an s3:// store), as an operator does before the daemon or
+// an import can use it. False (and a test failure) when awcctl fails.
+bool InitStore(const std::string& url,
+               std::vector<std::pair<std::string, std::string>> env = {});
+
 // Runs `binary` with `args` and `env` (added to this process's environment,
 // minus DATABASE_URL/AWC_*) to completion; exit code (-1 when it did not
 // exit normally within the timeout), stdout and stderr.

@@ -197,7 +197,8 @@ TEST_P(StoreConformanceTest, PutFileRefusesContentThatDoesNotHashToTheKey) {
   Status s = store()->PutFile(key, path);
   EXPECT_TRUE(s.IsCorruption()) << s.ToString();
   EXPECT_NE(s.message().find(path), std::string::npos) << s.ToString();
-  EXPECT_TRUE(store()->Head(key).status().IsNotFound());
+  Status head = store()->Head(key).status();
+  EXPECT_TRUE(head.IsNotFound()) << head.ToString();
   // S3 discards a PUT whose body ends short of its Content-Length; s3rver,
   // the test server, keeps the bytes it received under the key (without
   // metadata, so HEAD says 404).

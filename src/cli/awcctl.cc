@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "cli/importer.h"
+#include "cli/schedules_cmd.h"
 #include "common/numbers.h"
 #include "common/redact.h"
 #include "config/config.h"
@@ -38,6 +39,7 @@ constexpr const char* kUsage =
     "                                   insert a job; prints its id\n"
     "  jobs [--state S] [--kind K] [--limit N]\n"
     "                                   list jobs, newest first\n"
+    "%s"
     "\n"
     "Settings come from the environment and the INI file given with -c or\n"
     "AWC_CONFIG, as for awc-worker; see awcctl(1).\n";
@@ -46,8 +48,11 @@ constexpr const char* kUsage =
 constexpr int kRuntimeError = 1;
 constexpr int kUsageError = 2;
 
+void PrintUsage(FILE* out) { fprintf(out, kUsage, kSchedulesUsage); }
+
 int Usage(const std::string& problem) {
-  fprintf(stderr, "awcctl: %s\n%s", problem.c_str(), kUsage);
+  fprintf(stderr, "awcctl: %s\n", problem.c_str());
+  PrintUsage(stderr);
   return kUsageError;
 }
 
@@ -267,7 +272,7 @@ int AwcctlMain(int argc, char** argv) {
   while (i < argc && argv[i][0] == '-') {
     std::string arg = argv[i];
     if (arg == "-h" || arg == "--help") {
-      fputs(kUsage, stdout);
+      PrintUsage(stdout);
       return 0;
     }
     if (arg == "-V" || arg == "--version") {
@@ -286,13 +291,20 @@ int AwcctlMain(int argc, char** argv) {
   int sub_argc = argc - i;
   char** sub_argv = argv + i;
   if (command == "help") {
-    fputs(kUsage, stdout);
+    PrintUsage(stdout);
     return 0;
   }
   if (command == "migrate") return Migrate(config_path, sub_argc, sub_argv);
   if (command == "import") return Import(config_path, sub_argc, sub_argv);
   if (command == "enqueue") return Enqueue(config_path, sub_argc, sub_argv);
   if (command == "jobs") return Jobs(config_path, sub_argc, sub_argv);
+  if (command == "schedules") {
+    return SchedulesMain(sub_argc, sub_argv, [&config_path]() {
+      Result<Session> s = Open(config_path);
+      return s.ok() ? Result<std::unique_ptr<db::PgConn>>(std::move(s->conn))
+                    : Result<std::unique_ptr<db::PgConn>>(s.status());
+    });
+  }
   return Usage("unknown command \"" + command + "\"");
 }
 

@@ -127,20 +127,19 @@ TEST_F(FiringTest, AFormerLeaderIsFencedOffAndWritesNothing) {
   std::string before =
       db_.Scalar("SELECT next_run_at FROM awc.schedules WHERE name = 'tick'");
   Result<std::optional<RunReport>> r = Fire("tick");
-  EXPECT_TRUE(scheduler::IsLeadershipLost(r.status()))
-      << r.status().ToString();
+  EXPECT_TRUE(scheduler::IsLeadershipLost(r.status())) << r.status().ToString();
   EXPECT_FALSE(lease_->held());
   EXPECT_EQ(Jobs(), 0);
-  EXPECT_EQ(db_.Scalar(
-                "SELECT next_run_at FROM awc.schedules WHERE name = 'tick'"),
-            before);
+  EXPECT_EQ(
+      db_.Scalar("SELECT next_run_at FROM awc.schedules WHERE name = 'tick'"),
+      before);
   // Its renewal fails too; the new leader's firing goes through.
   Result<bool> renewed = lease_->Renew();
   ASSERT_TRUE(renewed.ok());
   EXPECT_FALSE(*renewed);
-  r = scheduler::FireSchedule(*other_conn, other, DueSchedule{"tick", false},
-                              options_, [] { return Result<bool>(true); },
-                              Env::Default());
+  r = scheduler::FireSchedule(
+      *other_conn, other, DueSchedule{"tick", false}, options_,
+      [] { return Result<bool>(true); }, Env::Default());
   ASSERT_TRUE(r.ok() && r->has_value()) << r.status().ToString();
   EXPECT_EQ(Jobs(), 1);
 }
@@ -161,8 +160,9 @@ TEST_F(FiringTest, ATakeoverWaitsForAFiringInFlight) {
   Result<bool> got = Status::Internal("not run");
   std::thread taker([&] { got = other.Acquire(); });
   EXPECT_TRUE(WaitUntil([&] {
-    return db_.Scalar("SELECT wait_event_type FROM pg_stat_activity WHERE "
-                      "application_name = 'other'") == "Lock";
+    return db_.Scalar(
+               "SELECT wait_event_type FROM pg_stat_activity WHERE "
+               "application_name = 'other'") == "Lock";
   }));
   ASSERT_TRUE(conn_->Exec("COMMIT").ok());
   taker.join();

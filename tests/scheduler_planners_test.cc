@@ -61,8 +61,8 @@ class PlannersTest : public ::testing::Test {
     int64_t id = cas_.Snapshot(root_, state, ws);
     Set("snapshots", id,
         "created_at = now() - make_interval(secs => " +
-            std::to_string(age_secs) + "), pinned = " +
-            (pinned ? "true" : "false"));
+            std::to_string(age_secs) +
+            "), pinned = " + (pinned ? "true" : "false"));
     return id;
   }
 
@@ -125,8 +125,8 @@ TEST_F(PlannersTest, ExpireEnqueuesExactlyTheWorkspacesWhoseStepIsDue) {
   Ids planned = Subjects("workspace_expire", "workspace_id");
   EXPECT_EQ(planned, (Ids{due, grace_over, renewed}));
   // The handler agrees: exactly the planned workspaces take a step.
-  for (int64_t ws : {due, future, never, grace_over, in_grace, renewed,
-                     expired}) {
+  for (int64_t ws :
+       {due, future, never, grace_over, in_grace, renewed, expired}) {
     queue::Outcome o =
         handlers::ExpireWorkspace(*ctx_, handlers::WorkspacePayload{ws});
     EXPECT_EQ(ResultField(o, "verdict") == "transitioned",
@@ -312,12 +312,13 @@ TEST_F(PlannersTest, TheDedupeIndexHoldsUnderTwoPlannersRacing) {
     ASSERT_TRUE(a.ok()) << a.status().ToString();
     EXPECT_EQ(a->enqueued, 20);
     Result<scheduler::PlanResult> b = Status::Internal("not run");
-    std::thread racer([&] { b = scheduler::RunPlanner(*second, "validate",
-                                                       options_); });
+    std::thread racer(
+        [&] { b = scheduler::RunPlanner(*second, "validate", options_); });
     // The second planner blocks on the first's uncommitted rows.
     EXPECT_TRUE(WaitUntil([&] {
-      return db_.Scalar("SELECT wait_event_type FROM pg_stat_activity WHERE "
-                        "application_name = 'planner-b'") == "Lock";
+      return db_.Scalar(
+                 "SELECT wait_event_type FROM pg_stat_activity WHERE "
+                 "application_name = 'planner-b'") == "Lock";
     }));
     ASSERT_TRUE(first->Exec(commit_first ? "COMMIT" : "ROLLBACK").ok());
     racer.join();

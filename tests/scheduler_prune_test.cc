@@ -95,9 +95,10 @@ TEST_F(PruneTest, OnlyRowsOlderThanTheirRetentionGo) {
                        "awc.audit_events"),
             "new");
   // Once its lease is over, the cancelled job goes too.
-  db_.Exec("UPDATE awc.jobs SET locked_until = now() - interval '1 second' "
-           "WHERE id = $1",
-           {std::to_string(cancelled_leased)});
+  db_.Exec(
+      "UPDATE awc.jobs SET locked_until = now() - interval '1 second' "
+      "WHERE id = $1",
+      {std::to_string(cancelled_leased)});
   r = Prune();
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(r->jobs, 1);

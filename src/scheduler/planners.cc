@@ -32,7 +32,7 @@ Result<bool> PruneAll(db::PgConn& conn, const char* statement,
     int64_t deleted = 0;
     AWC_RETURN_IF_ERROR(db::InTransaction(conn, [&]() -> Status {
       AWC_RETURN_IF_ERROR(fence());
-      AWC_ASSIGN_OR_RETURN(db::PgResult r, conn.ExecCached(statement, params));
+      AWC_ASSIGN_OR_RETURN(db::PgResult r, conn.Exec(statement, params));
       deleted = r.Affected();
       return Status::OK();
     }));
@@ -79,16 +79,16 @@ Result<PlanResult> RunPlanner(db::PgConn& conn, std::string_view name,
   } else if (name == "validate") {
     params = {std::to_string(kValidateMinAgeSecs), limit};
   }
-  AWC_ASSIGN_OR_RETURN(db::PgResult r, conn.ExecCached(statement, params));
+  AWC_ASSIGN_OR_RETURN(db::PgResult r, conn.Exec(statement, params));
   return FromRow(r);
 }
 
 Result<PlanResult> EnqueueScheduled(db::PgConn& conn, const std::string& name,
                                     const std::string& kind,
                                     const std::string& payload) {
-  AWC_ASSIGN_OR_RETURN(db::PgResult r,
-                       conn.ExecCached(sql::kEnqueueScheduled,
-                                       {kind, payload, "schedule:" + name}));
+  AWC_ASSIGN_OR_RETURN(
+      db::PgResult r,
+      conn.Exec(sql::kEnqueueScheduled, {kind, payload, "schedule:" + name}));
   return PlanResult{1, r.rows()};
 }
 

@@ -273,61 +273,66 @@ RETURNING id
 )sql";
 
 // --- prune: bounded batches, each in its own fenced transaction ------------
+//
+// Each batch picks its rows with its index into an array and deletes them
+// by key (or by ctid), so the DELETE never scans the table to join them.
 
 // $1 retention seconds, $2 batch. COMPLETED and CANCELLED jobs that
-// finished before the retention, unless a worker's lease on one is still
-// running (a job cancelled while it ran).
+// finished before the retention (a producer's cancel leaves finished_at
+// NULL: updated_at then), unless a worker's lease on one is still running
+// (a job cancelled while it ran). Never a PENDING or RUNNING job.
 inline constexpr const char* kPruneJobs = R"sql(
-WITH doomed AS (
-  SELECT id FROM awc.jobs
-   WHERE state IN ('COMPLETED', 'CANCELLED')
-     AND coalesce(finished_at, updated_at)
-         < now() - make_interval(secs => $1::float8)
-     AND (locked_until IS NULL OR locked_until < now())
-   LIMIT $2
-     FOR UPDATE SKIP LOCKED)
-DELETE FROM awc.jobs j USING doomed d WHERE j.id = d.id
+DELETE FROM awc.jobs
+ WHERE id = ANY (ARRAY(
+   SELECT id FROM awc.jobs
+    WHERE state IN ('COMPLETED', 'CANCELLED')
+      AND coalesce(finished_at, updated_at)
+          < now() - make_interval(secs => $1::float8)
+      AND (locked_until IS NULL OR locked_until < now())
+    LIMIT $2
+      FOR UPDATE SKIP LOCKED))
 )sql";
 
 // $1 retention seconds, $2 batch. Dead letters (FAILED) older than their
 // retention.
 inline constexpr const char* kPruneDeadLetters = R"sql(
-WITH doomed AS (
-  SELECT id FROM awc.jobs
-   WHERE state = 'FAILED'
-     AND coalesce(finished_at, updated_at)
-         < now() - make_interval(secs => $1::float8)
-     AND (locked_until IS NULL OR locked_until < now())
-   LIMIT $2
-     FOR UPDATE SKIP LOCKED)
-DELETE FROM awc.jobs j USING doomed d WHERE j.id = d.id
+DELETE FROM awc.jobs
+ WHERE id = ANY (ARRAY(
+   SELECT id FROM awc.jobs
+    WHERE state = 'FAILED'
+      AND coalesce(finished_at, updated_at)
+          < now() - make_interval(secs => $1::float8)
+      AND (locked_until IS NULL OR locked_until < now())
+    LIMIT $2
+      FOR UPDATE SKIP LOCKED))
 )sql";
 
 // $1 retention seconds, $2 batch. Audit events older than the retention.
 inline constexpr const char* kPruneAudit = R"sql(
-WITH doomed AS (
-  SELECT id FROM awc.audit_events
-   WHERE created_at < now() - make_interval(secs => $1::float8)
-   ORDER BY created_at
-   LIMIT $2)
-DELETE FROM awc.audit_events a USING doomed d WHERE a.id = d.id
+DELETE FROM awc.audit_events
+ WHERE id = ANY (ARRAY(
+   SELECT id FROM awc.audit_events
+    WHERE created_at < now() - make_interval(secs => $1::float8)
+    ORDER BY created_at
+    LIMIT $2))
 )sql";
 
 // $1 retention seconds, $2 batch. The candidate rows of GC epochs that
 // finished (COMPLETED, ABORTED, REFUSED) before the retention; the epochs
-// and their counts stay. Only epochs from the oldest one that still has
-// candidates on are looked at.
+// and their counts stay. Epochs are looked at from the oldest one that
+// still has candidates on, each one's candidates through its index.
 inline constexpr const char* kPruneGcCandidates = R"sql(
-WITH doomed AS (
-  SELECT c.epoch_id, c.digest
-    FROM awc.gc_epochs e
-    JOIN awc.gc_candidates c ON c.epoch_id = e.id
-   WHERE e.id >= (SELECT min(epoch_id) FROM awc.gc_candidates)
-     AND e.state IN ('COMPLETED', 'ABORTED', 'REFUSED')
-     AND e.finished_at < now() - make_interval(secs => $1::float8)
-   LIMIT $2)
-DELETE FROM awc.gc_candidates c USING doomed d
- WHERE c.epoch_id = d.epoch_id AND c.digest = d.digest
+DELETE FROM awc.gc_candidates
+ WHERE ctid = ANY (ARRAY(
+   SELECT c.ctid
+     FROM (SELECT id FROM awc.gc_epochs
+            WHERE id >= (SELECT min(epoch_id) FROM awc.gc_candidates)
+              AND state IN ('COMPLETED', 'ABORTED', 'REFUSED')
+              AND finished_at < now() - make_interval(secs => $1::float8)
+            ORDER BY id) e
+    CROSS JOIN LATERAL (
+      SELECT ctid FROM awc.gc_candidates WHERE epoch_id = e.id LIMIT $2) c
+    LIMIT $2))
 )sql";
 
 #undef AWC_DEDUPE_CONFLICT

@@ -176,8 +176,8 @@ TEST_F(SchedulerTest, LeaderFiresWhatIsDueRenewsEveryThirdAndReleasesOnStop) {
                    "due", "next", "wait~ 2",
                    // t=20
                    "due", "renew", "next", "wait~ 4", "release"}));
-  EXPECT_EQ(reporter_.lines, (Lines{"standby", "leader", "ran gc",
-                                    "ran expire", "standby"}));
+  EXPECT_EQ(reporter_.lines,
+            (Lines{"standby", "leader", "ran gc", "ran expire", "standby"}));
 }
 
 TEST_F(SchedulerTest, WaitsForTheRenewalWhenNothingIsDue) {
@@ -205,9 +205,8 @@ TEST_F(SchedulerTest, ARenewalThatFindsTheTokenMovedEndsLeadership) {
   session_.acquires = {true};
   session_.renewals = {false};
   EXPECT_EQ(Run(), kExitLeadershipLost);
-  EXPECT_EQ(session_.log,
-            (Lines{"connect", "acquire", "due", "next", "wait~ 10", "due",
-                   "renew"}));
+  EXPECT_EQ(session_.log, (Lines{"connect", "acquire", "due", "next",
+                                 "wait~ 10", "due", "renew"}));
   EXPECT_EQ(reporter_.lines,
             (Lines{"standby", "leader", "lost during renewal", "standby"}));
 }
@@ -265,11 +264,11 @@ TEST_F(SchedulerTest, DatabaseErrorsExitForTheMastersBackoff) {
   FakeSession session(&clock_);
   session.acquires = {true};
   session.dues = {Status::Transient("database connection lost")};
-  Scheduler s(SchedulerDeps{options_, &session, &again, &clock_,
-                            [] { return false; }});
+  Scheduler s(
+      SchedulerDeps{options_, &session, &again, &clock_, [] { return false; }});
   EXPECT_EQ(s.Run(), kExitFailure);
-  EXPECT_EQ(again.lines, (Lines{"standby", "leader", "db error due",
-                                "standby"}));
+  EXPECT_EQ(again.lines,
+            (Lines{"standby", "leader", "db error due", "standby"}));
   // The lease is left to expire: the session is gone.
   EXPECT_EQ(session.log, (Lines{"connect", "acquire", "due"}));
 }

@@ -81,7 +81,7 @@ def fill_sql(snapshots, jobs):
         f"ELSE 'READY' END, j % 100 = 5, "
         f"now() - make_interval(hours => {per_ws} - k), "
         f"now() - make_interval(hours => {per_ws} - k) + interval '1 minute', "
-        f"now() - make_interval(secs => (j * 7919) % 2628000) "
+        f"now() - make_interval(secs => (j::bigint * 7919) % 2628000) "
         f"FROM (SELECT j, (j - 1) % {ws} + 1 AS w, (j - 1) / {ws} AS k FROM "
         f"generate_series(1, {per_ws * ws}) j) s",
         "UPDATE awc.snapshots SET validated_at = NULL, scrubbed_at = NULL "

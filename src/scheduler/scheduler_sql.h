@@ -176,7 +176,9 @@ SELECT (SELECT count(*) FROM due), (SELECT count(*) FROM ins)
 // retain: $1 limit. One snapshot_retain per READY snapshot the handler
 // would release: every one of an EXPIRED workspace; otherwise, under a
 // valid policy, the unpinned ones past the keep_last newest (by
-// created_at, id) and at least keep_within_secs old.
+// created_at, id) and at least keep_within_secs old. Per workspace, an
+// index-only walk of snapshots_workspace_idx skips the keep_last newest;
+// only the snapshots past them are read (for `pinned`).
 inline constexpr const char* kPlanRetain =
     R"sql(
 WITH pol AS (
@@ -192,16 +194,16 @@ WITH pol AS (
    WHERE retention IS NOT NULL OR state = 'EXPIRED'),
 ws AS (SELECT * FROM pol WHERE skip IS NOT NULL),
 due AS (
-  SELECT s.id FROM ws
+  SELECT c.id FROM ws
    CROSS JOIN LATERAL (
-     SELECT s.id, s.pinned, s.created_at FROM awc.snapshots s
+     SELECT s.id, s.created_at FROM awc.snapshots s
       WHERE s.workspace_id = ws.id AND s.state = 'READY'
       ORDER BY s.created_at DESC, s.id DESC
-     OFFSET ws.skip) s
+     OFFSET ws.skip) c
    WHERE ws.expired
-      OR (NOT s.pinned
-          AND (ws.within IS NULL
-               OR extract(epoch FROM now() - s.created_at) >= ws.within))
+      OR ((ws.within IS NULL
+           OR extract(epoch FROM now() - c.created_at) >= ws.within)
+          AND NOT (SELECT p.pinned FROM awc.snapshots p WHERE p.id = c.id))
    LIMIT $1),
 ins AS (
   INSERT INTO awc.jobs (kind, payload, dedupe_key)

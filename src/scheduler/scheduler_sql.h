@@ -113,6 +113,10 @@ UPDATE awc.schedules
 
 inline constexpr const char* kListenSchedules = "LISTEN awc_schedules";
 
+// $1 a duration ("10000ms"). The scheduler session's lock_timeout.
+inline constexpr const char* kSetLockTimeout =
+    "SELECT set_config('lock_timeout', $1, false)";
+
 // --- The planners (one statement each) --------------------------------------
 
 // The conflict target of every planner's INSERT: jobs_dedupe_idx.

@@ -84,8 +84,7 @@ int List(db::PgConn& conn) {
            (*leader)->holder.c_str(), (*leader)->expires_at.c_str());
   } else {
     printf("leader: %s (token %lld, lease until %s)\n",
-           (*leader)->holder.c_str(),
-           static_cast<long long>((*leader)->token),
+           (*leader)->holder.c_str(), static_cast<long long>((*leader)->token),
            (*leader)->expires_at.c_str());
   }
   return 0;
@@ -102,9 +101,8 @@ int SchedulesMain(
     const char* name;
     size_t arity;
   };
-  const Verb kVerbs[] = {{"list", 0},   {"pause", 1}, {"resume", 1},
-                         {"run", 1},    {"remove", 1}, {"set", 2},
-                         {"add", 4}};
+  const Verb kVerbs[] = {{"list", 0},   {"pause", 1}, {"resume", 1}, {"run", 1},
+                         {"remove", 1}, {"set", 2},   {"add", 4}};
   const Verb* found = nullptr;
   for (const Verb& v : kVerbs) {
     if (verb == v.name) found = &v;

@@ -7,6 +7,7 @@
 
 #include <set>
 
+#include "common/json.h"
 #include "tests/support/scheduler_support.h"
 
 namespace awc::testing {
@@ -120,14 +121,30 @@ TEST(SchedulerProcessTest, TheSchedulerDiesWithTheMaster) {
   EXPECT_TRUE(WaitUntil([&] { return !ProcessAlive(scheduler); }));
 }
 
-// --- awcctl schedules
-// ---------------------------------------------------------
+// --- awcctl schedules -------------------------------------------------------
 
 class SchedulesCliTest : public ::testing::Test {
  protected:
-  CommandResult Run(std::vector<std::string> args) {
+  CommandResult Run(std::vector<std::string> args,
+                    std::vector<std::pair<std::string, std::string>> env = {}) {
     args.insert(args.begin(), "schedules");
-    return RunAwcctl(std::move(args), {{"DATABASE_URL", db_.url()}});
+    env.push_back({"DATABASE_URL", db_.url()});
+    return RunAwcctl(std::move(args), std::move(env));
+  }
+  // `awcctl schedules ... --json`, parsed.
+  JsonPtr Json(std::vector<std::string> args) {
+    args.push_back("--json");
+    CommandResult r = Run(std::move(args));
+    EXPECT_EQ(r.code, 0) << r.err;
+    Result<JsonPtr> j = ParseJson(r.out);
+    EXPECT_TRUE(j.ok()) << r.out;
+    return j.ok() ? std::move(*j) : JsonPtr(json_object());
+  }
+  // The last line of standard error (the first names the target).
+  static std::string LastError(const CommandResult& r) {
+    std::string err = r.err;
+    if (err.ends_with("\n")) err.pop_back();
+    return err.substr(err.rfind('\n') + 1);
   }
 
   TestDatabase db_;
@@ -137,28 +154,56 @@ TEST_F(SchedulesCliTest, ListsTheBuiltinsAndTheLeader) {
   db_.Migrate();
   CommandResult r = Run({});
   ASSERT_EQ(r.code, 0) << r.err;
-  for (const char* line :
-       {"NAME", "gc           @every 6h      gc_sweep           no",
-        "expire       @every 1m      workspace_expire   no",
-        "retain       @every 10m     snapshot_retain    no",
-        "scrub        @every 1h      snapshot_scrub     no",
-        "validate     @every 5m      snapshot_validate  no",
-        "prune        @every 1h      -                  no",
-        "leader: none yet"}) {
-    EXPECT_NE(r.out.find(line), std::string::npos) << line << "\n" << r.out;
+  EXPECT_TRUE(r.out.starts_with("NAME  ")) << r.out;
+  for (const char* row :
+       {"gc ", "expire ", "retain ", "scrub ", "validate ", "prune "}) {
+    EXPECT_NE(r.out.find("\n" + std::string(row)), std::string::npos)
+        << row << "\n"
+        << r.out;
   }
+  EXPECT_TRUE(r.out.ends_with("\nleader: none yet\n")) << r.out;
   EXPECT_EQ(Run({"list"}).out, r.out);
+
+  // The same in JSON: every built-in at its default, never run.
+  JsonPtr doc = Json({"list"});
+  json_t* rows = json_object_get(doc.get(), "schedules");
+  ASSERT_EQ(json_array_size(rows), 6u);
+  std::vector<std::string> seen;
+  for (size_t i = 0; i < json_array_size(rows); ++i) {
+    json_t* row = json_array_get(rows, i);
+    std::string kind =
+        json_is_null(json_object_get(row, "kind")) ? "-" : Str(row, "kind");
+    seen.push_back(Str(row, "name") + " " + Str(row, "spec") + " " + kind);
+    EXPECT_TRUE(json_is_true(json_object_get(row, "builtin")));
+    EXPECT_TRUE(json_is_false(json_object_get(row, "paused")));
+    EXPECT_TRUE(json_is_null(json_object_get(row, "last_result")));
+    EXPECT_EQ(Int(row, "runs"), 0);
+  }
+  EXPECT_EQ(seen,
+            (std::vector<std::string>{
+                "expire @every 1m workspace_expire", "gc @every 6h gc_sweep",
+                "prune @every 1h -", "retain @every 10m snapshot_retain",
+                "scrub @every 1h snapshot_scrub",
+                "validate @every 5m snapshot_validate"}));
+  EXPECT_TRUE(json_is_null(json_object_get(doc.get(), "leader")));
 
   DaemonProcess d(SchedulerTree(db_, "host-a", 3));
   ASSERT_TRUE(WaitUntil([&] {
     return db_.Int("SELECT count(*) FROM awc.schedules WHERE runs = 1") == 6;
   })) << d.Stderr();
   r = Run({"list"});
-  EXPECT_NE(r.out.find("leader: host-a-scheduler/"), std::string::npos)
+  EXPECT_NE(r.out.find("\nleader: host-a-scheduler/"), std::string::npos)
       << r.out;
   EXPECT_NE(r.out.find("ok, 0 of 0 enqueued"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("ok, pruned 0 jobs, 0 dead letters"), std::string::npos)
       << r.out;
+  doc = Json({});
+  json_t* leader = json_object_get(doc.get(), "leader");
+  ASSERT_TRUE(json_is_object(leader)) << r.out;
+  EXPECT_TRUE(Str(leader, "holder").starts_with("host-a-scheduler/"));
+  EXPECT_TRUE(json_is_false(json_object_get(leader, "expired")));
+  json_t* first = json_array_get(json_object_get(doc.get(), "schedules"), 0);
+  EXPECT_EQ(Str(json_object_get(first, "last_result"), "result"), "ok");
 }
 
 TEST_F(SchedulesCliTest, ChangesAndTheirRefusals) {
@@ -169,7 +214,8 @@ TEST_F(SchedulesCliTest, ChangesAndTheirRefusals) {
             "t");
   CommandResult r = Run({"run", "scrub"});
   EXPECT_EQ(r.code, 1);
-  EXPECT_EQ(r.err, "awcctl: schedule \"scrub\" is paused; resume it first\n");
+  EXPECT_EQ(LastError(r),
+            "awcctl: schedule \"scrub\" is paused; resume it first");
   EXPECT_EQ(Run({"resume", "scrub"}).code, 0);
   EXPECT_EQ(Run({"run", "scrub"}).code, 0);
   EXPECT_EQ(db_.Scalar("SELECT next_run_at <= now() FROM awc.schedules "
@@ -182,61 +228,75 @@ TEST_F(SchedulesCliTest, ChangesAndTheirRefusals) {
                        "|| (extract(epoch FROM next_run_at)::bigint % 90) "
                        "FROM awc.schedules WHERE name = 'gc'"),
             "@every 90s true 0");
+  // Arguments are checked before connecting: usage errors.
   r = Run({"set", "gc", "@every 5x"});
-  EXPECT_EQ(r.code, 1);
+  EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.err.find("schedule spec \"@every 5x\": expected @every"),
             std::string::npos)
       << r.err;
 
-  EXPECT_EQ(
-      Run({"add", "nightly", "@daily", "gc_sweep", R"({"tenant_id": "t1"})"})
-          .out,
-      "schedule nightly added\n");
+  JsonPtr added =
+      Json({"add", "nightly", "@daily", "gc_sweep", R"({"tenant_id": "t1"})"});
+  json_t* row = json_object_get(added.get(), "schedule");
+  ASSERT_TRUE(json_is_object(row));
+  EXPECT_EQ(Str(row, "name"), "nightly");
+  EXPECT_EQ(Str(json_object_get(row, "payload"), "tenant_id"), "t1");
+  EXPECT_TRUE(json_is_false(json_object_get(row, "builtin")));
   EXPECT_EQ(db_.Scalar("SELECT kind || ' ' || payload::text || ' ' || "
                        "(next_run_at = date_trunc('day', now()) + interval "
                        "'1 day') FROM awc.schedules WHERE name = 'nightly'"),
             "gc_sweep {\"tenant_id\": \"t1\"} true");
-  r = Run({"add", "nightly", "@daily", "gc_sweep", "{}"});
+  r = Run({"add", "nightly", "@hourly", "gc_sweep", R"({"tenant_id": "t2"})"});
   EXPECT_EQ(r.code, 1);
-  EXPECT_EQ(r.err, "awcctl: a schedule named \"nightly\" already exists\n");
-  r = Run({"add", "Bad Name", "@daily", "k", "{}"});
-  EXPECT_EQ(r.code, 1);
-  EXPECT_NE(r.err.find("schedule name \"Bad Name\""), std::string::npos);
-  r = Run({"add", "x", "@daily", "k", "[1]"});
-  EXPECT_EQ(r.code, 1);
-  EXPECT_EQ(r.err, "awcctl: the payload must be a JSON object\n");
+  EXPECT_EQ(LastError(r),
+            "awcctl: a schedule named \"nightly\" already exists");
+  r = Run({"add", "Bad Name", "@daily", "gc_sweep", "{}"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_TRUE(r.err.starts_with("awcctl: schedule name \"Bad Name\"")) << r.err;
+  r = Run({"add", "x", "@daily", "gc_sweep", "[1]"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_TRUE(r.err.starts_with("awcctl: JSON must be a JSON object\n"))
+      << r.err;
+  // The kind and payload are checked as enqueue checks them, unless forced.
+  r = Run({"add", "x", "@daily", "gc_sweep", "{}"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("tenant_id"), std::string::npos) << r.err;
+  r = Run({"add", "x", "@daily", "future_kind", "{}"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("unknown job kind \"future_kind\" (known: "),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("; --force adds it anyway"), std::string::npos);
+  EXPECT_EQ(db_.Int("SELECT count(*) FROM awc.schedules WHERE name = 'x'"), 0);
+  EXPECT_EQ(Run({"add", "x", "@daily", "future_kind", "{}", "--force"}).out,
+            "schedule x added\n");
 
   r = Run({"remove", "gc"});
   EXPECT_EQ(r.code, 1);
-  EXPECT_EQ(r.err,
-            "awcctl: schedule \"gc\" is built in and cannot be removed; pause "
-            "it instead\n");
+  EXPECT_EQ(LastError(r),
+            "awcctl: schedule \"gc\" is built in and cannot be removed; "
+            "pause it instead");
   EXPECT_EQ(Run({"remove", "nightly"}).out, "schedule nightly removed\n");
   r = Run({"remove", "nightly"});
   EXPECT_EQ(r.code, 1);
-  EXPECT_EQ(r.err, "awcctl: no schedule named \"nightly\"\n");
+  EXPECT_EQ(LastError(r), "awcctl: no schedule named \"nightly\"");
   EXPECT_EQ(Run({"pause", "nope"}).code, 1);
+  EXPECT_EQ(Run({"pause", "No"}).code, 2);
 }
 
-TEST_F(SchedulesCliTest, UsageErrorsExitTwo) {
-  for (const std::vector<std::string>& bad :
-       std::vector<std::vector<std::string>>{{"frob"},
-                                             {"pause"},
-                                             {"pause", "a", "b"},
-                                             {"set", "gc"},
-                                             {"add", "a", "@daily", "k"},
-                                             {"list", "extra"}}) {
-    CommandResult r = Run(bad);
-    EXPECT_EQ(r.code, 2) << ::testing::PrintToString(bad) << ": " << r.err;
-    EXPECT_NE(r.err.find("schedules pause|resume|run|remove NAME"),
-              std::string::npos)
-        << r.err;
-  }
-  // awcctl's own usage lists the verbs.
-  CommandResult help = RunAwcctl({"--help"}, {});
-  EXPECT_NE(help.out.find("schedules add NAME SPEC KIND JSON"),
-            std::string::npos)
-      << help.out;
+TEST_F(SchedulesCliTest, ChangesOnAProductionDatabasePassTheGuard) {
+  db_.Migrate();
+  // No terminal to ask on: refused, exit 3, nothing changed.
+  CommandResult r = Run({"pause", "gc"}, {{"AWC_PRODUCTION", "1"}});
+  EXPECT_EQ(r.code, 3) << r.err;
+  EXPECT_EQ(db_.Int("SELECT count(*) FROM awc.schedules WHERE paused"), 0);
+  // Listing only reads: never asked.
+  EXPECT_EQ(Run({"list"}, {{"AWC_PRODUCTION", "1"}}).code, 0);
+  // --yes goes on.
+  r = Run({"pause", "gc", "--yes"}, {{"AWC_PRODUCTION", "1"}});
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(db_.Scalar("SELECT paused FROM awc.schedules WHERE name = 'gc'"),
+            "t");
 }
 
 }  // namespace

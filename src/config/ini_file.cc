@@ -149,11 +149,32 @@ int OnIniValue(void* user, const char* section, const char* name,
 }  // namespace
 
 Result<std::string> ReadSecretFile(const std::string& path) {
-  Result<std::string> v = Env::Default()->ReadFile(path);
-  if (!v.ok()) return Status::InvalidArgument(v.status().message());
-  while (!v->empty() && (v->back() == '\n' || v->back() == '\r')) {
-    v->pop_back();
+  Env* env = Env::Default();
+  Result<FileInfo> info = env->Stat(path);
+  if (!info.ok()) return Status::InvalidArgument(info.status().message());
+  if (info->type != FileInfo::Type::kRegular) {
+    return Status::InvalidArgument("\"" + path + "\" is not a regular file");
   }
+  std::string too_large = "\"" + path + "\" is larger than " +
+                          std::to_string(kSecretFileMaxBytes) + " bytes";
+  if (info->size > kSecretFileMaxBytes) {
+    return Status::InvalidArgument(too_large);
+  }
+  // Read at most one byte more than allowed, whatever the file became
+  // since the stat.
+  Result<std::unique_ptr<SequentialFile>> file = env->NewSequentialFile(path);
+  if (!file.ok()) return Status::InvalidArgument(file.status().message());
+  std::string v(kSecretFileMaxBytes + 1, '\0');
+  size_t got = 0;
+  while (got < v.size()) {
+    Result<size_t> n = (*file)->Read(v.data() + got, v.size() - got);
+    if (!n.ok()) return Status::InvalidArgument(n.status().message());
+    if (*n == 0) break;
+    got += *n;
+  }
+  if (got > kSecretFileMaxBytes) return Status::InvalidArgument(too_large);
+  v.resize(got);
+  while (!v.empty() && (v.back() == '\n' || v.back() == '\r')) v.pop_back();
   return v;
 }
 

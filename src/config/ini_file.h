@@ -6,6 +6,7 @@
 #ifndef AWC_CONFIG_INI_FILE_H_
 #define AWC_CONFIG_INI_FILE_H_
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -19,8 +20,13 @@ namespace awc::config {
 Status LoadIni(const std::string& path, Settings* s,
                std::vector<std::string>* sources);
 
-// A whole file (a _FILE secret), trailing newlines dropped. A path that
-// cannot be read, a directory included, is an error.
+// The largest file ReadSecretFile() reads.
+inline constexpr uint64_t kSecretFileMaxBytes = 64 * 1024;
+
+// A whole file (a _FILE secret), trailing newlines dropped. Only a regular
+// file (or a link to one) of at most kSecretFileMaxBytes is read: anything
+// else — a directory, a device, a FIFO, a larger file — is an error naming
+// the path, as is a path that cannot be read.
 Result<std::string> ReadSecretFile(const std::string& path);
 
 }  // namespace awc::config

@@ -56,7 +56,8 @@ worker::WorkerOptions WorkerOptionsFrom(const config::Settings& settings);
 scheduler::SchedulerOptions SchedulerOptionsFrom(
     const config::Settings& settings);
 
-// AWC_WORKER_CONCURRENCY slots and the parsed AWC_METRICS_LISTEN.
+// AWC_WORKER_CONCURRENCY slots, the parsed AWC_METRICS_LISTEN, and a
+// graceful stop's allowance of one AWC_WORKER_LEASE_SECS.
 Result<supervisor::Supervisor::Options> SupervisorOptionsFrom(
     const config::Settings& settings);
 

@@ -4,6 +4,7 @@
 
 #include <utility>
 
+#include "common/host_name.h"
 #include "common/loop_wait.h"
 #include "scheduler/scheduler_sql.h"
 #include "scheduler/schedules.h"
@@ -15,9 +16,7 @@ std::string SchedulerId(const std::string& id_base) {
 }
 
 std::string SchedulerHolder(const std::string& id_base) {
-  char host[256] = {};
-  if (gethostname(host, sizeof host - 1) != 0) host[0] = '\0';
-  return SchedulerId(id_base) + "/" + (host[0] != '\0' ? host : "?") + "/" +
+  return SchedulerId(id_base) + "/" + HostName() + "/" +
          std::to_string(getpid());
 }
 

@@ -12,7 +12,8 @@
 //    awc_background_job_lag_seconds{kind}; recorded and discarded ones also
 //    in awc_background_job_duration_seconds{kind} and the slot's
 //    jobs-processed count. Reclaimed ones carry reason "lease_expired",
-//    discarded ones discarded: true.
+//    discarded ones discarded: true, dead-lettered ones their dead_reason
+//    (queue::DeadReasonName).
 //  - Every failed database round trip (a lease renewal included) counts in
 //    awc_api_errors_total{component="worker"}; failures to open a session
 //    do not. The slot's db_ok follows whether the session works.

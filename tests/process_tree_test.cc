@@ -215,11 +215,14 @@ TEST(ProcessTreeTest, NotifiesSystemd) {
 TEST(ProcessTreeTest, PingsTheWatchdogAndExtendsTheStopWhileJobsFinish) {
   TestDatabase db;
   FakeNotifySocket sd;
-  auto o = FleetOptions(db, 1, {{"AWC_WORKER_LEASE_SECS", "60"}});
+  // With the scheduler too: a second kind of child, draining alongside.
+  auto o = FleetOptions(
+      db, 1, {{"AWC_WORKER_LEASE_SECS", "60"}, {"AWC_SCHEDULER", "on"}});
   o.env.push_back({"NOTIFY_SOCKET", sd.path()});
   o.env.push_back({"WATCHDOG_USEC", "1000000"});  // WatchdogSec=1s
   DaemonProcess d(o);
   ASSERT_TRUE(WaitUntil([&] { return sd.Seen("READY=1"); })) << d.Stderr();
+  ASSERT_TRUE(d.WaitForEvent("scheduler started")) << d.Stderr();
   // Every half watchdog period while the master's loop runs.
   EXPECT_TRUE(WaitUntil([&] { return sd.Count("WATCHDOG=1") >= 4; }))
       << ::testing::PrintToString(sd.messages());
@@ -233,8 +236,9 @@ TEST(ProcessTreeTest, PingsTheWatchdogAndExtendsTheStopWhileJobsFinish) {
   ASSERT_TRUE(st.has_value());
   EXPECT_TRUE(WIFEXITED(*st) && WEXITSTATUS(*st) == 0);
   EXPECT_EQ(db.JobState(id), "COMPLETED");
-  // Only the master talks to systemd (the workers inherit NOTIFY_SOCKET but
-  // never use it), so a hung master stops the watchdog pings.
+  // Only the master talks to systemd (the workers and the scheduler inherit
+  // NOTIFY_SOCKET but never use it), so a hung master stops the watchdog
+  // pings.
   EXPECT_EQ(sd.senders(), std::set<pid_t>{d.pid()});
   for (const std::string& m : sd.messages()) {
     if (m.rfind("EXTEND_TIMEOUT_USEC=", 0) != 0) continue;

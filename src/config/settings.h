@@ -42,6 +42,14 @@ struct Settings {
   int64_t manifest_max_bytes = 16 * 1024 * 1024;
   int64_t closure_max_depth = 64;
   int64_t closure_max_objects = 10'000'000;
+  // The scheduler (docs/ARCHITECTURE.md, "Scheduler").
+  bool scheduler = true;  // AWC_SCHEDULER: on, off
+  int64_t scheduler_lease_secs = 30;
+  int64_t scrub_interval_secs = 30 * 86400;
+  int64_t scrub_max_per_run = 100;
+  int64_t job_retention_secs = 7 * 86400;
+  int64_t dead_letter_retention_secs = 30 * 86400;
+  int64_t audit_retention_secs = 365 * 86400;  // 0 keeps them
 
   std::string config_file;  // the INI file that was read, or ""
 

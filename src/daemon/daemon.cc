@@ -17,6 +17,8 @@
 #include "obs/metrics.h"
 #include "obs/worker_status.h"
 #include "options/module_options.h"
+#include "scheduler/scheduler.h"
+#include "scheduler/scheduler_process.h"
 #include "store/open_store.h"
 #include "store/s3_options.h"
 #include "store/store_url.h"
@@ -106,6 +108,7 @@ struct ModuleOptions {
   handlers::HandlerOptions handlers;
   worker::WorkerOptions worker;
   supervisor::Supervisor::Options supervisor;
+  std::optional<scheduler::SchedulerOptions> scheduler;  // AWC_SCHEDULER=off
 };
 
 // Step 1 after loading: the settings the daemon requires, and the options
@@ -118,6 +121,7 @@ Result<ModuleOptions> Prepare(const config::Settings& settings) {
   o.handlers = options::HandlerOptionsFrom(settings);
   o.worker = options::WorkerOptionsFrom(settings);
   AWC_ASSIGN_OR_RETURN(o.supervisor, options::SupervisorOptionsFrom(settings));
+  if (settings.scheduler) o.scheduler = options::SchedulerOptionsFrom(settings);
   return o;
 }
 
@@ -150,6 +154,26 @@ Status CheckStore(const store::StoreUrl& url, const store::S3Options& s3) {
   return s.WithContext("object store");
 }
 
+// The scheduler child (docs/ARCHITECTURE.md, "Scheduler"): restarted at
+// once after it gave up leadership; its role is in the shared metrics,
+// which it can no longer reset once it is gone.
+supervisor::Supervisor::ChildSpec SchedulerChild(
+    const scheduler::SchedulerOptions& options, const std::string& db_url,
+    obs::Metrics* metrics) {
+  supervisor::Supervisor::ChildSpec spec;
+  spec.name = "scheduler";
+  spec.count = 1;
+  scheduler::SchedulerProcessDeps deps{options, db_url, metrics};
+  spec.main = [deps](int) { return scheduler::RunSchedulerProcess(deps); };
+  spec.restart_at_once_code = scheduler::kExitLeadershipLost;
+  spec.on_exit = [metrics](int) { metrics->SetSchedulerLeader(false); };
+  spec.status = [metrics] {
+    return std::string("scheduler ") +
+           (metrics->SchedulerLeader() ? "leader" : "standby");
+  };
+  return spec;
+}
+
 }  // namespace
 
 int DaemonMain(int argc, char** argv, RegisterFn register_handlers) {
@@ -172,6 +196,7 @@ int DaemonMain(int argc, char** argv, RegisterFn register_handlers) {
   obs::Info("startup", "awc-worker starting")
       .Str("version", AWC_VERSION)
       .Int("concurrency", settings.worker_concurrency)
+      .Bool("scheduler", settings.scheduler)
       .Emit();
 
   // Steps 2 and 3: connect, migrate (or, with AWC_MIGRATE=check, only
@@ -212,9 +237,15 @@ int DaemonMain(int argc, char** argv, RegisterFn register_handlers) {
   worker::WorkerProcessDeps deps{
       modules->worker,     settings.database_url, &registry, &modules->handlers,
       &modules->store_url, &modules->s3,          &*metrics, &*status};
+  std::vector<supervisor::Supervisor::ChildSpec> others;
+  if (modules->scheduler) {
+    others.push_back(
+        SchedulerChild(*modules->scheduler, settings.database_url, &*metrics));
+  }
   supervisor::Supervisor sup(
       modules->supervisor, &*metrics, &*status,
-      [deps](int slot) { return worker::RunWorkerProcess(deps, slot); });
+      [deps](int slot) { return worker::RunWorkerProcess(deps, slot); },
+      std::move(others));
   if (Status s = sup.Start(); !s.ok()) return Fail(s);
   return sup.Run();
 }

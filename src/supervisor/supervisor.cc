@@ -28,37 +28,72 @@ const char* SignalName(int sig) {
 
 struct Supervisor::Slot {
   Supervisor* owner = nullptr;
-  int index = 0;
+  size_t kind = 0;  // into kinds_
+  int index = 0;    // within its kind
   pid_t pid = 0;
   double started = 0;
   double backoff = 0;
+  bool restart_counts = true;  // the next restart is one of a crash
   ev_timer restart;
 };
 
 Supervisor::Supervisor(Options options, obs::Metrics* metrics,
-                       obs::WorkerStatusTable* status, ChildMain child_main)
+                       obs::WorkerStatusTable* status, ChildMain worker_main,
+                       std::vector<ChildSpec> others)
     : options_(std::move(options)),
       metrics_(metrics),
       status_(status),
-      child_main_(std::move(child_main)),
       loop_(ev_default_loop(EVFLAG_AUTO)),
       self_(getpid()) {
-  for (int n = 0; n < options_.slots; ++n) {
+  // The workers publish their phase in the status table; the parent resets
+  // a slot whenever its process starts or ends.
+  ChildSpec workers;
+  workers.name = "worker";
+  workers.count = options_.slots;
+  workers.main = std::move(worker_main);
+  workers.on_start = [this](int n) {
+    if (status_ == nullptr) return;
+    status_->SetPhase(n, obs::WorkerPhase::kConnecting);
+    status_->slot(n).db_ok.store(false, std::memory_order_relaxed);
+  };
+  workers.on_exit = [this](int n) {
+    if (status_ == nullptr) return;
+    status_->SetPhase(n, obs::WorkerPhase::kDown);
+    status_->slot(n).db_ok.store(false, std::memory_order_relaxed);
+    status_->slot(n).job_id.store(0, std::memory_order_relaxed);
+  };
+  AddKind(std::move(workers));
+  for (ChildSpec& spec : others) AddKind(std::move(spec));
+}
+
+Supervisor::~Supervisor() = default;
+
+void Supervisor::AddKind(ChildSpec spec) {
+  size_t kind = kinds_.size();
+  for (int n = 0; n < spec.count; ++n) {
     auto slot = std::make_unique<Slot>();
     slot->owner = this;
+    slot->kind = kind;
     slot->index = n;
     slot->backoff = options_.backoff_min;
     ev_timer_init(&slot->restart, RestartCb, 0, 0);
     slot->restart.data = slot.get();
     slots_.push_back(std::move(slot));
   }
+  kinds_.push_back(std::move(spec));
 }
-
-Supervisor::~Supervisor() = default;
 
 int Supervisor::LiveChildren() const {
   int n = 0;
   for (const auto& slot : slots_) n += slot->pid > 0 ? 1 : 0;
+  return n;
+}
+
+int Supervisor::LiveWorkers() const {
+  int n = 0;
+  for (const auto& slot : slots_) {
+    n += slot->kind == 0 && slot->pid > 0 ? 1 : 0;
+  }
   return n;
 }
 
@@ -75,8 +110,10 @@ void Supervisor::Spawn(Slot& slot) {
   sigprocmask(SIG_BLOCK, &block, &old);
   pid_t pid = fork();
   if (pid != 0) sigprocmask(SIG_SETMASK, &old, nullptr);
+  const ChildSpec& spec = kinds_[slot.kind];
   if (pid < 0) {
     obs::Error("supervisor", "fork failed")
+        .Str("child", spec.name)
         .Int("slot", slot.index + 1)
         .Str("error", strerror(errno))
         .Emit();
@@ -87,24 +124,21 @@ void Supervisor::Spawn(Slot& slot) {
   }
   if (pid == 0) {
     // Child: die with the parent, drop what belongs to the parent (its
-    // event loop, the HTTP listener), then become a worker.
+    // event loop, the HTTP listener), then run the kind's main.
     for (int sig : {SIGTERM, SIGINT, SIGQUIT, SIGHUP, SIGCHLD}) {
       signal(sig, SIG_DFL);
     }
     prctl(PR_SET_PDEATHSIG, SIGTERM);
     if (getppid() != self_) _exit(0);
     close_range(3, ~0U, 0);
-    int code = child_main_(slot.index);
+    int code = spec.main(slot.index);
     fflush(nullptr);
     _exit(code);
   }
   slot.pid = pid;
   slot.started = Now();
-  if (status_ != nullptr) {
-    status_->SetPhase(slot.index, obs::WorkerPhase::kConnecting);
-    status_->slot(slot.index).db_ok.store(false, std::memory_order_relaxed);
-  }
-  obs::Info("supervisor", "worker started")
+  if (spec.on_start) spec.on_start(slot.index);
+  obs::Info("supervisor", spec.name + " started")
       .Int("slot", slot.index + 1)
       .Int("pid", pid)
       .Emit();
@@ -115,24 +149,30 @@ void Supervisor::OnChildExit(pid_t pid, int wstatus) {
                          [pid](const auto& s) { return s->pid == pid; });
   if (it == slots_.end()) return;  // not one of ours (e.g. a grandchild)
   Slot& slot = **it;
+  const ChildSpec& spec = kinds_[slot.kind];
   slot.pid = 0;
   double lived = Now() - slot.started;
-  if (status_ != nullptr) {
-    status_->SetPhase(slot.index, obs::WorkerPhase::kDown);
-    status_->slot(slot.index).db_ok.store(false, std::memory_order_relaxed);
-    status_->slot(slot.index).job_id.store(0, std::memory_order_relaxed);
-  }
+  if (spec.on_exit) spec.on_exit(slot.index);
   bool clean = WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == 0;
-  bool expected = state_ != State::kRunning && (clean || WIFSIGNALED(wstatus));
-  obs::Event event = expected ? obs::Info("supervisor", "worker exited")
-                              : obs::Error("supervisor", "worker exited");
+  // A child that gave up its role on purpose is replaced at once.
+  bool at_once = WIFEXITED(wstatus) && spec.restart_at_once_code &&
+                 WEXITSTATUS(wstatus) == *spec.restart_at_once_code;
+  bool expected =
+      at_once || (state_ != State::kRunning && (clean || WIFSIGNALED(wstatus)));
+  obs::Event event = expected ? obs::Info("supervisor", spec.name + " exited")
+                              : obs::Error("supervisor", spec.name + " exited");
   event.Int("slot", slot.index + 1).Int("pid", pid).Num("lived_s", lived);
   if (WIFEXITED(wstatus)) {
     event.Int("exit_code", WEXITSTATUS(wstatus));
   } else if (WIFSIGNALED(wstatus)) {
     event.Str("signal", SignalName(WTERMSIG(wstatus)));
   }
-  if (state_ == State::kRunning) {
+  slot.restart_counts = !at_once;
+  if (state_ == State::kRunning && at_once) {
+    event.Num("restart_in_s", 0);
+    ev_timer_set(&slot.restart, 0, 0);
+    ev_timer_start(loop_, &slot.restart);
+  } else if (state_ == State::kRunning) {
     if (lived >= options_.stable_after) slot.backoff = options_.backoff_min;
     double delay = slot.backoff;
     slot.backoff = std::min(options_.backoff_max, slot.backoff * 2);
@@ -167,7 +207,7 @@ void Supervisor::BeginShutdown(State next, int signum) {
                               ? "graceful shutdown: workers finish their jobs"
                               : "fast shutdown: workers exit now")
       .Str("signal", SignalName(signum))
-      .Int("workers", LiveChildren())
+      .Int("workers", LiveWorkers())
       .Emit();
   notifier_.Stopping(StatusLine());
   drain_started_ = Now();
@@ -194,15 +234,15 @@ void Supervisor::OnSignal(int signum) {
 }
 
 std::string Supervisor::StatusLine() const {
-  int live = LiveChildren();
+  int live = LiveWorkers();
   std::string line;
   if (state_ == State::kDraining) {
     line = "draining: " + std::to_string(live) + " workers finishing";
   } else if (state_ == State::kQuitting) {
     line = "stopping: " + std::to_string(live) + " workers exiting";
   } else {
-    line =
-        std::to_string(live) + "/" + std::to_string(slots_.size()) + " workers";
+    line = std::to_string(live) + "/" + std::to_string(kinds_[0].count) +
+           " workers";
     if (status_ != nullptr) {
       line += ": " + std::to_string(status_->Count(obs::WorkerPhase::kBusy)) +
               " busy, " +
@@ -212,6 +252,10 @@ std::string Supervisor::StatusLine() const {
         line += ", " + std::to_string(connecting) + " connecting";
       }
     }
+  }
+  for (size_t k = 1; k < kinds_.size(); ++k) {
+    std::string part = kinds_[k].status ? kinds_[k].status() : "";
+    if (!part.empty()) line += "; " + part;
   }
   if (status_ != nullptr) {
     line += "; " + std::to_string(status_->JobsDone()) + " jobs processed";
@@ -225,7 +269,7 @@ std::string Supervisor::StatusLine() const {
 constexpr double kExtendBy = 5.0;
 
 void Supervisor::OnTick() {
-  if (metrics_ != nullptr) metrics_->SetWorkersRunning(LiveChildren());
+  if (metrics_ != nullptr) metrics_->SetWorkersRunning(LiveWorkers());
   notifier_.Status(StatusLine());
   ExtendDrain();
 }
@@ -240,7 +284,7 @@ obs::HttpResponse Supervisor::Route(const std::string& path) {
   obs::HttpResponse r;
   if (path == "/metrics") {
     if (metrics_ == nullptr) return {404, r.content_type, "no metrics\n"};
-    metrics_->SetWorkersRunning(LiveChildren());
+    metrics_->SetWorkersRunning(LiveWorkers());
     r.content_type = "text/plain; version=0.0.4; charset=utf-8";
     r.body = metrics_->RenderPrometheus();
     return r;
@@ -252,7 +296,7 @@ obs::HttpResponse Supervisor::Route(const std::string& path) {
   if (path == "/readyz") {
     std::string why;
     if (state_ != State::kRunning) why += "shutting down\n";
-    if (LiveChildren() == 0) why += "no worker running\n";
+    if (LiveWorkers() == 0) why += "no worker running\n";
     if (status_ != nullptr && status_->Connected() == 0) {
       why += "no worker connected to the database\n";
     }
@@ -305,8 +349,12 @@ Status Supervisor::Start() {
   for (auto& slot : slots_) Spawn(*slot);
   // After the fork: the children need not inherit its connection.
   if (db_probe_) db_probe_->Start();
-  obs::Info("supervisor", "supervisor running")
-      .Int("workers", options_.slots)
+  obs::Event running = obs::Info("supervisor", "supervisor running");
+  running.Int("workers", options_.slots);
+  for (size_t k = 1; k < kinds_.size(); ++k) {
+    running.Int(kinds_[k].name, kinds_[k].count);
+  }
+  running
       .Str("metrics", options_.metrics_listen
                           ? options_.metrics_listen->ToString()
                           : std::string())
@@ -335,7 +383,9 @@ void Supervisor::RestartCb(struct ev_loop*, ev_timer* w, int) {
   Slot* slot = static_cast<Slot*>(w->data);
   Supervisor* self = slot->owner;
   if (self->state_ != State::kRunning || slot->pid > 0) return;
-  if (self->metrics_ != nullptr) self->metrics_->CountRestart();
+  if (self->metrics_ != nullptr && slot->restart_counts) {
+    self->metrics_->CountRestart();
+  }
   self->Spawn(*slot);
 }
 

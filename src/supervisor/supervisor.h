@@ -2,17 +2,21 @@
 // "Process tree").
 //
 // Contract:
-//  - Forks one child per slot; each child runs `child_main(slot)` and exits
-//    with its return value. child_main starts with SIGTERM, SIGINT, SIGQUIT,
+//  - Runs kinds of children (ChildSpec): the workers, one per slot, and any
+//    others (the scheduler). Each child runs its kind's `main(index)` and
+//    exits with its return value. `main` starts with SIGTERM, SIGINT, SIGQUIT,
 //    SIGHUP and SIGCHLD blocked and at their default dispositions, and with
 //    every descriptor above 2 closed; it unblocks them once its own
 //    handlers are in place (worker/stop_flag.h). Children get
 //    PR_SET_PDEATHSIG(SIGTERM), so they finish their job and stop when the
 //    parent dies.
-//  - Reaps every child and logs its exit (pid, slot, exit code or signal).
-//    While running, a dead child is replaced in its slot after a per-slot
-//    backoff: 0.1 s doubling to 30 s while children keep dying within 60 s
-//    of their start, back to 0.1 s after one lived 60 s.
+//  - Reaps every child and logs its exit ("<kind> exited": pid, slot, exit
+//    code or signal). While running, a dead child is replaced in its slot
+//    after a per-slot backoff: 0.1 s doubling to 30 s while children keep
+//    dying within 60 s of their start, back to 0.1 s after one lived 60 s.
+//    A kind may name an exit code that means "gave up a role on purpose"
+//    (the scheduler's leadership lost): such a child is replaced at once,
+//    its backoff untouched, and it is not counted as a restart.
 //  - Shutdown is a state machine: kRunning -> kDraining on SIGTERM/SIGINT
 //    (SIGTERM relayed to every child; each finishes its job and exits 0)
 //    or kQuitting on SIGQUIT (relayed; children exit at once); the parent
@@ -48,10 +52,26 @@ namespace awc::supervisor {
 
 class Supervisor {
  public:
-  using ChildMain = std::function<int(int slot)>;
+  using ChildMain = std::function<int(int index)>;
+
+  // One kind of child process. Indexes are 0-based; events show slot
+  // index + 1.
+  struct ChildSpec {
+    std::string name;  // "<name> started", "<name> exited"
+    int count = 1;
+    ChildMain main;
+    // An exit with this code is replaced at once, without backoff.
+    std::optional<int> restart_at_once_code;
+    // Run in the parent when a child of this kind was forked, and after one
+    // was reaped: the shared state it publishes is the parent's to reset.
+    std::function<void(int index)> on_start;
+    std::function<void(int index)> on_exit;
+    // A fragment of the sd_notify STATUS= line ("" for none).
+    std::function<std::string()> status;
+  };
 
   struct Options {
-    int slots = 1;
+    int slots = 1;                                     // worker processes
     std::optional<obs::ListenAddress> metrics_listen;  // none: no listener
     double backoff_min = 0.1;
     double backoff_max = 30.0;
@@ -66,8 +86,11 @@ class Supervisor {
     double drain_allowance = 0;
   };
 
+  // The workers run `worker_main(slot)` and report in `status`; `others`
+  // are the other kinds of children.
   Supervisor(Options options, obs::Metrics* metrics,
-             obs::WorkerStatusTable* status, ChildMain child_main);
+             obs::WorkerStatusTable* status, ChildMain worker_main,
+             std::vector<ChildSpec> others = {});
   ~Supervisor();
 
   // Binds the metrics listener, installs the signal watchers and forks the
@@ -83,6 +106,7 @@ class Supervisor {
  private:
   struct Slot;
 
+  void AddKind(ChildSpec spec);
   void Spawn(Slot& slot);
   void OnChildExit(pid_t pid, int wstatus);
   void OnSignal(int signum);
@@ -94,6 +118,7 @@ class Supervisor {
   obs::HttpResponse Route(const std::string& path);
   std::string StatusLine() const;
   int LiveChildren() const;
+  int LiveWorkers() const;
 
   static void SignalCb(struct ev_loop* loop, struct ev_signal* w, int revents);
   static void ChildCb(struct ev_loop* loop, struct ev_child* w, int revents);
@@ -104,7 +129,7 @@ class Supervisor {
   Options options_;
   obs::Metrics* metrics_;
   obs::WorkerStatusTable* status_;
-  ChildMain child_main_;
+  std::vector<ChildSpec> kinds_;  // [0] is the workers
   struct ev_loop* loop_;
   State state_ = State::kRunning;
   std::vector<std::unique_ptr<Slot>> slots_;

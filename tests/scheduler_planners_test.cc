@@ -154,19 +154,18 @@ TEST_F(PlannersTest, RetainEnqueuesExactlyTheSnapshotsItsHandlerReleases) {
   Snap(w3, "READY", 60);
   Snap(w3, "READY", 3000);
   expected.insert(Snap(w3, "READY", 4000));
-  // An empty policy keeps nothing that is not pinned.
-  int64_t w4 = cas_.Workspace("{}");
-  expected.insert(Snap(w4, "READY", 10));
-  Snap(w4, "READY", 20, true);
   // An EXPIRED workspace's READY snapshots go, pinned or not.
   int64_t w5 = cas_.Workspace(R"({"keep_last": 5})", "EXPIRED");
   expected.insert(Snap(w5, "READY", 10, true));
   int64_t w6 = cas_.Workspace("", "EXPIRED");
   expected.insert(Snap(w6, "READY", 10));
-  // No policy, a JSON null, malformed policies: everything is kept.
+  // No policy, a JSON null, malformed policies, and policies that would
+  // keep nothing (no rule, a rule of 0): everything is kept.
   for (const char* policy :
-       {"", "null", R"({"keep_last": "x"})", R"({"keep_last": 1, "x": 2})",
-        R"({"keep_last": -1})", R"({"keep_last": 1.5})", "[1]", "7"}) {
+       {"", "null", "{}", R"({"keep_last": 0})", R"({"keep_within_secs": 0})",
+        R"({"keep_last": 0, "keep_within_secs": 0})", R"({"keep_last": "x"})",
+        R"({"keep_last": 1, "x": 2})", R"({"keep_last": -1})",
+        R"({"keep_last": 1.5})", "[1]", "7"}) {
     int64_t w = cas_.Workspace(policy);
     Snap(w, "READY", 7200);
     Snap(w, "READY", 3600);

@@ -166,15 +166,18 @@ SELECT (SELECT count(*) FROM due), (SELECT count(*) FROM ins)
 )sql";
 
 // A workspace's retention policy as the snapshot_retain handler accepts it:
-// an object with no keys but keep_last and keep_within_secs, each a
-// non-negative JSON integer. (CASE keeps the operators away from scalars.)
+// an object with no keys but keep_last and keep_within_secs, at least one
+// of them, each a positive JSON integer (a rule of 0, or none, would keep
+// nothing: the handler takes it for a mistake and keeps everything).
+// (CASE keeps the operators away from scalars.)
 #define AWC_POLICY_INT_OK(key)                                     \
   "(NOT retention ? '" key "' OR (jsonb_typeof(retention -> '" key \
-  "') = 'number' AND retention ->> '" key "' ~ '^[0-9]+$'))"
-#define AWC_POLICY_VALID                                           \
-  "(CASE WHEN jsonb_typeof(retention) = 'object' THEN "            \
-  "retention - 'keep_last' - 'keep_within_secs' = '{}'::jsonb "    \
-  "AND " AWC_POLICY_INT_OK("keep_last") " AND " AWC_POLICY_INT_OK( \
+  "') = 'number' AND retention ->> '" key "' ~ '^[1-9][0-9]*$'))"
+#define AWC_POLICY_VALID                                             \
+  "(CASE WHEN jsonb_typeof(retention) = 'object' THEN "              \
+  "retention - 'keep_last' - 'keep_within_secs' = '{}'::jsonb "      \
+  "AND (retention ? 'keep_last' OR retention ? 'keep_within_secs') " \
+  "AND " AWC_POLICY_INT_OK("keep_last") " AND " AWC_POLICY_INT_OK(   \
       "keep_within_secs") " ELSE false END)"
 
 // retain: $1 limit. One snapshot_retain per READY snapshot the handler

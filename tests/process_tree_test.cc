@@ -11,6 +11,7 @@
 #include <cstring>
 #include <set>
 
+#include "migrate/migrate_sql.h"
 #include "tests/support/harness.h"
 
 namespace awc::testing {
@@ -290,6 +291,28 @@ TEST(ProcessTreeTest, ReloadReplacesTheSchedulerAndTellsSystemd) {
   auto st = d.WaitExit();
   ASSERT_TRUE(st.has_value());
   EXPECT_TRUE(WIFEXITED(*st) && WEXITSTATUS(*st) == 0);
+}
+
+// Startup waits for another runner's migrations without being killed by
+// the start timeout: it asks systemd for more time while it waits.
+TEST(ProcessTreeTest, ExtendsTheStartWhileAnotherRunnerMigrates) {
+  TestDatabase db;
+  std::unique_ptr<db::PgConn> other = db.Connect();
+  ASSERT_TRUE(other->Exec("BEGIN").ok());
+  ASSERT_TRUE(other->Exec(migrate::sql::kLock, {migrate::sql::kLockKey}).ok());
+  FakeNotifySocket sd;
+  auto o = FleetOptions(db, 1);
+  o.env.push_back({"NOTIFY_SOCKET", sd.path()});
+  DaemonProcess d(o);
+  ASSERT_TRUE(d.WaitForEvent("waiting for another runner's migrations"))
+      << d.Stderr();
+  EXPECT_TRUE(WaitUntil([&] { return sd.Count("EXTEND_TIMEOUT_USEC=") >= 2; }))
+      << ::testing::PrintToString(sd.messages());
+  EXPECT_FALSE(sd.Seen("READY=1"));
+  ASSERT_TRUE(other->Exec("COMMIT").ok());
+  EXPECT_TRUE(WaitUntil([&] { return sd.Seen("READY=1"); })) << d.Stderr();
+  EXPECT_EQ(d.EventsWith("waiting for another runner's migrations").size(), 1u);
+  EXPECT_FALSE(d.EventsWith("migration applied").empty());
 }
 
 }  // namespace

@@ -25,6 +25,7 @@
 #include "store/open_store.h"
 #include "store/s3_options.h"
 #include "store/store_url.h"
+#include "supervisor/notify.h"
 #include "supervisor/supervisor.h"
 #include "worker/worker_process.h"
 
@@ -164,6 +165,10 @@ Status CheckStore(const store::StoreUrl& url, const store::S3Options& s3) {
   }
   return s.WithContext("object store");
 }
+
+// How much more time each EXTEND_TIMEOUT_USEC asks for while startup
+// waits on another runner's migration lock (sent about every second).
+constexpr double kStartupExtendSecs = 5.0;
 
 // The scheduler child (docs/ARCHITECTURE.md, "Scheduler"): restarted at
 // once after it gave up leadership; its role is in the shared metrics,
@@ -311,7 +316,20 @@ int DaemonMain(int argc, char** argv, RegisterFn register_handlers) {
     if (settings.migrate == "check") {
       if (Status s = migrate::CheckCurrent(**conn); !s.ok()) return Fail(s);
     } else {
-      Result<std::vector<std::string>> applied = migrate::Migrate(**conn);
+      // Another host may be migrating: tell systemd that startup is still
+      // alive while the lock is awaited, and say so once.
+      supervisor::Notifier notifier;
+      bool said = false;
+      auto waiting = [&](double waited) {
+        notifier.ExtendTimeout(kStartupExtendSecs);
+        if (said) return;
+        said = true;
+        obs::Info("migrate", "waiting for another runner's migrations")
+            .Num("waited_s", waited)
+            .Emit();
+      };
+      Result<std::vector<std::string>> applied =
+          migrate::Migrate(**conn, migrate::EmbeddedMigrations(), waiting);
       if (!applied.ok()) {
         return Fail(applied.status().WithContext("migrations"));
       }

@@ -88,7 +88,7 @@ const Spec kSpecs[] = {
     {"AWC_WORKER_ID", "worker", "id", &Settings::worker_id, 0, 0, false, false,
      CheckWorkerId},
     {"AWC_WORKER_CONCURRENCY", "worker", "concurrency",
-     &Settings::worker_concurrency, 1, 1024},
+     &Settings::worker_concurrency, 1, kMaxWorkerConcurrency},
     {"AWC_WORKER_LEASE_SECS", "worker", "lease_secs",
      &Settings::worker_lease_secs, 1, 7 * kDay},
     {"AWC_WORKER_POLL_INTERVAL_MS", "worker", "poll_interval_ms",

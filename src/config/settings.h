@@ -16,6 +16,9 @@
 
 namespace awc::config {
 
+// The most worker processes one tree runs (AWC_WORKER_CONCURRENCY).
+inline constexpr int64_t kMaxWorkerConcurrency = 1024;
+
 struct Settings {
   std::string database_url;      // required by the daemon; secret: its password
   std::string migrate = "auto";  // "auto": apply at start; "check": never DDL

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <limits>
 
 #include "common/env.h"
 #include "obs/log.h"
@@ -29,11 +30,12 @@ const char* SignalName(int sig) {
 struct Supervisor::Slot {
   Supervisor* owner = nullptr;
   size_t kind = 0;  // into kinds_
-  int index = 0;    // within its kind
+  int index = 0;    // workers: the status slot; others: within the kind
   pid_t pid = 0;
   double started = 0;
   double backoff = 0;
   bool restart_counts = true;  // the next restart is one of a crash
+  bool retiring = false;       // of a replaced generation: not restarted
   ev_timer restart;
 };
 
@@ -45,6 +47,14 @@ Supervisor::Supervisor(Options options, obs::Metrics* metrics,
       status_(status),
       loop_(ev_default_loop(EVFLAG_AUTO)),
       self_(getpid()) {
+  AddGeneration(std::move(worker_main), std::move(others));
+}
+
+Supervisor::~Supervisor() = default;
+
+void Supervisor::AddGeneration(ChildMain worker_main,
+                               std::vector<ChildSpec> others) {
+  running_kinds_ = kinds_.size();
   // The workers publish their phase in the status table; the parent resets
   // a slot whenever its process starts or ends.
   ChildSpec workers;
@@ -62,25 +72,40 @@ Supervisor::Supervisor(Options options, obs::Metrics* metrics,
     status_->slot(n).db_ok.store(false, std::memory_order_relaxed);
     status_->slot(n).job_id.store(0, std::memory_order_relaxed);
   };
-  AddKind(std::move(workers));
-  for (ChildSpec& spec : others) AddKind(std::move(spec));
+  AddKind(std::move(workers), true);
+  for (ChildSpec& spec : others) AddKind(std::move(spec), false);
 }
 
-Supervisor::~Supervisor() = default;
+bool Supervisor::IsWorker(const Slot& slot) const {
+  return kinds_[slot.kind].workers;
+}
 
-void Supervisor::AddKind(ChildSpec spec) {
+void Supervisor::AddKind(ChildSpec spec, bool workers) {
   size_t kind = kinds_.size();
-  for (int n = 0; n < spec.count; ++n) {
+  int count = spec.count;
+  kinds_.push_back({std::move(spec), workers});
+  int next_index = 0;
+  for (int n = 0; n < count; ++n) {
+    int index = n;
+    if (workers) {
+      // Retiring workers keep their status slots until they exit.
+      auto taken = [this](int i) {
+        return std::any_of(slots_.begin(), slots_.end(), [&](const auto& s) {
+          return IsWorker(*s) && s->index == i;
+        });
+      };
+      while (taken(next_index)) ++next_index;
+      index = next_index;
+    }
     auto slot = std::make_unique<Slot>();
     slot->owner = this;
     slot->kind = kind;
-    slot->index = n;
+    slot->index = index;
     slot->backoff = options_.backoff_min;
     ev_timer_init(&slot->restart, RestartCb, 0, 0);
     slot->restart.data = slot.get();
     slots_.push_back(std::move(slot));
   }
-  kinds_.push_back(std::move(spec));
 }
 
 int Supervisor::LiveChildren() const {
@@ -91,10 +116,19 @@ int Supervisor::LiveChildren() const {
 
 int Supervisor::LiveWorkers() const {
   int n = 0;
-  for (const auto& slot : slots_) {
-    n += slot->kind == 0 && slot->pid > 0 ? 1 : 0;
-  }
+  for (const auto& slot : slots_) n += IsWorker(*slot) && slot->pid > 0;
   return n;
+}
+
+int Supervisor::RetiringChildren() const {
+  int n = 0;
+  for (const auto& slot : slots_) n += slot->retiring ? 1 : 0;
+  return n;
+}
+
+int Supervisor::FreeWorkerSlots() const {
+  if (status_ == nullptr) return std::numeric_limits<int>::max();
+  return status_->size() - LiveWorkers();
 }
 
 void Supervisor::Spawn(Slot& slot) {
@@ -110,7 +144,7 @@ void Supervisor::Spawn(Slot& slot) {
   sigprocmask(SIG_BLOCK, &block, &old);
   pid_t pid = fork();
   if (pid != 0) sigprocmask(SIG_SETMASK, &old, nullptr);
-  const ChildSpec& spec = kinds_[slot.kind];
+  const ChildSpec& spec = kinds_[slot.kind].spec;
   if (pid < 0) {
     obs::Error("supervisor", "fork failed")
         .Str("child", spec.name)
@@ -149,7 +183,7 @@ void Supervisor::OnChildExit(pid_t pid, int wstatus) {
                          [pid](const auto& s) { return s->pid == pid; });
   if (it == slots_.end()) return;  // not one of ours (e.g. a grandchild)
   Slot& slot = **it;
-  const ChildSpec& spec = kinds_[slot.kind];
+  const ChildSpec& spec = kinds_[slot.kind].spec;
   slot.pid = 0;
   double lived = Now() - slot.started;
   if (spec.on_exit) spec.on_exit(slot.index);
@@ -157,8 +191,8 @@ void Supervisor::OnChildExit(pid_t pid, int wstatus) {
   // A child that gave up its role on purpose is replaced at once.
   bool at_once = WIFEXITED(wstatus) && spec.restart_at_once_code &&
                  WEXITSTATUS(wstatus) == *spec.restart_at_once_code;
-  bool expected =
-      at_once || (state_ != State::kRunning && (clean || WIFSIGNALED(wstatus)));
+  bool stopping = state_ != State::kRunning || slot.retiring;
+  bool expected = at_once || (stopping && (clean || WIFSIGNALED(wstatus)));
   obs::Event event = expected ? obs::Info("supervisor", spec.name + " exited")
                               : obs::Error("supervisor", spec.name + " exited");
   event.Int("slot", slot.index + 1).Int("pid", pid).Num("lived_s", lived);
@@ -168,7 +202,9 @@ void Supervisor::OnChildExit(pid_t pid, int wstatus) {
     event.Str("signal", SignalName(WTERMSIG(wstatus)));
   }
   slot.restart_counts = !at_once;
-  if (state_ == State::kRunning && at_once) {
+  if (slot.retiring) {
+    event.Bool("retired", true);
+  } else if (state_ == State::kRunning && at_once) {
     event.Num("restart_in_s", 0);
     ev_timer_set(&slot.restart, 0, 0);
     ev_timer_start(loop_, &slot.restart);
@@ -181,6 +217,7 @@ void Supervisor::OnChildExit(pid_t pid, int wstatus) {
     ev_timer_start(loop_, &slot.restart);
   }
   event.Emit();
+  if (slot.retiring) slots_.erase(it);
   if (state_ != State::kRunning && LiveChildren() == 0) {
     ev_break(loop_, EVBREAK_ALL);
   }
@@ -225,12 +262,67 @@ void Supervisor::OnSignal(int signum) {
       BeginShutdown(State::kQuitting, signum);
       break;
     case SIGHUP:
-      obs::Info("supervisor",
-                "SIGHUP ignored: configuration is read at start; restart "
-                "the service to apply changes")
-          .Emit();
+      Reload();
       break;
   }
+}
+
+void Supervisor::Reload() {
+  if (state_ != State::kRunning) {
+    obs::Info("supervisor", "SIGHUP ignored: shutting down").Emit();
+    return;
+  }
+  if (!reload_) {
+    obs::Info("supervisor", "SIGHUP ignored: nothing to reload").Emit();
+    return;
+  }
+  obs::Info("supervisor", "reloading configuration").Emit();
+  notifier_.Reloading("reloading configuration");
+  Result<Generation> next = reload_();
+  Status refused = next.status();
+  if (refused.ok() && next->options.slots > FreeWorkerSlots()) {
+    refused = Status::FailedPrecondition(
+        std::to_string(LiveWorkers()) + " workers are still running and only " +
+        std::to_string(status_->size()) +
+        " may run at once; reload again once earlier ones have finished");
+  }
+  if (!refused.ok()) {
+    obs::Error("supervisor", "reload failed; the running configuration stays")
+        .Str("error", refused.message())
+        .Emit();
+    notifier_.Ready(StatusLine());
+    return;
+  }
+
+  // Children of the running generation that are waiting to be restarted
+  // are simply dropped; live ones finish their job once the new
+  // generation runs, so there is no moment without a worker.
+  std::erase_if(slots_, [this](const std::unique_ptr<Slot>& slot) {
+    if (slot->pid > 0) return false;
+    ev_timer_stop(loop_, &slot->restart);
+    return true;
+  });
+  std::vector<Slot*> retiring;
+  for (auto& slot : slots_) {
+    if (!slot->retiring) retiring.push_back(slot.get());
+  }
+  obs::Info("supervisor", "configuration reloaded")
+      .Int("workers", next->options.slots)
+      .Int("retiring", static_cast<int64_t>(retiring.size()))
+      .Emit();
+  // The new children inherit what on_run sets (the log level).
+  if (next->on_run) next->on_run();
+  std::optional<obs::ListenAddress> listen = options_.metrics_listen;
+  options_ = next->options;
+  options_.metrics_listen = listen;
+  size_t first = slots_.size();
+  AddGeneration(std::move(next->worker_main), std::move(next->others));
+  for (size_t n = first; n < slots_.size(); ++n) Spawn(*slots_[n]);
+  for (Slot* slot : retiring) {
+    slot->retiring = true;
+    kill(slot->pid, SIGTERM);
+  }
+  notifier_.Ready(StatusLine());
 }
 
 std::string Supervisor::StatusLine() const {
@@ -241,7 +333,7 @@ std::string Supervisor::StatusLine() const {
   } else if (state_ == State::kQuitting) {
     line = "stopping: " + std::to_string(live) + " workers exiting";
   } else {
-    line = std::to_string(live) + "/" + std::to_string(kinds_[0].count) +
+    line = std::to_string(live) + "/" + std::to_string(options_.slots) +
            " workers";
     if (status_ != nullptr) {
       line += ": " + std::to_string(status_->Count(obs::WorkerPhase::kBusy)) +
@@ -253,9 +345,13 @@ std::string Supervisor::StatusLine() const {
       }
     }
   }
-  for (size_t k = 1; k < kinds_.size(); ++k) {
-    std::string part = kinds_[k].status ? kinds_[k].status() : "";
+  for (size_t k = running_kinds_; k < kinds_.size(); ++k) {
+    const ChildSpec& spec = kinds_[k].spec;
+    std::string part = spec.status ? spec.status() : "";
     if (!part.empty()) line += "; " + part;
+  }
+  if (int retiring = RetiringChildren(); retiring > 0) {
+    line += "; " + std::to_string(retiring) + " finishing after a reload";
   }
   if (status_ != nullptr) {
     line += "; " + std::to_string(status_->JobsDone()) + " jobs processed";
@@ -352,7 +448,7 @@ Status Supervisor::Start() {
   obs::Event running = obs::Info("supervisor", "supervisor running");
   running.Int("workers", options_.slots);
   for (size_t k = 1; k < kinds_.size(); ++k) {
-    running.Int(kinds_[k].name, kinds_[k].count);
+    running.Int(kinds_[k].spec.name, kinds_[k].spec.count);
   }
   running
       .Str("metrics", options_.metrics_listen

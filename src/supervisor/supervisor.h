@@ -22,13 +22,22 @@
 //    or kQuitting on SIGQUIT (relayed; children exit at once); the parent
 //    returns 0 once every child has been reaped. A repeated SIGTERM/SIGINT
 //    does not abandon jobs; SIGQUIT during a drain escalates to kQuitting.
+//  - SIGHUP reloads, the nginx way (docs/ARCHITECTURE.md, "Reload"): the
+//    reload function reads the configuration again; when it fails the
+//    error is logged and everything keeps running unchanged. Otherwise the
+//    next generation of children is forked first, then every child of the
+//    running one is sent SIGTERM and finishes its job; retired children
+//    are not replaced. Worker status slots of retiring workers stay theirs
+//    until they exit, so the new workers take free ones; a reload that
+//    does not find enough free slots is refused. Without a reload
+//    function SIGHUP is logged and ignored.
 //  - Signal handling is libev's: handlers only flag, callbacks run in the
 //    loop. Serves /metrics, /healthz, /readyz when a listen address is set;
 //    /readyz is 503 while shutting down, while no worker runs or none is
 //    connected, and while the master's own probe finds the database
 //    unreachable (a busy worker may not notice for minutes).
 //  - sd_notify: READY=1 after all children are forked, STATUS= updates,
-//    STOPPING=1 on shutdown.
+//    RELOADING=1 and READY=1 around a reload, STOPPING=1 on shutdown.
 #ifndef AWC_SUPERVISOR_SUPERVISOR_H_
 #define AWC_SUPERVISOR_SUPERVISOR_H_
 
@@ -41,6 +50,7 @@
 #include <string>
 #include <vector>
 
+#include "common/status.h"
 #include "obs/http_server.h"
 #include "obs/listen_address.h"
 #include "obs/metrics.h"
@@ -86,12 +96,28 @@ class Supervisor {
     double drain_allowance = 0;
   };
 
-  // The workers run `worker_main(slot)` and report in `status`; `others`
+  // The children one reading of the configuration asks for.
+  struct Generation {
+    Options options;  // metrics_listen is read at Start() only
+    ChildMain worker_main;
+    std::vector<ChildSpec> others;
+    // Run in the master when this generation replaces the running one.
+    std::function<void()> on_run;
+  };
+  // Reads the configuration again: the next generation, or why the
+  // configuration cannot be used.
+  using ReloadFn = std::function<Result<Generation>()>;
+
+  // The workers run `worker_main(slot)` and report in `status`, whose
+  // size bounds how many workers may run at once across a reload; `others`
   // are the other kinds of children.
   Supervisor(Options options, obs::Metrics* metrics,
              obs::WorkerStatusTable* status, ChildMain worker_main,
              std::vector<ChildSpec> others = {});
   ~Supervisor();
+
+  // What SIGHUP runs (see the contract above).
+  void SetReload(ReloadFn reload) { reload_ = std::move(reload); }
 
   // Binds the metrics listener, installs the signal watchers and forks the
   // children. An error (e.g. the listen address is taken) forks nothing.
@@ -105,9 +131,20 @@ class Supervisor {
 
  private:
   struct Slot;
+  struct Kind {
+    ChildSpec spec;
+    bool workers = false;
+  };
 
-  void AddKind(ChildSpec spec);
+  // Adds the kinds and slots of a generation; workers take the free status
+  // slots from the lowest.
+  void AddGeneration(ChildMain worker_main, std::vector<ChildSpec> others);
+  void AddKind(ChildSpec spec, bool workers);
   void Spawn(Slot& slot);
+  void Reload();
+  // Worker status slots not held by a live worker.
+  int FreeWorkerSlots() const;
+  bool IsWorker(const Slot& slot) const;
   void OnChildExit(pid_t pid, int wstatus);
   void OnSignal(int signum);
   void OnTick();
@@ -119,6 +156,7 @@ class Supervisor {
   std::string StatusLine() const;
   int LiveChildren() const;
   int LiveWorkers() const;
+  int RetiringChildren() const;
 
   static void SignalCb(struct ev_loop* loop, struct ev_signal* w, int revents);
   static void ChildCb(struct ev_loop* loop, struct ev_child* w, int revents);
@@ -129,7 +167,11 @@ class Supervisor {
   Options options_;
   obs::Metrics* metrics_;
   obs::WorkerStatusTable* status_;
-  std::vector<ChildSpec> kinds_;  // [0] is the workers
+  ReloadFn reload_;
+  // Every kind ever added; those of retired generations stay for their
+  // last children's exit.
+  std::vector<Kind> kinds_;
+  size_t running_kinds_ = 0;  // the first kind of the running generation
   struct ev_loop* loop_;
   State state_ = State::kRunning;
   std::vector<std::unique_ptr<Slot>> slots_;

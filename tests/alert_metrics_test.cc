@@ -22,6 +22,7 @@ class AlertMetricsTest : public ::testing::Test {
   AlertMetricsTest()
       : store_(std::move(store::NewFileStore(dir_.path()).value())),
         cas_(db_, *store_, "t1") {}
+  void SetUp() override { ASSERT_TRUE(InitStore("file://" + dir_.path())); }
 
   void Start(std::vector<std::pair<std::string, std::string>> extra = {}) {
     port_ = FreePort();

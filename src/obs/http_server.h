@@ -7,6 +7,12 @@
 //    the parent stays safe to fork().
 //  - Only GET and HEAD; other methods get 405. Unknown paths get 404.
 //  - Responses come from the Route callback; bodies pass through Scrub().
+//  - At most HttpServerOptions::connection_limit connections at once; more
+//    wait in the listen queue and are accepted as slots free up. A
+//    connection is closed once it has been idle for idle_timeout_secs, and
+//    in any case connection_deadline_secs after it was accepted, so clients
+//    that never finish a request (or read a response very slowly) cannot
+//    hold the slots.
 //  - Stop() closes the listening socket; the destructor calls it.
 #ifndef AWC_OBS_HTTP_SERVER_H_
 #define AWC_OBS_HTTP_SERVER_H_
@@ -27,6 +33,12 @@ struct HttpResponse {
   std::string body;
 };
 
+struct HttpServerOptions {
+  int connection_limit = 64;
+  int idle_timeout_secs = 5;
+  int connection_deadline_secs = 10;
+};
+
 class HttpServer {
  public:
   // Returns the response for a GET of `path` (no query string), or status
@@ -35,13 +47,15 @@ class HttpServer {
 
   // Binds `host:port` (host "" = all interfaces; port 0 = any free port)
   // and starts serving on `loop`.
-  static Result<std::unique_ptr<HttpServer>> Start(struct ev_loop* loop,
-                                                   const std::string& host,
-                                                   int port, Route route);
+  static Result<std::unique_ptr<HttpServer>> Start(
+      struct ev_loop* loop, const std::string& host, int port, Route route,
+      const HttpServerOptions& options = HttpServerOptions());
   ~HttpServer();
 
   // The bound port (useful when 0 was asked for).
   int port() const;
+  // Connections open now (for tests and diagnostics).
+  int connections() const;
   void Stop();
 
   struct Impl;

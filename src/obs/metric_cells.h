@@ -117,6 +117,20 @@ struct Family {
   }
 };
 
+// How a Family renders: its name, help, type and label names.
+struct FamilyDesc {
+  const char* name;
+  const char* help;
+  MetricType type;
+  int num_labels;
+  const char* label_names[kMaxFamilyLabels];
+};
+
+// Writes the family's HELP and TYPE and every published series (histograms
+// against `bounds`).
+void RenderFamily(PromText* out, const FamilyDesc& desc, const Family& family,
+                  std::span<const double> bounds = {});
+
 // Adds `d` to the double whose bits are in `bits`.
 void AddDouble(std::atomic<uint64_t>& bits, double d);
 

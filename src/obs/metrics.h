@@ -32,9 +32,14 @@
 //   awc_worker_restarts_total                     counter
 //   awc_workers_running                           gauge (set by the parent)
 //   awc_lease_reclaims_total                      counter
+//   awc_scheduler_leader                          gauge (set by the scheduler,
+//                                                 reset by the parent)
+//   awc_schedule_runs_total{schedule,result}      counter
+//   awc_scheduler_jobs_enqueued_total{schedule}   counter
 //   awc_queue_jobs{kind,state}                    gauge: pending, running,
-//                                                 failed (dead letters)
-//   awc_queue_oldest_pending_seconds{kind}        gauge
+//                                                 failed (dead letters);
+//                                                 sampled by the scheduler
+//   awc_queue_oldest_pending_seconds{kind}        gauge, sampled likewise
 //   awc_snapshot_verdicts_total{kind,verdict}     counter: kind validate
 //                                                 (ready, failed) or scrub
 //                                                 (clean, degraded)
@@ -125,7 +130,13 @@ class Metrics {
   void CountRestart();
   void SetWorkersRunning(int n);
   void CountLeaseReclaim();
-  // The queue's depth, set by the one sampler of the host.
+
+  // The scheduler's (scheduler_metrics.cc; docs/ARCHITECTURE.md,
+  // "Scheduler"), the queue's depth included: the scheduler process is the
+  // one sampler of its host.
+  void CountScheduleRun(std::string_view schedule, std::string_view result);
+  void CountScheduleEnqueued(std::string_view schedule, int64_t n);
+  void SetSchedulerLeader(bool leader);
   void SetQueueJobs(std::string_view kind, QueueState state, int64_t n);
   void SetQueueOldestPending(std::string_view kind, double seconds);
 
@@ -148,6 +159,9 @@ class Metrics {
   double ApiErrors() const;
   double TotalJobs() const;
   double LeaseReclaims() const;
+  double ScheduleRuns(std::string_view schedule, std::string_view result) const;
+  double ScheduleEnqueued(std::string_view schedule) const;
+  bool SchedulerLeader() const;
   double QueueJobs(std::string_view kind, QueueState state) const;
   double QueueOldestPending(std::string_view kind) const;
   double SnapshotVerdicts(SnapshotVerdict verdict) const;
@@ -159,7 +173,8 @@ class Metrics {
 
  private:
   explicit Metrics(MetricsRegion* region) : region_(region) {}
-  // Appends the instruments of storage_metrics.cc.
+  // Append the instruments of scheduler_metrics.cc and storage_metrics.cc.
+  void RenderScheduler(PromText* out) const;
   void RenderStorage(PromText* out) const;
 
   MetricsRegion* region_;

@@ -15,6 +15,8 @@ enum FamilyIndex {
   kJobsFamily,
   kLagFamily,
   kDurationFamily,
+  kScheduleRunsFamily,
+  kScheduleEnqueuedFamily,
   kQueueJobsFamily,
   kQueueOldestFamily,
   kNumFamilies
@@ -26,6 +28,9 @@ struct MetricsRegion {
   CounterCell restarts;
   GaugeCell workers_running;
   CounterCell lease_reclaims;
+
+  // scheduler_metrics.cc (and the families above)
+  GaugeCell scheduler_leader;
 
   // storage_metrics.cc
   CounterCell verdicts[kNumSnapshotVerdicts];

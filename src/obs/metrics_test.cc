@@ -143,15 +143,53 @@ TEST(MetricsTest, QueueDepthGaugesHoldTheLastSample) {
   EXPECT_EQ(m.QueueJobs("gc_sweep", QueueState::kRunning), 0);
   EXPECT_EQ(m.QueueOldestPending("gc_sweep"), 42.5);
   std::string text = m.RenderPrometheus();
-  EXPECT_TRUE(HasLine(
-      text, "awc_queue_jobs{kind=\"gc_sweep\",state=\"pending\"} 7"))
+  EXPECT_TRUE(
+      HasLine(text, "awc_queue_jobs{kind=\"gc_sweep\",state=\"pending\"} 7"))
       << text;
-  EXPECT_TRUE(HasLine(
-      text, "awc_queue_jobs{kind=\"gc_sweep\",state=\"failed\"} 3"));
+  EXPECT_TRUE(
+      HasLine(text, "awc_queue_jobs{kind=\"gc_sweep\",state=\"failed\"} 3"));
   EXPECT_TRUE(HasLine(
       text, "awc_queue_oldest_pending_seconds{kind=\"gc_sweep\"} 42.5"));
   EXPECT_EQ(CountPrefix(text, "awc_queue_jobs{"), 2);
   EXPECT_STREQ(QueueStateName(QueueState::kRunning), "running");
+}
+
+TEST(MetricsTest, SchedulerInstruments) {
+  Metrics m = NewMetrics();
+  std::string empty = m.RenderPrometheus();
+  EXPECT_TRUE(HasLine(empty, "# TYPE awc_scheduler_leader gauge"));
+  EXPECT_TRUE(HasLine(empty, "awc_scheduler_leader 0"));
+  EXPECT_TRUE(HasLine(empty, "# TYPE awc_schedule_runs_total counter"));
+  EXPECT_TRUE(
+      HasLine(empty, "# TYPE awc_scheduler_jobs_enqueued_total counter"));
+  EXPECT_EQ(CountPrefix(empty, "awc_schedule_runs_total{"), 0);
+
+  m.SetSchedulerLeader(true);
+  m.CountScheduleRun("gc", "ok");
+  m.CountScheduleRun("gc", "ok");
+  m.CountScheduleRun("nightly", "error");
+  m.CountScheduleEnqueued("gc", 3);
+  m.CountScheduleEnqueued("gc", 0);
+  m.CountScheduleEnqueued("prune", 0);
+  EXPECT_TRUE(m.SchedulerLeader());
+  EXPECT_EQ(m.ScheduleRuns("gc", "ok"), 2);
+  EXPECT_EQ(m.ScheduleRuns("gc", "error"), 0);
+  EXPECT_EQ(m.ScheduleEnqueued("gc"), 3);
+  std::string text = m.RenderPrometheus();
+  EXPECT_TRUE(HasLine(text, "awc_scheduler_leader 1")) << text;
+  EXPECT_TRUE(HasLine(
+      text, "awc_schedule_runs_total{schedule=\"gc\",result=\"ok\"} 2"));
+  EXPECT_TRUE(HasLine(
+      text,
+      "awc_schedule_runs_total{schedule=\"nightly\",result=\"error\"} 1"));
+  EXPECT_TRUE(
+      HasLine(text, "awc_scheduler_jobs_enqueued_total{schedule=\"gc\"} 3"));
+  // A firing that enqueued nothing still shows its schedule.
+  EXPECT_TRUE(
+      HasLine(text, "awc_scheduler_jobs_enqueued_total{schedule=\"prune\"} 0"));
+  m.SetSchedulerLeader(false);
+  EXPECT_FALSE(m.SchedulerLeader());
+  EXPECT_TRUE(HasLine(m.RenderPrometheus(), "awc_scheduler_leader 0"));
 }
 
 TEST(MetricsTest, HistogramBucketsAreCumulative) {

@@ -26,13 +26,15 @@ bool HasLine(const std::string& text, const std::string& line) {
 
 TEST(ScrapeTest, BuildInfoWorkerPhasesAndProcessAfterTheSharedOnes) {
   Metrics metrics = std::move(Metrics::CreateShared().value());
+  // A table larger than the configuration, as the daemon's is: its unused
+  // slots are not workers that are down.
   WorkerStatusTable status =
-      std::move(WorkerStatusTable::CreateShared(4).value());
+      std::move(WorkerStatusTable::CreateShared(8).value());
   status.SetPhase(0, WorkerPhase::kIdle);
   status.SetPhase(1, WorkerPhase::kBusy);
   status.SetPhase(2, WorkerPhase::kBusy);
   metrics.CountJob("gc_sweep", "completed");
-  std::string text = RenderScrape(metrics, &status);
+  std::string text = RenderScrape(metrics, &status, 1);
   EXPECT_EQ(text.rfind(metrics.RenderPrometheus(), 0), 0u);
   EXPECT_TRUE(HasLine(text, "# TYPE awc_build_info gauge"));
   EXPECT_TRUE(HasLine(text, std::string("awc_build_info{version=\"") +
@@ -46,7 +48,7 @@ TEST(ScrapeTest, BuildInfoWorkerPhasesAndProcessAfterTheSharedOnes) {
   EXPECT_TRUE(HasLine(text, "awc_workers{phase=\"busy\"} 2"));
   EXPECT_TRUE(HasLine(text, "awc_workers{phase=\"stopping\"} 0"));
   EXPECT_TRUE(HasLine(text, "# TYPE process_open_fds gauge"));
-  EXPECT_EQ(RenderScrape(metrics, nullptr).find("awc_workers{"),
+  EXPECT_EQ(RenderScrape(metrics, nullptr, 0).find("awc_workers{"),
             std::string::npos);
 }
 
@@ -60,7 +62,7 @@ TEST(ScrapeTest, EveryFamilyOnceAndItsSamplesTogether) {
   metrics.ObserveJobDuration("snapshot_scrub", 0.2);
   metrics.ObserveStoreRequest(StoreKind::kS3, StoreOp::kGet, StoreResult::kOk,
                               0.01);
-  std::string text = RenderScrape(metrics, &status);
+  std::string text = RenderScrape(metrics, &status, 0);
   std::set<std::string> declared;
   std::string current;
   std::string type;

@@ -11,7 +11,8 @@
 //    and entries.
 //  - One request per call of Get, Head, Put and PutFile (op put), DeleteMany
 //    (op delete, however many batches the store makes of it) and List, and
-//    one per request of GetMany (op get).
+//    one per request of GetMany (op get). The store marker's reads and
+//    writes are not counted.
 //  - The result is "aborted" when the caller's sink or List callback
 //    stopped the call by returning an error; otherwise the class of the
 //    returned Status (obs::StoreResultOf). A DeleteMany that succeeded as a
@@ -55,6 +56,12 @@ class MeteredStore : public store::ObjectStore {
   Result<std::vector<Status>> DeleteMany(
       const std::vector<store::ObjectKey>& keys) override;
   Status List(const std::string& tenant_id, const ListFn& each) override;
+  // The store marker is read when a store is opened, not by jobs: passed
+  // on, not counted.
+  Result<std::string> ReadMarker() override { return inner_->ReadMarker(); }
+  Status WriteMarker(std::string_view content) override {
+    return inner_->WriteMarker(content);
+  }
 
  private:
   void Record(obs::StoreOp op, obs::StoreResult result, double started);

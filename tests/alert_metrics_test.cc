@@ -1,7 +1,7 @@
 // The metrics and log lines an operator alerts on, from a real fleet over a
 // file:// store: snapshot verdicts, GC epochs and deletions, store requests,
-// lease reclaims, the scrape-time instruments, and the whole scrape checked
-// by promtool.
+// lease reclaims, the queue's depth sampled by the scheduler, the
+// scrape-time instruments, and the whole scrape checked by promtool.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -13,6 +13,7 @@
 #include "store/file_store.h"
 #include "tests/support/cas_fixture.h"
 #include "tests/support/harness.h"
+#include "tests/support/scheduler_support.h"
 
 namespace awc::testing {
 namespace {
@@ -262,6 +263,58 @@ TEST_F(AlertMetricsTest, TheMastersOwnInstruments) {
   EXPECT_LE(started, static_cast<double>(time(nullptr)) + 1);
 }
 
+TEST_F(AlertMetricsTest, TheSchedulerSamplesTheQueueDepth) {
+  PauseBuiltins(db_);  // only the test's jobs are in the queue
+  db_.Exec(
+      "INSERT INTO awc.jobs (kind, state, finished_at) VALUES "
+      "('gc_sweep', 'FAILED', now()), ('gc_sweep', 'FAILED', now()), "
+      "('junk_kind', 'FAILED', now())");
+  db_.Exec(
+      "INSERT INTO awc.jobs (kind, payload, run_at) VALUES "
+      "('snapshot_scrub', '{\"snapshot_id\": 1}', now() + interval '1 "
+      "hour')");
+  Start({{"AWC_SCHEDULER", "on"}, {"AWC_WORKER_CONCURRENCY", "1"}});
+  // The one worker busy, a job ready for a minute waits behind it.
+  int64_t busy = db_.Enqueue("test_sleep", R"({"ms": 60000})");
+  ASSERT_TRUE(WaitUntil([&] { return db_.JobState(busy) == "RUNNING"; }));
+  db_.Exec(
+      "INSERT INTO awc.jobs (kind, run_at) VALUES ('test_complete', now() - "
+      "interval '60 seconds')");
+  std::string body;
+  ASSERT_TRUE(WaitUntil([&] {
+    body = Scrape();
+    return MetricValue(
+               body,
+               R"(awc_queue_jobs{kind="test_complete",state="pending"})") == 1;
+  })) << body
+      << daemon_->Stderr();
+  EXPECT_EQ(
+      MetricValue(body, R"(awc_queue_jobs{kind="test_sleep",state="running"})"),
+      1);
+  EXPECT_EQ(
+      MetricValue(body, R"(awc_queue_jobs{kind="gc_sweep",state="failed"})"),
+      2);
+  EXPECT_EQ(
+      MetricValue(body, R"(awc_queue_jobs{kind="unknown",state="failed"})"), 1);
+  EXPECT_EQ(
+      MetricValue(body,
+                  R"(awc_queue_jobs{kind="snapshot_scrub",state="pending"})"),
+      1);
+  EXPECT_EQ(
+      MetricValue(body, R"(awc_queue_jobs{kind="gc_sweep",state="pending"})"),
+      0);
+  EXPECT_GE(
+      MetricValue(body,
+                  R"(awc_queue_oldest_pending_seconds{kind="test_complete"})"),
+      60);
+  // Not ready yet: nothing has waited.
+  EXPECT_EQ(
+      MetricValue(body,
+                  R"(awc_queue_oldest_pending_seconds{kind="snapshot_scrub"})"),
+      0);
+  EXPECT_EQ(body.find("junk_kind"), std::string::npos);
+}
+
 // promtool: PROMTOOL names it (make check sets it), else the one on PATH.
 std::string Promtool() {
   if (const char* named = getenv("PROMTOOL"); named != nullptr && *named) {
@@ -283,14 +336,19 @@ TEST_F(AlertMetricsTest, AScrapeOfEveryInstrumentPassesPromtool) {
   int64_t snap = cas_.Snapshot(cas_.Manifest({cas_.E("a", a)}));
   cas_.Blob("old");
   cas_.AgeAll(3 * 86400);
-  Start();
+  PauseBuiltins(db_);
+  Start({{"AWC_SCHEDULER", "on"}});
   RunSnapshotJob("snapshot_validate", snap);
   RunSnapshotJob("snapshot_scrub", snap);
   int64_t sweep = db_.Enqueue("gc_sweep", R"({"tenant_id": "t1"})");
   db_.Enqueue("no_such_kind", "{}");
   ASSERT_TRUE(WaitUntil([&] { return db_.JobState(sweep) == "COMPLETED"; }));
   ASSERT_TRUE(daemon_->WaitForEvent("job dead-lettered"));
-  std::string body = Scrape();
+  std::string body;
+  ASSERT_TRUE(WaitUntil([&] {
+    body = Scrape();
+    return body.find("awc_queue_jobs{") != std::string::npos;
+  })) << body;
   ASSERT_NE(body.find("awc_store_request_duration_seconds_bucket"),
             std::string::npos);
   std::string file = dir_.path() + "/scrape.txt";

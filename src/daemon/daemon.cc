@@ -167,11 +167,12 @@ constexpr double kStartupExtendSecs = 5.0;
 // which it can no longer reset once it is gone.
 supervisor::Supervisor::ChildSpec SchedulerChild(
     const scheduler::SchedulerOptions& options, const std::string& db_url,
-    obs::Metrics* metrics) {
+    obs::Metrics* metrics, std::vector<std::string> kinds) {
   supervisor::Supervisor::ChildSpec spec;
   spec.name = "scheduler";
   spec.count = 1;
-  scheduler::SchedulerProcessDeps deps{options, db_url, metrics};
+  scheduler::SchedulerProcessDeps deps{options, db_url, metrics,
+                                       std::move(kinds)};
   spec.main = [deps](int) { return scheduler::RunSchedulerProcess(deps); };
   spec.restart_at_once_code = scheduler::kExitLeadershipLost;
   spec.on_exit = [metrics](int) { metrics->SetSchedulerLeader(false); };
@@ -217,8 +218,9 @@ supervisor::Supervisor::Generation MakeGeneration(
     return worker::RunWorkerProcess(deps, slot);
   };
   if (p->modules.scheduler) {
-    g.others.push_back(SchedulerChild(
-        *p->modules.scheduler, p->settings.database_url, shared.metrics));
+    g.others.push_back(SchedulerChild(*p->modules.scheduler,
+                                      p->settings.database_url, shared.metrics,
+                                      shared.registry->Kinds()));
   }
   g.on_run = [p] {
     obs::SetLogLevel(p->settings.log_level);

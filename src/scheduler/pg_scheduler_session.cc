@@ -66,6 +66,10 @@ Result<std::optional<double>> PgSchedulerSession::SecondsToNextDue() {
   return scheduler::SecondsToNextDue(*conn_);
 }
 
+Result<std::vector<queue::Depth>> PgSchedulerSession::SampleDepth() {
+  return queue::SampleDepth(*conn_);
+}
+
 void PgSchedulerSession::Wait(double seconds, bool wake_on_change,
                               const StopFn& stop) {
   // Notifications are drained before and after: a standby's would otherwise

@@ -32,6 +32,7 @@ class PgSchedulerSession : public SchedulerSession {
   Result<std::optional<RunReport>> Fire(const DueSchedule& due,
                                         const Checkpoint& checkpoint) override;
   Result<std::optional<double>> SecondsToNextDue() override;
+  Result<std::vector<queue::Depth>> SampleDepth() override;
   void Wait(double seconds, bool wake_on_change, const StopFn& stop) override;
 
  private:

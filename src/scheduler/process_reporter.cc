@@ -2,6 +2,8 @@
 
 #include <bsd/unistd.h>
 
+#include <algorithm>
+#include <map>
 #include <utility>
 
 #include "obs/log.h"
@@ -10,8 +12,11 @@
 namespace awc::scheduler {
 
 ProcessReporter::ProcessReporter(obs::Metrics* metrics, std::string holder,
-                                 bool set_title)
-    : metrics_(metrics), holder_(std::move(holder)), set_title_(set_title) {}
+                                 std::vector<std::string> kinds, bool set_title)
+    : metrics_(metrics),
+      holder_(std::move(holder)),
+      kinds_(std::move(kinds)),
+      set_title_(set_title) {}
 
 void ProcessReporter::RoleChanged(SchedulerRole role) {
   bool leader = role == SchedulerRole::kLeader;
@@ -58,6 +63,42 @@ void ProcessReporter::Ran(const RunReport& run) {
   if (metrics_ != nullptr) {
     metrics_->CountScheduleRun(run.schedule, run.result());
     metrics_->CountScheduleEnqueued(run.schedule, run.enqueued);
+  }
+}
+
+void ProcessReporter::QueueSampled(const std::vector<queue::Depth>& depth) {
+  if (metrics_ == nullptr) return;
+  struct Tally {
+    int64_t count[obs::kNumQueueStates] = {};
+    double oldest = 0;
+  };
+  constexpr const char* kUnknown = "unknown";
+  std::map<std::string, Tally, std::less<>> tally;
+  for (const std::string& kind : kinds_) tally[kind];
+  Tally& unknown = tally[kUnknown];
+  for (const queue::Depth& d : depth) {
+    auto it = tally.find(d.kind);
+    Tally& t = it != tally.end() ? it->second : unknown;
+    switch (d.state) {
+      case queue::JobState::kPending:
+        t.count[static_cast<int>(obs::QueueState::kPending)] += d.count;
+        t.oldest = std::max(t.oldest, d.oldest_ready_secs.value_or(0));
+        break;
+      case queue::JobState::kRunning:
+        t.count[static_cast<int>(obs::QueueState::kRunning)] += d.count;
+        break;
+      case queue::JobState::kFailed:
+        t.count[static_cast<int>(obs::QueueState::kFailed)] += d.count;
+        break;
+      default:
+        break;
+    }
+  }
+  for (const auto& [kind, t] : tally) {
+    for (int s = 0; s < obs::kNumQueueStates; ++s) {
+      metrics_->SetQueueJobs(kind, static_cast<obs::QueueState>(s), t.count[s]);
+    }
+    metrics_->SetQueueOldestPending(kind, t.oldest);
   }
 }
 

@@ -1,9 +1,17 @@
 // ProcessReporter: the scheduler process's SchedulerReporter — the process
 // title, the shared metrics and the structured events (obs/log.h).
+//
+// A sample of the queue's depth sets awc_queue_jobs{kind,state} and
+// awc_queue_oldest_pending_seconds{kind} for every kind the daemon has a
+// handler for, and for "unknown" (every other kind, summed; the oldest of
+// them): all of them, 0 where the sample found no jobs, so a kind whose
+// jobs are gone does not keep its last count, and the labels stay a closed
+// set whatever kinds producers insert.
 #ifndef AWC_SCHEDULER_PROCESS_REPORTER_H_
 #define AWC_SCHEDULER_PROCESS_REPORTER_H_
 
 #include <string>
+#include <vector>
 
 #include "obs/metrics.h"
 #include "scheduler/session.h"
@@ -12,19 +20,21 @@ namespace awc::scheduler {
 
 class ProcessReporter : public SchedulerReporter {
  public:
-  // `holder` is the lease holder name the events show; `set_title` is
-  // false in tests.
+  // `holder` is the lease holder name the events show; `kinds` the job
+  // kinds with a handler; `set_title` is false in tests.
   ProcessReporter(obs::Metrics* metrics, std::string holder,
-                  bool set_title = true);
+                  std::vector<std::string> kinds, bool set_title = true);
 
   void RoleChanged(SchedulerRole role) override;
   void LeadershipLost(const std::string& during) override;
   void Ran(const RunReport& run) override;
   void DatabaseError(const std::string& step, const Status& error) override;
+  void QueueSampled(const std::vector<queue::Depth>& depth) override;
 
  private:
   obs::Metrics* metrics_;
   std::string holder_;
+  std::vector<std::string> kinds_;
   bool set_title_;
   bool leader_ = false;
 };

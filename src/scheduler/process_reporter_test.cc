@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,7 +19,9 @@ class SchedulerReporterTest : public ::testing::Test {
  protected:
   SchedulerReporterTest()
       : metrics_(std::move(obs::Metrics::CreateShared().value())),
-        reporter_(&metrics_, "host-a-scheduler/h/1", /*set_title=*/false) {}
+        reporter_(&metrics_, "host-a-scheduler/h/1",
+                  {"gc_sweep", "snapshot_scrub", "snapshot_validate"},
+                  /*set_title=*/false) {}
 
   void SetUp() override {
     ASSERT_EQ(pipe(fds_), 0);
@@ -131,6 +134,52 @@ TEST_F(SchedulerReporterTest, OneEventAndTheCountersPerRun) {
   EXPECT_EQ(Int(e[0], "pruned_dead_letters"), 1);
   EXPECT_EQ(Int(e[0], "pruned_gc_candidates"), 7);
   EXPECT_EQ(json_object_get(e[0].get(), "due"), nullptr);
+}
+
+TEST_F(SchedulerReporterTest, ADepthSampleSetsEveryKnownKindAndUnknown) {
+  auto depth = [](std::string kind, queue::JobState state, int64_t n,
+                  std::optional<double> oldest = std::nullopt) {
+    queue::Depth d;
+    d.kind = std::move(kind);
+    d.state = state;
+    d.count = n;
+    d.oldest_ready_secs = oldest;
+    return d;
+  };
+  using obs::QueueState;
+  using queue::JobState;
+  reporter_.QueueSampled({depth("gc_sweep", JobState::kPending, 4, 12.5),
+                          depth("gc_sweep", JobState::kRunning, 2),
+                          depth("snapshot_scrub", JobState::kFailed, 7),
+                          depth("junk_a", JobState::kPending, 3, 30),
+                          depth("junk_b", JobState::kPending, 5, 99),
+                          depth("junk_b", JobState::kFailed, 1)});
+  EXPECT_EQ(metrics_.QueueJobs("gc_sweep", QueueState::kPending), 4);
+  EXPECT_EQ(metrics_.QueueJobs("gc_sweep", QueueState::kRunning), 2);
+  EXPECT_EQ(metrics_.QueueOldestPending("gc_sweep"), 12.5);
+  EXPECT_EQ(metrics_.QueueJobs("snapshot_scrub", QueueState::kFailed), 7);
+  EXPECT_EQ(metrics_.QueueJobs("unknown", QueueState::kPending), 8);
+  EXPECT_EQ(metrics_.QueueJobs("unknown", QueueState::kFailed), 1);
+  EXPECT_EQ(metrics_.QueueOldestPending("unknown"), 99);
+  std::string text = metrics_.RenderPrometheus();
+  // 3 known kinds and unknown, 3 states each; no producer's kind.
+  size_t series = 0;
+  for (size_t at = 0;
+       (at = text.find("\nawc_queue_jobs{", at)) != std::string::npos; ++at) {
+    ++series;
+  }
+  EXPECT_EQ(series, 12u) << text;
+  EXPECT_EQ(text.find("junk_"), std::string::npos);
+  EXPECT_NE(text.find("awc_queue_jobs{kind=\"snapshot_validate\",state="
+                      "\"pending\"} 0"),
+            std::string::npos);
+
+  // The next sample finds the jobs gone: every count falls back to 0.
+  reporter_.QueueSampled({});
+  EXPECT_EQ(metrics_.QueueJobs("gc_sweep", QueueState::kPending), 0);
+  EXPECT_EQ(metrics_.QueueOldestPending("gc_sweep"), 0);
+  EXPECT_EQ(metrics_.QueueJobs("unknown", QueueState::kPending), 0);
+  EXPECT_TRUE(Events().empty());
 }
 
 }  // namespace

@@ -21,8 +21,10 @@ int Scheduler::Run() {
   if (Status s = deps_.session->Connect(); !s.ok()) {
     return Failed("connect", s);
   }
+  sample_at_ = Now();
   while (!deps_.stop_requested()) {
-    int code = leader_ ? Lead() : TryToLead();
+    int code = MaybeSample();
+    if (code < 0) code = leader_ ? Lead() : TryToLead();
     if (code >= 0) return code;
   }
   if (leader_) {
@@ -42,7 +44,8 @@ int Scheduler::TryToLead() {
     deps_.reporter->RoleChanged(SchedulerRole::kLeader);
     return -1;
   }
-  deps_.session->Wait(Third(), false, deps_.stop_requested);
+  deps_.session->Wait(std::max(std::min(Third(), UntilSample()), kMinWait),
+                      false, deps_.stop_requested);
   return -1;
 }
 
@@ -64,9 +67,18 @@ int Scheduler::Lead() {
   if (deps_.stop_requested() || due->size() == kDueBatch) return -1;
   Result<std::optional<double>> next = deps_.session->SecondsToNextDue();
   if (!next.ok()) return Failed("next due", next.status());
-  double wait = renew_at_ - Now();
+  double wait = std::min(renew_at_ - Now(), UntilSample());
   if (*next) wait = std::min(wait, **next);
   deps_.session->Wait(std::max(wait, kMinWait), true, deps_.stop_requested);
+  return -1;
+}
+
+int Scheduler::MaybeSample() {
+  if (Now() < sample_at_) return -1;
+  Result<std::vector<queue::Depth>> depth = deps_.session->SampleDepth();
+  if (!depth.ok()) return Failed("sample depth", depth.status());
+  deps_.reporter->QueueSampled(*depth);
+  sample_at_ = Now() + deps_.options.queue_sample_secs;
   return -1;
 }
 

@@ -19,6 +19,12 @@
 //    (the master restarts the process at once, as a standby); kExitFailure
 //    on any database error (the master restarts it with its crash-loop
 //    backoff; a lease it held expires).
+//  - Leader or standby, it samples the queue's depth (SampleDepth) when it
+//    has connected and every options.queue_sample_secs after, and reports
+//    it (QueueSampled): one query per host at a fixed pace, whatever
+//    scrapes the metrics. Its waits end in time for the next sample; a
+//    long firing may delay it. A failed sample is a database error like
+//    any other.
 //  - The clock is Env::NowMonotonic(); the database decides who leads.
 #ifndef AWC_SCHEDULER_SCHEDULER_H_
 #define AWC_SCHEDULER_SCHEDULER_H_
@@ -60,6 +66,11 @@ class Scheduler {
   // Renews the lease if a third of it has passed; an exit code, or -1.
   int MaybeRenew();
   Result<bool> BetweenBatches();
+  // Samples the queue's depth if it is time; an exit code, or -1.
+  int MaybeSample();
+  // Seconds until the next sample is due (at least kMinWait's worth is
+  // waited in any case).
+  double UntilSample() const { return sample_at_ - Now(); }
   int Lost(const std::string& during);
   int Failed(const std::string& step, const Status& error);
   void BecomeStandby();
@@ -71,6 +82,7 @@ class Scheduler {
   SchedulerDeps deps_;
   bool leader_ = false;
   double renew_at_ = 0;
+  double sample_at_ = 0;
 };
 
 }  // namespace awc::scheduler

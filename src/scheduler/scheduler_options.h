@@ -21,6 +21,9 @@ struct SchedulerOptions {
   // AWC_DEAD_LETTER_RETENTION_SECS
   int64_t audit_retention_secs =
       365 * 86400;  // AWC_AUDIT_RETENTION_SECS; 0 keeps
+  // How often the queue's depth is sampled for the metrics (not a setting:
+  // the scrape interval of dashboards, which never query the database).
+  double queue_sample_secs = 15;
 };
 
 }  // namespace awc::scheduler

@@ -15,7 +15,7 @@ int RunOnLoop(const SchedulerProcessDeps& deps, struct ev_loop* loop) {
   worker::InstallWorkerSignals(loop);
   obs::SetLogWorker(SchedulerId(deps.options.id_base));
   std::string holder = SchedulerHolder(deps.options.id_base);
-  ProcessReporter reporter(deps.metrics, holder);
+  ProcessReporter reporter(deps.metrics, holder, deps.kinds);
   PgSchedulerSession session(loop, deps.database_url, holder, deps.options,
                              Env::Default());
   Scheduler scheduler(SchedulerDeps{deps.options, &session, &reporter,

@@ -12,12 +12,15 @@
 //  - One event per schedule run (id "schedule_<name>", msg "schedule
 //    run"), counted in awc_schedule_runs_total{schedule,result} and
 //    awc_scheduler_jobs_enqueued_total{schedule}.
+//  - The host's sample of the queue's depth, in awc_queue_jobs{kind,state}
+//    and awc_queue_oldest_pending_seconds{kind} (process_reporter.h).
 //  - Returns the exit code of Scheduler::Run(): kExitLeadershipLost is to
 //    be restarted at once, other failures with the crash-loop backoff.
 #ifndef AWC_SCHEDULER_SCHEDULER_PROCESS_H_
 #define AWC_SCHEDULER_SCHEDULER_PROCESS_H_
 
 #include <string>
+#include <vector>
 
 #include "obs/metrics.h"
 #include "scheduler/scheduler_options.h"
@@ -28,6 +31,8 @@ struct SchedulerProcessDeps {
   SchedulerOptions options;
   std::string database_url;
   obs::Metrics* metrics;  // not null
+  // The job kinds with a handler: the `kind` labels of the queue's depth.
+  std::vector<std::string> kinds;
 };
 
 int RunSchedulerProcess(const SchedulerProcessDeps& deps);

@@ -36,7 +36,8 @@ class ManualClock : public FaultEnv {
 // Log lines: "connect", "acquire", "renew", "release", "due", "fire <name>",
 // "next", "wait <s>" (a standby's) or "wait~ <s>" (woken by changes too).
 // Unscripted calls succeed: acquire false, renew true, no schedule due, a
-// firing fires, nothing is due next.
+// firing fires, nothing is due next. Depth samples are written down apart,
+// in `samples`, as the clock's time.
 class FakeSession : public SchedulerSession {
  public:
   explicit FakeSession(ManualClock* clock) : clock_(clock) {}
@@ -51,6 +52,8 @@ class FakeSession : public SchedulerSession {
   // Called in Wait(), where the loop blocks: the place a test stops it.
   std::function<void()> on_wait;
   std::vector<std::string> log;
+  std::vector<double> samples;
+  Status sample_status;
 
   Status Connect() override {
     log.push_back("connect");
@@ -87,6 +90,14 @@ class FakeSession : public SchedulerSession {
     log.push_back("next");
     return next_due;
   }
+  Result<std::vector<queue::Depth>> SampleDepth() override {
+    samples.push_back(clock_->NowMonotonic());
+    if (!sample_status.ok()) return sample_status;
+    queue::Depth d;
+    d.kind = "gc_sweep";
+    d.count = static_cast<int64_t>(samples.size());
+    return std::vector<queue::Depth>{d};
+  }
   void Wait(double seconds, bool wake_on_change, const StopFn&) override {
     log.push_back((wake_on_change ? "wait~ " : "wait ") + Secs(seconds));
     clock_->Advance(seconds);
@@ -119,11 +130,21 @@ class FakeReporter : public SchedulerReporter {
   void DatabaseError(const std::string& step, const Status&) override {
     lines.push_back("db error " + step);
   }
+  // Samples are written down apart: the pending count of their one row.
+  void QueueSampled(const std::vector<queue::Depth>& depth) override {
+    sampled.push_back(depth.empty() ? -1 : depth[0].count);
+  }
+  std::vector<int64_t> sampled;
 };
 
 class SchedulerTest : public ::testing::Test {
  protected:
-  SchedulerTest() : session_(&clock_) { options_.lease_secs = 30; }
+  // Samples every 1e9 s: once at the start, which the tests of the roles
+  // leave aside; the sampling tests set their own pace.
+  SchedulerTest() : session_(&clock_) {
+    options_.lease_secs = 30;
+    options_.queue_sample_secs = 1e9;
+  }
 
   int Run() {
     Scheduler s(SchedulerDeps{options_, &session_, &reporter_, &clock_,
@@ -271,6 +292,41 @@ TEST_F(SchedulerTest, DatabaseErrorsExitForTheMastersBackoff) {
             (Lines{"standby", "leader", "db error due", "standby"}));
   // The lease is left to expire: the session is gone.
   EXPECT_EQ(session.log, (Lines{"connect", "acquire", "due"}));
+}
+
+TEST_F(SchedulerTest, AStandbySamplesTheQueueAtItsPaceBetweenItsTries) {
+  options_.queue_sample_secs = 15;
+  StopAtWait(5);
+  EXPECT_EQ(Run(), 0);
+  // Sampled at the start, then every 15 s: the standby's waits end in time.
+  EXPECT_EQ(session_.samples, (std::vector<double>{0, 15, 30}));
+  EXPECT_EQ(reporter_.sampled, (std::vector<int64_t>{1, 2, 3}));
+  EXPECT_EQ(session_.log, (Lines{"connect", "acquire", "wait 10", "acquire",
+                                 "wait 5", "acquire", "wait 10", "acquire",
+                                 "wait 5", "acquire", "wait 10"}));
+}
+
+TEST_F(SchedulerTest, ALeaderSamplesTooAndItsWaitsEndForTheNextSample) {
+  options_.queue_sample_secs = 6;
+  session_.acquires = {true};
+  StopAtWait(4);
+  EXPECT_EQ(Run(), 0);
+  EXPECT_EQ(session_.samples, (std::vector<double>{0, 6, 12}));
+  EXPECT_EQ(session_.log,
+            (Lines{"connect", "acquire", "due", "next", "wait~ 6",
+                   // t=6: sampled
+                   "due", "next", "wait~ 4",
+                   // t=10: the renewal; the next sample is at t=12
+                   "due", "renew", "next", "wait~ 2",
+                   // t=12: sampled; the renewal is at t=20
+                   "due", "next", "wait~ 6", "release"}));
+}
+
+TEST_F(SchedulerTest, AFailedSampleIsADatabaseErrorThatEndsTheProcess) {
+  session_.sample_status = Status::Transient("connection lost");
+  EXPECT_EQ(Run(), kExitFailure);
+  EXPECT_EQ(session_.log, (Lines{"connect"}));
+  EXPECT_EQ(reporter_.lines, (Lines{"standby", "db error sample depth"}));
 }
 
 }  // namespace

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "common/status.h"
+#include "queue/queue_stats.h"
 #include "scheduler/firing.h"
 
 namespace awc::scheduler {
@@ -44,6 +45,8 @@ class SchedulerSession {
   virtual Result<std::optional<RunReport>> Fire(
       const DueSchedule& due, const Checkpoint& checkpoint) = 0;
   virtual Result<std::optional<double>> SecondsToNextDue() = 0;
+  // The queue's depth (queue::SampleDepth).
+  virtual Result<std::vector<queue::Depth>> SampleDepth() = 0;
   virtual void Wait(double seconds, bool wake_on_change,
                     const StopFn& stop) = 0;
 };
@@ -60,6 +63,8 @@ class SchedulerReporter {
   // The lease was found someone else's `during` a firing or a renewal.
   virtual void LeadershipLost(const std::string& during) = 0;
   virtual void Ran(const RunReport& run) = 0;
+  // A sample of the queue's depth (the metrics' awc_queue_* gauges).
+  virtual void QueueSampled(const std::vector<queue::Depth>& depth) = 0;
   // A database call of `step` failed; the scheduler exits.
   virtual void DatabaseError(const std::string& step, const Status& error) = 0;
 };

@@ -11,6 +11,8 @@
 #   make bench      the benchmarks of bench/ (see bench/README.md)
 #   make bench-storage  only the storage benchmarks
 #   make fuzz       the libFuzzer targets of fuzz/, FUZZ_SECONDS each (clang)
+#   make chaos      the chaos suite (tests/chaos/) for CHAOS_SECONDS, with
+#                   CHAOS_SEED to replay a run (make check runs a short one)
 
 PREFIX     ?= /usr/local
 DESTDIR    ?=
@@ -33,7 +35,7 @@ MISSING = $(shell for p in $(DEB_PACKAGES); do \
   || echo $$p; done)
 
 .PHONY: all deps build build-asan check demo install bench bench-storage \
-  clean lint-man fuzz fuzz-build
+  clean lint-man fuzz fuzz-build chaos
 
 all: build
 
@@ -137,6 +139,15 @@ fuzz-build: deps $(FUZZ_BUILD)/CMakeCache.txt
 
 fuzz: fuzz-build
 	fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_SECONDS)
+
+# The chaos suite makes, crashes and removes a PostgreSQL cluster of its
+# own (no pg_virtualenv); knobs in README.md, "Testing".
+CHAOS_SECONDS ?= 300
+CHAOS_SEED    ?=
+
+chaos: build
+	CHAOS_SEED="$(CHAOS_SEED)" python3 tests/chaos/chaos.py \
+	  --build-dir $(BUILD) --seconds $(CHAOS_SECONDS)
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD) $(BENCH_BUILD) $(FUZZ_BUILD)

@@ -29,6 +29,7 @@ it exits 1 on any violation. Standard library only.
 import argparse
 import os
 import random
+import re
 import shutil
 import signal
 import subprocess
@@ -47,6 +48,11 @@ from workload import TENANTS, Producer, enqueue_sql  # noqa: E402
 LEASE_SECS = 3
 FILE_DB, MEM_DB = "chaos_file", "chaos_mem"
 STORE_KINDS = ["snapshot_validate", "snapshot_scrub", "gc_sweep"]
+# What an import may fail with while the database crashes or its session is
+# terminated.
+IMPORT_FAULT = re.compile(r"database connection|server closed the "
+                          r"connection|terminating connection|shutting down|"
+                          r"not yet accepting connections|in recovery mode")
 
 
 def log(msg):
@@ -321,6 +327,9 @@ class Run:
         for k, v in sorted(c.counts.items()):
             if k != "jobs checked":
                 out.append(f"  {v:7d}  {k}")
+        for e in self.producer.import_errors:
+            if not IMPORT_FAULT.search(e) or "Sanitizer" in e:
+                c.bad(f"an import failed for no injected fault: {e}")
         violations = self.violations + c.violations
         out.append(f"violations: {len(violations)}")
         for v in violations[:200]:

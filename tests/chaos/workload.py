@@ -166,7 +166,7 @@ class Producer:
                 self.stats["imports completed"] += 1
                 self.pending_expect.append((int(out.strip()), own))
             else:
-                self.stats["imports failed (database down)"] += 1
+                self.stats["imports failed"] += 1
                 self.import_errors.append(err.strip()[-300:])
         self.imports = still
         left = []

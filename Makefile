@@ -1,18 +1,22 @@
 # awc-worker — the operator's entry point. CMake does the building.
 #
-#   make            build build/awc-worker and build/awcctl (installs
-#                   missing packages first)
+#   make            build build/awc-worker and build/awcctl
+#   make install    PREFIX=/usr/local DESTDIR=
 #   make demo       a worker fleet over a file:// store on a throwaway
 #                   PostgreSQL cluster, with a summary of what it did
-#   make check      unit and integration tests, plain and ASan/UBSan builds,
-#                   against a throwaway PostgreSQL cluster
-#   make install    PREFIX=/usr/local DESTDIR=
-#   make deps       install the Debian packages that are missing
+#   make check      unit and integration tests (plain and ASan/UBSan builds)
+#                   against a throwaway PostgreSQL cluster and s3rver, a
+#                   short fuzz run, the Debian package built and installed
+#   make deb        the Debian package, in build-deb/ (lintian-checked)
 #   make bench      the benchmarks of bench/ (see bench/README.md)
 #   make bench-storage  only the storage benchmarks
-#   make fuzz       the libFuzzer targets of fuzz/, FUZZ_SECONDS each (clang)
+#   make fuzz       the libFuzzer targets of fuzz/, FUZZ_SECONDS each
 #   make chaos      the chaos suite (tests/chaos/) for CHAOS_SECONDS, with
 #                   CHAOS_SEED to replay a run (make check runs a short one)
+#
+# Each target first installs the Debian packages it needs and nothing
+# more: `make` and `make install` only the build dependencies; the others
+# add their own (PACKAGES_* below, and README.md, "Building").
 
 PREFIX     ?= /usr/local
 DESTDIR    ?=
@@ -21,40 +25,66 @@ ASAN_BUILD ?= build-asan
 JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_ARGS ?=
 
-# Debian 12 packages needed to build, test and benchmark.
-DEB_PACKAGES := g++ make cmake pkg-config \
+# Debian 12 packages, by the targets that need them.
+PACKAGES_BUILD := g++ make cmake pkg-config \
   libpq-dev libev-dev libjansson-dev libcurl4-openssl-dev \
-  libssl-dev libmicrohttpd-dev libbsd-dev libsystemd-dev \
-  libgtest-dev libgmock-dev libbenchmark-dev \
-  postgresql postgresql-common mandoc nodejs python3 awscli \
-  clang-14 libclang-rt-14-dev
+  libssl-dev libmicrohttpd-dev libbsd-dev libsystemd-dev
+PACKAGES_PG    := postgresql postgresql-common
+PACKAGES_FUZZ  := clang-14 libclang-rt-14-dev
+PACKAGES_DEB   := debhelper dpkg-dev lintian
+PACKAGES_TEST  := libgtest-dev libgmock-dev mandoc nodejs python3 awscli \
+  curl $(PACKAGES_PG) $(PACKAGES_FUZZ) $(PACKAGES_DEB)
+PACKAGES_BENCH := libbenchmark-dev nodejs python3 $(PACKAGES_PG)
+PACKAGES_DEMO  := $(PACKAGES_PG)
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
-MISSING = $(shell for p in $(DEB_PACKAGES); do \
-  dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'ok installed' \
-  || echo $$p; done)
+SUDO_KEEP_ENV := $(if $(SUDO),sudo -E,)
 
-.PHONY: all deps build build-asan check demo install bench bench-storage \
-  clean lint-man fuzz fuzz-build chaos
-
-all: build
-
-# The S3 protocol server of the tests (npm), in a project-local directory
-# that is not committed; tests/support/s3_server.cc looks for it there.
-S3RVER_VERSION := 3.7.1
-S3RVER_PREFIX  := $(CURDIR)/build-deps
-S3RVER_PKG     := $(S3RVER_PREFIX)/node_modules/s3rver/package.json
-
-deps:
-	@missing="$(MISSING)"; \
+# $(call install_packages,LIST): apt-get install what of LIST is missing.
+define install_packages
+	@missing=$$(for p in $(1); do \
+	  dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | \
+	  grep -q 'ok installed' || echo $$p; done); \
 	if [ -n "$$missing" ]; then \
-	  echo "installing: $$missing"; \
+	  echo "installing:" $$missing; \
 	  export DEBIAN_FRONTEND=noninteractive; \
 	  $(SUDO) apt-get install -y --no-install-recommends $$missing || \
 	  { $(SUDO) apt-get update && \
 	    $(SUDO) apt-get install -y --no-install-recommends $$missing; }; \
 	fi
-	@# Debian's nodejs comes without npm; NodeSource's nodejs bundles it.
+endef
+
+.PHONY: all deps deps-build deps-test deps-bench deps-demo deps-deb deps-fuzz \
+  deps-npm build build-tests build-asan check demo install deb bench \
+  bench-storage fuzz fuzz-build lint-man clean chaos
+
+all: build
+
+deps-build:
+	$(call install_packages,$(PACKAGES_BUILD))
+deps-test: deps-build deps-npm
+	$(call install_packages,$(PACKAGES_TEST))
+deps-bench: deps-build deps-npm
+	$(call install_packages,$(PACKAGES_BENCH))
+deps-demo: deps-build
+	$(call install_packages,$(PACKAGES_DEMO))
+deps-deb: deps-build
+	$(call install_packages,$(PACKAGES_DEB))
+deps-fuzz: deps-build
+	$(call install_packages,$(PACKAGES_FUZZ))
+# Everything any target needs.
+deps: deps-test deps-bench
+
+# The S3 protocol server of the tests and benchmarks (npm), in a
+# project-local directory that is not committed; tests/support/s3_server.cc
+# looks for it there. Debian's nodejs comes without npm; NodeSource's
+# bundles it.
+S3RVER_VERSION := 3.7.1
+S3RVER_PREFIX  := $(CURDIR)/build-deps
+S3RVER_PKG     := $(S3RVER_PREFIX)/node_modules/s3rver/package.json
+
+deps-npm:
+	$(call install_packages,nodejs)
 	@if ! command -v npm >/dev/null 2>&1; then \
 	  echo "installing: npm"; \
 	  export DEBIAN_FRONTEND=noninteractive; \
@@ -68,17 +98,21 @@ deps:
 	    --loglevel=error s3rver@$(S3RVER_VERSION); \
 	fi
 
-$(BUILD)/CMakeCache.txt: | deps
-	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo $(CMAKE_ARGS)
+# `make` builds the programs only; `make check` the same tree with the tests.
+CONFIGURE = cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DCMAKE_INSTALL_PREFIX=$(PREFIX) $(CMAKE_ARGS)
 
-$(ASAN_BUILD)/CMakeCache.txt: | deps
-	cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DAWC_SANITIZE=ON \
-	  $(CMAKE_ARGS)
-
-build: deps $(BUILD)/CMakeCache.txt
+build: deps-build
+	$(CONFIGURE) -DAWC_BUILD_TESTS=OFF
 	cmake --build $(BUILD) -j $(JOBS)
 
-build-asan: deps $(ASAN_BUILD)/CMakeCache.txt
+build-tests: deps-test
+	$(CONFIGURE) -DAWC_BUILD_TESTS=ON
+	cmake --build $(BUILD) -j $(JOBS)
+
+build-asan: deps-test
+	cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DAWC_SANITIZE=ON \
+	  $(CMAKE_ARGS)
 	cmake --build $(ASAN_BUILD) -j $(JOBS)
 
 # pg_virtualenv creates a throwaway cluster in a temporary directory, exports
@@ -90,21 +124,41 @@ PG_VENV = pg_virtualenv -t -c "-p $(PG_PORT)"
 PG_ENV  = $(PG_VENV) -o max_connections=300 -o fsync=off
 CTEST  := ctest --output-on-failure --no-tests=error -j $(JOBS)
 
-check: build build-asan lint-man fuzz-build
+check: build-tests build-asan lint-man fuzz-build deb
 	$(PG_ENV) sh -c '$(CTEST) --test-dir $(BUILD) && \
 	  ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	  $(CTEST) --test-dir $(ASAN_BUILD)'
 	fuzz/run.sh $(FUZZ_BUILD) $(CHECK_FUZZ_SECONDS)
+	$(PG_VENV) $(SUDO_KEEP_ENV) tests/package_test.sh $(DEB_BUILD)
 
-demo: build
+demo: deps-demo build
 	$(PG_VENV) contrib/demo/run.sh $(BUILD)
 
-lint-man: deps
+lint-man: deps-test
 	mandoc -Tlint -Wwarning man/*.[0-9]
 
 install: build
-	DESTDIR="$(DESTDIR)" cmake --install $(BUILD) --prefix "$(PREFIX)"
+	DESTDIR="$(DESTDIR)" cmake --install $(BUILD)
+
+# The Debian package, built from a copy of the tree in $(DEB_BUILD) (the
+# packaging tools write next to the source directory), then checked with
+# lintian: any error fails the build.
+DEB_BUILD   ?= build-deb
+DEB_VERSION := $(shell sed -n 's/^project.awc-worker VERSION \([0-9.]*\).*/\1/p' CMakeLists.txt)
+DEB_SOURCE  := $(DEB_BUILD)/awc-worker-$(DEB_VERSION)
+
+deb: deps-deb
+	@head -n 1 debian/changelog | grep -q "(${DEB_VERSION})" || \
+	  { echo "debian/changelog is not at version $(DEB_VERSION)" >&2; exit 1; }
+	rm -rf $(DEB_BUILD)
+	mkdir -p $(DEB_SOURCE)
+	tar --exclude=./.git --exclude='./build' --exclude='./build-*' -cf - . | \
+	  tar -C $(DEB_SOURCE) -xf -
+	cd $(DEB_SOURCE) && DEB_BUILD_OPTIONS="parallel=$(JOBS)" \
+	  dpkg-buildpackage -us -uc -b
+	lintian --fail-on error --suppress-tags-from-file debian/lintian-ignored \
+	  $(DEB_BUILD)/awc-worker_$(DEB_VERSION)_*.changes
 
 # The benchmarks build in their own tree (tests off) and run against a
 # throwaway cluster with default settings; knobs in bench/README.md.
@@ -112,7 +166,7 @@ install: build
 BENCH_BUILD  ?= build-bench
 BENCH_SUITES ?= queue storage
 
-bench: deps
+bench: deps-bench
 	cmake -S . -B $(BENCH_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 	  -DAWC_BUILD_BENCH=ON -DAWC_BUILD_TESTS=OFF $(CMAKE_ARGS)
 	cmake --build $(BENCH_BUILD) -j $(JOBS) \
@@ -129,12 +183,10 @@ FUZZ_BUILD         ?= build-fuzz
 FUZZ_SECONDS       ?= 60
 CHECK_FUZZ_SECONDS ?= 10
 
-$(FUZZ_BUILD)/CMakeCache.txt: | deps
+fuzz-build: deps-fuzz
 	CC=clang-14 CXX=clang++-14 cmake -S . -B $(FUZZ_BUILD) \
 	  -DCMAKE_BUILD_TYPE=Debug -DAWC_FUZZ=ON -DAWC_BUILD_TESTS=OFF \
 	  $(CMAKE_ARGS)
-
-fuzz-build: deps $(FUZZ_BUILD)/CMakeCache.txt
 	cmake --build $(FUZZ_BUILD) -j $(JOBS) --target fuzz-targets
 
 fuzz: fuzz-build
@@ -145,9 +197,9 @@ fuzz: fuzz-build
 CHAOS_SECONDS ?= 300
 CHAOS_SEED    ?=
 
-chaos: build
+chaos: build-tests
 	CHAOS_SEED="$(CHAOS_SEED)" python3 tests/chaos/chaos.py \
 	  --build-dir $(BUILD) --seconds $(CHAOS_SECONDS)
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD) $(BENCH_BUILD) $(FUZZ_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(BENCH_BUILD) $(FUZZ_BUILD) $(DEB_BUILD)

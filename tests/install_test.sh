@@ -1,20 +1,70 @@
 #!/bin/sh
-# make install's layout: cmake --install into a DESTDIR with a prefix other
-# than the unit's default, then check every file and the unit's ExecStart.
+# make install's layout: cmake --install into a DESTDIR, under the prefix
+# the tree was configured with (make passes PREFIX at configure time, so the
+# binaries' default settings file matches where it is installed); then
+# every file, the units' paths, and an operator's settings file kept on
+# reinstall.
 set -eu
 build=$1
 dest=$(mktemp -d "${TMPDIR:-/tmp}/awc-install.XXXXXX")
 trap 'rm -rf "$dest"' EXIT
-DESTDIR="$dest" cmake --install "$build" --prefix /usr >/dev/null
-for f in usr/sbin/awc-worker usr/bin/awcctl usr/share/man/man8/awc-worker.8 \
-         usr/share/man/man1/awcctl.1 usr/share/man/man5/awc-worker.conf.5 \
-         usr/lib/systemd/system/awc-worker.service; do
-  [ -f "$dest/$f" ] || { echo "missing: $f" >&2; exit 1; }
+prefix=$(sed -n 's/^CMAKE_INSTALL_PREFIX:PATH=//p' "$build/CMakeCache.txt")
+case $prefix in
+  /usr) etc=/etc ;;
+  /opt/*) etc=/etc$prefix ;;
+  *) etc=$prefix/etc ;;
+esac
+fail() {
+  echo "install test: $*" >&2
+  exit 1
+}
+
+DESTDIR="$dest" cmake --install "$build" >/dev/null
+for f in sbin/awc-worker bin/awcctl share/man/man8/awc-worker.8 \
+         share/man/man1/awcctl.1 share/man/man5/awc-worker.conf.5 \
+         lib/systemd/system/awc-worker.service \
+         lib/systemd/system/awc-worker@.service \
+         share/bash-completion/completions/awcctl \
+         share/bash-completion/completions/awc-worker; do
+  [ -f "$dest$prefix/$f" ] || fail "missing: $prefix/$f"
 done
-[ -x "$dest/usr/sbin/awc-worker" ] || { echo "awc-worker not executable" >&2; exit 1; }
-grep -qx 'ExecStart=/usr/sbin/awc-worker' \
-  "$dest/usr/lib/systemd/system/awc-worker.service" ||
-  { echo "ExecStart does not follow the prefix" >&2; exit 1; }
-"$dest/usr/sbin/awc-worker" --version | grep -q '^awc-worker ' ||
-  { echo "installed binary does not run" >&2; exit 1; }
-echo "install layout ok"
+conf=$dest$etc/awc-worker/awc-worker.conf
+[ -f "$conf" ] || fail "missing: $etc/awc-worker/awc-worker.conf"
+[ -x "$dest$prefix/sbin/awc-worker" ] || fail "awc-worker not executable"
+"$dest$prefix/sbin/awc-worker" --version | grep -q '^awc-worker ' ||
+  fail "installed binary does not run"
+
+units=$dest$prefix/lib/systemd/system
+grep -qx "ExecStart=$prefix/sbin/awc-worker" "$units/awc-worker.service" ||
+  fail "ExecStart does not follow the prefix"
+grep -qx "ExecStart=$prefix/sbin/awc-worker -c $etc/awc-worker/%i.conf" \
+  "$units/awc-worker@.service" ||
+  fail "the template's ExecStart does not follow the prefix"
+if grep -q '/usr/sbin/' "$units/awc-worker.service" && [ "$prefix" != /usr ]; then
+  fail "a unit still names /usr/sbin"
+fi
+
+# The completions load, and complete from the installed binary's own help.
+bash -c '
+  . "$1/share/bash-completion/completions/awc-worker"
+  . "$1/share/bash-completion/completions/awcctl"
+  complete -p awcctl awc-worker >/dev/null || exit 1
+  COMP_WORDS=("$1/bin/awcctl" jobs ""); COMP_CWORD=2; _awcctl
+  [ "${COMPREPLY[*]}" = "list show cancel retry" ] ||
+    { echo "awcctl jobs completes to: ${COMPREPLY[*]}" >&2; exit 1; }
+  COMP_WORDS=("$1/bin/awcctl" store ""); COMP_CWORD=2; _awcctl
+  [ "${COMPREPLY[*]}" = "init" ] ||
+    { echo "awcctl store completes to: ${COMPREPLY[*]}" >&2; exit 1; }
+  COMP_WORDS=("$1/bin/awcctl" dlq purge --o); COMP_CWORD=3; _awcctl
+  [ "${COMPREPLY[*]}" = "--older-than" ] ||
+    { echo "awcctl dlq purge --o completes to: ${COMPREPLY[*]}" >&2; exit 1; }
+  COMP_WORDS=(awc-worker -); COMP_CWORD=1; _awc_worker
+  [ "${COMPREPLY[*]}" = "-c -t -h --help -V --version" ] ||
+    { echo "awc-worker - completes to: ${COMPREPLY[*]}" >&2; exit 1; }
+' sh "$dest$prefix" || fail "bash completion does not work"
+
+# A second install keeps the operator's settings file.
+echo "[worker]" >"$conf"
+DESTDIR="$dest" cmake --install "$build" >/dev/null
+[ "$(cat "$conf")" = "[worker]" ] || fail "reinstalling replaced the settings file"
+echo "install layout ok ($prefix)"

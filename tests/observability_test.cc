@@ -54,16 +54,17 @@ TEST_F(ObservabilityTest, JobEventsCarryTheContractFieldsAndNothingElse) {
     const char* kind;
     const char* outcome;
     const char* state;
+    const char* dead_reason;  // nullptr: not dead-lettered
   };
   for (const Expect& x : {
            Expect{ok, "info", "job completed", "test_complete", "completed",
-                  "COMPLETED"},
+                  "COMPLETED", nullptr},
            Expect{retry, "warn", "job retried after transient failure",
-                  "test_retry", "retried", "PENDING"},
+                  "test_retry", "retried", "PENDING", nullptr},
            Expect{fail, "error", "job dead-lettered", "test_fail", "failed",
-                  "FAILED"},
+                  "FAILED", "handler_failed"},
            Expect{unknown, "error", "job dead-lettered", "no_such_kind",
-                  "failed", "FAILED"},
+                  "failed", "FAILED", "unknown_kind"},
        }) {
     std::string id = "job_" + std::to_string(x.id);
     auto events = daemon_->EventsWith(x.msg, id);
@@ -79,14 +80,19 @@ TEST_F(ObservabilityTest, JobEventsCarryTheContractFieldsAndNothingElse) {
         << Str(e, "ts");
     EXPECT_TRUE(std::regex_match(Str(e, "worker"), std::regex("t-[12]")))
         << Str(e, "worker");
-    // Only contract fields plus the duration.
+    // Only contract fields plus the duration, and why a dead letter died.
     std::set<std::string> keys;
     const char* key;
     json_t* value;
     json_object_foreach(const_cast<json_t*>(e), key, value) keys.insert(key);
-    EXPECT_EQ(keys, (std::set<std::string>{"ts", "level", "id", "msg", "worker",
-                                           "kind", "outcome", "state",
-                                           "attempts", "duration_s"}));
+    std::set<std::string> want = {"ts",       "level",     "id",      "msg",
+                                  "worker",   "kind",      "outcome", "state",
+                                  "attempts", "duration_s"};
+    if (x.dead_reason != nullptr) {
+      want.insert("dead_reason");
+      EXPECT_EQ(Str(e, "dead_reason"), x.dead_reason) << id;
+    }
+    EXPECT_EQ(keys, want);
   }
   // Never the payload or the error text, anywhere on stderr.
   std::string err = daemon_->Stderr();

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstring>
 #include <set>
 
 #include "tests/support/harness.h"
@@ -124,42 +125,123 @@ TEST(ProcessTreeTest, OrphanedWorkerFinishesItsJobFirst) {
   EXPECT_EQ(db.JobState(id), "COMPLETED");
 }
 
+// A datagram socket standing in for systemd's NOTIFY_SOCKET.
+class FakeNotifySocket {
+ public:
+  FakeNotifySocket()
+      : path_(::testing::TempDir() + "/notify-" + std::to_string(getpid())) {
+    unlink(path_.c_str());
+    fd_ = socket(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK, 0);
+    sockaddr_un addr = {};
+    addr.sun_family = AF_UNIX;
+    snprintf(addr.sun_path, sizeof addr.sun_path, "%s", path_.c_str());
+    EXPECT_EQ(bind(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+    int on = 1;  // the sender's pid with every message (SCM_CREDENTIALS)
+    EXPECT_EQ(setsockopt(fd_, SOL_SOCKET, SO_PASSCRED, &on, sizeof on), 0);
+  }
+  ~FakeNotifySocket() {
+    close(fd_);
+    unlink(path_.c_str());
+  }
+  const std::string& path() const { return path_; }
+
+  // Every message received so far.
+  const std::vector<std::string>& messages() {
+    for (;;) {
+      char buf[4096];
+      alignas(cmsghdr) char control[CMSG_SPACE(sizeof(ucred))];
+      iovec iov = {buf, sizeof buf};
+      msghdr msg = {};
+      msg.msg_iov = &iov;
+      msg.msg_iovlen = 1;
+      msg.msg_control = control;
+      msg.msg_controllen = sizeof control;
+      ssize_t n = recvmsg(fd_, &msg, 0);
+      if (n <= 0) break;
+      messages_.emplace_back(buf, static_cast<size_t>(n));
+      pid_t sender = -1;
+      for (cmsghdr* c = CMSG_FIRSTHDR(&msg); c != nullptr;
+           c = CMSG_NXTHDR(&msg, c)) {
+        if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_CREDENTIALS) {
+          ucred cred;
+          memcpy(&cred, CMSG_DATA(c), sizeof cred);
+          sender = cred.pid;
+        }
+      }
+      senders_.insert(sender);
+    }
+    return messages_;
+  }
+  // The pids that sent them.
+  const std::set<pid_t>& senders() {
+    messages();
+    return senders_;
+  }
+  // How many messages so far contain `needle`.
+  size_t Count(const std::string& needle) {
+    const std::vector<std::string>& all = messages();
+    return static_cast<size_t>(
+        std::count_if(all.begin(), all.end(), [&](const std::string& m) {
+          return m.find(needle) != std::string::npos;
+        }));
+  }
+  bool Seen(const std::string& needle) { return Count(needle) > 0; }
+
+ private:
+  std::string path_;
+  int fd_ = -1;
+  std::vector<std::string> messages_;
+  std::set<pid_t> senders_;
+};
+
 TEST(ProcessTreeTest, NotifiesSystemd) {
   TestDatabase db;
-  std::string path =
-      ::testing::TempDir() + "/notify-" + std::to_string(getpid());
-  unlink(path.c_str());
-  int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK, 0);
-  sockaddr_un addr = {};
-  addr.sun_family = AF_UNIX;
-  snprintf(addr.sun_path, sizeof addr.sun_path, "%s", path.c_str());
-  ASSERT_EQ(bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
-  std::vector<std::string> messages;
-  auto drain = [&] {
-    char buf[4096];
-    ssize_t n;
-    while ((n = recv(fd, buf, sizeof buf, 0)) > 0) {
-      messages.emplace_back(buf, static_cast<size_t>(n));
-    }
-  };
-  auto seen = [&](const std::string& needle) {
-    drain();
-    return std::any_of(messages.begin(), messages.end(), [&](auto& m) {
-      return m.find(needle) != std::string::npos;
-    });
-  };
+  FakeNotifySocket sd;
   auto o = FleetOptions(db, 2);
-  o.env.push_back({"NOTIFY_SOCKET", path});
+  o.env.push_back({"NOTIFY_SOCKET", sd.path()});
   DaemonProcess d(o);
-  ASSERT_TRUE(WaitUntil([&] { return seen("READY=1"); })) << d.Stderr();
-  EXPECT_TRUE(seen("STATUS=2/2 workers")) << ::testing::PrintToString(messages);
+  ASSERT_TRUE(WaitUntil([&] { return sd.Seen("READY=1"); })) << d.Stderr();
+  EXPECT_TRUE(sd.Seen("STATUS=2/2 workers"))
+      << ::testing::PrintToString(sd.messages());
+  // Not watched (no WATCHDOG_USEC): no watchdog pings.
+  EXPECT_FALSE(sd.Seen("WATCHDOG=1"));
   d.Signal(SIGTERM);
-  EXPECT_TRUE(WaitUntil([&] { return seen("STOPPING=1"); }));
+  EXPECT_TRUE(WaitUntil([&] { return sd.Seen("STOPPING=1"); }));
   auto st = d.WaitExit();
   ASSERT_TRUE(st.has_value());
   EXPECT_TRUE(WIFEXITED(*st) && WEXITSTATUS(*st) == 0);
-  close(fd);
-  unlink(path.c_str());
+}
+
+TEST(ProcessTreeTest, PingsTheWatchdogAndExtendsTheStopWhileJobsFinish) {
+  TestDatabase db;
+  FakeNotifySocket sd;
+  auto o = FleetOptions(db, 1, {{"AWC_WORKER_LEASE_SECS", "60"}});
+  o.env.push_back({"NOTIFY_SOCKET", sd.path()});
+  o.env.push_back({"WATCHDOG_USEC", "1000000"});  // WatchdogSec=1s
+  DaemonProcess d(o);
+  ASSERT_TRUE(WaitUntil([&] { return sd.Seen("READY=1"); })) << d.Stderr();
+  // Every half watchdog period while the master's loop runs.
+  EXPECT_TRUE(WaitUntil([&] { return sd.Count("WATCHDOG=1") >= 4; }))
+      << ::testing::PrintToString(sd.messages());
+  int64_t id = db.Enqueue("test_sleep", "{\"ms\": 3000}");
+  ASSERT_TRUE(WaitUntil([&] { return db.JobState(id) == "RUNNING"; }));
+  d.Signal(SIGTERM);
+  // The stop waits for the job, and asks systemd for time while it does.
+  EXPECT_TRUE(WaitUntil([&] { return sd.Seen("EXTEND_TIMEOUT_USEC="); }))
+      << ::testing::PrintToString(sd.messages());
+  auto st = d.WaitExit();
+  ASSERT_TRUE(st.has_value());
+  EXPECT_TRUE(WIFEXITED(*st) && WEXITSTATUS(*st) == 0);
+  EXPECT_EQ(db.JobState(id), "COMPLETED");
+  // Only the master talks to systemd (the workers inherit NOTIFY_SOCKET but
+  // never use it), so a hung master stops the watchdog pings.
+  EXPECT_EQ(sd.senders(), std::set<pid_t>{d.pid()});
+  for (const std::string& m : sd.messages()) {
+    if (m.rfind("EXTEND_TIMEOUT_USEC=", 0) != 0) continue;
+    uint64_t usec = std::stoull(m.substr(20));
+    EXPECT_GT(usec, 0u);
+    EXPECT_LE(usec, 5'000'000u) << "extended by more than one tick's worth";
+  }
 }
 
 }  // namespace

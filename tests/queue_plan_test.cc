@@ -13,13 +13,16 @@ class QueuePlanTest : public ::testing::Test {
  protected:
   void SetUp() override {
     db_.Migrate();
-    db_.Exec("INSERT INTO awc.jobs (kind, payload) SELECT 'k', '{}' FROM "
-             "generate_series(1, 20000)");
+    db_.Exec(
+        "INSERT INTO awc.jobs (kind, payload) SELECT 'k', '{}' FROM "
+        "generate_series(1, 20000)");
     db_.Exec("ANALYZE awc.jobs");
-    db_.Exec("UPDATE awc.jobs SET state = 'RUNNING', lease_token = id, "
-             "locked_until = now() + interval '5 minutes' WHERE id <= 15000");
-    db_.Exec("UPDATE awc.jobs SET state = 'COMPLETED', locked_until = NULL "
-             "WHERE id < 15000");
+    db_.Exec(
+        "UPDATE awc.jobs SET state = 'RUNNING', lease_token = id, "
+        "locked_until = now() + interval '5 minutes' WHERE id <= 15000");
+    db_.Exec(
+        "UPDATE awc.jobs SET state = 'COMPLETED', locked_until = NULL "
+        "WHERE id < 15000");
     conn_ = db_.Connect();
     ASSERT_TRUE(conn_->Exec("SET plan_cache_mode = force_generic_plan").ok());
   }
@@ -39,8 +42,10 @@ class QueuePlanTest : public ::testing::Test {
 };
 
 TEST_F(QueuePlanTest, RecordingFindsTheJobByPrimaryKey) {
-  for (const char* update : {queue::sql::kComplete, queue::sql::kFail}) {
-    std::string plan = Plan(queue::sql::Fenced(update), "15000, 15000, '{}'");
+  for (const auto& [update, args] :
+       {std::pair{queue::sql::kComplete, "15000, 15000, '{}'"},
+        std::pair{queue::sql::kFail, "15000, 15000, 'e', 'handler_failed'"}}) {
+    std::string plan = Plan(queue::sql::Fenced(update), args);
     EXPECT_NE(plan.find("\"Index Name\": \"jobs_pkey\""), std::string::npos)
         << plan;
   }

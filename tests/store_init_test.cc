@@ -9,6 +9,7 @@
 #include <filesystem>
 
 #include "common/env.h"
+#include "common/json.h"
 #include "tests/support/harness.h"
 #if AWC_WITH_S3
 #include "tests/support/s3_server.h"
@@ -166,6 +167,17 @@ TEST(StoreInitTest, InitMakesTheStoreOnceAndAgainIsFine) {
   r = RunAwcctl({"store", "init", "memory://"}, {});
   EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(r.out, "memory:// needs no initialisation\n");
+  // --json says whether it made the marker.
+  for (auto [url, created] : std::vector<std::pair<std::string, bool>>{
+           {"file://" + root, false}, {"file://" + dir.path() + "/c", true}}) {
+    r = RunAwcctl({"--json", "store", "init", url}, {});
+    EXPECT_EQ(r.code, 0) << r.err;
+    Result<JsonPtr> doc = ParseJson(r.out);
+    ASSERT_TRUE(doc.ok()) << r.out;
+    EXPECT_EQ(Str(doc->get(), "url"), url);
+    EXPECT_EQ(json_is_true(json_object_get(doc->get(), "created")), created)
+        << r.out;
+  }
 }
 
 TEST(StoreInitTest, InitUsageAndErrors) {
@@ -180,8 +192,10 @@ TEST(StoreInitTest, InitUsageAndErrors) {
     EXPECT_NE(r.err.find("usage: awcctl"), std::string::npos) << r.err;
   }
   CommandResult bad = RunAwcctl({"store", "init", "ftp://x/y"}, {});
-  EXPECT_EQ(bad.code, 1);
-  EXPECT_TRUE(bad.err.starts_with("awcctl: unsupported scheme \"ftp://\""))
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_TRUE(bad.err.starts_with("awcctl: URL: unsupported scheme \"ftp://\""))
+      << bad.err;
+  EXPECT_NE(bad.err.find("usage: awcctl store init URL"), std::string::npos)
       << bad.err;
   // A path that cannot be a store root.
   TempDir dir;

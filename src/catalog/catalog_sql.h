@@ -220,6 +220,18 @@ VALUES ($1, $2, $3)
 RETURNING id
 )sql";
 
+// --- Counts for awcctl stats (unprepared) --------------------------------
+
+// (state, count) of the snapshots, by state.
+inline constexpr const char* kSnapshotStates = R"sql(
+SELECT state, count(*) FROM awc.snapshots GROUP BY state ORDER BY state
+)sql";
+
+// (state, count) of the workspaces, by state.
+inline constexpr const char* kWorkspaceStates = R"sql(
+SELECT state, count(*) FROM awc.workspaces GROUP BY state ORDER BY state
+)sql";
+
 }  // namespace awc::catalog::sql
 
 #endif  // AWC_CATALOG_CATALOG_SQL_H_

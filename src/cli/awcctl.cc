@@ -1,312 +1,279 @@
 #include "cli/awcctl.h"
 
-#include <ev.h>
-#include <getopt.h>
-
 #include <algorithm>
 #include <cstdio>
-#include <cstdlib>
-#include <optional>
-#include <string>
-#include <vector>
+#include <memory>
 
-#include "cli/importer.h"
-#include "cli/store_cmd.h"
-#include "common/numbers.h"
-#include "common/redact.h"
-#include "config/config.h"
-#include "db/pg.h"
-#include "handlers/payload.h"
-#include "migrate/migrator.h"
+#include "cli/args.h"
+#include "cli/output.h"
+#include "cli/verbs.h"
 #include "obs/log.h"
-#include "options/module_options.h"
-#include "queue/admin.h"
-#include "store/open_store.h"
 
 namespace awc::cli {
 namespace {
 
-constexpr const char* kUsage =
-    "usage: awcctl [-c FILE] COMMAND [ARGS]\n"
-    "\n"
-    "commands:\n"
-    "  migrate                          apply pending schema migrations\n"
-    "  import --tenant T [--workspace ID] DIR\n"
-    "                                   upload DIR as a snapshot and enqueue\n"
-    "                                   its validation; prints the snapshot "
-    "id\n"
-    "  enqueue KIND JSON [--max-attempts N] [--delay SECS]\n"
-    "                                   insert a job; prints its id\n"
-    "  jobs [--state S] [--kind K] [--limit N]\n"
-    "                                   list jobs, newest first\n";
-constexpr const char* kUsageTail =
-    "\n"
-    "Settings come from the environment and the INI file given with -c or\n"
-    "AWC_CONFIG, as for awc-worker; see awcctl(1).\n";
-
-// Exit codes: 0 done, 1 runtime error, 2 usage error.
-constexpr int kRuntimeError = 1;
-constexpr int kUsageError = 2;
-
-void PrintUsage(FILE* out) {
-  fputs(kUsage, out);
-  fputs(kStoreUsage, out);
-  fputs(kUsageTail, out);
-}
-
-int Usage(const std::string& problem) {
-  fprintf(stderr, "awcctl: %s\n", problem.c_str());
-  PrintUsage(stderr);
-  return kUsageError;
-}
-
-int Fail(const Status& s) {
-  fprintf(stderr, "awcctl: %s\n", Scrub(s.message()).c_str());
-  return kRuntimeError;
-}
-
-// A positive integer argument (ParseInt64's syntax), or nullopt.
-std::optional<int64_t> ParsePositive(const char* text) {
-  Result<int64_t> v = ParseInt64(text);
-  if (!v.ok() || *v < 1) return std::nullopt;
-  return *v;
-}
-
-// What every command but help needs: settings and a database connection.
-struct Session {
-  config::Settings settings;
-  std::unique_ptr<db::PgConn> conn;
+// The verb groups, in the order `awcctl help` lists them. A new group is
+// one more line here.
+using AddFn = void (*)(std::vector<Command>*);
+const AddFn kVerbGroups[] = {
+    AddMigrateCommands, AddRolesCommands, AddHealthCommands, AddWorkersCommands,
+    AddStatsCommands,   AddJobsCommands,  AddDlqCommands,    AddEnqueueCommands,
+    AddImportCommands,  AddStoreCommands,
 };
 
-// Settings and a connection to a database whose schema this awcctl knows
-// (`migrate` is the one command that accepts pending migrations).
-Result<Session> Open(const std::string& config_path,
-                     bool allow_pending = false) {
-  AWC_ASSIGN_OR_RETURN(config::Config cfg,
-                       config::Config::Load(config_path, config::ProcessEnv()));
-  Session s;
-  s.settings = cfg.settings();
-  if (s.settings.database_url.empty()) {
-    return Status::InvalidArgument("DATABASE_URL is not set");
-  }
-  AWC_ASSIGN_OR_RETURN(s.conn,
-                       db::PgConn::Connect(s.settings.database_url, "awcctl"));
-  if (!allow_pending) {
-    AWC_ASSIGN_OR_RETURN(migrate::SchemaState state, migrate::Inspect(*s.conn));
-    if (!state.pending.empty()) {
-      return Status::FailedPrecondition(
-          "the database schema is not up to date (" +
-          std::to_string(state.pending.size()) +
-          " migrations pending); run awcctl migrate");
-    }
-  }
-  return s;
+const std::vector<Command>& AllCommands() {
+  static const std::vector<Command> all = [] {
+    std::vector<Command> out;
+    for (AddFn add : kVerbGroups) add(&out);
+    return out;
+  }();
+  return all;
 }
 
-int Migrate(const std::string& config_path, int argc, char**) {
-  if (argc > 1) return Usage("migrate takes no arguments");
-  Result<Session> s = Open(config_path, /*allow_pending=*/true);
-  if (!s.ok()) return Fail(s.status());
-  Result<std::vector<std::string>> applied = migrate::Migrate(*s->conn);
-  if (!applied.ok()) return Fail(applied.status().WithContext("migrations"));
-  for (const std::string& name : *applied) printf("applied %s\n", name.c_str());
-  Result<migrate::SchemaState> state = migrate::Inspect(*s->conn);
-  if (!state.ok()) return Fail(state.status());
-  printf("schema is at version %d\n", state->current_version);
-  return 0;
+constexpr const char* kGlobalUsage =
+    "usage: awcctl [-c FILE] [-d URL] [--yes] [--json] COMMAND [ARGS]\n"
+    "       awcctl help [COMMAND] | -h | --help | -V | --version\n";
+
+constexpr const char* kGlobalOptions =
+    "options:\n"
+    "  -c FILE             read settings from the INI file FILE (also\n"
+    "                      AWC_CONFIG; default " AWC_DEFAULT_CONFIG_FILE
+    "\n"
+    "                      when it exists)\n"
+    "  -d, --database-url URL\n"
+    "                      the database to act on, instead of DATABASE_URL\n"
+    "  -y, --yes           do not ask before changing a production database\n"
+    "  --json              print one JSON document instead of text\n"
+    "  -h, --help          show this help; COMMAND --help shows a command's\n"
+    "  -V, --version       show the version\n"
+    "\n"
+    "exit status: 0 done; 1 a runtime error (health: not ready); 2 a usage\n"
+    "error; 3 refused by the production guard. See awcctl(1).\n";
+
+std::vector<std::string> Words(std::string_view name) {
+  std::vector<std::string> out;
+  size_t at = 0;
+  while (at < name.size()) {
+    size_t sp = name.find(' ', at);
+    if (sp == std::string_view::npos) sp = name.size();
+    out.emplace_back(name.substr(at, sp - at));
+    at = sp + 1;
+  }
+  return out;
 }
 
-int Import(const std::string& config_path, int argc, char** argv) {
-  static const option kLong[] = {{"tenant", required_argument, nullptr, 't'},
-                                 {"workspace", required_argument, nullptr, 'w'},
-                                 {nullptr, 0, nullptr, 0}};
-  ImportOptions opt;
-  optind = 1;
-  opterr = 0;
-  for (int c; (c = getopt_long(argc, argv, ":t:w:", kLong, nullptr)) != -1;) {
-    if (c == 't') {
-      opt.tenant_id = optarg;
-    } else if (c == 'w') {
-      std::optional<int64_t> id = ParsePositive(optarg);
-      if (!id) return Usage("--workspace needs a positive integer");
-      opt.workspace_id = id;
-    } else {
-      return Usage("import: bad option " + std::string(argv[optind - 1]));
-    }
+using Commands = std::vector<Command>;
+
+bool IsGroup(const Commands& cmds, std::string_view word) {
+  for (const Command& c : cmds) {
+    if (Words(c.name).size() > 1 && Words(c.name)[0] == word) return true;
   }
-  if (opt.tenant_id.empty()) return Usage("import needs --tenant");
-  if (argc - optind != 1) return Usage("import needs exactly one DIR");
-  opt.dir = argv[optind];
-  Result<Session> s = Open(config_path);
-  if (!s.ok()) return Fail(s.status());
-  Result<store::StoreUrl> url = options::StoreUrlFrom(s->settings);
-  if (!url.ok()) return Fail(url.status());
-  struct ev_loop* loop = ev_loop_new(EVFLAG_AUTO);
-  int code = 0;
-  {
-    Result<std::unique_ptr<store::ObjectStore>> st =
-        store::OpenInitializedStore(*url, options::S3OptionsFrom(s->settings),
-                                    loop);
-    Result<ImportResult> r = st.ok() ? ImportTree(*s->conn, **st, opt)
-                                     : Result<ImportResult>(st.status());
-    if (!r.ok()) {
-      code = Fail(r.status());
-    } else {
-      for (const std::string& path : r->skipped) {
-        fprintf(stderr, "awcctl: skipped \"%s\" (not a file or directory)\n",
-                path.c_str());
-      }
-      fprintf(stderr,
-              "awcctl: imported %lld objects (%lld uploaded, %lld "
-              "deduplicated, %lld bytes) as snapshot %lld of tenant %s; "
-              "validation job %lld\n",
-              static_cast<long long>(r->objects),
-              static_cast<long long>(r->uploaded),
-              static_cast<long long>(r->deduplicated),
-              static_cast<long long>(r->bytes),
-              static_cast<long long>(r->snapshot_id), opt.tenant_id.c_str(),
-              static_cast<long long>(r->job_id));
-      printf("%lld\n", static_cast<long long>(r->snapshot_id));
-    }
-  }
-  ev_loop_destroy(loop);
-  return code;
+  return false;
 }
 
-int Enqueue(const std::string& config_path, int argc, char** argv) {
-  static const option kLong[] = {
-      {"max-attempts", required_argument, nullptr, 'm'},
-      {"delay", required_argument, nullptr, 'd'},
-      {nullptr, 0, nullptr, 0}};
-  std::optional<int> max_attempts;
-  double delay = 0;
-  optind = 1;
-  opterr = 0;
-  for (int c; (c = getopt_long(argc, argv, ":m:d:", kLong, nullptr)) != -1;) {
-    if (c == 'm') {
-      std::optional<int64_t> n = ParsePositive(optarg);
-      if (!n || *n > 1000000) {
-        return Usage("--max-attempts needs an integer from 1 to 1000000");
-      }
-      max_attempts = static_cast<int>(*n);
-    } else if (c == 'd') {
-      char* end = nullptr;
-      delay = strtod(optarg, &end);
-      if (end == optarg || *end != '\0' || delay < 0) {
-        return Usage("--delay needs a number of seconds >= 0");
-      }
-    } else {
-      return Usage("enqueue: bad option " + std::string(argv[optind - 1]));
-    }
+std::string CommandList(const Commands& cmds, std::string_view group) {
+  std::string out;
+  for (const Command& c : cmds) {
+    if (!group.empty() && Words(c.name)[0] != group) continue;
+    std::string line = "  " + std::string(c.name) + " " + c.args;
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    out += line + "\n      " + c.summary + "\n";
   }
-  if (argc - optind != 2) return Usage("enqueue needs KIND and JSON");
-  std::string kind = argv[optind], payload = argv[optind + 1];
-  if (kind.empty()) return Usage("enqueue: KIND is empty");
-  if (!ParseJson(payload).ok()) {
-    return Usage("enqueue: JSON is not valid JSON");
-  }
-  Result<Session> s = Open(config_path);
-  if (!s.ok()) return Fail(s.status());
-  Result<int64_t> id =
-      queue::Enqueue(*s->conn, kind, payload, max_attempts, delay);
-  if (!id.ok()) return Fail(id.status());
-  printf("%lld\n", static_cast<long long>(*id));
-  return 0;
+  return out;
 }
 
-int Jobs(const std::string& config_path, int argc, char** argv) {
-  static const option kLong[] = {{"state", required_argument, nullptr, 's'},
-                                 {"kind", required_argument, nullptr, 'k'},
-                                 {"limit", required_argument, nullptr, 'l'},
-                                 {nullptr, 0, nullptr, 0}};
-  std::string state, kind;
-  int limit = 50;
-  optind = 1;
-  opterr = 0;
-  for (int c; (c = getopt_long(argc, argv, ":s:k:l:", kLong, nullptr)) != -1;) {
-    if (c == 's') {
-      state = optarg;
-      const std::vector<std::string> kStates = {
-          "PENDING", "RUNNING", "COMPLETED", "FAILED", "CANCELLED"};
-      if (std::find(kStates.begin(), kStates.end(), state) == kStates.end()) {
-        return Usage(
-            "--state must be PENDING, RUNNING, COMPLETED, FAILED or "
-            "CANCELLED");
-      }
-    } else if (c == 'k') {
-      kind = optarg;
-    } else if (c == 'l') {
-      std::optional<int64_t> n = ParsePositive(optarg);
-      if (!n || *n > 100000) return Usage("--limit needs 1 to 100000");
-      limit = static_cast<int>(*n);
+std::string GlobalHelp(const Commands& cmds) {
+  return std::string(kGlobalUsage) + "\ncommands:\n" + CommandList(cmds, "") +
+         "\n" + kGlobalOptions;
+}
+
+std::string GroupHelp(const Commands& cmds, std::string_view group) {
+  std::string out = "usage: awcctl " + std::string(group) + " VERB [ARGS]\n";
+  for (const Command& c : cmds) {
+    if (c.bare && Words(c.name)[0] == group) {
+      out += "\n\"awcctl " + std::string(group) + " [ARGS]\" is \"awcctl " +
+             c.name + " [ARGS]\".\n";
+    }
+  }
+  return out + "\nverbs:\n" + CommandList(cmds, group) + "\nawcctl " +
+         std::string(group) + " VERB --help shows a verb's options.\n";
+}
+
+std::string CommandHelp(const Command& c) {
+  std::string out = "usage: awcctl " + std::string(c.name) + " " + c.args +
+                    "\n\n" + c.summary + "\n";
+  if (*c.help != '\0') out += "\n" + std::string(c.help);
+  if (!out.ends_with("\n")) out += "\n";
+  out += "\noptions:\n";
+  for (const Option& o : AllOptions(c)) {
+    std::string left = "  ";
+    if (std::string_view(o.name) == "help") left += "-h, ";
+    if (std::string_view(o.name) == "yes") left += "-y, ";
+    left += "--" + std::string(o.name);
+    if (o.value != nullptr) left += " " + std::string(o.value);
+    if (left.size() < 22) {
+      left.resize(22, ' ');
     } else {
-      return Usage("jobs: bad option " + std::string(argv[optind - 1]));
+      left += "\n" + std::string(22, ' ');
+    }
+    out += left + o.help + "\n";
+  }
+  return out;
+}
+
+int GlobalUsageError(const Io& io, const std::string& problem) {
+  PrintText(io.err, "awcctl: " + problem + "\n" + kGlobalUsage +
+                        "(awcctl --help for more)\n");
+  return kExitUsage;
+}
+
+// The command whose name is the longest prefix of `args` (nullptr when
+// none); `used` is how many words its name took.
+const Command* Match(const Commands& cmds, const std::vector<std::string>& args,
+                     size_t* used) {
+  const Command* best = nullptr;
+  size_t best_len = 0;
+  for (const Command& c : cmds) {
+    std::vector<std::string> words = Words(c.name);
+    if (words.size() <= best_len || words.size() > args.size()) continue;
+    if (std::equal(words.begin(), words.end(), args.begin())) {
+      best = &c;
+      best_len = words.size();
     }
   }
-  if (optind != argc) return Usage("jobs takes no positional arguments");
-  Result<Session> s = Open(config_path);
-  if (!s.ok()) return Fail(s.status());
-  Result<std::vector<queue::JobRow>> rows =
-      queue::ListJobs(*s->conn, state, kind, limit);
-  if (!rows.ok()) return Fail(rows.status());
-  printf("%-8s %-20s %-9s %-8s %-20s %-20s %s\n", "ID", "KIND", "STATE",
-         "TRIES", "RUN_AT", "UPDATED_AT", "LAST_ERROR");
-  for (const queue::JobRow& r : *rows) {
-    std::string tries =
-        std::to_string(r.attempts) + "/" + std::to_string(r.max_attempts);
-    std::string error = r.last_error.substr(0, 60);
-    for (char& ch : error) {
-      if (ch == '\n' || ch == '\t') ch = ' ';
-    }
-    printf("%-8lld %-20s %-9s %-8s %-20s %-20s %s\n",
-           static_cast<long long>(r.id), r.kind.c_str(), r.state.c_str(),
-           tries.c_str(), r.run_at.c_str(), r.updated_at.c_str(),
-           Scrub(error).c_str());
+  *used = best_len;
+  return best;
+}
+
+const Command* Bare(const Commands& cmds, std::string_view group) {
+  for (const Command& c : cmds) {
+    if (c.bare && Words(c.name)[0] == group) return &c;
   }
-  return 0;
+  return nullptr;
+}
+
+int RunLegacy(const Command& c, const Globals& g,
+              const std::vector<std::string>& rest) {
+  std::vector<std::string> args = {c.name};
+  args.insert(args.end(), rest.begin(), rest.end());
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  return c.legacy(g.config_path, static_cast<int>(args.size()), argv.data());
+}
+
+int RunCommand(const Command& c, const Globals& g,
+               const std::vector<std::string>& rest, const Io& io) {
+  if (c.legacy != nullptr) return RunLegacy(c, g, rest);
+  Result<ParsedArgs> parsed = ParseArgs(AllOptions(c), rest);
+  Invocation inv(c, g, parsed.ok() ? *parsed : ParsedArgs(), io);
+  if (!parsed.ok()) return inv.Usage(parsed.status().message());
+  if (parsed->Has("help")) {
+    PrintText(io.out, CommandHelp(c));
+    return kExitOk;
+  }
+  int n = static_cast<int>(parsed->positional.size());
+  if (n < c.min_args || (c.max_args >= 0 && n > c.max_args)) {
+    if (c.max_args == 0) {
+      return inv.Usage(std::string(c.name) + " takes no arguments");
+    }
+    return inv.Usage(std::string(c.name) + ": wrong number of arguments");
+  }
+  return c.run(inv);
 }
 
 }  // namespace
+
+int RunAwcctl(const std::vector<std::string>& args, const Io& io) {
+  return RunAwcctl(AllCommands(), args, io);
+}
+
+int RunAwcctl(const std::vector<Command>& cmds,
+              const std::vector<std::string>& args, const Io& io) {
+  Globals g;
+  size_t i = 0;
+  for (; i < args.size() && args[i].starts_with("-") && args[i] != "-"; ++i) {
+    const std::string& a = args[i];
+    auto value = [&](const std::string& name) -> std::optional<std::string> {
+      if (a.starts_with(name + "=")) return a.substr(name.size() + 1);
+      if (a == name && i + 1 < args.size()) return args[++i];
+      return std::nullopt;
+    };
+    if (a == "-h" || a == "--help") {
+      PrintText(io.out, GlobalHelp(cmds));
+      return kExitOk;
+    }
+    if (a == "-V" || a == "--version") {
+      PrintText(io.out, "awcctl " AWC_VERSION "\n");
+      return kExitOk;
+    }
+    if (a == "-y" || a == "--yes") {
+      g.yes = true;
+    } else if (a == "--json") {
+      g.json = true;
+    } else if (a == "-c") {
+      std::optional<std::string> v = value("-c");
+      if (!v) return GlobalUsageError(io, "-c needs a FILE");
+      g.config_path = *v;
+    } else if (a == "-d" || a == "--database-url" ||
+               a.starts_with("--database-url=")) {
+      std::optional<std::string> v = value(a == "-d" ? "-d" : "--database-url");
+      if (!v) return GlobalUsageError(io, a + " needs a URL");
+      g.database_url = *v;
+    } else {
+      return GlobalUsageError(io, "unknown option " + a);
+    }
+  }
+  std::vector<std::string> words(args.begin() + static_cast<long>(i),
+                                 args.end());
+  if (words.empty()) return GlobalUsageError(io, "no command given");
+  if (words[0] == "help") {
+    words.erase(words.begin());
+    if (words.empty()) {
+      PrintText(io.out, GlobalHelp(cmds));
+      return kExitOk;
+    }
+    words.push_back("--help");
+  }
+  size_t used = 0;
+  if (const Command* c = Match(cmds, words, &used)) {
+    std::vector<std::string> rest(words.begin() + static_cast<long>(used),
+                                  words.end());
+    return RunCommand(*c, g, rest, io);
+  }
+  const std::string& group = words[0];
+  if (!IsGroup(cmds, group)) {
+    return GlobalUsageError(io, "unknown command \"" + group + "\"");
+  }
+  std::vector<std::string> rest(words.begin() + 1, words.end());
+  if (!rest.empty() && (rest[0] == "--help" || rest[0] == "-h")) {
+    PrintText(io.out, GroupHelp(cmds, group));
+    return kExitOk;
+  }
+  const Command* bare = Bare(cmds, group);
+  if (bare != nullptr && (rest.empty() || rest[0].starts_with("-"))) {
+    return RunCommand(*bare, g, rest, io);
+  }
+  std::string problem =
+      rest.empty() ? group + " needs a verb"
+                   : "unknown command \"" + group + " " + rest[0] + "\"";
+  PrintText(io.err, "awcctl: " + problem + "\n" + GroupHelp(cmds, group));
+  return kExitUsage;
+}
 
 int AwcctlMain(int argc, char** argv) {
   // awcctl reports in its own words; library events (e.g. "migration
   // applied") would only repeat them.
   obs::SetLogLevel(obs::LogLevel::kWarn);
-  std::string config_path;
-  int i = 1;
-  while (i < argc && argv[i][0] == '-') {
-    std::string arg = argv[i];
-    if (arg == "-h" || arg == "--help") {
-      PrintUsage(stdout);
-      return 0;
-    }
-    if (arg == "-V" || arg == "--version") {
-      printf("awcctl %s\n", AWC_VERSION);
-      return 0;
-    }
-    if (arg == "-c" && i + 1 < argc) {
-      config_path = argv[i + 1];
-      i += 2;
-      continue;
-    }
-    return Usage("unknown option " + arg);
-  }
-  if (i >= argc) return Usage("no command given");
-  std::string command = argv[i];
-  int sub_argc = argc - i;
-  char** sub_argv = argv + i;
-  if (command == "help") {
-    PrintUsage(stdout);
-    return 0;
-  }
-  if (command == "migrate") return Migrate(config_path, sub_argc, sub_argv);
-  if (command == "import") return Import(config_path, sub_argc, sub_argv);
-  if (command == "enqueue") return Enqueue(config_path, sub_argc, sub_argv);
-  if (command == "jobs") return Jobs(config_path, sub_argc, sub_argv);
-  if (command == "store") {
-    return StoreCommand(config_path, sub_argc, sub_argv, &Usage);
-  }
-  return Usage("unknown command \"" + command + "\"");
+  std::unique_ptr<Terminal> terminal = ProcessTerminal();
+  Io io;
+  io.terminal = terminal.get();
+  io.env = config::ProcessEnv();
+  io.default_config = config::kDefaultConfigFile;
+  std::vector<std::string> args(argv + 1, argv + argc);
+  int code = RunAwcctl(args, io);
+  fflush(stdout);
+  return code;
 }
 
 }  // namespace awc::cli

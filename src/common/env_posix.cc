@@ -29,7 +29,6 @@ int OpenFd(const std::string& path, int flags, mode_t mode = 0) {
   return fd;
 }
 
-// Reads until `n` bytes or end of file.
 // What a file that is not a regular file is, for messages.
 const char* Kind(mode_t mode) {
   if (S_ISDIR(mode)) return "a directory";
@@ -45,6 +44,7 @@ Status NotRegular(const std::string& path, const char* kind) {
                                  "\": not a regular file (" + kind + ")");
 }
 
+// Reads until `n` bytes or end of file.
 Result<size_t> ReadFully(int fd, const std::string& path, char* buf, size_t n) {
   size_t got = 0;
   while (got < n) {

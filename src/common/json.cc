@@ -47,6 +47,44 @@ Result<JsonPtr> ParseJson(std::string_view text, bool allow_nul) {
   return JsonPtr(j);
 }
 
+std::string ValidUtf8(std::string_view s) {
+  size_t i = 0;
+  while (i < s.size() && static_cast<unsigned char>(s[i]) < 0x80) ++i;
+  if (i == s.size()) return std::string(s);
+  std::string out(s.substr(0, i));
+  while (i < s.size()) {
+    unsigned char c = static_cast<unsigned char>(s[i]);
+    if (c < 0x80) {
+      out += static_cast<char>(c);
+      ++i;
+      continue;
+    }
+    size_t len = 0;
+    uint32_t cp = 0, min = 0;
+    if ((c & 0xE0) == 0xC0) {
+      len = 2, cp = c & 0x1F, min = 0x80;
+    } else if ((c & 0xF0) == 0xE0) {
+      len = 3, cp = c & 0x0F, min = 0x800;
+    } else if ((c & 0xF8) == 0xF0) {
+      len = 4, cp = c & 0x07, min = 0x10000;
+    }
+    size_t n = 1;
+    while (len != 0 && n < len && i + n < s.size() &&
+           (static_cast<unsigned char>(s[i + n]) & 0xC0) == 0x80) {
+      cp = (cp << 6) | (static_cast<unsigned char>(s[i + n]) & 0x3F);
+      ++n;
+    }
+    if (len != 0 && n == len && cp >= min && cp <= 0x10FFFF &&
+        !(cp >= 0xD800 && cp <= 0xDFFF)) {
+      out.append(s.substr(i, len));
+    } else {
+      out += "\xEF\xBF\xBD";  // U+FFFD
+    }
+    i += n;
+  }
+  return out;
+}
+
 JsonObject::JsonObject() : obj_(json_object()) {}
 JsonObject::~JsonObject() { json_decref(obj_); }
 

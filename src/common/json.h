@@ -29,6 +29,11 @@ using JsonPtr = std::unique_ptr<json_t, JsonDeleter>;
 // kInvalidArgument: "not valid JSON (<what> at line L, column C)".
 Result<JsonPtr> ParseJson(std::string_view text, bool allow_nul = false);
 
+// Returns `s` with every sequence that is not well-formed UTF-8 (stray or
+// truncated bytes, overlong forms, surrogates, > U+10FFFF) replaced by
+// U+FFFD. jansson refuses such strings, which would drop the whole value.
+std::string ValidUtf8(std::string_view s);
+
 // A JSON object under construction.
 class JsonObject {
  public:

@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 
+#include "common/env.h"
 #include "common/redact.h"
 #include "config/ini_file.h"
 #include "config/setting_spec.h"
@@ -14,13 +15,18 @@ EnvLookup ProcessEnv() {
 }
 
 Result<Config> Config::Load(const std::string& config_path,
-                            const EnvLookup& env) {
+                            const EnvLookup& env,
+                            const std::string& default_path) {
   Config cfg;
   cfg.sources_.assign(Specs().size(), "default");
   std::string path = config_path;
   if (path.empty() && env("AWC_CONFIG") != nullptr) {
     path = env("AWC_CONFIG");
     if (path.empty()) return EmptyValue().WithContext("AWC_CONFIG");
+  }
+  if (path.empty() && !default_path.empty() &&
+      !Env::Default()->Stat(default_path).status().IsNotFound()) {
+    path = default_path;
   }
   if (!path.empty()) {
     AWC_RETURN_IF_ERROR(LoadIni(path, &cfg.settings_, &cfg.sources_));
@@ -52,6 +58,7 @@ Result<Config> Config::Load(const std::string& config_path,
   }
   const Settings& s = cfg.settings_;
   RegisterSecret(ConnInfoPassword(s.database_url));
+  if (const char* pg_password = env("PGPASSWORD")) RegisterSecret(pg_password);
   RegisterSecret(s.s3_secret_access_key);
   // Checks across settings; each value alone passed the table.
   if (s.gc_canary_size > s.gc_batch_size) {

@@ -34,12 +34,20 @@ using EnvLookup = std::function<const char*(const char*)>;
 // The process environment (getenv).
 EnvLookup ProcessEnv();
 
+// The INI file both programs read when none is named and it exists:
+// <sysconfdir>/awc-worker/awc-worker.conf of the build (the install's sysconfdir,
+// /etc by default).
+inline constexpr const char* kDefaultConfigFile = AWC_DEFAULT_CONFIG_FILE;
+
 class Config {
  public:
   // Loads defaults, then the INI file (`config_path` if not empty, else
-  // AWC_CONFIG if set), then the environment.
+  // AWC_CONFIG if set, else `default_path` if not empty and it exists),
+  // then the environment. PGPASSWORD, which libpq reads, is registered as a
+  // secret too.
   static Result<Config> Load(const std::string& config_path,
-                             const EnvLookup& env);
+                             const EnvLookup& env,
+                             const std::string& default_path = "");
 
   const Settings& settings() const { return settings_; }
   Settings& mutable_settings() { return settings_; }

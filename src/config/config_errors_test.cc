@@ -308,14 +308,111 @@ TEST_F(ConfigTest, FileVariantSizeIsBounded) {
                                 "\" is larger than 65536 bytes");
 }
 
-TEST_F(ConfigTest, FileVariantOnlyExistsForTheS3Credentials) {
-  // DATABASE_URL_FILE is not a setting: ignored, not read.
-  env_ = {{"DATABASE_URL_FILE", dir_ + "/missing"},
-          {"AWC_WORKER_ID_FILE", dir_ + "/missing"}};
+TEST_F(ConfigTest, FileVariantOnlyExistsForSecrets) {
+  // AWC_WORKER_ID_FILE is not a setting: ignored, not read.
+  env_ = {{"AWC_WORKER_ID_FILE", dir_ + "/missing"}};
   Result<Config> c = Load();
   ASSERT_TRUE(c.ok()) << c.status().ToString();
-  EXPECT_EQ(c->settings().database_url, "");
   EXPECT_EQ(c->settings().worker_id, "awc-worker");
+}
+
+TEST_F(ConfigTest, DatabaseUrlFromAFileIsASecret) {
+  env_ = {{"DATABASE_URL_FILE",
+           Write("url", "postgresql://awc:Fil3-Pw@db.example/awc\n")}};
+  Result<Config> c = Load();
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  EXPECT_EQ(c->settings().database_url,
+            "postgresql://awc:Fil3-Pw@db.example/awc");
+  EXPECT_EQ(Scrub("x Fil3-Pw y"), "x ******** y");
+  Line line = Find(c->Describe(), "DATABASE_URL");
+  EXPECT_EQ(line.value, "postgresql://awc:********@db.example/awc");
+  // The INI form, and the value is checked like DATABASE_URL.
+  std::string ini = Write(
+      "db.ini",
+      "[database]\nurl_file = " + Write("bad", "host='unterminated\n") + "\n");
+  env_ = {};
+  std::string err = LoadError(ini);
+  EXPECT_NE(err.find("[database] url_file (DATABASE_URL): not a valid "
+                     "PostgreSQL connection string"),
+            std::string::npos)
+      << err;
+}
+
+TEST_F(ConfigTest, SecretFilesMustBeSmallRegularFiles) {
+  env_ = {{"DATABASE_URL_FILE", "/dev/null"}};
+  std::string err = LoadError();
+  EXPECT_EQ(err,
+            "DATABASE_URL_FILE: cannot open \"/dev/null\": not a regular file "
+            "(a device)");
+  env_ = {{"DATABASE_URL_FILE", dir_}};
+  EXPECT_EQ(LoadError(), "DATABASE_URL_FILE: cannot open \"" + dir_ +
+                             "\": not a regular file (a directory)");
+  std::string big = Write("big", std::string(65537, 'x'));
+  env_ = {{"DATABASE_URL_FILE", big}};
+  EXPECT_EQ(LoadError(),
+            "DATABASE_URL_FILE: \"" + big + "\" is larger than 65536 bytes");
+  std::string fits = Write("fits", "dbname=" + std::string(65536 - 7, 'x'));
+  env_ = {{"DATABASE_URL_FILE", fits}};
+  EXPECT_TRUE(Load().ok());
+}
+
+TEST_F(ConfigTest, MigrateModeAndProduction) {
+  Result<Config> c = Load();
+  ASSERT_TRUE(c.ok());
+  EXPECT_EQ(c->settings().migrate, "auto");
+  EXPECT_FALSE(c->settings().production);
+  env_ = {{"AWC_MIGRATE", "check"}, {"AWC_PRODUCTION", "1"}};
+  c = Load();
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  EXPECT_EQ(c->settings().migrate, "check");
+  EXPECT_TRUE(c->settings().production);
+  env_ = {{"AWC_MIGRATE", "never"}};
+  EXPECT_EQ(LoadError(), "AWC_MIGRATE: \"never\" is not auto or check");
+  env_ = {{"AWC_PRODUCTION", "yes"}};
+  EXPECT_NE(LoadError().find("AWC_PRODUCTION: \"yes\" is not a boolean"),
+            std::string::npos);
+  env_ = {};
+  std::string ini = Write("p.ini",
+                          "[database]\nmigrate = check\nproduction = "
+                          "true\n");
+  c = Load(ini);
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  EXPECT_EQ(c->settings().migrate, "check");
+  EXPECT_TRUE(c->settings().production);
+}
+
+TEST_F(ConfigTest, PgPasswordIsASecret) {
+  env_ = {{"PGPASSWORD", "Env-Pg-Pw"}};
+  ASSERT_TRUE(Load().ok());
+  EXPECT_EQ(Scrub("a Env-Pg-Pw b"), "a ******** b");
+}
+
+TEST_F(ConfigTest, TheDefaultFileIsReadWhenItExistsAndNothingElseIsNamed) {
+  std::string def = Write("default.conf", "[worker]\nid = from-default\n");
+  Result<Config> c = Config::Load("", LookupIn(env_), def);
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  EXPECT_EQ(c->settings().worker_id, "from-default");
+  EXPECT_EQ(c->settings().config_file, def);
+  EXPECT_EQ(Find(c->Describe(), "AWC_WORKER_ID").source, "file " + def);
+  // Absent: defaults, no error.
+  c = Config::Load("", LookupIn(env_), dir_ + "/absent.conf");
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  EXPECT_EQ(c->settings().config_file, "");
+  // -c and AWC_CONFIG win over it.
+  std::string other = Write("other.conf", "[worker]\nid = from-other\n");
+  c = Config::Load(other, LookupIn(env_), def);
+  ASSERT_TRUE(c.ok());
+  EXPECT_EQ(c->settings().worker_id, "from-other");
+  env_ = {{"AWC_CONFIG", other}};
+  c = Config::Load("", LookupIn(env_), def);
+  ASSERT_TRUE(c.ok());
+  EXPECT_EQ(c->settings().worker_id, "from-other");
+  // Present but broken: an error naming it.
+  std::string bad = Write("bad.conf", "[nope]\n");
+  env_ = {};
+  c = Config::Load("", LookupIn(env_), bad);
+  ASSERT_FALSE(c.ok());
+  EXPECT_EQ(c.status().message(), bad + ":1: unknown section [nope]");
 }
 
 TEST_F(ConfigTest, IniFileVariants) {

@@ -19,7 +19,7 @@ TEST_F(ConfigTest, DefaultsAreTheDocumentedOnes) {
   EXPECT_EQ(s.gc_batch_size, 1000);
   EXPECT_EQ(s.gc_canary_size, 10);
   EXPECT_FALSE(s.gc_dry_run);
-  // DESIGN section 3 additions.
+  // Observability and S3 settings.
   EXPECT_EQ(s.metrics_listen, "");
   EXPECT_EQ(s.log_level, obs::LogLevel::kInfo);
   EXPECT_EQ(s.EffectiveS3Endpoint(), "https://s3.us-east-1.amazonaws.com");
@@ -28,7 +28,7 @@ TEST_F(ConfigTest, DefaultsAreTheDocumentedOnes) {
   EXPECT_EQ(s.s3_secret_access_key, "");
   EXPECT_FALSE(s.s3_force_path_style);
   EXPECT_EQ(s.s3_max_concurrency, 16);
-  // DESIGN section 5 limits.
+  // Limits of manifests, closures and S3 requests.
   EXPECT_EQ(s.manifest_max_bytes, 16 * 1024 * 1024);
   EXPECT_EQ(s.closure_max_depth, 64);
   EXPECT_EQ(s.closure_max_objects, 10'000'000);
@@ -86,6 +86,8 @@ TEST_F(ConfigTest, EnvironmentSetsEverySetting) {
   std::string key_file = Write("key_id", "AKIDFROMFILE\n");
   env_ = {
       {"DATABASE_URL", "postgresql://u@db.example:5432/awc"},
+      {"AWC_MIGRATE", "check"},
+      {"AWC_PRODUCTION", "true"},
       {"AWC_CAS_URL", "file:///srv/cas"},
       {"AWC_WORKER_ID", "host-a"},
       {"AWC_WORKER_CONCURRENCY", "8"},
@@ -113,6 +115,8 @@ TEST_F(ConfigTest, EnvironmentSetsEverySetting) {
   ASSERT_TRUE(c.ok()) << c.status().ToString();
   const Settings& s = c->settings();
   EXPECT_EQ(s.database_url, "postgresql://u@db.example:5432/awc");
+  EXPECT_EQ(s.migrate, "check");
+  EXPECT_TRUE(s.production);
   EXPECT_EQ(s.cas_url, "file:///srv/cas");
   EXPECT_EQ(s.worker_id, "host-a");
   EXPECT_EQ(s.worker_concurrency, 8);
@@ -156,6 +160,8 @@ TEST_F(ConfigTest, IniFileSetsEverySetting) {
                           "; awc-worker configuration\n"
                           "[database]\n"
                           "url = postgresql://u@db.example/awc\n"
+                          "migrate = check\n"
+                          "production = 1\n"
                           "[cas]\n"
                           "url = memory://\n"
                           "manifest_max_bytes = 4096\n"
@@ -193,6 +199,8 @@ TEST_F(ConfigTest, IniFileSetsEverySetting) {
   const Settings& s = c->settings();
   EXPECT_EQ(s.config_file, ini);
   EXPECT_EQ(s.database_url, "postgresql://u@db.example/awc");
+  EXPECT_EQ(s.migrate, "check");
+  EXPECT_TRUE(s.production);
   EXPECT_EQ(s.cas_url, "memory://");
   EXPECT_EQ(s.manifest_max_bytes, 4096);
   EXPECT_EQ(s.closure_max_depth, 8);

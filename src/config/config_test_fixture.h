@@ -25,6 +25,8 @@ using Env = std::map<std::string, std::string>;
 // Every setting's environment name, in the order Describe() lists them.
 const char* const kAllNames[] = {
     "DATABASE_URL",
+    "AWC_MIGRATE",
+    "AWC_PRODUCTION",
     "AWC_CAS_URL",
     "AWC_WORKER_ID",
     "AWC_WORKER_CONCURRENCY",

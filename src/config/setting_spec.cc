@@ -26,6 +26,13 @@ Status CheckDatabaseUrl(const std::string& v) {
   return Status::OK();
 }
 
+Status CheckMigrateMode(const std::string& v) {
+  if (v != "auto" && v != "check") {
+    return Status::InvalidArgument("\"" + v + "\" is not auto or check");
+  }
+  return Status::OK();
+}
+
 Status CheckWorkerId(const std::string& v) {
   if (v.size() > 48) {
     return Status::InvalidArgument("must be 1 to 48 characters");
@@ -70,7 +77,10 @@ constexpr int64_t kMax = INT64_MAX / 1000;
 
 const Spec kSpecs[] = {
     {"DATABASE_URL", "database", "url", &Settings::database_url, 0, 0, true,
-     false, CheckDatabaseUrl},
+     true, CheckDatabaseUrl},
+    {"AWC_MIGRATE", "database", "migrate", &Settings::migrate, 0, 0, false,
+     false, CheckMigrateMode},
+    {"AWC_PRODUCTION", "database", "production", &Settings::production},
     {"AWC_CAS_URL", "cas", "url", &Settings::cas_url, 0, 0, false, false,
      CheckCasUrl},
     {"AWC_WORKER_ID", "worker", "id", &Settings::worker_id, 0, 0, false, false,

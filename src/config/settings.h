@@ -17,8 +17,10 @@
 namespace awc::config {
 
 struct Settings {
-  std::string database_url;  // required by the daemon; secret: its password
-  std::string cas_url;       // required by the daemon
+  std::string database_url;      // required by the daemon; secret: its password
+  std::string migrate = "auto";  // "auto": apply at start; "check": never DDL
+  bool production = false;       // awcctl asks before changing anything
+  std::string cas_url;           // required by the daemon
   std::string worker_id = "awc-worker";
   int64_t worker_concurrency = 4;
   int64_t worker_lease_secs = 300;

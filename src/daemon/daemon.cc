@@ -32,7 +32,9 @@ constexpr const char* kUsage =
     "usage: awc-worker [-t] [-c FILE]\n"
     "       awc-worker -h | --help | -V | --version\n"
     "\n"
-    "  -c FILE     read settings from the INI file FILE (also AWC_CONFIG)\n"
+    "  -c FILE     read settings from the INI file FILE (also AWC_CONFIG;\n"
+    "              default " AWC_DEFAULT_CONFIG_FILE
+    " when it exists)\n"
     "  -t          check the configuration, print the effective settings\n"
     "              (secrets redacted) and exit\n"
     "  -h, --help  show this help\n"
@@ -43,7 +45,9 @@ constexpr const char* kUsage =
     "required); see awc-worker(8) and awc-worker.conf(5).\n";
 
 int Fail(const Status& s) {
-  fprintf(stderr, "awc-worker: %s\n", s.message().c_str());
+  fprintf(stderr, "%sawc-worker: %s\n",
+          obs::JournalPriority(obs::LogLevel::kError).c_str(),
+          s.message().c_str());
   return 1;
 }
 
@@ -155,8 +159,8 @@ int DaemonMain(int argc, char** argv, RegisterFn register_handlers) {
 
   // Step 1: configuration; DATABASE_URL and AWC_CAS_URL are required.
   // Every check of a setting is made here, before anything is touched.
-  Result<config::Config> cfg =
-      config::Config::Load(args.config_path, config::ProcessEnv());
+  Result<config::Config> cfg = config::Config::Load(
+      args.config_path, config::ProcessEnv(), config::kDefaultConfigFile);
   if (!cfg.ok()) return Fail(cfg.status());
   if (args.test_config) return TestConfig(*cfg);
   const config::Settings& settings = cfg->settings();
@@ -170,13 +174,20 @@ int DaemonMain(int argc, char** argv, RegisterFn register_handlers) {
       .Int("concurrency", settings.worker_concurrency)
       .Emit();
 
-  // Steps 2 and 3: connect, migrate; the connection is closed before fork.
+  // Steps 2 and 3: connect, migrate (or, with AWC_MIGRATE=check, only
+  // check that the schema is current); the connection is closed before fork.
   {
     Result<std::unique_ptr<db::PgConn>> conn =
         db::PgConn::Connect(settings.database_url, settings.worker_id);
     if (!conn.ok()) return Fail(conn.status());
-    Result<std::vector<std::string>> applied = migrate::Migrate(**conn);
-    if (!applied.ok()) return Fail(applied.status().WithContext("migrations"));
+    if (settings.migrate == "check") {
+      if (Status s = migrate::CheckCurrent(**conn); !s.ok()) return Fail(s);
+    } else {
+      Result<std::vector<std::string>> applied = migrate::Migrate(**conn);
+      if (!applied.ok()) {
+        return Fail(applied.status().WithContext("migrations"));
+      }
+    }
   }
 
   // Step 4: the object store. Each worker opens its own; opening it here

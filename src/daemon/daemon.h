@@ -3,7 +3,8 @@
 //
 // Runs the fixed startup sequence of awc-worker(8): read and check the
 // configuration (DATABASE_URL and AWC_CAS_URL required) and build the
-// modules' options from it, connect, migrate, open the object store,
+// modules' options from it, connect, migrate (AWC_MIGRATE=auto) or check
+// that the schema is current (AWC_MIGRATE=check), open the object store,
 // register the handlers, start the supervisor. A failure at any step prints
 // "awc-worker: <error>" on stderr and returns 1. `-t` stops after the first
 // step, so it refuses exactly the settings that startup refuses.

@@ -33,8 +33,9 @@ std::variant<catalog::Snapshot, queue::Outcome> LoadSnapshotIn(
       catalog::LoadSnapshot(ctx.db(), id);
   if (!loaded.ok()) return RetryOn(loaded.status());
   if (!*loaded) {
-    return queue::Outcome::Fail("snapshot " + std::to_string(id) +
-                                " does not exist");
+    return queue::Outcome::Fail(
+        "snapshot " + std::to_string(id) + " does not exist",
+        queue::DeadReason::kSubjectMissing);
   }
   for (catalog::SnapshotState state : states) {
     if ((*loaded)->state == state) return std::move(**loaded);

@@ -22,7 +22,8 @@ queue::Outcome SweepTenant(JobContext& ctx, const TenantPayload& p) {
                    [&ctx] { return ctx.Checkpoint(); });
   if (!report.ok()) {
     if (report.status().IsNotFound()) {
-      return queue::Outcome::Fail(report.status().message());
+      return queue::Outcome::Fail(report.status().message(),
+                                  queue::DeadReason::kSubjectMissing);
     }
     return RetryOn(report.status());
   }

@@ -12,16 +12,31 @@ queue::Outcome Registry::Dispatch(JobContext& ctx) const {
   try {
     const queue::Job& job = ctx.job();
     auto it = entries_.find(job.kind);
-    if (it == entries_.end()) return queue::Outcome::Fail("unknown job kind");
+    if (it == entries_.end()) {
+      return queue::Outcome::Fail("unknown job kind",
+                                  queue::DeadReason::kUnknownKind);
+    }
     Result<JsonPtr> payload = ParseJson(job.payload);
     if (!payload.ok()) {
-      return queue::Outcome::Fail("malformed payload: " +
-                                  payload.status().message());
+      return queue::Outcome::Fail(
+          "malformed payload: " + payload.status().message(),
+          queue::DeadReason::kMalformedPayload);
     }
-    return it->second(ctx, payload->get());
+    return it->second.run(ctx, payload->get());
   } catch (...) {
     return queue::Outcome::Retry(kHandlerRaised);
   }
+}
+
+Status Registry::CheckPayload(const std::string& kind,
+                              std::string_view payload_json) const {
+  auto it = entries_.find(kind);
+  if (it == entries_.end()) return Status::NotFound("unknown job kind");
+  Result<JsonPtr> payload = ParseJson(payload_json);
+  Status s = payload.ok() ? it->second.check(payload->get()) : payload.status();
+  if (!s.ok())
+    return Status::InvalidArgument("malformed payload: " + s.message());
+  return Status::OK();
 }
 
 std::vector<std::string> Registry::Kinds() const {

@@ -2,7 +2,8 @@
 //
 // Dispatch() never throws and never retries by itself: an unknown kind, a
 // payload that is not JSON, or one its decoder rejects is Outcome::Fail
-// (dead-lettered at the first attempt); otherwise the handler's outcome. A
+// (dead-lettered at the first attempt, as unknown_kind or
+// malformed_payload); otherwise the handler's outcome. A
 // handler (or decoder) that throws yields Outcome::Retry (bounded by
 // max_attempts) with the error kHandlerRaised: the exception's text is
 // dropped, since it may hold payload data.
@@ -14,6 +15,7 @@
 #include <functional>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "common/status.h"
@@ -35,24 +37,37 @@ class Registry {
   // Registers `run` for `kind`; its payload is decoded by `decode` first.
   template <typename P>
   void Add(std::string kind, Decoder<P> decode, Run<P> run) {
-    entries_[std::move(kind)] = [decode, run](JobContext& ctx,
-                                              const json_t* payload) {
+    Entry& e = entries_[std::move(kind)];
+    e.run = [decode, run](JobContext& ctx, const json_t* payload) {
       Result<P> p = decode(payload);
       if (!p.ok()) {
-        return queue::Outcome::Fail("malformed payload: " +
-                                    p.status().message());
+        return queue::Outcome::Fail(
+            "malformed payload: " + p.status().message(),
+            queue::DeadReason::kMalformedPayload);
       }
       return run(ctx, *p);
+    };
+    e.check = [decode](const json_t* payload) {
+      return decode(payload).status();
     };
   }
 
   queue::Outcome Dispatch(JobContext& ctx) const;
 
+  // What Dispatch() would refuse before running a handler, without running
+  // one (awcctl enqueue): kNotFound "unknown job kind", or kInvalidArgument
+  // "malformed payload: <why>" (the payload is never quoted).
+  Status CheckPayload(const std::string& kind,
+                      std::string_view payload_json) const;
+
   bool Has(const std::string& kind) const { return entries_.count(kind) > 0; }
   std::vector<std::string> Kinds() const;
 
  private:
-  using Entry = std::function<queue::Outcome(JobContext&, const json_t*)>;
+  struct Entry {
+    std::function<queue::Outcome(JobContext&, const json_t*)> run;
+    std::function<Status(const json_t*)> check;  // the decoder alone
+  };
   std::map<std::string, Entry> entries_;
 };
 

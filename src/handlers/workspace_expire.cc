@@ -9,8 +9,9 @@ queue::Outcome ExpireWorkspace(JobContext& ctx, const WorkspacePayload& p) {
       ctx.db(), p.workspace_id, ctx.options().retention_grace_secs);
   if (!step.ok()) return RetryOn(step.status());
   if (!step->found) {
-    return queue::Outcome::Fail("workspace " + std::to_string(p.workspace_id) +
-                                " does not exist");
+    return queue::Outcome::Fail(
+        "workspace " + std::to_string(p.workspace_id) + " does not exist",
+        queue::DeadReason::kSubjectMissing);
   }
   using catalog::WorkspaceState;
   JsonObject result;

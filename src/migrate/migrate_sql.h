@@ -1,8 +1,13 @@
-// Every SQL statement of the migration runner, in one place (the migrations
-// themselves are the files of migrations/, embedded at build time).
+// Every SQL statement of the migration runner, the SQL bundle and the role
+// statements, in one place (the migrations themselves are the files of
+// migrations/, embedded at build time).
 //
-// Values travel only as $n parameters. The statements run once per start
-// or `awcctl migrate` and are not prepared.
+// Values travel only as $n parameters in the statements the runner sends.
+// The bundle (`awcctl migrate --sql`) and the role statements (`awcctl roles
+// --sql`) are scripts for psql, not statements sent by awc-worker: their
+// templates take only values this build made or checked — versions, file
+// names of the form NNNN_[a-z0-9_]+, hex checksums, and role names of the
+// form [a-z_][a-z0-9_]* — substituted where {braces} stand.
 #ifndef AWC_MIGRATE_MIGRATE_SQL_H_
 #define AWC_MIGRATE_MIGRATE_SQL_H_
 
@@ -17,16 +22,23 @@ inline constexpr const char* kLock = R"sql(
 SELECT pg_advisory_xact_lock($1::bigint)
 )sql";
 
-// The schema and the table of applied migrations; a batch of statements run
-// without parameters, first in the migrating transaction.
-inline constexpr const char* kBootstrap = R"sql(
-CREATE SCHEMA IF NOT EXISTS awc;
+// Whether the schema awc exists. CREATE SCHEMA IF NOT EXISTS needs the
+// CREATE privilege on the database even when the schema is there, so it
+// runs only when this says no.
+inline constexpr const char* kSchemaExists = R"sql(
+SELECT to_regnamespace('awc') IS NOT NULL
+)sql";
+
+inline constexpr const char* kCreateSchema = "CREATE SCHEMA awc";
+
+// The table of applied migrations.
+inline constexpr const char* kCreateMigrationsTable = R"sql(
 CREATE TABLE IF NOT EXISTS awc.schema_migrations (
   version    integer PRIMARY KEY,
   name       text NOT NULL,
   checksum   text NOT NULL,
   applied_at timestamptz NOT NULL DEFAULT now()
-);
+)
 )sql";
 
 // Whether awc.schema_migrations exists (Inspect must not create it).
@@ -34,15 +46,124 @@ inline constexpr const char* kTableExists = R"sql(
 SELECT to_regclass('awc.schema_migrations') IS NOT NULL
 )sql";
 
-// Returns (version, name, checksum) of every applied migration.
+// Returns (version, name, checksum, applied_at ISO 8601 UTC) of every
+// applied migration.
 inline constexpr const char* kApplied = R"sql(
-SELECT version, name, checksum FROM awc.schema_migrations ORDER BY version
+SELECT version, name, checksum,
+       to_char(applied_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')
+  FROM awc.schema_migrations ORDER BY version
 )sql";
 
 // $1 version, $2 name, $3 checksum (hex SHA-256 of the file's text).
 inline constexpr const char* kRecordApplied = R"sql(
 INSERT INTO awc.schema_migrations (version, name, checksum)
 VALUES ($1, $2, $3)
+)sql";
+
+// --- The SQL bundle (awcctl migrate --sql): one transaction for psql -------
+
+// Opens the bundle; {first} and {last} are file names, {lock_key} is
+// kLockKey and {migrations_table} kCreateMigrationsTable.
+inline constexpr const char* kBundleBegin =
+    R"sql(-- awc-worker schema migrations {first} to {last}.
+-- Review, then apply as the migrator role:
+--   psql -v ON_ERROR_STOP=1 -f THIS_FILE postgresql://MIGRATOR@HOST/DB
+-- Everything runs in one transaction: an error changes nothing. Each
+-- migration is recorded in awc.schema_migrations with its checksum, so
+-- awc-worker and awcctl accept the schema as theirs.
+BEGIN;
+SELECT pg_advisory_xact_lock({lock_key});
+DO $awc_bootstrap$
+BEGIN
+  IF to_regnamespace('awc') IS NULL THEN
+    CREATE SCHEMA awc;
+  END IF;
+END
+$awc_bootstrap$;
+{migrations_table};
+)sql";
+
+// Refuses the bundle when one of its migrations is already applied;
+// {versions} is a comma-separated list of integers.
+inline constexpr const char* kBundleGuard = R"sql(DO $awc_guard$
+DECLARE
+  done text;
+BEGIN
+  SELECT string_agg(name, ', ' ORDER BY version) INTO done
+    FROM awc.schema_migrations WHERE version IN ({versions});
+  IF done IS NOT NULL THEN
+    RAISE EXCEPTION 'already applied: %; generate the bundle with awcctl migrate --sql --pending', done;
+  END IF;
+END
+$awc_guard$;
+)sql";
+
+// Before each migration's text; {name} is its file name.
+inline constexpr const char* kBundleMigration = R"sql(
+-- {name}
+)sql";
+
+// After each migration's text.
+inline constexpr const char* kBundleRecord = R"sql(
+INSERT INTO awc.schema_migrations (version, name, checksum)
+VALUES ({version}, '{name}', '{checksum}');
+)sql";
+
+inline constexpr const char* kBundleEnd = R"sql(
+COMMIT;
+)sql";
+
+// --- Roles (awcctl roles --sql): owner, migrator, runtime ------------------
+
+// {owner}, {migrator}, {runtime} are role names, {migrations_table} is
+// kCreateMigrationsTable. Run once by a superuser
+// (or a role with CREATEROLE that owns the database), before the first
+// migration; running it again changes nothing.
+inline constexpr const char* kRoles =
+    R"sql(-- awc-worker roles: {owner} owns the schema and never logs in,
+-- {migrator} applies migrations as {owner}, {runtime} runs the daemon and
+-- the awcctl verbs that do not migrate: it reads and writes rows, never DDL.
+-- Run as a superuser on the database awc-worker uses, then give the two
+-- login roles their passwords (\password {migrator}, \password {runtime}).
+BEGIN;
+DO $awc_roles$
+BEGIN
+  IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '{owner}') THEN
+    CREATE ROLE {owner} NOLOGIN;
+  END IF;
+  IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '{migrator}') THEN
+    CREATE ROLE {migrator} LOGIN;
+  END IF;
+  IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '{runtime}') THEN
+    CREATE ROLE {runtime} LOGIN;
+  END IF;
+END
+$awc_roles$;
+
+-- The migrator's sessions act as the owner, so what it creates is the
+-- owner's.
+GRANT {owner} TO {migrator};
+ALTER ROLE {migrator} SET role = '{owner}';
+
+-- The schema and the table of applied migrations belong to the owner.
+CREATE SCHEMA IF NOT EXISTS awc AUTHORIZATION {owner};
+ALTER SCHEMA awc OWNER TO {owner};
+SET LOCAL ROLE {owner};
+{migrations_table};
+RESET ROLE;
+
+-- The runtime: rows of the tables the migrations create, now and later;
+-- no CREATE, no TRUNCATE, no ownership; the migration history read-only.
+REVOKE ALL ON SCHEMA awc FROM PUBLIC;
+GRANT USAGE ON SCHEMA awc TO {runtime};
+ALTER DEFAULT PRIVILEGES FOR ROLE {owner} IN SCHEMA awc
+  GRANT SELECT, INSERT, UPDATE, DELETE ON TABLES TO {runtime};
+ALTER DEFAULT PRIVILEGES FOR ROLE {owner} IN SCHEMA awc
+  GRANT USAGE, SELECT ON SEQUENCES TO {runtime};
+GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA awc TO {runtime};
+GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA awc TO {runtime};
+REVOKE INSERT, UPDATE, DELETE ON awc.schema_migrations FROM {runtime};
+COMMIT;
 )sql";
 
 }  // namespace awc::migrate::sql

@@ -13,21 +13,31 @@ namespace {
 struct Applied {
   std::string name;
   std::string checksum;
+  std::string applied_at;
 };
+using AppliedSet = std::map<int, Applied>;
 
-// Reads awc.schema_migrations (absent table = nothing applied) and checks it
-// against `migrations`.
-Result<SchemaState> Check(db::PgConn& conn,
-                          const std::vector<Migration>& migrations,
-                          bool table_exists) {
+Result<bool> TableExists(db::PgConn& conn) {
+  AWC_ASSIGN_OR_RETURN(db::PgResult r, conn.Exec(sql::kTableExists));
+  return r.GetBool(0, 0);
+}
+
+// awc.schema_migrations by version; empty when the table does not exist.
+Result<std::map<int, Applied>> ReadApplied(db::PgConn& conn) {
   std::map<int, Applied> applied;
-  if (table_exists) {
-    AWC_ASSIGN_OR_RETURN(db::PgResult rows, conn.Exec(sql::kApplied));
-    for (int r = 0; r < rows.rows(); ++r) {
-      applied[static_cast<int>(rows.GetInt(r, 0))] = {rows.GetString(r, 1),
-                                                      rows.GetString(r, 2)};
-    }
+  AWC_ASSIGN_OR_RETURN(bool exists, TableExists(conn));
+  if (!exists) return applied;
+  AWC_ASSIGN_OR_RETURN(db::PgResult rows, conn.Exec(sql::kApplied));
+  for (int r = 0; r < rows.rows(); ++r) {
+    applied[static_cast<int>(rows.GetInt(r, 0))] = {
+        rows.GetString(r, 1), rows.GetString(r, 2), rows.GetString(r, 3)};
   }
+  return applied;
+}
+
+// Checks the applied set against `migrations`.
+Result<SchemaState> Check(const std::map<int, Applied>& applied,
+                          const std::vector<Migration>& migrations) {
   SchemaState state;
   state.latest_version = migrations.empty() ? 0 : migrations.back().version;
   if (!applied.empty()) state.current_version = applied.rbegin()->first;
@@ -54,28 +64,40 @@ Result<SchemaState> Check(db::PgConn& conn,
   return state;
 }
 
-Result<bool> TableExists(db::PgConn& conn) {
-  AWC_ASSIGN_OR_RETURN(db::PgResult r, conn.Exec(sql::kTableExists));
-  return r.GetBool(0, 0);
+// Creates what the first migration needs, each only when missing.
+Status Bootstrap(db::PgConn& conn) {
+  AWC_ASSIGN_OR_RETURN(db::PgResult schema, conn.Exec(sql::kSchemaExists));
+  if (!schema.GetBool(0, 0)) {
+    AWC_RETURN_IF_ERROR(conn.Exec(sql::kCreateSchema).status());
+  }
+  AWC_ASSIGN_OR_RETURN(bool table, TableExists(conn));
+  if (!table) {
+    AWC_RETURN_IF_ERROR(conn.Exec(sql::kCreateMigrationsTable).status());
+  }
+  return Status::OK();
 }
 
 }  // namespace
 
 Result<std::vector<std::string>> Migrate(
     db::PgConn& conn, const std::vector<Migration>& migrations) {
+  // Nothing pending: nothing to lock, nothing to create.
+  AWC_ASSIGN_OR_RETURN(SchemaState before, Inspect(conn, migrations));
+  if (before.pending.empty()) return std::vector<std::string>();
   std::vector<std::string> done;
   Status s = db::InTransaction(conn, [&]() -> Status {
     AWC_RETURN_IF_ERROR(conn.Exec(sql::kLock, {sql::kLockKey}).status());
-    AWC_RETURN_IF_ERROR(conn.Exec(sql::kBootstrap).status());
-    AWC_ASSIGN_OR_RETURN(SchemaState state, Check(conn, migrations, true));
+    AWC_RETURN_IF_ERROR(Bootstrap(conn));
+    AWC_ASSIGN_OR_RETURN(AppliedSet applied, ReadApplied(conn));
+    AWC_ASSIGN_OR_RETURN(SchemaState state, Check(applied, migrations));
     for (const Migration& m : migrations) {
       if (std::find(state.pending.begin(), state.pending.end(), m.name) ==
           state.pending.end()) {
         continue;
       }
-      Status applied = conn.Exec(m.sql).status();
-      if (!applied.ok()) {
-        return applied.WithContext("migration " + std::string(m.name));
+      Status applied_now = conn.Exec(m.sql).status();
+      if (!applied_now.ok()) {
+        return applied_now.WithContext("migration " + std::string(m.name));
       }
       AWC_RETURN_IF_ERROR(
           conn.Exec(sql::kRecordApplied, {std::to_string(m.version), m.name,
@@ -94,8 +116,68 @@ Result<std::vector<std::string>> Migrate(
 
 Result<SchemaState> Inspect(db::PgConn& conn,
                             const std::vector<Migration>& migrations) {
-  AWC_ASSIGN_OR_RETURN(bool exists, TableExists(conn));
-  return Check(conn, migrations, exists);
+  AWC_ASSIGN_OR_RETURN(AppliedSet applied, ReadApplied(conn));
+  return Check(applied, migrations);
+}
+
+Status CheckCurrent(db::PgConn& conn,
+                    const std::vector<Migration>& migrations) {
+  AWC_ASSIGN_OR_RETURN(SchemaState state, Inspect(conn, migrations));
+  if (state.pending.empty()) return Status::OK();
+  if (state.current_version < state.latest_version) {
+    return Status::FailedPrecondition(
+        "schema is at version " + std::to_string(state.current_version) +
+        ", this binary needs " + std::to_string(state.latest_version) +
+        ": run awcctl migrate");
+  }
+  std::string names;
+  for (const std::string& name : state.pending) {
+    names += (names.empty() ? "" : ", ") + name;
+  }
+  return Status::FailedPrecondition("schema lacks migrations " + names +
+                                    ": run awcctl migrate");
+}
+
+const char* MigrationStateName(MigrationStatus::State state) {
+  switch (state) {
+    case MigrationStatus::State::kApplied:
+      return "applied";
+    case MigrationStatus::State::kPending:
+      return "pending";
+    case MigrationStatus::State::kChanged:
+      return "changed";
+    case MigrationStatus::State::kUnknown:
+      break;
+  }
+  return "unknown";
+}
+
+Result<std::vector<MigrationStatus>> List(
+    db::PgConn& conn, const std::vector<Migration>& migrations) {
+  AWC_ASSIGN_OR_RETURN(AppliedSet applied, ReadApplied(conn));
+  std::map<int, MigrationStatus> out;
+  for (const Migration& m : migrations) {
+    MigrationStatus st;
+    st.version = m.version;
+    st.name = m.name;
+    st.checksum = digest::Sha256::HexOf(m.sql);
+    auto it = applied.find(m.version);
+    if (it != applied.end()) {
+      st.state = it->second.checksum == st.checksum
+                     ? MigrationStatus::State::kApplied
+                     : MigrationStatus::State::kChanged;
+      st.applied_at = it->second.applied_at;
+    }
+    out[m.version] = std::move(st);
+  }
+  for (const auto& [version, a] : applied) {
+    if (out.count(version) > 0) continue;
+    out[version] = {version, a.name, MigrationStatus::State::kUnknown,
+                    a.checksum, a.applied_at};
+  }
+  std::vector<MigrationStatus> list;
+  for (auto& [version, st] : out) list.push_back(std::move(st));
+  return list;
 }
 
 }  // namespace awc::migrate

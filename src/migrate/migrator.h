@@ -1,13 +1,20 @@
-// Applies the schema migrations (startup step 3 and `awcctl migrate`).
+// Applies and inspects the schema migrations (startup step 3, `awcctl
+// migrate`, `awcctl health`).
 //
 // Contract:
-//  - All pending migrations are applied in one transaction that first takes
-//    a transaction-scoped advisory lock, so concurrent runners serialise and
-//    converge: the second finds nothing pending.
+//  - Migrate() first reads the applied set; when nothing is pending it
+//    returns without a lock and without any statement that needs a CREATE
+//    privilege, so a role that may only read and write rows can run it on a
+//    current schema.
+//  - Otherwise all pending migrations are applied in one transaction that
+//    first takes a transaction-scoped advisory lock, so concurrent runners
+//    serialise and converge: the second finds nothing pending. The schema
+//    and the bookkeeping table are created only when missing.
 //  - Each applied migration is recorded in awc.schema_migrations with the
 //    SHA-256 of its text. A recorded checksum that differs from this build's
 //    file, or a recorded version this build does not know (a newer schema),
 //    refuses the whole run with kFailedPrecondition and changes nothing.
+//  - Inspect(), List() and CheckCurrent() only read.
 #ifndef AWC_MIGRATE_MIGRATOR_H_
 #define AWC_MIGRATE_MIGRATOR_H_
 
@@ -32,8 +39,37 @@ Result<std::vector<std::string>> Migrate(
     const std::vector<Migration>& migrations = EmbeddedMigrations());
 
 // Reads the applied set and runs the same checks as Migrate, applying
-// nothing (for health checks).
+// nothing.
 Result<SchemaState> Inspect(
+    db::PgConn& conn,
+    const std::vector<Migration>& migrations = EmbeddedMigrations());
+
+// OK when nothing is pending. Otherwise kFailedPrecondition: "schema is at
+// version X, this binary needs Y: run awcctl migrate" when behind (or "schema
+// lacks migrations A, B: run awcctl migrate" when only earlier ones are
+// missing), or Inspect()'s error for a newer or changed schema.
+Status CheckCurrent(db::PgConn& conn, const std::vector<Migration>& migrations =
+                                          EmbeddedMigrations());
+
+// One migration as `awcctl migrate --status` shows it.
+struct MigrationStatus {
+  enum class State {
+    kApplied,  // recorded, same checksum
+    kPending,  // in this build, not recorded
+    kChanged,  // recorded with another checksum than this build's file
+    kUnknown,  // recorded, not in this build (a newer schema)
+  };
+  int version = 0;
+  std::string name;
+  State state = State::kPending;
+  std::string checksum;    // this build's; the recorded one for kUnknown
+  std::string applied_at;  // ISO 8601 UTC, "" when not applied
+};
+const char* MigrationStateName(MigrationStatus::State state);  // "applied"…
+
+// Every migration of this build and every recorded one, by version; never
+// an error for a newer or changed schema (that is what it shows).
+Result<std::vector<MigrationStatus>> List(
     db::PgConn& conn,
     const std::vector<Migration>& migrations = EmbeddedMigrations());
 

@@ -1,6 +1,7 @@
 #include "obs/log.h"
 
 #include <jansson.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -10,15 +11,31 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "common/json.h"
 #include "common/redact.h"
 
 namespace awc::obs {
 namespace {
 
+// True when `fd` is the stream JOURNAL_STREAM ("<device>:<inode>") names:
+// systemd connected it to the journal, which reads a "<N>" prefix of each
+// line as its syslog priority.
+bool IsJournalStream(int fd) {
+  const char* stream = getenv("JOURNAL_STREAM");
+  if (stream == nullptr) return false;
+  unsigned long long dev = 0, ino = 0;
+  if (sscanf(stream, "%llu:%llu", &dev, &ino) != 2) return false;
+  struct stat st;
+  if (fstat(fd, &st) != 0) return false;
+  return static_cast<unsigned long long>(st.st_dev) == dev &&
+         static_cast<unsigned long long>(st.st_ino) == ino;
+}
+
 struct Sink {
   LogLevel level = LogLevel::kInfo;
   std::string worker = "awc-worker";
   int fd = 2;
+  bool journal = IsJournalStream(2);
 };
 
 Sink& TheSink() {
@@ -26,51 +43,25 @@ Sink& TheSink() {
   return sink;
 }
 
+// syslog(3) priorities: LOG_DEBUG, LOG_INFO, LOG_WARNING, LOG_ERR.
+const char* PriorityPrefix(LogLevel level) {
+  switch (level) {
+    case LogLevel::kDebug:
+      return "<7>";
+    case LogLevel::kInfo:
+      return "<6>";
+    case LogLevel::kWarn:
+      return "<4>";
+    case LogLevel::kError:
+      return "<3>";
+  }
+  return "<6>";
+}
+
 double WallNow() {
   struct timespec ts;
   clock_gettime(CLOCK_REALTIME, &ts);
   return static_cast<double>(ts.tv_sec) + ts.tv_nsec / 1e9;
-}
-
-// Returns `s` with every sequence that is not well-formed UTF-8 (stray or
-// truncated bytes, overlong forms, surrogates, > U+10FFFF) replaced by
-// U+FFFD. jansson refuses such strings, which would drop the whole field.
-std::string ValidUtf8(std::string_view s) {
-  size_t i = 0;
-  while (i < s.size() && static_cast<unsigned char>(s[i]) < 0x80) ++i;
-  if (i == s.size()) return std::string(s);
-  std::string out(s.substr(0, i));
-  while (i < s.size()) {
-    unsigned char c = static_cast<unsigned char>(s[i]);
-    if (c < 0x80) {
-      out += static_cast<char>(c);
-      ++i;
-      continue;
-    }
-    size_t len = 0;
-    uint32_t cp = 0, min = 0;
-    if ((c & 0xE0) == 0xC0) {
-      len = 2, cp = c & 0x1F, min = 0x80;
-    } else if ((c & 0xF0) == 0xE0) {
-      len = 3, cp = c & 0x0F, min = 0x800;
-    } else if ((c & 0xF8) == 0xF0) {
-      len = 4, cp = c & 0x07, min = 0x10000;
-    }
-    size_t n = 1;
-    while (len != 0 && n < len && i + n < s.size() &&
-           (static_cast<unsigned char>(s[i + n]) & 0xC0) == 0x80) {
-      cp = (cp << 6) | (static_cast<unsigned char>(s[i + n]) & 0x3F);
-      ++n;
-    }
-    if (len != 0 && n == len && cp >= min && cp <= 0x10FFFF &&
-        !(cp >= 0xD800 && cp <= 0xDFFF)) {
-      out.append(s.substr(i, len));
-    } else {
-      out += "\xEF\xBF\xBD";  // U+FFFD
-    }
-    i += n;
-  }
-  return out;
 }
 
 void SetString(json_t* obj, std::string_view key, std::string_view value) {
@@ -113,7 +104,14 @@ const char* LogLevelName(LogLevel level) {
 void SetLogLevel(LogLevel level) { TheSink().level = level; }
 LogLevel GetLogLevel() { return TheSink().level; }
 void SetLogWorker(std::string worker) { TheSink().worker = std::move(worker); }
-void SetLogFd(int fd) { TheSink().fd = fd; }
+void SetLogFd(int fd) {
+  TheSink().fd = fd;
+  TheSink().journal = IsJournalStream(fd);
+}
+
+std::string JournalPriority(LogLevel level) {
+  return TheSink().journal ? PriorityPrefix(level) : "";
+}
 
 std::string FormatTimestamp(double epoch_seconds) {
   // Round to whole milliseconds first, so that .9996 carries into the next
@@ -203,7 +201,7 @@ std::string Event::Format(double epoch_seconds) const {
 
 void Event::Emit() const {
   if (level_ < TheSink().level) return;
-  std::string line = Format(WallNow());
+  std::string line = JournalPriority(level_) + Format(WallNow());
   line += '\n';
   const char* p = line.data();
   size_t left = line.size();

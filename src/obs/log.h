@@ -39,6 +39,14 @@ LogLevel GetLogLevel();
 void SetLogWorker(std::string worker);  // the "worker" field of every event
 void SetLogFd(int fd);                  // default 2 (stderr)
 
+// Under systemd, when the log descriptor is connected to the journal
+// (JOURNAL_STREAM names it), every line starts with its syslog priority,
+// "<3>" for errors to "<7>" for debug, so `journalctl -p warning` selects
+// by level; the journal strips the prefix. The prefix for `level`, or ""
+// when the descriptor is not the journal's. Plain lines written outside
+// events (startup errors) use it too.
+std::string JournalPriority(LogLevel level);
+
 // Formats a wall-clock time (seconds since the epoch) as the `ts` field,
 // rounded to the millisecond: "1970-01-01T00:00:00.000Z".
 std::string FormatTimestamp(double epoch_seconds);

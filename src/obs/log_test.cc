@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <jansson.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmath>
@@ -122,6 +123,42 @@ TEST_F(LogTest, SetAndGetLevel) {
   EXPECT_EQ(GetLogLevel(), LogLevel::kError);
   SetLogLevel(LogLevel::kDebug);
   EXPECT_EQ(GetLogLevel(), LogLevel::kDebug);
+}
+
+// --- the journal's priority prefix
+// ------------------------------------------------
+
+TEST_F(LogTest, LinesToTheJournalCarryTheirSyslogPriority) {
+  struct stat st;
+  ASSERT_EQ(fstat(fds_[1], &st), 0);
+  std::string stream =
+      std::to_string(st.st_dev) + ":" + std::to_string(st.st_ino);
+  ASSERT_EQ(setenv("JOURNAL_STREAM", stream.c_str(), 1), 0);
+  SetLogFd(fds_[1]);  // the sink looks at JOURNAL_STREAM when it is set
+  SetLogLevel(LogLevel::kDebug);
+  Debug("t", "d").Emit();
+  Info("t", "i").Emit();
+  Warn("t", "w").Emit();
+  Error("t", "e").Emit();
+  std::vector<std::string> lines = Lines(Drain());
+  ASSERT_EQ(lines.size(), 4u);
+  EXPECT_EQ(lines[0].substr(0, 4), "<7>{");
+  EXPECT_EQ(lines[1].substr(0, 4), "<6>{");
+  EXPECT_EQ(lines[2].substr(0, 4), "<4>{");
+  EXPECT_EQ(lines[3].substr(0, 4), "<3>{");
+  // What follows the prefix is the usual JSON object.
+  EXPECT_EQ(StrField(Parse(lines[3].substr(3)).get(), "msg"), "e");
+  EXPECT_EQ(JournalPriority(LogLevel::kError), "<3>");
+
+  // Another stream (a pipe the journal does not read): no prefix.
+  ASSERT_EQ(setenv("JOURNAL_STREAM", "1:1", 1), 0);
+  SetLogFd(fds_[1]);
+  Info("t", "plain").Emit();
+  lines = Lines(Drain());
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_EQ(lines[0][0], '{');
+  EXPECT_EQ(JournalPriority(LogLevel::kError), "");
+  unsetenv("JOURNAL_STREAM");
 }
 
 // --- timestamps

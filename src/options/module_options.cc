@@ -61,6 +61,7 @@ Result<supervisor::Supervisor::Options> SupervisorOptionsFrom(
     const config::Settings& settings) {
   supervisor::Supervisor::Options o;
   o.slots = static_cast<int>(settings.worker_concurrency);
+  o.drain_allowance = static_cast<double>(settings.worker_lease_secs);
   if (!settings.metrics_listen.empty()) {
     Result<obs::ListenAddress> addr =
         obs::ParseListenAddress(settings.metrics_listen);

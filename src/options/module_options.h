@@ -46,7 +46,8 @@ handlers::HandlerOptions HandlerOptionsFrom(const config::Settings& settings);
 // AWC_WORKER_ID, AWC_WORKER_LEASE_SECS, AWC_WORKER_POLL_INTERVAL_MS.
 worker::WorkerOptions WorkerOptionsFrom(const config::Settings& settings);
 
-// AWC_WORKER_CONCURRENCY slots and the parsed AWC_METRICS_LISTEN.
+// AWC_WORKER_CONCURRENCY slots, the parsed AWC_METRICS_LISTEN, and a
+// graceful stop's allowance of one AWC_WORKER_LEASE_SECS.
 Result<supervisor::Supervisor::Options> SupervisorOptionsFrom(
     const config::Settings& settings);
 

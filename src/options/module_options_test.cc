@@ -129,6 +129,7 @@ TEST(ModuleOptionsTest, SupervisorGetsSlotsAndAParsedListenAddress) {
       {{"AWC_WORKER_CONCURRENCY", "3"}, {"AWC_METRICS_LISTEN", "[::1]:9187"}}));
   ASSERT_TRUE(o.ok()) << o.status().ToString();
   EXPECT_EQ(o->slots, 3);
+  EXPECT_EQ(o->drain_allowance, 300.0);  // one default lease
   ASSERT_TRUE(o->metrics_listen.has_value());
   EXPECT_EQ(o->metrics_listen->host, "::1");
   EXPECT_EQ(o->metrics_listen->port, 9187);

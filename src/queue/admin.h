@@ -1,6 +1,8 @@
-// Operator-side queue statements (awcctl): enqueue and list. A producer's
-// contract is plain SQL (docs/ARCHITECTURE.md, "Data model and producer
-// contract"); Enqueue runs the same INSERT. The SQL is in queue_sql.h.
+// Operator-side statements on awc.jobs (awcctl): enqueue, list, show,
+// cancel and retry. A producer's contract is plain SQL (docs/ARCHITECTURE.md,
+// "Data model and producer contract"); Enqueue runs the same INSERT and
+// CancelJobs the same state change. The SQL is in queue_sql.h; dead letters
+// are in dead_letters.h, counts in queue_stats.h.
 #ifndef AWC_QUEUE_ADMIN_H_
 #define AWC_QUEUE_ADMIN_H_
 
@@ -19,21 +21,61 @@ Result<int64_t> Enqueue(db::PgConn& conn, const std::string& kind,
                         const std::string& payload,
                         std::optional<int> max_attempts, double delay_secs);
 
+// A job as listings show it; times are ISO 8601 UTC, "" when NULL.
 struct JobRow {
   int64_t id = 0;
   std::string kind;
   std::string state;
   int attempts = 0;
   int max_attempts = 0;
-  std::string run_at;      // ISO 8601, UTC
-  std::string updated_at;  // ISO 8601, UTC
-  std::string locked_by;   // "" when none
-  std::string last_error;  // "" when none
+  std::string run_at;
+  std::string updated_at;
+  std::string finished_at;
+  std::string locked_by;    // "" when none
+  std::string dead_reason;  // "" when none
+  std::string last_error;   // "" when none
 };
 
-// Newest first, optionally filtered by state and kind.
+// The listing columns of queue_sql.h (AWC_QUEUE_JOB_ROW), from column 0 of
+// row `row`.
+JobRow JobRowAt(const db::PgResult& r, int row);
+
+// Newest first, optionally filtered by state and kind ("" for any).
 Result<std::vector<JobRow>> ListJobs(db::PgConn& conn, const std::string& state,
                                      const std::string& kind, int limit);
+
+// Everything about one job.
+struct JobDetail {
+  JobRow row;
+  std::string payload;       // JSON text
+  std::string result;        // JSON text, "" when none
+  int64_t lease_token = 0;   // 0 when none
+  std::string locked_until;  // "" when none
+  std::string created_at;
+};
+
+// nullopt when there is no job `id`.
+Result<std::optional<JobDetail>> ShowJob(db::PgConn& conn, int64_t id);
+
+// What a verb on named jobs did to one of them.
+struct IdOutcome {
+  int64_t id = 0;
+  bool changed = false;
+  std::string state;  // its state before, "" when there is no such job
+};
+
+// PENDING and RUNNING jobs of `ids` become CANCELLED; one outcome per
+// distinct id, by id.
+Result<std::vector<IdOutcome>> CancelJobs(db::PgConn& conn,
+                                          const std::vector<int64_t>& ids);
+
+// FAILED and CANCELLED jobs of `ids` go back to PENDING, ready now, with
+// their attempts reset and their dead reason cleared.
+Result<std::vector<IdOutcome>> RetryJobs(db::PgConn& conn,
+                                         const std::vector<int64_t>& ids);
+
+// `ids` as a bigint[] parameter.
+std::string IdArray(const std::vector<int64_t>& ids);
 
 }  // namespace awc::queue
 

@@ -29,6 +29,34 @@ const char* JobStateName(JobState state) {
   return "OTHER";
 }
 
+const char* DeadReasonName(DeadReason reason) {
+  switch (reason) {
+    case DeadReason::kMalformedPayload:
+      return "malformed_payload";
+    case DeadReason::kUnknownKind:
+      return "unknown_kind";
+    case DeadReason::kSubjectMissing:
+      return "subject_missing";
+    case DeadReason::kAttemptsExhausted:
+      return "attempts_exhausted";
+    case DeadReason::kHandlerFailed:
+      return "handler_failed";
+    case DeadReason::kNone:
+      break;
+  }
+  return "";
+}
+
+DeadReason ParseDeadReason(std::string_view text) {
+  for (DeadReason r :
+       {DeadReason::kMalformedPayload, DeadReason::kUnknownKind,
+        DeadReason::kSubjectMissing, DeadReason::kAttemptsExhausted,
+        DeadReason::kHandlerFailed}) {
+    if (text == DeadReasonName(r)) return r;
+  }
+  return DeadReason::kNone;
+}
+
 const char* OutcomeLabel(JobState state) {
   switch (state) {
     case JobState::kCompleted:

@@ -26,6 +26,22 @@ const char* JobStateName(JobState state);  // "PENDING", ...
 // left in: completed, failed, cancelled, retried (PENDING), other.
 const char* OutcomeLabel(JobState state);
 
+// Why a job was dead-lettered (awc.jobs.dead_reason); kNone while it is not
+// FAILED, and for a FAILED row written outside the worker.
+enum class DeadReason {
+  kNone,
+  kMalformedPayload,   // its payload is not JSON or its decoder refused it
+  kUnknownKind,        // no handler is registered for its kind
+  kSubjectMissing,     // the snapshot, workspace or tenant it names is gone
+  kAttemptsExhausted,  // retried (or its lease expired) max_attempts times
+  kHandlerFailed,      // its handler failed it for good
+};
+
+// "malformed_payload", ... ("" for kNone): the SQL literals.
+const char* DeadReasonName(DeadReason reason);
+// The reason named `text`; kNone for "" and anything else.
+DeadReason ParseDeadReason(std::string_view text);
+
 // A job this worker holds a lease on.
 struct Job {
   int64_t id = 0;
@@ -44,13 +60,14 @@ struct Outcome {
   enum class Kind {
     kComplete,  // -> COMPLETED with `result`
     kRetry,     // -> PENDING after backoff, or FAILED when attempts are spent
-    kFail,      // -> FAILED now (dead letter)
+    kFail,      // -> FAILED now (dead letter, for `reason`)
     kDefer,     // -> PENDING after `delay_secs`, no attempt spent
   };
   Kind kind = Kind::kComplete;
   std::string result = "{}";  // JSON object, for kComplete
   std::string error;          // for kRetry and kFail; stored in last_error
   double delay_secs = 0;      // for kDefer
+  DeadReason reason = DeadReason::kNone;  // for kFail
 
   static Outcome Complete(std::string result_json) {
     return {Kind::kComplete, std::move(result_json), {}, 0};
@@ -58,8 +75,9 @@ struct Outcome {
   static Outcome Retry(std::string error) {
     return {Kind::kRetry, "{}", std::move(error), 0};
   }
-  static Outcome Fail(std::string error) {
-    return {Kind::kFail, "{}", std::move(error), 0};
+  static Outcome Fail(std::string error,
+                      DeadReason reason = DeadReason::kHandlerFailed) {
+    return {Kind::kFail, "{}", std::move(error), 0, reason};
   }
   static Outcome Defer(double delay_secs, std::string reason) {
     return {Kind::kDefer, "{}", std::move(reason), delay_secs};
@@ -72,6 +90,7 @@ struct Recorded {
   JobState state = JobState::kOther;  // the row's state afterwards
   int attempts = 0;
   double lag_secs = 0;  // ready (Job::run_at) to recorded, database clock
+  DeadReason dead_reason = DeadReason::kNone;  // set when FAILED
 };
 
 // What recording an outcome did, and the next job when one was claimed in
@@ -88,6 +107,7 @@ struct Reclaimed {
   JobState state = JobState::kOther;  // PENDING (requeued) or FAILED
   int attempts = 0;
   double lag_secs = 0;  // ready (as Job::run_at) to reclaimed, database clock
+  DeadReason dead_reason = DeadReason::kNone;  // kAttemptsExhausted if FAILED
 };
 
 }  // namespace awc::queue

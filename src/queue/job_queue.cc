@@ -58,7 +58,8 @@ Result<Recorded> JobQueue::Record(const Job& job, const Outcome& outcome) {
                     outcome.error});
       break;
     case Outcome::Kind::kFail:
-      r = conn_->ExecPrepared("fail", {id, token, outcome.error});
+      r = conn_->ExecPrepared(
+          "fail", {id, token, outcome.error, DeadReasonName(outcome.reason)});
       break;
     case Outcome::Kind::kDefer:
       r = conn_->ExecPrepared("defer",
@@ -72,6 +73,7 @@ Result<Recorded> JobQueue::Record(const Job& job, const Outcome& outcome) {
   rec.state = ParseJobState(r->Get(0, 1));
   rec.attempts = static_cast<int>(r->GetInt(0, 2));
   rec.lag_secs = r->GetDouble(0, 3) - job.run_at;
+  rec.dead_reason = ParseDeadReason(r->Get(0, 4));
   return rec;
 }
 
@@ -109,7 +111,7 @@ Result<std::vector<Reclaimed>> JobQueue::ReclaimExpired(int limit) {
   for (int i = 0; i < r.rows(); ++i) {
     out.push_back({r.GetInt(i, 0), r.GetString(i, 1),
                    ParseJobState(r.Get(i, 2)), static_cast<int>(r.GetInt(i, 3)),
-                   r.GetDouble(i, 4)});
+                   r.GetDouble(i, 4), ParseDeadReason(r.Get(i, 5))});
   }
   return out;
 }

@@ -29,19 +29,21 @@ RETURNING j.id, j.kind, j.payload::text, j.attempts, j.max_attempts,
 )sql";
 
 // The recording statements below are UPDATEs fenced on state RUNNING and
-// the lease token, returning (state, attempts); Fenced() wraps one so that
-// it returns (applied, state, attempts, database now) in one round trip:
-// the new state when it matched, else the row's current state.
+// the lease token, returning (state, attempts, dead_reason); Fenced() wraps
+// one so that it returns (applied, state, attempts, database now,
+// dead_reason) in one round trip: the new state when it matched, else the
+// row's current state.
 // $1 id, $2 lease token, $3 result JSON.
 inline constexpr const char* kComplete = R"sql(
 UPDATE awc.jobs
    SET state = 'COMPLETED', result = $3::jsonb, locked_until = NULL,
        finished_at = now(), updated_at = now()
  WHERE id = $1 AND state = 'RUNNING' AND lease_token = $2
-RETURNING state, attempts
+RETURNING state, attempts, dead_reason
 )sql";
 
-// $1 id, $2 lease token, $3 backoff seconds, $4 error.
+// $1 id, $2 lease token, $3 backoff seconds, $4 error. A job whose
+// attempts are spent is dead-lettered as attempts_exhausted.
 inline constexpr const char* kRetry = R"sql(
 UPDATE awc.jobs
    SET state = CASE WHEN attempts >= max_attempts THEN 'FAILED'
@@ -49,18 +51,20 @@ UPDATE awc.jobs
        run_at = CASE WHEN attempts >= max_attempts THEN run_at
                      ELSE now() + make_interval(secs => $3::float8) END,
        finished_at = CASE WHEN attempts >= max_attempts THEN now() END,
+       dead_reason = CASE WHEN attempts >= max_attempts
+                          THEN 'attempts_exhausted' END,
        last_error = $4, locked_until = NULL, updated_at = now()
  WHERE id = $1 AND state = 'RUNNING' AND lease_token = $2
-RETURNING state, attempts
+RETURNING state, attempts, dead_reason
 )sql";
 
-// $1 id, $2 lease token, $3 error.
+// $1 id, $2 lease token, $3 error, $4 dead reason (queue::DeadReasonName).
 inline constexpr const char* kFail = R"sql(
 UPDATE awc.jobs
-   SET state = 'FAILED', last_error = $3, locked_until = NULL,
-       finished_at = now(), updated_at = now()
+   SET state = 'FAILED', last_error = $3, dead_reason = $4,
+       locked_until = NULL, finished_at = now(), updated_at = now()
  WHERE id = $1 AND state = 'RUNNING' AND lease_token = $2
-RETURNING state, attempts
+RETURNING state, attempts, dead_reason
 )sql";
 
 // Back to PENDING without spending the attempt. $1 id, $2 token, $3 seconds.
@@ -70,15 +74,17 @@ UPDATE awc.jobs
        run_at = now() + make_interval(secs => $3::float8),
        locked_until = NULL, updated_at = now()
  WHERE id = $1 AND state = 'RUNNING' AND lease_token = $2
-RETURNING state, attempts
+RETURNING state, attempts, dead_reason
 )sql";
 
 inline std::string Fenced(const char* update) {
   return std::string("WITH rec AS (") + update +
          ")\n"
-         "SELECT true, state, attempts, extract(epoch FROM now()) FROM rec\n"
+         "SELECT true, state, attempts, extract(epoch FROM now()), "
+         "dead_reason FROM rec\n"
          "UNION ALL\n"
-         "SELECT false, state, attempts, extract(epoch FROM now())\n"
+         "SELECT false, state, attempts, extract(epoch FROM now()), "
+         "dead_reason\n"
          "  FROM awc.jobs WHERE id = $1 AND NOT EXISTS (SELECT 1 FROM rec)";
 }
 
@@ -92,14 +98,16 @@ RETURNING 1
 )sql";
 
 // RUNNING jobs whose lease ended: requeued, or dead-lettered when their
-// attempts are spent (a job that kills its worker must not loop forever).
-// $1 batch limit. Returns (id, kind, state, attempts, lag seconds), the lag
-// counted as kClaim's.
+// attempts are spent (a job that kills its worker must not loop forever),
+// as attempts_exhausted. $1 batch limit. Returns (id, kind, state, attempts,
+// lag seconds, dead reason), the lag counted as kClaim's.
 inline constexpr const char* kReclaimExpired = R"sql(
 UPDATE awc.jobs j
    SET state = CASE WHEN j.attempts >= j.max_attempts THEN 'FAILED'
                     ELSE 'PENDING' END,
        finished_at = CASE WHEN j.attempts >= j.max_attempts THEN now() END,
+       dead_reason = CASE WHEN j.attempts >= j.max_attempts
+                          THEN 'attempts_exhausted' END,
        last_error = 'lease expired (held by ' || coalesce(j.locked_by, '?') || ')',
        locked_until = NULL, updated_at = now()
   FROM (SELECT id FROM awc.jobs
@@ -110,13 +118,22 @@ UPDATE awc.jobs j
  WHERE j.id = c.id
 RETURNING j.id, j.kind, j.state, j.attempts,
           extract(epoch FROM now()) -
-          extract(epoch FROM greatest(j.run_at, j.created_at))
+          extract(epoch FROM greatest(j.run_at, j.created_at)),
+          j.dead_reason
 )sql";
 
 inline constexpr const char* kListen = "LISTEN awc_jobs";
 
-// Operator side (awcctl). $1 kind, $2 payload, $3 max attempts (NULL = the
-// column default), $4 delay seconds.
+// --- Operator side (awcctl), unprepared -----------------------------------
+
+// A timestamp column as ISO 8601 UTC text, "" for NULL.
+#define AWC_QUEUE_TS(col) \
+  "coalesce(to_char(" col \
+  " AT TIME ZONE 'UTC', " \
+  "'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'), '')"
+
+// $1 kind, $2 payload, $3 max attempts (NULL = the column default), $4
+// delay seconds.
 inline constexpr const char* kEnqueue = R"sql(
 INSERT INTO awc.jobs (kind, payload, max_attempts, run_at)
 VALUES ($1, $2::jsonb, coalesce($3::integer, 5),
@@ -124,17 +141,135 @@ VALUES ($1, $2::jsonb, coalesce($3::integer, 5),
 RETURNING id
 )sql";
 
+// The columns of a job in a listing: (id, kind, state, attempts,
+// max_attempts, run_at, updated_at, finished_at, locked_by or '', dead
+// reason or '', last_error or '').
+#define AWC_QUEUE_JOB_ROW \
+  "id, kind, state, attempts, max_attempts, " AWC_QUEUE_TS("run_at") ", " \
+  AWC_QUEUE_TS("updated_at") ", " AWC_QUEUE_TS("finished_at") ", "        \
+  "coalesce(locked_by, ''), coalesce(dead_reason, ''), "                  \
+  "coalesce(last_error, '')"
+
 // $1 state or '', $2 kind or '', $3 limit. Newest first.
-inline constexpr const char* kListJobs = R"sql(
-SELECT id, kind, state, attempts, max_attempts,
-       to_char(run_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),
-       to_char(updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),
-       coalesce(locked_by, ''), coalesce(last_error, '')
+inline constexpr const char* kListJobs = "SELECT " AWC_QUEUE_JOB_ROW R"sql(
   FROM awc.jobs
  WHERE ($1 = '' OR state = $1) AND ($2 = '' OR kind = $2)
  ORDER BY id DESC
  LIMIT $3
 )sql";
+
+// $1 id. The listing's columns, then (payload, result or '', lease token or
+// NULL, locked_until, created_at).
+inline constexpr const char* kShowJob = "SELECT " AWC_QUEUE_JOB_ROW R"sql(,
+       payload::text, coalesce(result::text, ''), lease_token,
+       )sql" AWC_QUEUE_TS("locked_until") ", " AWC_QUEUE_TS("created_at") R"sql(
+  FROM awc.jobs WHERE id = $1
+)sql";
+
+// What became of each of the ids $1 (bigint[]) that a statement changed in
+// the CTE `changed` (RETURNING id): (id, changed, state before or '' when
+// there is no such job), by id.
+#define AWC_QUEUE_EACH_ID                                  \
+  "SELECT i.id, c.id IS NOT NULL, coalesce(j.state, '')\n" \
+  "  FROM unnest($1::bigint[]) AS i(id)\n"                 \
+  "  LEFT JOIN changed c ON c.id = i.id\n"                 \
+  "  LEFT JOIN awc.jobs j ON j.id = i.id\n"                \
+  " ORDER BY i.id"
+
+// $1 ids (bigint[]). PENDING and RUNNING jobs become CANCELLED, as a
+// producer's cancel does (a running handler learns it at its next lease
+// renewal).
+inline constexpr const char* kCancelJobs = R"sql(
+WITH changed AS (
+  UPDATE awc.jobs
+     SET state = 'CANCELLED', locked_until = NULL, finished_at = now(),
+         updated_at = now()
+   WHERE id = ANY($1::bigint[]) AND state IN ('PENDING', 'RUNNING')
+  RETURNING id)
+)sql" AWC_QUEUE_EACH_ID;
+
+// Back to a fresh PENDING job, ready now: the lease, the attempts, the
+// verdict and the dead reason are cleared; last_error stays until the next
+// failure overwrites it.
+#define AWC_QUEUE_REQUEUE                                               \
+  "state = 'PENDING', attempts = 0, run_at = now(), locked_by = NULL, " \
+  "locked_until = NULL, lease_token = NULL, result = NULL, "            \
+  "dead_reason = NULL, finished_at = NULL, updated_at = now()"
+
+// $1 ids (bigint[]). FAILED and CANCELLED jobs go back to PENDING.
+inline constexpr const char* kRetryJobs = R"sql(
+WITH changed AS (
+  UPDATE awc.jobs SET )sql" AWC_QUEUE_REQUEUE R"sql(
+   WHERE id = ANY($1::bigint[]) AND state IN ('FAILED', 'CANCELLED')
+  RETURNING id)
+)sql" AWC_QUEUE_EACH_ID;
+
+// The dead letters a dlq verb selects: $1 ids (bigint[]) or NULL for any,
+// $2 kind or '', $3 dead reason or '', $4 finished more than this many
+// seconds ago, or NULL.
+#define AWC_QUEUE_DLQ_MATCH                                               \
+  "state = 'FAILED' AND ($1::bigint[] IS NULL OR id = ANY($1::bigint[]))" \
+  " AND ($2 = '' OR kind = $2) AND ($3 = '' OR dead_reason = $3)"         \
+  " AND ($4::float8 IS NULL"                                              \
+  "      OR finished_at < now() - make_interval(secs => $4::float8))"
+
+// $1..$4 the selection, $5 limit. The listing's columns, newest first.
+inline constexpr const char* kListDeadLetters =
+    "SELECT " AWC_QUEUE_JOB_ROW " FROM awc.jobs WHERE " AWC_QUEUE_DLQ_MATCH
+    " ORDER BY id DESC LIMIT $5";
+
+// $1..$4 the selection. How many dead letters it holds.
+inline constexpr const char* kCountDeadLetters =
+    "SELECT count(*) FROM awc.jobs WHERE " AWC_QUEUE_DLQ_MATCH;
+
+// The count of the rows a statement changed in the CTE `changed`, and
+// their ids when $1 named them (else '{}').
+#define AWC_QUEUE_CHANGED                                \
+  "SELECT count(*), coalesce(array_agg(id ORDER BY id) " \
+  "FILTER (WHERE $1::bigint[] IS NOT NULL), '{}') FROM changed"
+
+// $1..$4 the selection. Retries the dead letters it holds.
+inline constexpr const char* kRetryDeadLetters =
+    "WITH changed AS (UPDATE awc.jobs SET " AWC_QUEUE_REQUEUE
+    " WHERE " AWC_QUEUE_DLQ_MATCH " RETURNING id) " AWC_QUEUE_CHANGED;
+
+// $1..$4 the selection. Deletes the dead letters it holds.
+inline constexpr const char* kPurgeDeadLetters =
+    "WITH changed AS (DELETE FROM awc.jobs WHERE " AWC_QUEUE_DLQ_MATCH
+    " RETURNING id) " AWC_QUEUE_CHANGED;
+
+// Jobs by kind: (kind, pending, running, completed, failed, cancelled,
+// seconds the oldest ready PENDING job has waited or NULL), by kind; a job
+// waits from when it became ready, never before it was inserted (as
+// kClaim counts).
+inline constexpr const char* kJobStats = R"sql(
+SELECT kind,
+       count(*) FILTER (WHERE state = 'PENDING'),
+       count(*) FILTER (WHERE state = 'RUNNING'),
+       count(*) FILTER (WHERE state = 'COMPLETED'),
+       count(*) FILTER (WHERE state = 'FAILED'),
+       count(*) FILTER (WHERE state = 'CANCELLED'),
+       extract(epoch FROM now() - min(greatest(run_at, created_at))
+               FILTER (WHERE state = 'PENDING' AND run_at <= now()))
+  FROM awc.jobs
+ GROUP BY kind
+ ORDER BY kind
+)sql";
+
+// Dead letters by reason: (reason or '' when unrecorded, count), by reason.
+inline constexpr const char* kDeadLetterStats = R"sql(
+SELECT coalesce(dead_reason, ''), count(*)
+  FROM awc.jobs WHERE state = 'FAILED'
+ GROUP BY 1
+ ORDER BY 1
+)sql";
+
+#undef AWC_QUEUE_CHANGED
+#undef AWC_QUEUE_DLQ_MATCH
+#undef AWC_QUEUE_REQUEUE
+#undef AWC_QUEUE_EACH_ID
+#undef AWC_QUEUE_JOB_ROW
+#undef AWC_QUEUE_TS
 
 }  // namespace awc::queue::sql
 

@@ -111,6 +111,19 @@ Result<std::unique_ptr<TestStore>> OpenFile() {
   return std::unique_ptr<TestStore>(std::move(store));
 }
 
+// After a refused PutFile of `size` bytes: nothing under `key`. S3 discards
+// a PUT whose body ends short of its Content-Length; s3rver, the test
+// server, may keep the bytes it received, so there all that can be checked
+// is that the whole content never arrived.
+void ExpectNotStored(ObjectStore* store, const ObjectKey& key, size_t size) {
+  Result<uint64_t> head = store->Head(key);
+  if (std::string(store->scheme()) == "s3" && head.ok()) {
+    EXPECT_LT(*head, size);
+  } else {
+    EXPECT_TRUE(head.status().IsNotFound()) << head.status().ToString();
+  }
+}
+
 }  // namespace
 
 TEST_P(StoreConformanceTest, SchemeMatches) {
@@ -197,11 +210,7 @@ TEST_P(StoreConformanceTest, PutFileRefusesContentThatDoesNotHashToTheKey) {
   Status s = store()->PutFile(key, path);
   EXPECT_TRUE(s.IsCorruption()) << s.ToString();
   EXPECT_NE(s.message().find(path), std::string::npos) << s.ToString();
-  Status head = store()->Head(key).status();
-  EXPECT_TRUE(head.IsNotFound()) << head.ToString();
-  // S3 discards a PUT whose body ends short of its Content-Length; s3rver,
-  // the test server, keeps the bytes it received under the key (without
-  // metadata, so HEAD says 404).
+  ExpectNotStored(store(), key, hashed.size());
   if (std::string(store()->scheme()) != "s3") {
     EXPECT_TRUE(Fetch(store(), key).status.IsNotFound());
     EXPECT_TRUE(ListAll(store(), "t1").empty());
@@ -215,7 +224,7 @@ TEST_P(StoreConformanceTest, PutFileRefusesAFileThatGrewAfterHashing) {
   std::ofstream(path, std::ios::binary) << hashed << "x";
   ObjectKey key = KeyFor("t1", hashed);
   EXPECT_TRUE(store()->PutFile(key, path).IsCorruption());
-  EXPECT_TRUE(store()->Head(key).status().IsNotFound());
+  ExpectNotStored(store(), key, hashed.size());
   // And the empty file: verified too.
   std::ofstream(path, std::ios::binary | std::ios::trunc) << "";
   EXPECT_TRUE(store()->PutFile(KeyFor("t1", "not empty"), path).IsCorruption());

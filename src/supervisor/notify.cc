@@ -2,13 +2,19 @@
 
 #include <systemd/sd-daemon.h>
 
+#include <cstdint>
 #include <cstdlib>
 
 #include "obs/log.h"
 
 namespace awc::supervisor {
 
-Notifier::Notifier() : enabled_(getenv("NOTIFY_SOCKET") != nullptr) {}
+Notifier::Notifier() : enabled_(getenv("NOTIFY_SOCKET") != nullptr) {
+  uint64_t usec = 0;
+  if (enabled_ && sd_watchdog_enabled(0, &usec) > 0 && usec > 0) {
+    watchdog_interval_ = static_cast<double>(usec) / 2e6;
+  }
+}
 
 void Notifier::Send(const std::string& message) {
   if (!enabled_) return;
@@ -32,6 +38,16 @@ void Notifier::Status(const std::string& status) {
 void Notifier::Stopping(const std::string& status) {
   last_status_ = status;
   Send("STOPPING=1\nSTATUS=" + status);
+}
+
+void Notifier::Watchdog() {
+  if (watchdog_interval_ > 0) Send("WATCHDOG=1");
+}
+
+void Notifier::ExtendTimeout(double secs) {
+  if (secs <= 0) return;
+  Send("EXTEND_TIMEOUT_USEC=" +
+       std::to_string(static_cast<uint64_t>(secs * 1e6)));
 }
 
 }  // namespace awc::supervisor

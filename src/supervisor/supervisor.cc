@@ -170,6 +170,8 @@ void Supervisor::BeginShutdown(State next, int signum) {
       .Int("workers", LiveChildren())
       .Emit();
   notifier_.Stopping(StatusLine());
+  drain_started_ = Now();
+  ExtendDrain();
   if (LiveChildren() == 0) ev_break(loop_, EVBREAK_ALL);
 }
 
@@ -217,9 +219,21 @@ std::string Supervisor::StatusLine() const {
   return line;
 }
 
+// Seconds between EXTEND_TIMEOUT_USEC messages is 1 (the tick); each
+// extends by this much, so a master that stops sending them is stopped by
+// the service manager soon after.
+constexpr double kExtendBy = 5.0;
+
 void Supervisor::OnTick() {
   if (metrics_ != nullptr) metrics_->SetWorkersRunning(LiveChildren());
   notifier_.Status(StatusLine());
+  ExtendDrain();
+}
+
+void Supervisor::ExtendDrain() {
+  if (state_ != State::kDraining) return;
+  double left = options_.drain_allowance - (Now() - drain_started_);
+  notifier_.ExtendTimeout(std::min(kExtendBy, left));
 }
 
 obs::HttpResponse Supervisor::Route(const std::string& path) {
@@ -271,6 +285,11 @@ Status Supervisor::Start() {
   ev_timer_init(&tick_, TickCb, 1.0, 1.0);
   tick_.data = this;
   ev_timer_start(loop_, &tick_);
+  if (double every = notifier_.watchdog_interval(); every > 0) {
+    ev_timer_init(&watchdog_, WatchdogCb, 0, every);
+    watchdog_.data = this;
+    ev_timer_start(loop_, &watchdog_);
+  }
 
   if (options_.metrics_listen) {
     const obs::ListenAddress& addr = *options_.metrics_listen;
@@ -318,6 +337,10 @@ void Supervisor::RestartCb(struct ev_loop*, ev_timer* w, int) {
   if (self->state_ != State::kRunning || slot->pid > 0) return;
   if (self->metrics_ != nullptr) self->metrics_->CountRestart();
   self->Spawn(*slot);
+}
+
+void Supervisor::WatchdogCb(struct ev_loop*, ev_timer* w, int) {
+  static_cast<Supervisor*>(w->data)->notifier_.Watchdog();
 }
 
 void Supervisor::TickCb(struct ev_loop*, ev_timer* w, int) {

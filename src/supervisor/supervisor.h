@@ -60,6 +60,10 @@ class Supervisor {
     // (db_probe.h) with this connection string and session name.
     std::string database_url;
     std::string probe_name;
+    // How long a graceful stop may wait for jobs in flight beyond the
+    // service manager's stop timeout (EXTEND_TIMEOUT_USEC): one job lease,
+    // after which an unfinished job would be reclaimed anyway.
+    double drain_allowance = 0;
   };
 
   Supervisor(Options options, obs::Metrics* metrics,
@@ -83,6 +87,9 @@ class Supervisor {
   void OnChildExit(pid_t pid, int wstatus);
   void OnSignal(int signum);
   void OnTick();
+  // While draining, asks the service manager for more time to stop, for
+  // at most options_.drain_allowance.
+  void ExtendDrain();
   void BeginShutdown(State next, int signum);
   obs::HttpResponse Route(const std::string& path);
   std::string StatusLine() const;
@@ -92,6 +99,7 @@ class Supervisor {
   static void ChildCb(struct ev_loop* loop, struct ev_child* w, int revents);
   static void RestartCb(struct ev_loop* loop, struct ev_timer* w, int revents);
   static void TickCb(struct ev_loop* loop, struct ev_timer* w, int revents);
+  static void WatchdogCb(struct ev_loop* loop, struct ev_timer* w, int revents);
 
   Options options_;
   obs::Metrics* metrics_;
@@ -105,6 +113,8 @@ class Supervisor {
   ev_signal signals_[4];
   ev_child child_watcher_;
   ev_timer tick_;
+  ev_timer watchdog_;
+  double drain_started_ = 0;
   Notifier notifier_;
   pid_t self_;
 };

@@ -14,6 +14,8 @@
 //    semantics"): Finish() records an outcome, fenced on the lease token,
 //    and when `claim_next` claims the next ready job in the same
 //    transaction; RenewLease() is false once the job is no longer ours.
+//  - Heartbeat() writes the worker's row of awc.workers (fleet/workers.h)
+//    and needs connected(); heartbeat.h decides when.
 //  - WaitForWork() and Pause() are where the loop blocks. Both return early
 //    once `stop()` holds (checked whenever the worker is woken, which a stop
 //    signal does); WaitForWork() also returns when a notification of new
@@ -24,10 +26,12 @@
 
 #include <functional>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "common/status.h"
 #include "db/pg.h"
+#include "fleet/workers.h"
 #include "queue/job.h"
 
 namespace awc::worker {
@@ -55,6 +59,16 @@ class JobSource {
   virtual Result<bool> RenewLease(const queue::Job& job) = 0;
   // Requeues or dead-letters up to `limit` jobs whose lease ended.
   virtual Result<std::vector<queue::Reclaimed>> ReclaimExpired(int limit) = 0;
+
+  // What one heartbeat says.
+  struct Beat {
+    fleet::BeatState state = fleet::BeatState::kIdle;
+    int64_t job_id = 0;  // the job in flight while busy, else 0
+    std::string job_kind;
+    bool prune = false;  // also remove the rows of workers long gone
+  };
+  // Writes this worker's row of awc.workers.
+  virtual Status Heartbeat(const Beat& beat) = 0;
 
   // Returns at once when notifications of new work arrived since the last
   // call (while a job ran, say); otherwise once one arrives, `seconds`

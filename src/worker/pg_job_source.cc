@@ -22,10 +22,10 @@ void OnWaitIo(struct ev_loop*, ev_io* w, int) {
 }  // namespace
 
 PgJobSource::PgJobSource(struct ev_loop* loop, std::string conninfo,
-                         std::string worker_id, int64_t lease_secs)
+                         fleet::WorkerIdentity me, int64_t lease_secs)
     : loop_(loop),
       conninfo_(std::move(conninfo)),
-      worker_id_(std::move(worker_id)),
+      me_(std::move(me)),
       lease_secs_(lease_secs) {}
 
 PgJobSource::~PgJobSource() { Disconnect(); }
@@ -33,9 +33,9 @@ PgJobSource::~PgJobSource() { Disconnect(); }
 Status PgJobSource::Connect() {
   Disconnect();
   AWC_ASSIGN_OR_RETURN(std::unique_ptr<db::PgConn> conn,
-                       db::PgConn::Connect(conninfo_, worker_id_));
+                       db::PgConn::Connect(conninfo_, me_.worker_id));
   auto queue =
-      std::make_unique<queue::JobQueue>(conn.get(), worker_id_, lease_secs_);
+      std::make_unique<queue::JobQueue>(conn.get(), me_.worker_id, lease_secs_);
   AWC_RETURN_IF_ERROR(queue->Prepare());
   conn_ = std::move(conn);
   queue_ = std::move(queue);
@@ -63,6 +63,13 @@ Result<bool> PgJobSource::RenewLease(const queue::Job& job) {
 
 Result<std::vector<queue::Reclaimed>> PgJobSource::ReclaimExpired(int limit) {
   return queue_->ReclaimExpired(limit);
+}
+
+Status PgJobSource::Heartbeat(const Beat& beat) {
+  AWC_RETURN_IF_ERROR(
+      fleet::Beat(*conn_, me_, beat.state, beat.job_id, beat.job_kind));
+  if (beat.prune) AWC_RETURN_IF_ERROR(fleet::Prune(*conn_, me_).status());
+  return Status::OK();
 }
 
 Status PgJobSource::WaitForWork(double seconds, const StopFn& stop) {

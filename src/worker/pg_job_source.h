@@ -5,6 +5,7 @@
 // Contract, besides JobSource's:
 //  - The session's application_name and the jobs' locked_by are the worker
 //    id; the session LISTENs on awc_jobs, which an INSERT trigger notifies.
+//  - Heartbeat() writes the row of `me` (fleet/workers.h).
 //  - Waits run `loop` (libev) with a timer and, in WaitForWork(), a watcher
 //    on the session's socket; the stop signal wakes the loop (stop_flag.h).
 #ifndef AWC_WORKER_PG_JOB_SOURCE_H_
@@ -24,9 +25,9 @@ namespace awc::worker {
 
 class PgJobSource : public JobSource {
  public:
-  // `conninfo` is DATABASE_URL; `worker_id` is AWC_WORKER_ID-<n>.
-  PgJobSource(struct ev_loop* loop, std::string conninfo, std::string worker_id,
-              int64_t lease_secs);
+  // `conninfo` is DATABASE_URL; `me.worker_id` is AWC_WORKER_ID-<n>.
+  PgJobSource(struct ev_loop* loop, std::string conninfo,
+              fleet::WorkerIdentity me, int64_t lease_secs);
   ~PgJobSource() override;
   PgJobSource(const PgJobSource&) = delete;
   PgJobSource& operator=(const PgJobSource&) = delete;
@@ -43,6 +44,7 @@ class PgJobSource : public JobSource {
                                  bool claim_next) override;
   Result<bool> RenewLease(const queue::Job& job) override;
   Result<std::vector<queue::Reclaimed>> ReclaimExpired(int limit) override;
+  Status Heartbeat(const Beat& beat) override;
 
   Status WaitForWork(double seconds, const StopFn& stop) override;
   void Pause(double seconds, const StopFn* stop) override;
@@ -54,7 +56,7 @@ class PgJobSource : public JobSource {
 
   struct ev_loop* loop_;
   std::string conninfo_;
-  std::string worker_id_;
+  fleet::WorkerIdentity me_;
   int64_t lease_secs_;
   std::unique_ptr<db::PgConn> conn_;
   std::unique_ptr<queue::JobQueue> queue_;

@@ -105,6 +105,9 @@ void ProcessReporter::JobRecorded(const queue::Job& job,
   obs::Event event =
       MakeJobEvent(job.id, job.kind, recorded.state, recorded.attempts);
   event.Num("duration_s", duration_secs);
+  if (recorded.dead_reason != queue::DeadReason::kNone) {
+    event.Str("dead_reason", queue::DeadReasonName(recorded.dead_reason));
+  }
   if (!recorded.applied) event.Bool("discarded", true);
   status_->slot(slot_).jobs_done.fetch_add(1, std::memory_order_relaxed);
   ReportJob(*metrics_, event, KindLabel(job.kind), recorded.state,
@@ -114,6 +117,9 @@ void ProcessReporter::JobRecorded(const queue::Job& job,
 void ProcessReporter::JobReclaimed(const queue::Reclaimed& job) {
   obs::Event event = MakeJobEvent(job.id, job.kind, job.state, job.attempts);
   event.Str("reason", "lease_expired");
+  if (job.dead_reason != queue::DeadReason::kNone) {
+    event.Str("dead_reason", queue::DeadReasonName(job.dead_reason));
+  }
   ReportJob(*metrics_, event, KindLabel(job.kind), job.state, job.lag_secs, -1);
 }
 

@@ -13,9 +13,10 @@
 //    awc_background_job_lag_seconds{kind}; recorded and discarded ones also
 //    in awc_background_job_duration_seconds{kind} and the slot's
 //    jobs-processed count. Reclaimed ones carry reason "lease_expired",
-//    discarded ones discarded: true. The `kind` label is a closed set: a
-//    kind the registry knows, or "unknown" for any other, so producers
-//    inventing kinds cannot use up the label budget of the metrics.
+//    discarded ones discarded: true, dead-lettered ones their dead_reason
+//    (queue::DeadReasonName). The `kind` label is a closed set: a kind the
+//    registry knows, or "unknown" for any other, so producers inventing
+//    kinds cannot use up the label budget of the metrics.
 //  - Every failed database round trip (a lease renewal included) counts in
 //    awc_api_errors_total{component="worker"}; failures to open a session
 //    do not. The slot's db_ok follows whether the session works.

@@ -1,14 +1,20 @@
 #include "worker/running_job.h"
 
+#include <algorithm>
+
 namespace awc::worker {
 
-RunningJob::RunningJob(const queue::Job& job, const WorkerDeps& deps)
-    : job_(job), deps_(deps), last_renew_(deps.env->NowMonotonic()) {}
+RunningJob::RunningJob(const queue::Job& job, const WorkerDeps& deps,
+                       Heartbeat* heartbeat)
+    : job_(job),
+      deps_(deps),
+      heartbeat_(heartbeat),
+      last_renew_(deps.env->NowMonotonic()) {}
 
 queue::Outcome RunningJob::Run() {
   // The handler's database calls are synchronous, so the session is idle
   // whenever the timer fires.
-  double every = LeaseSecs() / 3;
+  double every = std::min(LeaseSecs() / 3, deps_.options.beat_min_secs);
   ev_timer renew;
   ev_timer_init(&renew, OnRenewTimer, every, every);
   renew.data = this;
@@ -25,6 +31,12 @@ void RunningJob::OnRenewTimer(struct ev_loop*, ev_timer* w, int) {
 double RunningJob::LeaseEnd() const { return last_renew_ + LeaseSecs(); }
 
 Status RunningJob::Checkpoint() {
+  Status s = MaybeRenew();
+  heartbeat_->Tick();
+  return s;
+}
+
+Status RunningJob::MaybeRenew() {
   if (lost_) return LostStatus();
   if (deps_.env->NowMonotonic() - last_renew_ < LeaseSecs() / 3) {
     return Status::OK();

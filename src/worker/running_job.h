@@ -18,6 +18,8 @@
 //  - A renewal that fails (the session lost, say) is reported and is not an
 //    error for the handler: the session is left as it is, since the handler
 //    holds it; the worker replaces it after the handler returns.
+//  - The worker's heartbeat is written when due at the same places (the
+//    timer fires at least every `beat_min_secs`), so a long job shows.
 #ifndef AWC_WORKER_RUNNING_JOB_H_
 #define AWC_WORKER_RUNNING_JOB_H_
 
@@ -25,6 +27,7 @@
 
 #include "handlers/job_context.h"
 #include "queue/job.h"
+#include "worker/heartbeat.h"
 #include "worker/worker_deps.h"
 
 namespace awc::worker {
@@ -32,7 +35,9 @@ namespace awc::worker {
 class RunningJob : public handlers::JobContext {
  public:
   // The lease of `job` counts from now (its claim has just committed).
-  RunningJob(const queue::Job& job, const WorkerDeps& deps);
+  // `heartbeat` is the worker's; it outlives the RunningJob.
+  RunningJob(const queue::Job& job, const WorkerDeps& deps,
+             Heartbeat* heartbeat);
   RunningJob(const RunningJob&) = delete;
   RunningJob& operator=(const RunningJob&) = delete;
 
@@ -60,10 +65,13 @@ class RunningJob : public handlers::JobContext {
     return static_cast<double>(deps_.options.lease_secs);
   }
 
+  // Renews the lease when a third of it has passed.
+  Status MaybeRenew();
   static Status LostStatus();
 
   const queue::Job& job_;
   const WorkerDeps& deps_;
+  Heartbeat* heartbeat_;
   double last_renew_;
   bool lost_ = false;  // a renewal found the job no longer ours
 };

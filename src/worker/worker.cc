@@ -14,9 +14,28 @@ constexpr double kRecordRetryMin = 0.1;
 constexpr double kRecordRetryMax = 5.0;
 constexpr int kReclaimBatch = 100;
 
+// The heartbeat state of a loop state; kConnecting writes nothing (there is
+// no session yet).
+fleet::BeatState BeatStateOf(WorkerState state) {
+  switch (state) {
+    case WorkerState::kBusy:
+      return fleet::BeatState::kBusy;
+    case WorkerState::kStopping:
+      return fleet::BeatState::kStopped;
+    case WorkerState::kConnecting:
+    case WorkerState::kIdle:
+      break;
+  }
+  return fleet::BeatState::kIdle;
+}
+
 }  // namespace
 
-Worker::Worker(WorkerDeps deps) : deps_(std::move(deps)) {}
+Worker::Worker(WorkerDeps deps)
+    : deps_(std::move(deps)),
+      heartbeat_(deps_.source, deps_.reporter, deps_.env,
+                 deps_.options.beat_min_secs,
+                 deps_.options.beat_keepalive_secs) {}
 
 void Worker::Run() {
   Enter(WorkerState::kConnecting);
@@ -31,8 +50,15 @@ void Worker::Run() {
 
 void Worker::Enter(WorkerState state) {
   state_ = state;
-  deps_.reporter->StateChanged(state,
-                               state == WorkerState::kBusy ? &*job_ : nullptr);
+  const queue::Job* job = state == WorkerState::kBusy ? &*job_ : nullptr;
+  deps_.reporter->StateChanged(state, job);
+  if (state == WorkerState::kConnecting) return;
+  if (state == WorkerState::kStopping) {
+    heartbeat_.Stop();
+    return;
+  }
+  heartbeat_.Set(BeatStateOf(state), job);
+  heartbeat_.Tick();
 }
 
 void Worker::StepWithoutJob() {
@@ -60,7 +86,10 @@ void Worker::StepWithoutJob() {
     return;
   }
   if (deps_.stop_requested()) return;
-  Status s = deps_.source->WaitForWork(PollSecs(), deps_.stop_requested);
+  heartbeat_.Tick();
+  // Woken for the next heartbeat if it is due before the poll interval.
+  double wait = std::min(PollSecs(), heartbeat_.SecondsUntilDue());
+  Status s = deps_.source->WaitForWork(wait, deps_.stop_requested);
   if (!s.ok()) OnDatabaseError(s, "listen");
 }
 
@@ -70,7 +99,7 @@ void Worker::StepBusy() {
   queue::Outcome outcome;
   double lease_end;
   {
-    RunningJob running(job, deps_);
+    RunningJob running(job, deps_, &heartbeat_);
     outcome = running.Run();
     lease_end = running.LeaseEnd();
   }
@@ -97,6 +126,7 @@ bool Worker::EnsureConnected() {
   }
   deps_.reporter->DatabaseConnected(reconnect_backoff_ > 0);
   reconnect_backoff_ = 0;
+  heartbeat_.Restart();
   return true;
 }
 

@@ -21,6 +21,9 @@
 //  - When nothing is ready, the worker waits for a notification of new work
 //    or the poll interval, whichever comes first.
 //  - The lease of the job in flight is renewed every lease/3 (running_job.h).
+//  - The worker's row of awc.workers follows its state (heartbeat.h): idle,
+//    busy with its job, stopped at the end. A wait for work ends early when
+//    a heartbeat is due.
 //  - A session that fails is replaced, with a backoff of 0.25 s doubling to
 //    15 s between attempts. An outcome that could not be recorded is retried
 //    (backoff 0.1 s doubling to 5 s, never interrupted by a stop) for as
@@ -38,6 +41,7 @@
 #include <optional>
 
 #include "queue/job.h"
+#include "worker/heartbeat.h"
 #include "worker/worker_deps.h"
 
 namespace awc::worker {
@@ -86,6 +90,7 @@ class Worker {
   }
 
   WorkerDeps deps_;
+  Heartbeat heartbeat_;
   WorkerState state_ = WorkerState::kConnecting;
   std::optional<queue::Job> job_;  // the job in flight, while kBusy
   double reconnect_backoff_ = 0;

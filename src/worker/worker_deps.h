@@ -6,6 +6,7 @@
 #include <string>
 
 #include "common/env.h"
+#include "fleet/workers.h"
 #include "handlers/handler_options.h"
 #include "handlers/registry.h"
 #include "store/object_store.h"
@@ -17,11 +18,14 @@ struct ev_loop;
 namespace awc::worker {
 
 // The worker's own settings (AWC_WORKER_ID, AWC_WORKER_LEASE_SECS,
-// AWC_WORKER_POLL_INTERVAL_MS; docs/ARCHITECTURE.md, "Configuration").
+// AWC_WORKER_POLL_INTERVAL_MS; docs/ARCHITECTURE.md, "Configuration") and
+// the pace of its heartbeats (fleet/workers.h; not settings).
 struct WorkerOptions {
   std::string id_base = "awc-worker";  // worker n is "<id_base>-<n>"
   int64_t lease_secs = 300;
   int64_t poll_interval_ms = 1000;
+  double beat_min_secs = fleet::kBeatMinSecs;
+  double beat_keepalive_secs = fleet::kBeatKeepaliveSecs;
 };
 
 // The id of the worker in 0-based `slot`: "<id_base>-<slot + 1>", its

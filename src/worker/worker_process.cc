@@ -1,6 +1,7 @@
 #include "worker/worker_process.h"
 
 #include <ev.h>
+#include <unistd.h>
 
 #include <memory>
 
@@ -13,6 +14,19 @@
 
 namespace awc::worker {
 namespace {
+
+// Who this process is, for its heartbeats.
+fleet::WorkerIdentity Identity(const std::string& worker_id, int slot) {
+  fleet::WorkerIdentity me;
+  char host[256] = {};
+  if (gethostname(host, sizeof host - 1) != 0) host[0] = '\0';
+  me.host = host[0] != '\0' ? host : "unknown";
+  me.pid = getpid();
+  me.worker_id = worker_id;
+  me.slot = slot + 1;
+  me.started_at = Env::Default()->NowWall();
+  return me;
+}
 
 int RunOnLoop(const WorkerProcessDeps& deps, int slot, struct ev_loop* loop) {
   std::string id = WorkerId(deps.options, slot);
@@ -36,7 +50,8 @@ int RunOnLoop(const WorkerProcessDeps& deps, int slot, struct ev_loop* loop) {
         .Emit();
     return 1;
   }
-  PgJobSource source(loop, deps.database_url, id, deps.options.lease_secs);
+  PgJobSource source(loop, deps.database_url, Identity(id, slot),
+                     deps.options.lease_secs);
   Worker worker(WorkerDeps{deps.options, &source, &reporter, deps.registry,
                            store->get(), loop, deps.handler_options,
                            Env::Default(), &StopRequested});

@@ -353,5 +353,56 @@ TEST_F(WorkerTest, AFailedWaitForWorkIsReportedAndTheLoopGoesOn) {
   EXPECT_EQ(reporter_.Count("db error listen lost"), 1);
 }
 
+TEST_F(WorkerTest, TheHeartbeatFollowsTheStateAndALongJobShowsWhileItRuns) {
+  options_.beat_min_secs = 2;
+  options_.beat_keepalive_secs = 10;
+  registry_.Add<Empty>("long", DecodeEmpty, [this](Ctx& ctx, const Empty&) {
+    for (int i = 0; i < 5; ++i) {
+      clock_.Advance(1);
+      EXPECT_TRUE(ctx.Checkpoint().ok());
+    }
+    return queue::Outcome::Complete("{}");
+  });
+  source_.Enqueue("complete");
+  source_.Enqueue("long");
+  RunWorker();
+  // Job 1 ran and job 2 started at 0, too soon after the first beat; job 2
+  // shows at its checkpoint at 2 s (not again at 4 s: nothing changed);
+  // idle when it ends at 5 s; stopped after the last wait.
+  EXPECT_THAT(source_.beats, ElementsAre("0 idle prune", "2 busy 2 long",
+                                         "5 idle", "5.25 stopped"));
+}
+
+TEST_F(WorkerTest, AnIdleWorkerWakesForItsKeepaliveBeat) {
+  options_.poll_interval_ms = 60000;
+  options_.beat_min_secs = 2;
+  options_.beat_keepalive_secs = 10;
+  int waits = 0;
+  source_.on_wait = [&] { stop_ = ++waits == 2; };
+  RunWorker();
+  EXPECT_THAT(source_.log, ElementsAre("connect", "reclaim", "claim", "wait 10",
+                                       "reclaim", "claim", "wait 10"));
+  EXPECT_THAT(source_.beats,
+              ElementsAre("0 idle prune", "10 idle", "20 stopped"));
+}
+
+TEST_F(WorkerTest, AFailedHeartbeatIsReportedAndTheWorkerGoesOn) {
+  source_.FailNext(Op::kHeartbeat, 1, false);
+  source_.Enqueue("complete");
+  RunWorker();
+  EXPECT_EQ(reporter_.Count("db error heartbeat"), 1);
+  EXPECT_EQ(reporter_.Count("recorded 1 COMPLETED"), 1);
+  EXPECT_THAT(source_.beats,
+              ElementsAre("0 idle prune FAILED", "0.25 stopped prune"));
+}
+
+TEST_F(WorkerTest, DeadLettersCarryTheirReason) {
+  source_.Enqueue("no_such_kind");
+  RunWorker();
+  ASSERT_EQ(source_.outcomes.size(), 1u);
+  EXPECT_EQ(source_.outcomes[0].kind, queue::Outcome::Kind::kFail);
+  EXPECT_EQ(source_.outcomes[0].reason, queue::DeadReason::kUnknownKind);
+}
+
 }  // namespace
 }  // namespace awc::worker

@@ -46,10 +46,20 @@ class ManualClock : public FaultEnv {
 // awc.jobs in memory. Log lines: "connect", "claim", "finish <id> next"
 // (claim_next) or "finish <id> last", "renew <id>", "reclaim", "wait <s>",
 // "pause <s>" (interruptible) or "pause! <s>" (not); a failed call gets
-// " FAILED". Waits move the clock by their full length.
+// " FAILED". Waits move the clock by their full length. Heartbeats are
+// written down apart, in `beats`: "<t> idle", "<t> busy <id> <kind>",
+// "<t> stopped", " prune" added when pruning, " FAILED" when failed.
 class FakeJobSource : public JobSource {
  public:
-  enum class Op { kConnect, kClaim, kFinish, kRenew, kReclaim, kWaitForWork };
+  enum class Op {
+    kConnect,
+    kClaim,
+    kFinish,
+    kRenew,
+    kReclaim,
+    kWaitForWork,
+    kHeartbeat
+  };
 
   explicit FakeJobSource(ManualClock* clock) : clock_(clock) {}
 
@@ -78,6 +88,7 @@ class FakeJobSource : public JobSource {
   std::deque<queue::Job> ready;
   std::vector<queue::Reclaimed> expired;  // what the next reclaim returns
   std::vector<std::string> log;
+  std::vector<std::string> beats;
   std::vector<queue::Outcome> outcomes;  // as Finish() received them
   std::vector<double> uninterruptible_pauses;
   // Called after each logged call with its log line.
@@ -131,6 +142,24 @@ class FakeJobSource : public JobSource {
     std::vector<queue::Reclaimed> out;
     out.swap(expired);
     return out;
+  }
+  Status Heartbeat(const Beat& beat) override {
+    std::string line =
+        Secs(clock_->NowMonotonic()) + " " + fleet::BeatStateName(beat.state);
+    if (beat.job_id != 0) {
+      line += " " + std::to_string(beat.job_id) + " " + beat.job_kind;
+    }
+    if (beat.prune) line += " prune";
+    Status s;
+    Failure& f = failures_[Op::kHeartbeat];
+    if (!connected_ || broken_) {
+      s = Status::Transient("no connection to the server");
+    } else if (f.times > 0) {
+      --f.times;
+      s = Status::Transient("deadlock detected (SQLSTATE 40P01)");
+    }
+    beats.push_back(s.ok() ? line : line + " FAILED");
+    return s;
   }
   Status WaitForWork(double seconds, const StopFn&) override {
     AWC_RETURN_IF_ERROR(Call(Op::kWaitForWork, "wait " + Secs(seconds)));
@@ -207,9 +236,13 @@ class FakeJobSource : public JobSource {
         rec.state = job.attempts >= job.max_attempts
                         ? queue::JobState::kFailed
                         : queue::JobState::kPending;
+        if (rec.state == queue::JobState::kFailed) {
+          rec.dead_reason = queue::DeadReason::kAttemptsExhausted;
+        }
         break;
       case queue::Outcome::Kind::kFail:
         rec.state = queue::JobState::kFailed;
+        rec.dead_reason = outcome.reason;
         break;
       case queue::Outcome::Kind::kDefer:
         rec.state = queue::JobState::kPending;
@@ -289,8 +322,9 @@ struct Empty {};
 inline Result<Empty> DecodeEmpty(const json_t*) { return Empty{}; }
 
 // A worker over the fakes, a memory store and an event loop of its own;
-// lease 30 s, poll interval 250 ms. By default the worker is stopped the
-// first time it would wait with nothing left to claim.
+// lease 30 s, poll interval 250 ms, heartbeats only when the session starts
+// and stops (the heartbeat tests set their pace). By default the worker is
+// stopped the first time it would wait with nothing left to claim.
 class WorkerTest : public ::testing::Test {
  protected:
   // Beyond this many source calls the loop is taken to be running away.
@@ -303,6 +337,8 @@ class WorkerTest : public ::testing::Test {
     options_.id_base = "t";
     options_.lease_secs = 30;
     options_.poll_interval_ms = 250;
+    options_.beat_min_secs = 1e9;
+    options_.beat_keepalive_secs = 1e9;
     source_.on_wait = [this] {
       if (source_.ready.empty()) stop_ = true;
     };

@@ -5,6 +5,8 @@
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
+#include <poll.h>
+#include <pty.h>
 #include <signal.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -150,8 +152,12 @@ std::string TestDaemonPath() { return AWC_TESTD_PATH; }
 std::string ShippedDaemonPath() { return AWC_DAEMON_PATH; }
 std::string AwcctlPath() { return AWCCTL_PATH; }
 
-DaemonProcess::DaemonProcess(Options options)
-    : out_path_(TempPath("stdout")), err_path_(TempPath("stderr")) {
+namespace {
+
+// This process's environment minus DATABASE_URL, AWC_* and NOTIFY_SOCKET,
+// plus `extra`.
+std::vector<std::string> ChildEnv(
+    const std::vector<std::pair<std::string, std::string>>& extra) {
   std::vector<std::string> env;
   for (char** e = environ; *e != nullptr; ++e) {
     std::string_view kv(*e);
@@ -161,7 +167,15 @@ DaemonProcess::DaemonProcess(Options options)
     }
     env.emplace_back(kv);
   }
-  for (const auto& [k, v] : options.env) env.push_back(k + "=" + v);
+  for (const auto& [k, v] : extra) env.push_back(k + "=" + v);
+  return env;
+}
+
+}  // namespace
+
+DaemonProcess::DaemonProcess(Options options)
+    : out_path_(TempPath("stdout")), err_path_(TempPath("stderr")) {
+  std::vector<std::string> env = ChildEnv(options.env);
   std::vector<std::string> args = {options.binary};
   args.insert(args.end(), options.args.begin(), options.args.end());
 
@@ -323,6 +337,51 @@ CommandResult RunProcess(const std::string& binary,
   if (st && WIFEXITED(*st)) r.code = WEXITSTATUS(*st);
   return r;
 }
+
+CommandResult RunOnTerminal(
+    const std::string& binary, std::vector<std::string> args,
+    std::vector<std::pair<std::string, std::string>> env,
+    const std::string& prompt, const std::string& typed) {
+  std::vector<std::string> envs = ChildEnv(env);
+  args.insert(args.begin(), binary);
+  fflush(nullptr);
+  int master = -1;
+  pid_t pid = forkpty(&master, nullptr, nullptr, nullptr);
+  if (pid == 0) {
+    std::vector<char*> argv, envp;
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    for (auto& e : envs) envp.push_back(e.data());
+    envp.push_back(nullptr);
+    execve(argv[0], argv.data(), envp.data());
+    _exit(127);
+  }
+  CommandResult r;
+  if (pid < 0) return r;
+  bool typed_yet = prompt.empty();
+  double end = Env::Default()->NowMonotonic() + 60;
+  for (;;) {
+    pollfd p = {master, POLLIN, 0};
+    int left_ms =
+        static_cast<int>((end - Env::Default()->NowMonotonic()) * 1e3);
+    if (left_ms <= 0 || poll(&p, 1, left_ms) <= 0) break;
+    char buf[4096];
+    ssize_t n = read(master, buf, sizeof buf);
+    if (n <= 0) break;  // EIO once the child and its terminal are gone
+    r.out.append(buf, static_cast<size_t>(n));
+    if (!typed_yet && r.out.find(prompt) != std::string::npos) {
+      std::string line = typed + "\n";
+      if (write(master, line.data(), line.size()) < 0) break;
+      typed_yet = true;
+    }
+  }
+  close(master);
+  int st = 0;
+  if (waitpid(pid, &st, 0) == pid && WIFEXITED(st)) r.code = WEXITSTATUS(st);
+  return r;
+}
+
+std::string PsqlPath() { return "/usr/bin/psql"; }
 
 double JobsTotal(const std::string& body, const std::string& kind,
                  const std::string& outcome) {

@@ -156,6 +156,18 @@ inline CommandResult RunAwcctl(
   return RunProcess(AwcctlPath(), std::move(args), std::move(env));
 }
 
+// Runs `binary` like RunProcess, but on a new pseudo-terminal: its standard
+// input, output and error are the terminal (so `out` holds both, and `err`
+// is empty). Once its output contains `prompt`, `typed` and a newline are
+// typed; an empty `prompt` types nothing.
+CommandResult RunOnTerminal(
+    const std::string& binary, std::vector<std::string> args,
+    std::vector<std::pair<std::string, std::string>> env,
+    const std::string& prompt, const std::string& typed);
+
+// The path of psql, the PostgreSQL client the tests apply SQL files with.
+std::string PsqlPath();
+
 // The value of the series `name{labels}` in a Prometheus text body, or -1.
 double MetricValue(const std::string& body, const std::string& series);
 // awc_background_jobs_total{kind, outcome} in a Prometheus text body, or -1.

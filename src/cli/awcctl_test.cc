@@ -1,0 +1,175 @@
+#include "cli/awcctl.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <map>
+
+#include "cli/command.h"
+
+namespace awc::cli {
+namespace {
+
+// Runs awcctl with no database, no terminal and an environment of its own;
+// stdout and stderr are captured.
+class AwcctlDispatchTest : public ::testing::Test {
+ protected:
+  struct Run {
+    int code;
+    std::string out;
+    std::string err;
+  };
+
+  Run Awcctl(const std::vector<std::string>& args,
+             const std::vector<Command>* commands = nullptr) {
+    FILE* out = tmpfile();
+    FILE* err = tmpfile();
+    Io io;
+    io.out = out;
+    io.err = err;
+    io.env = [this](const char* name) -> const char* {
+      auto it = env_.find(name);
+      return it == env_.end() ? nullptr : it->second.c_str();
+    };
+    int code = commands != nullptr ? RunAwcctl(*commands, args, io)
+                                   : RunAwcctl(args, io);
+    Run r{code, Slurp(out), Slurp(err)};
+    fclose(out);
+    fclose(err);
+    return r;
+  }
+
+  static std::string Slurp(FILE* f) {
+    fflush(f);
+    rewind(f);
+    std::string s;
+    char buf[4096];
+    for (size_t n; (n = fread(buf, 1, sizeof buf, f)) > 0;) s.append(buf, n);
+    return s;
+  }
+
+  std::map<std::string, std::string> env_;
+};
+
+TEST_F(AwcctlDispatchTest, HelpListsEveryCommandAndEachHasItsOwn) {
+  Run help = Awcctl({"--help"});
+  EXPECT_EQ(help.code, kExitOk);
+  EXPECT_TRUE(help.out.starts_with("usage: awcctl ")) << help.out;
+  for (const char* c : {"  migrate ", "  jobs list ", "  dlq purge ",
+                        "  health ", "  roles "}) {
+    EXPECT_NE(help.out.find(c), std::string::npos) << c;
+  }
+  EXPECT_EQ(Awcctl({"help"}).out, help.out);
+  Run verb = Awcctl({"dlq", "purge", "--help"});
+  EXPECT_EQ(verb.code, kExitOk);
+  EXPECT_TRUE(verb.out.starts_with("usage: awcctl dlq purge ID... | "))
+      << verb.out;
+  EXPECT_NE(verb.out.find("  --older-than DURATION"), std::string::npos);
+  EXPECT_NE(verb.out.find("  -y, --yes"), std::string::npos);
+  EXPECT_EQ(Awcctl({"help", "dlq", "purge"}).out, verb.out);
+  Run group = Awcctl({"jobs", "--help"});
+  EXPECT_EQ(group.code, kExitOk);
+  EXPECT_NE(group.out.find("\"awcctl jobs [ARGS]\" is \"awcctl jobs list "
+                           "[ARGS]\"."),
+            std::string::npos)
+      << group.out;
+}
+
+TEST_F(AwcctlDispatchTest, UsageErrorsNameTheProblemAndExitTwo) {
+  struct Case {
+    std::vector<std::string> args;
+    const char* first_line;
+  };
+  const Case cases[] = {
+      {{}, "awcctl: no command given"},
+      {{"frobnicate"}, "awcctl: unknown command \"frobnicate\""},
+      {{"jobs", "frobnicate"}, "awcctl: unknown command \"jobs frobnicate\""},
+      {{"-q", "jobs"}, "awcctl: unknown option -q"},
+      {{"jobs", "--bogus"}, "awcctl: unknown option --bogus"},
+      {{"jobs", "--state", "BOGUS"},
+       "awcctl: --state must be PENDING, RUNNING, COMPLETED, FAILED or "
+       "CANCELLED"},
+      {{"health", "x"}, "awcctl: health takes no arguments"},
+      {{"jobs", "show", "1", "2"},
+       "awcctl: jobs show: wrong number of arguments"},
+      {{"dlq", "purge", "--older-than", "2y"},
+       "awcctl: \"2y\" is not a duration (a whole number with s, m, h, d or "
+       "w: 90s, 15m, 12h, 7d, 2w)"},
+  };
+  for (const Case& c : cases) {
+    Run r = Awcctl(c.args);
+    EXPECT_EQ(r.code, kExitUsage) << c.first_line;
+    EXPECT_EQ(r.err.substr(0, r.err.find('\n')), c.first_line);
+    EXPECT_NE(r.err.find("usage: awcctl"), std::string::npos) << r.err;
+    EXPECT_EQ(r.out, "");
+  }
+}
+
+TEST_F(AwcctlDispatchTest, ARuntimeErrorBeforeConnectingExitsOne) {
+  Run r = Awcctl({"jobs"});
+  EXPECT_EQ(r.code, kExitError);
+  EXPECT_EQ(r.err, "awcctl: DATABASE_URL is not set\n");
+  env_["AWC_WORKER_CONCURRENCY"] = "many";
+  r = Awcctl({"stats"});
+  EXPECT_EQ(r.code, kExitError);
+  EXPECT_EQ(r.err,
+            "awcctl: AWC_WORKER_CONCURRENCY: \"many\" is not an integer\n");
+}
+
+TEST_F(AwcctlDispatchTest, CommandsThatNeedNoDatabaseRunWithoutOne) {
+  Run roles = Awcctl({"roles", "--sql", "--runtime", "svc"});
+  EXPECT_EQ(roles.code, kExitOk) << roles.err;
+  EXPECT_NE(roles.out.find("CREATE ROLE svc LOGIN;"), std::string::npos);
+  Run sql = Awcctl({"migrate", "--sql"});
+  EXPECT_EQ(sql.code, kExitOk) << sql.err;
+  EXPECT_TRUE(sql.out.starts_with("-- awc-worker schema migrations "));
+  EXPECT_EQ(sql.err, "");
+  Run version = Awcctl({"--version"});
+  EXPECT_EQ(version.out, "awcctl " AWC_VERSION "\n");
+}
+
+// What the legacy entry point below was called with.
+std::string legacy_seen;
+
+int LegacyEntry(const std::string& config_path, int argc, char** argv) {
+  legacy_seen = config_path;
+  for (int i = 0; i < argc; ++i) legacy_seen += std::string("|") + argv[i];
+  return 7;
+}
+
+int GroupedRun(Invocation& inv) {
+  inv.Print(std::string(inv.command().name) + ":" +
+            std::to_string(inv.args().positional.size()) + "\n");
+  return kExitOk;
+}
+
+TEST_F(AwcctlDispatchTest, ATableEntryRunsNewStyleAndLegacyVerbs) {
+  Command legacy{"schedules", "[ARGS]", "an old-style verb", "", {}};
+  legacy.legacy = LegacyEntry;
+  Command list{"things list", "[ID...]", "list things", "", {}};
+  list.max_args = -1;
+  list.bare = true;
+  list.run = GroupedRun;
+  Command show{"things show", "ID", "show a thing", "", {}};
+  show.min_args = show.max_args = 1;
+  show.run = GroupedRun;
+  std::vector<Command> table = {legacy, list, show};
+
+  // The legacy verb gets -c's path and its arguments, argv[0] its name.
+  Run r = Awcctl({"-c", "/etc/x.conf", "schedules", "list", "--all"}, &table);
+  EXPECT_EQ(r.code, 7);
+  EXPECT_EQ(legacy_seen, "/etc/x.conf|schedules|list|--all");
+  // The longest name wins; the group's word alone runs its bare verb.
+  EXPECT_EQ(Awcctl({"things", "show", "3"}, &table).out, "things show:1\n");
+  EXPECT_EQ(Awcctl({"things", "list", "1", "2"}, &table).out,
+            "things list:2\n");
+  EXPECT_EQ(Awcctl({"things"}, &table).out, "things list:0\n");
+  EXPECT_EQ(Awcctl({"things", "--json"}, &table).code, kExitUsage);
+  Run help = Awcctl({"help"}, &table);
+  EXPECT_NE(help.out.find("  schedules [ARGS]\n      an old-style verb\n"),
+            std::string::npos)
+      << help.out;
+}
+
+}  // namespace
+}  // namespace awc::cli

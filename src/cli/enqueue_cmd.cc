@@ -1,0 +1,98 @@
+// awcctl enqueue KIND JSON (awcctl(1), "enqueue").
+#include <cstdlib>
+
+#include "cli/invocation.h"
+#include "cli/verbs.h"
+#include "handlers/registry.h"
+#include "queue/admin.h"
+
+namespace awc::cli {
+namespace {
+
+// What this awcctl knows of a job: its kind is one the shipped daemon
+// handles and its payload passes that kind's decoder.
+Status CheckJob(const std::string& kind, const std::string& payload) {
+  handlers::Registry registry;
+  handlers::RegisterBuiltinHandlers(registry);
+  Status s = registry.CheckPayload(kind, payload);
+  if (s.IsNotFound()) {
+    std::string known;
+    for (const std::string& k : registry.Kinds()) {
+      known += (known.empty() ? "" : ", ") + k;
+    }
+    return Status::InvalidArgument("unknown job kind \"" + kind +
+                                   "\" (known: " + known +
+                                   "); --force enqueues it anyway");
+  }
+  if (!s.ok()) {
+    return Status::InvalidArgument(s.message() +
+                                   "; --force enqueues it anyway");
+  }
+  return Status::OK();
+}
+
+int RunEnqueue(Invocation& inv) {
+  const ParsedArgs& a = inv.args();
+  std::optional<int> max_attempts;
+  if (a.Has("max-attempts")) {
+    Result<int64_t> n =
+        ParseCount(a.Get("max-attempts"), "--max-attempts", 1, 1000000);
+    if (!n.ok()) return inv.Usage(n.status().message());
+    max_attempts = static_cast<int>(*n);
+  }
+  double delay = 0;
+  if (a.Has("delay")) {
+    std::string text = a.Get("delay");
+    char* end = nullptr;
+    delay = strtod(text.c_str(), &end);
+    if (text.empty() || *end != '\0' || !(delay >= 0) || delay > 1e9) {
+      return inv.Usage("--delay needs a number of seconds >= 0");
+    }
+  }
+  const std::string& kind = a.positional[0];
+  const std::string& payload = a.positional[1];
+  if (kind.empty()) return inv.Usage("KIND is empty");
+  if (!ParseJson(payload).ok()) return inv.Usage("JSON is not valid JSON");
+  if (!a.Has("force")) {
+    if (Status s = CheckJob(kind, payload); !s.ok()) {
+      return inv.Usage(s.message());
+    }
+  }
+  Result<db::PgConn*> conn = inv.Connect({.changes = true});
+  if (!conn.ok()) return inv.Fail(conn.status());
+  Result<int64_t> id =
+      queue::Enqueue(**conn, kind, payload, max_attempts, delay);
+  if (!id.ok()) return inv.Fail(id.status());
+  if (inv.json()) {
+    JsonPtr doc(json_object());
+    json_object_set_new(doc.get(), "id", json_integer(*id));
+    inv.Print(doc);
+  } else {
+    inv.Print(std::to_string(*id) + "\n");
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+void AddEnqueueCommands(std::vector<Command>* out) {
+  Command c{"enqueue",
+            "KIND JSON [--max-attempts N] [--delay SECS] [--force] [--yes] "
+            "[--json]",
+            "insert a job; prints its id",
+            "KIND must be a kind this awcctl knows and JSON a payload its\n"
+            "decoder accepts, as the daemon would check them; --force skips\n"
+            "that check (for kinds of a newer awc-worker).\n",
+            {{"max-attempts", "N",
+              "attempts before it is dead-lettered "
+              "(default 5)"},
+             {"delay", "SECS", "ready SECS seconds from now"},
+             {"force", nullptr, "skip the kind and payload check"}}};
+  c.min_args = c.max_args = 2;
+  c.json = true;
+  c.changes = true;
+  c.run = RunEnqueue;
+  out->push_back(c);
+}
+
+}  // namespace awc::cli

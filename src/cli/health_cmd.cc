@@ -1,0 +1,105 @@
+// awcctl health [--fleet]: whether the database, the schema and (with
+// --fleet) the workers are ready; exit 0 ready, 1 not (awcctl(1), "health").
+#include "cli/invocation.h"
+#include "cli/output.h"
+#include "cli/verbs.h"
+#include "fleet/workers.h"
+#include "migrate/migrator.h"
+
+namespace awc::cli {
+namespace {
+
+struct Check {
+  std::string name;
+  bool ok = false;
+  std::string detail;
+};
+
+Check FleetCheck(db::PgConn& conn) {
+  Check c{"fleet", false, ""};
+  Result<std::vector<fleet::WorkerRow>> rows = fleet::ListWorkers(conn);
+  if (!rows.ok()) {
+    c.detail = rows.status().message();
+    return c;
+  }
+  int alive = 0;
+  for (const fleet::WorkerRow& w : *rows) {
+    if (w.fresh && w.state != "stopped") ++alive;
+  }
+  c.ok = alive > 0;
+  c.detail = c.ok ? std::to_string(alive) + " worker" +
+                        (alive == 1 ? "" : "s") + " with a fresh heartbeat"
+                  : "no worker has written a heartbeat in the last " +
+                        std::to_string(static_cast<int>(fleet::kFreshSecs)) +
+                        " s";
+  return c;
+}
+
+int RunHealth(Invocation& inv) {
+  std::vector<Check> checks;
+  Result<db::PgConn*> conn = inv.Connect({.any_schema = true});
+  if (!conn.ok() && !conn.status().IsTransient()) {
+    return inv.Fail(conn.status());  // settings, not the database
+  }
+  checks.push_back({"database", conn.ok(),
+                    conn.ok() ? inv.target() : conn.status().message()});
+  if (conn.ok()) {
+    Status schema = migrate::CheckCurrent(**conn);
+    std::string detail = schema.message();
+    if (schema.ok()) {
+      Result<migrate::SchemaState> state = migrate::Inspect(**conn);
+      detail = state.ok() ? "version " + std::to_string(state->current_version)
+                          : "current";
+    }
+    checks.push_back({"schema", schema.ok(), detail});
+    if (inv.args().Has("fleet")) checks.push_back(FleetCheck(**conn));
+  } else {
+    checks.push_back({"schema", false, "not checked: no database"});
+    if (inv.args().Has("fleet")) {
+      checks.push_back({"fleet", false, "not checked: no database"});
+    }
+  }
+  bool ready = true;
+  for (const Check& c : checks) ready = ready && c.ok;
+  if (inv.json()) {
+    JsonPtr doc(json_object());
+    json_object_set_new(doc.get(), "ready", json_boolean(ready));
+    json_t* arr = json_array();
+    for (const Check& c : checks) {
+      json_t* o = json_object();
+      json_object_set_new(o, "name", JsonText(c.name).release());
+      json_object_set_new(o, "ok", json_boolean(c.ok));
+      json_object_set_new(o, "detail", JsonText(c.detail).release());
+      json_array_append_new(arr, o);
+    }
+    json_object_set_new(doc.get(), "checks", arr);
+    inv.Print(doc);
+  } else {
+    Table t({{"CHECK", "name"}, {"STATUS", "status"}, {"DETAIL", "detail"}});
+    for (const Check& c : checks) {
+      t.Add({Cell::Text(c.name), Cell::Text(c.ok ? "ok" : "FAIL"),
+             Cell::Text(c.detail)});
+    }
+    inv.Print(t.Text() + (ready ? "ready\n" : "not ready\n"));
+  }
+  return ready ? kExitOk : kExitError;
+}
+
+}  // namespace
+
+void AddHealthCommands(std::vector<Command>* out) {
+  Command c{
+      "health",
+      "[--fleet] [--json]",
+      "check that the database is reachable and its schema current",
+      "Checks, each named with its result: database (reachable), schema\n"
+      "(at this binary's version), and with --fleet, fleet (at least one\n"
+      "worker with a fresh heartbeat in awc.workers). Exits 0 when every\n"
+      "check passes, 1 otherwise.\n",
+      {{"fleet", nullptr, "also require a live worker"}}};
+  c.json = true;
+  c.run = RunHealth;
+  out->push_back(c);
+}
+
+}  // namespace awc::cli

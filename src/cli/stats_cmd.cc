@@ -1,0 +1,138 @@
+// awcctl stats: the queue and the catalog in numbers (awcctl(1), "stats").
+#include "catalog/catalog_stats.h"
+#include "cli/invocation.h"
+#include "cli/output.h"
+#include "cli/verbs.h"
+#include "gc/epochs.h"
+#include "queue/queue_stats.h"
+
+namespace awc::cli {
+namespace {
+
+Cell OptSecs(const std::optional<double>& secs) {
+  return secs ? Cell::Secs(*secs) : Cell::None();
+}
+
+Result<Table> JobsTable(db::PgConn& conn) {
+  AWC_ASSIGN_OR_RETURN(std::vector<queue::KindStats> rows,
+                       queue::JobStatsByKind(conn));
+  Table t({{"KIND", "kind"},
+           {"PENDING", "pending"},
+           {"RUNNING", "running"},
+           {"COMPLETED", "completed"},
+           {"FAILED", "failed"},
+           {"CANCELLED", "cancelled"},
+           {"OLDEST_PENDING", "oldest_pending_s"}});
+  for (const queue::KindStats& k : rows) {
+    t.Add({Cell::Text(k.kind), Cell::Int(k.pending), Cell::Int(k.running),
+           Cell::Int(k.completed), Cell::Int(k.failed), Cell::Int(k.cancelled),
+           OptSecs(k.oldest_pending_secs)});
+  }
+  return t;
+}
+
+Result<Table> DeadLettersTable(db::PgConn& conn) {
+  AWC_ASSIGN_OR_RETURN(std::vector<queue::ReasonCount> rows,
+                       queue::DeadLettersByReason(conn));
+  Table t({{"REASON", "reason"}, {"COUNT", "count"}});
+  for (const queue::ReasonCount& r : rows) {
+    t.Add({r.reason.empty() ? Cell::None() : Cell::Text(r.reason),
+           Cell::Int(r.count)});
+  }
+  return t;
+}
+
+Table StatesTable(const std::vector<catalog::StateCount>& rows) {
+  Table t({{"STATE", "state"}, {"COUNT", "count"}});
+  for (const catalog::StateCount& r : rows) {
+    t.Add({Cell::Text(r.state), Cell::Int(r.count)});
+  }
+  return t;
+}
+
+Result<Table> EpochsTable(db::PgConn& conn) {
+  AWC_ASSIGN_OR_RETURN(std::vector<gc::EpochSummary> rows,
+                       gc::LastEpochs(conn));
+  Table t({{"TENANT", "tenant_id"},
+           {"EPOCH", "epoch_id"},
+           {"STATE", "state"},
+           {"DRY_RUN", "dry_run"},
+           {"PLANNED", "planned"},
+           {"DELETED", "deleted"},
+           {"KEPT", "kept"},
+           {"STARTED_AT", "started_at"},
+           {"FINISHED", "finished_ago_s"}});
+  for (const gc::EpochSummary& e : rows) {
+    t.Add({Cell::Text(e.tenant_id), Cell::Int(e.epoch_id), Cell::Text(e.state),
+           Cell::Bool(e.dry_run), Cell::Int(e.planned), Cell::Int(e.deleted),
+           Cell::Int(e.kept), Cell::Text(e.created_at),
+           OptSecs(e.finished_secs_ago)});
+  }
+  return t;
+}
+
+int RunStats(Invocation& inv) {
+  Result<db::PgConn*> conn = inv.Connect({});
+  if (!conn.ok()) return inv.Fail(conn.status());
+  db::PgConn& c = **conn;
+  Result<Table> jobs = JobsTable(c);
+  if (!jobs.ok()) return inv.Fail(jobs.status());
+  Result<Table> dead = DeadLettersTable(c);
+  if (!dead.ok()) return inv.Fail(dead.status());
+  Result<std::vector<catalog::StateCount>> snapshots =
+      catalog::SnapshotsByState(c);
+  if (!snapshots.ok()) return inv.Fail(snapshots.status());
+  Result<std::vector<catalog::StateCount>> workspaces =
+      catalog::WorkspacesByState(c);
+  if (!workspaces.ok()) return inv.Fail(workspaces.status());
+  Result<Table> epochs = EpochsTable(c);
+  if (!epochs.ok()) return inv.Fail(epochs.status());
+  struct Section {
+    const char* key;
+    const char* title;
+    const Table& table;
+  };
+  Table snapshot_table = StatesTable(*snapshots);
+  Table workspace_table = StatesTable(*workspaces);
+  const Section sections[] = {
+      {"jobs", "jobs by kind", *jobs},
+      {"dead_letters", "dead letters by reason", *dead},
+      {"snapshots", "snapshots by state", snapshot_table},
+      {"workspaces", "workspaces by state", workspace_table},
+      {"gc_epochs", "last GC epoch per tenant", *epochs},
+  };
+  if (inv.json()) {
+    JsonPtr doc(json_object());
+    for (const Section& s : sections) {
+      json_object_set_new(doc.get(), s.key, s.table.Json().release());
+    }
+    inv.Print(doc);
+    return kExitOk;
+  }
+  std::string text;
+  for (const Section& s : sections) {
+    if (!text.empty()) text += "\n";
+    text += std::string(s.title) + "\n" + s.table.Text();
+  }
+  inv.Print(text);
+  return kExitOk;
+}
+
+}  // namespace
+
+void AddStatsCommands(std::vector<Command>* out) {
+  Command c{
+      "stats",
+      "[--json]",
+      "count jobs, dead letters, snapshots, workspaces and GC epochs",
+      "Jobs by kind and state with how long the oldest ready job of each\n"
+      "kind has waited, dead letters by reason, snapshots and workspaces\n"
+      "by state, and the last GC epoch of each tenant. Counting jobs\n"
+      "reads the whole queue table.\n",
+      {}};
+  c.json = true;
+  c.run = RunStats;
+  out->push_back(c);
+}
+
+}  // namespace awc::cli

@@ -1,0 +1,62 @@
+#include "fleet/workers.h"
+
+#include "common/numbers.h"
+#include "fleet/fleet_sql.h"
+
+namespace awc::fleet {
+
+const char* BeatStateName(BeatState state) {
+  switch (state) {
+    case BeatState::kIdle:
+      return "idle";
+    case BeatState::kBusy:
+      return "busy";
+    case BeatState::kStopped:
+      break;
+  }
+  return "stopped";
+}
+
+Status Beat(db::PgConn& conn, const WorkerIdentity& me, BeatState state,
+            int64_t job_id, std::string_view job_kind) {
+  bool job = state == BeatState::kBusy && job_id > 0;
+  return conn
+      .ExecCached(sql::kBeat,
+                  {me.host, std::to_string(me.pid), me.worker_id,
+                   std::to_string(me.slot), SecondsText(me.started_at),
+                   BeatStateName(state),
+                   job ? db::Param(std::to_string(job_id)) : db::Param(),
+                   job ? db::Param(std::string(job_kind)) : db::Param()})
+      .status();
+}
+
+Result<int64_t> Prune(db::PgConn& conn, const WorkerIdentity& me) {
+  AWC_ASSIGN_OR_RETURN(
+      db::PgResult r,
+      conn.Exec(sql::kPrune, {me.host, std::to_string(me.pid), me.worker_id,
+                              SecondsText(kForgetSecs)}));
+  return r.Affected();
+}
+
+Result<std::vector<WorkerRow>> ListWorkers(db::PgConn& conn) {
+  AWC_ASSIGN_OR_RETURN(db::PgResult r,
+                       conn.Exec(sql::kListWorkers, {SecondsText(kFreshSecs)}));
+  std::vector<WorkerRow> out;
+  for (int i = 0; i < r.rows(); ++i) {
+    WorkerRow w;
+    w.host = r.GetString(i, 0);
+    w.slot = static_cast<int>(r.GetInt(i, 1));
+    w.worker_id = r.GetString(i, 2);
+    w.pid = r.GetInt(i, 3);
+    w.state = r.GetString(i, 4);
+    w.job_id = r.GetInt(i, 5);
+    w.job_kind = r.GetString(i, 6);
+    w.started_at = r.GetString(i, 7);
+    w.heartbeat_age = r.GetDouble(i, 8);
+    w.fresh = r.GetBool(i, 9);
+    out.push_back(std::move(w));
+  }
+  return out;
+}
+
+}  // namespace awc::fleet

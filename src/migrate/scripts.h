@@ -1,0 +1,44 @@
+// The SQL scripts awcctl prints for a DBA to review and run with psql: the
+// migration bundle (`awcctl migrate --sql`) and the role statements
+// (`awcctl roles --sql`); docs/ARCHITECTURE.md, "Migrations and roles".
+//
+// Contract:
+//  - SqlBundle() is one transaction: the advisory lock of the runner, the
+//    schema and awc.schema_migrations when missing, a guard that refuses the
+//    whole bundle if any of its migrations is already applied, then each
+//    migration's text followed by its record (version, name, checksum) —
+//    exactly what Migrate() records, so the daemon accepts the result.
+//  - RolesSql() creates the three roles if missing and gives each what it
+//    needs, no more; it can be run again. Role names must pass
+//    CheckRoleName(), so they need no quoting.
+#ifndef AWC_MIGRATE_SCRIPTS_H_
+#define AWC_MIGRATE_SCRIPTS_H_
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/status.h"
+#include "migrate/embedded_migrations.h"
+
+namespace awc::migrate {
+
+// The bundle of `migrations` (not empty), in their order.
+std::string SqlBundle(const std::vector<Migration>& migrations);
+
+struct RoleNames {
+  std::string owner = "awc_owner";
+  std::string migrator = "awc_migrator";
+  std::string runtime = "awc_runtime";
+};
+
+// 1 to 63 of [a-z0-9_], not starting with a digit, not "public" and not
+// starting with "pg_" (reserved by PostgreSQL).
+Status CheckRoleName(std::string_view name);
+
+// The role statements; kInvalidArgument naming the bad or repeated name.
+Result<std::string> RolesSql(const RoleNames& names);
+
+}  // namespace awc::migrate
+
+#endif  // AWC_MIGRATE_SCRIPTS_H_

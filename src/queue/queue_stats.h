@@ -1,0 +1,40 @@
+// Counts of the queue for awcctl stats: jobs by kind and state, how long
+// the oldest ready job of each kind has waited, dead letters by reason.
+#ifndef AWC_QUEUE_QUEUE_STATS_H_
+#define AWC_QUEUE_QUEUE_STATS_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+#include "db/pg.h"
+
+namespace awc::queue {
+
+struct KindStats {
+  std::string kind;
+  int64_t pending = 0;
+  int64_t running = 0;
+  int64_t completed = 0;
+  int64_t failed = 0;
+  int64_t cancelled = 0;
+  // Seconds the oldest ready PENDING job has waited; nullopt when none.
+  std::optional<double> oldest_pending_secs;
+};
+
+// One row per kind, by kind. Reads the whole table.
+Result<std::vector<KindStats>> JobStatsByKind(db::PgConn& conn);
+
+struct ReasonCount {
+  std::string reason;  // "" for dead letters without a recorded reason
+  int64_t count = 0;
+};
+
+// FAILED jobs by dead reason, by reason.
+Result<std::vector<ReasonCount>> DeadLettersByReason(db::PgConn& conn);
+
+}  // namespace awc::queue
+
+#endif  // AWC_QUEUE_QUEUE_STATS_H_

@@ -1,0 +1,227 @@
+// The role model: roles created from `awcctl roles --sql`, migrations
+// applied as the migrator, the fleet and every awcctl verb that does not
+// migrate run as the runtime role — which is shown unable to change the
+// schema.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <atomic>
+
+#include "migrate/embedded_migrations.h"
+#include "tests/support/harness.h"
+
+namespace awc::testing {
+namespace {
+
+using Env = std::vector<std::pair<std::string, std::string>>;
+
+std::string EnvOr(const char* name, const char* fallback) {
+  const char* v = getenv(name);
+  return v != nullptr ? v : fallback;
+}
+
+// Role names of one test (roles are global to the cluster, tests run in
+// parallel); dropped on destruction, which must follow the database's.
+class TestRoles {
+ public:
+  TestRoles() {
+    static std::atomic<int> counter{0};
+    std::string p = "awc_r" + std::to_string(getpid()) + "_" +
+                    std::to_string(counter++) + "_";
+    owner = p + "owner";
+    migrator = p + "migrator";
+    runtime = p + "runtime";
+  }
+  ~TestRoles() {
+    auto admin = db::PgConn::Connect(ClusterUrl("postgres"), "awc-test-admin");
+    if (!admin.ok()) return;
+    for (const std::string* r : {&runtime, &migrator, &owner}) {
+      Status s = (*admin)->Exec("DROP ROLE IF EXISTS " + *r).status();
+      if (!s.ok()) ADD_FAILURE() << s.message();
+    }
+  }
+
+  std::string owner, migrator, runtime;
+};
+
+class RolesTest : public ::testing::Test {
+ protected:
+  std::string UrlAs(const std::string& role, const std::string& password) {
+    return "postgresql://" + role + ":" + password + "@" +
+           EnvOr("PGHOST", "localhost") + ":" + EnvOr("PGPORT", "5432") + "/" +
+           db_.name();
+  }
+  std::string Migrator() { return UrlAs(roles_.migrator, "Migr4tor-pw"); }
+  std::string Runtime() { return UrlAs(roles_.runtime, "Runt1me-pw"); }
+
+  // awcctl as the runtime role, with the file store of the fleet.
+  CommandResult AsRuntime(std::vector<std::string> args) {
+    args.insert(args.begin(), {"-d", Runtime()});
+    return RunAwcctl(std::move(args),
+                     {{"AWC_CAS_URL", "file://" + store_.path()}});
+  }
+  void ExpectOk(std::vector<std::string> args) {
+    CommandResult r = AsRuntime(args);
+    EXPECT_EQ(r.code, 0) << ::testing::PrintToString(args) << "\n"
+                         << r.out << r.err;
+    EXPECT_EQ(r.err.find("permission denied"), std::string::npos) << r.err;
+  }
+  // `sql` as the runtime role: refused for want of privilege (42501).
+  void ExpectDenied(db::PgConn& conn, const std::string& sql) {
+    Result<db::PgResult> r = conn.Exec(sql);
+    EXPECT_FALSE(r.ok()) << sql;
+    EXPECT_EQ(conn.last_sqlstate(), "42501")
+        << sql << ": " << r.status().message();
+  }
+
+  TestRoles roles_;  // destroyed after the database
+  TestDatabase db_;
+  TempDir store_;
+};
+
+TEST_F(RolesTest, TheRuntimeRoleRunsEverythingButCannotChangeTheSchema) {
+  // 1. The roles, from awcctl's own statements, applied twice by psql.
+  CommandResult sql =
+      RunAwcctl({"roles", "--sql", "--owner", roles_.owner, "--migrator",
+                 roles_.migrator, "--runtime", roles_.runtime},
+                {});
+  ASSERT_EQ(sql.code, 0) << sql.err;
+  TempDir dir;
+  dir.Write("roles.sql", sql.out);
+  for (int i = 0; i < 2; ++i) {
+    CommandResult applied =
+        RunProcess(PsqlPath(),
+                   {"-X", "-q", "-v", "ON_ERROR_STOP=1", "-f",
+                    dir.path() + "/roles.sql", db_.url()},
+                   {});
+    ASSERT_EQ(applied.code, 0) << applied.err;
+  }
+  db_.Exec("ALTER ROLE " + roles_.migrator + " PASSWORD 'Migr4tor-pw'");
+  db_.Exec("ALTER ROLE " + roles_.runtime + " PASSWORD 'Runt1me-pw'");
+
+  // 2. The migrator migrates; what it creates belongs to the owner.
+  CommandResult migrated = RunAwcctl({"-d", Migrator(), "migrate"}, {});
+  ASSERT_EQ(migrated.code, 0) << migrated.err;
+  EXPECT_EQ(db_.Int("SELECT count(*) FROM awc.schema_migrations"),
+            static_cast<int64_t>(migrate::EmbeddedMigrations().size()));
+  EXPECT_EQ(db_.Int("SELECT count(*) FROM pg_tables WHERE schemaname = 'awc' "
+                    "AND tableowner <> $1",
+                    {roles_.owner}),
+            0);
+  EXPECT_GT(db_.Int("SELECT count(*) FROM pg_tables WHERE schemaname = 'awc'"),
+            10);
+
+  // 3. The runtime can change no table, no schema, no migration record.
+  {
+    Result<std::unique_ptr<db::PgConn>> conn =
+        db::PgConn::Connect(Runtime(), "awc-test-runtime");
+    ASSERT_TRUE(conn.ok()) << conn.status().message();
+    for (const char* ddl :
+         {"CREATE TABLE awc.intruder (a int)",
+          "CREATE TABLE public.intruder (a int)", "CREATE SCHEMA intruder",
+          "ALTER TABLE awc.jobs ADD COLUMN x int",
+          "CREATE INDEX ON awc.jobs (kind)", "DROP TABLE awc.audit_events",
+          "TRUNCATE awc.jobs",
+          "INSERT INTO awc.schema_migrations (version, name, checksum) VALUES "
+          "(9999, 'x', 'y')",
+          "DELETE FROM awc.schema_migrations"}) {
+      ExpectDenied(**conn, ddl);
+    }
+    // Rows, it may read and write.
+    EXPECT_TRUE(
+        (*conn)->Exec("SELECT count(*) FROM awc.schema_migrations").ok());
+  }
+  // A migration left to apply needs DDL: the runtime's migrate fails and
+  // changes nothing; the migrator's applies it.
+  const migrate::Migration& last = migrate::EmbeddedMigrations().back();
+  db_.Exec("DELETE FROM awc.schema_migrations WHERE version = $1",
+           {std::to_string(last.version)});
+  db_.Exec("DROP TABLE awc.workers");
+  db_.Exec("ALTER TABLE awc.jobs DROP COLUMN dead_reason");
+  CommandResult denied = AsRuntime({"migrate"});
+  EXPECT_EQ(denied.code, 1);
+  EXPECT_NE(denied.err.find("(SQLSTATE 42501)"), std::string::npos)
+      << denied.err;
+  EXPECT_EQ(db_.Scalar("SELECT to_regclass('awc.workers') IS NULL"), "t");
+  // The daemon in check mode refuses to start on it rather than migrate.
+  CommandResult check = RunProcess(ShippedDaemonPath(), {},
+                                   {{"DATABASE_URL", Runtime()},
+                                    {"AWC_CAS_URL", "memory://"},
+                                    {"AWC_MIGRATE", "check"}});
+  EXPECT_EQ(check.code, 1);
+  EXPECT_NE(check.err.find("this binary needs " + std::to_string(last.version) +
+                           ": run awcctl migrate"),
+            std::string::npos)
+      << check.err;
+  ASSERT_EQ(RunAwcctl({"-d", Migrator(), "migrate"}, {}).code, 0);
+
+  // 4. The fleet runs as the runtime, in the default auto mode: nothing is
+  // pending, so nothing is created.
+  ASSERT_TRUE(InitStore("file://" + store_.path()));
+  DaemonProcess::Options o =
+      FleetOptions(db_, 2,
+                   {{"DATABASE_URL", Runtime()},
+                    {"AWC_CAS_URL", "file://" + store_.path()}});
+  DaemonProcess fleet(o);
+  ASSERT_TRUE(fleet.WaitForEvent("supervisor running")) << fleet.Stderr();
+
+  // 5. Every verb that does not migrate, as the runtime.
+  TempDir tree;
+  tree.Write("README", "hello\n");
+  tree.Write("src/main.c", "int main(void) { return 0; }\n");
+  CommandResult imported =
+      AsRuntime({"import", "--tenant", "acme", tree.path()});
+  ASSERT_EQ(imported.code, 0) << imported.err;
+  std::string snapshot = imported.out.substr(0, imported.out.size() - 1);
+  EXPECT_TRUE(WaitUntil([&] {
+    return db_.Scalar("SELECT state FROM awc.snapshots WHERE id = $1",
+                      {snapshot}) == "READY";
+  })) << fleet.Stderr();
+  CommandResult done = AsRuntime({"enqueue", "test_complete", "{}", "--force"});
+  ASSERT_EQ(done.code, 0) << done.err;
+  CommandResult dead =
+      AsRuntime({"enqueue", "gc_sweep", R"({"tenant_id": "nobody"})"});
+  ASSERT_EQ(dead.code, 0) << dead.err;
+  std::string done_id = done.out.substr(0, done.out.size() - 1);
+  std::string dead_id = dead.out.substr(0, dead.out.size() - 1);
+  ASSERT_TRUE(WaitUntil([&] {
+    return db_.JobState(std::stoll(done_id)) == "COMPLETED" &&
+           db_.JobState(std::stoll(dead_id)) == "FAILED";
+  })) << fleet.Stderr();
+  CommandResult later = AsRuntime(
+      {"enqueue", "gc_sweep", R"({"tenant_id": "acme"})", "--delay", "3600"});
+  ASSERT_EQ(later.code, 0) << later.err;
+  std::string later_id = later.out.substr(0, later.out.size() - 1);
+
+  ExpectOk({"health", "--fleet"});
+  ExpectOk({"workers"});
+  ExpectOk({"stats"});
+  ExpectOk({"jobs"});
+  ExpectOk({"jobs", "show", done_id});
+  ExpectOk({"jobs", "cancel", later_id});
+  ExpectOk({"jobs", "retry", later_id});
+  ExpectOk({"dlq", "list", "--reason", "subject_missing"});
+  ExpectOk({"dlq", "retry", "--all", "--dry-run"});
+  ExpectOk({"dlq", "retry", dead_id});
+  ASSERT_TRUE(
+      WaitUntil([&] { return db_.JobState(std::stoll(dead_id)) == "FAILED"; }));
+  ExpectOk({"dlq", "purge", "--kind", "gc_sweep"});
+  ExpectOk({"migrate", "--status"});
+  ExpectOk({"migrate", "--dry-run"});
+  ExpectOk({"migrate", "--sql", "--pending"});
+  ExpectOk({"migrate"});  // nothing pending: no DDL
+  EXPECT_EQ(db_.JobState(std::stoll(dead_id)), "");
+  EXPECT_EQ(db_.Int("SELECT count(*) FROM awc.workers WHERE state <> "
+                    "'stopped'"),
+            2);
+
+  fleet.Signal(SIGTERM);
+  std::optional<int> st = fleet.WaitExit();
+  ASSERT_TRUE(st.has_value());
+  EXPECT_TRUE(WIFEXITED(*st) && WEXITSTATUS(*st) == 0) << fleet.Stderr();
+  EXPECT_EQ(fleet.Stderr().find("permission denied"), std::string::npos)
+      << fleet.Stderr();
+}
+
+}  // namespace
+}  // namespace awc::testing

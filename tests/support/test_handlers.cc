@@ -145,6 +145,20 @@ void RegisterTestHandlers(handlers::Registry& registry) {
         if (!fenced) return Outcome::Retry("the lease was lost");
         return Outcome::Complete(R"({"effect": true})");
       });
+  registry.Add<Millis>(
+      "test_stalled_effect", DecodeMillis, [](Ctx& ctx, const Millis& p) {
+        const queue::Job& job = ctx.job();
+        if (job.attempts == 1) SleepMs(p.ms);
+        Status s = db::InTransaction(ctx.db(), [&]() -> Status {
+          return ctx.db()
+              .Exec(kAppendEffect,
+                    {std::to_string(job.id), std::to_string(job.lease_token),
+                     std::to_string(job.attempts)})
+              .status();
+        });
+        if (!s.ok()) return Outcome::Retry("effect not recorded");
+        return Outcome::Complete(R"({"effect": true})");
+      });
   registry.Add<Empty>("test_unstorable", DecodeEmpty, [](Ctx&, const Empty&) {
     // Valid JSON that jsonb refuses (SQLSTATE 22P05): the database will
     // never store this result.

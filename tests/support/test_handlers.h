@@ -24,6 +24,11 @@
 //                                  token, attempt, clock time) to
 //                                  awc_test.effects, which the test makes;
 //                                  Complete, or Retry when the fence fails
+//   test_stalled_effect {"ms": N} -> on its first attempt sleeps N ms
+//                                  without checkpoints (a stall: the lease
+//                                  runs out), then, on any attempt, appends
+//                                  to awc_test.effects like test_effect but
+//                                  with no fence of its own; Complete
 #ifndef AWC_TESTS_SUPPORT_TEST_HANDLERS_H_
 #define AWC_TESTS_SUPPORT_TEST_HANDLERS_H_
 

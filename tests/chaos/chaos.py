@@ -38,6 +38,7 @@ import tempfile
 import time
 from collections import Counter
 
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from checks import Checker  # noqa: E402
@@ -73,6 +74,10 @@ class Run:
         self.awcctl = os.path.join(build, "awcctl")
         self.store = os.path.join(self.work, "cas")
         self.pg = Cluster(self.work)
+        # An empty settings file: nothing but this run's environment counts
+        # (not a settings file installed on the machine).
+        self.conf = os.path.join(self.work, "empty.conf")
+        open(self.conf, "w").close()
 
     # --------------------------------------------------------------- setup
     def setup(self):
@@ -83,10 +88,11 @@ class Run:
             self.awcctl_run(db, "migrate")
         self.awcctl_run(FILE_DB, "store", "init", "file://" + self.store)
         self.producer = Producer(self.rng, self.pg, FILE_DB, MEM_DB,
-                                 self.store, self.awcctl, self.work,
-                                 self.stats)
+                                 self.store, self.awcctl, self.conf,
+                                 self.work, self.stats)
         self.producer.setup()
-        common = {"AWC_WORKER_LEASE_SECS": str(LEASE_SECS),
+        common = {"AWC_CONFIG": self.conf,
+                  "AWC_WORKER_LEASE_SECS": str(LEASE_SECS),
                   "AWC_WORKER_POLL_INTERVAL_MS": "100",
                   "AWC_LOG_LEVEL": "warn", "AWC_GC_GRACE_SECS": "2",
                   "AWC_GC_BATCH_SIZE": "25", "AWC_GC_CANARY_SIZE": "5",
@@ -107,7 +113,8 @@ class Run:
     def awcctl_run(self, db, *args):
         r = subprocess.run([self.awcctl, *args], capture_output=True,
                            text=True, env=client_env(
-                               {"DATABASE_URL": self.pg.url(db)}))
+                               {"DATABASE_URL": self.pg.url(db),
+                                "AWC_CONFIG": self.conf}))
         if r.returncode != 0:
             raise RuntimeError(f"awcctl {' '.join(args)}: {r.stderr.strip()}")
 

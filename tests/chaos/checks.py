@@ -4,9 +4,10 @@ Each check appends a violation (a sentence naming the subject) per breach
 and counts what it examined. The invariants (docs/ARCHITECTURE.md):
 
 jobs      every job is COMPLETED or FAILED; a FAILED one either was meant to
-          die (its expectation names its last_error) or spent its whole
-          attempt budget under the injected faults; every job a producer
-          committed is there (none lost).
+          die (its expectation names its dead_reason and last_error) or
+          spent its whole attempt budget under the injected faults
+          (attempts_exhausted); every job a producer committed is there
+          (none lost).
 effects   test_effect appends under a lease fence: no effect from a claim
           later than the job's last one (no run after it was recorded), at
           most one per claim, none after a COMPLETED job's finished_at, and
@@ -75,12 +76,14 @@ class Checker:
         for r in rows(self.pg, db, "SELECT id, kind, state, attempts, "
                       "max_attempts, coalesce(last_error, ''), lease_token, "
                       "extract(epoch FROM finished_at), extract(epoch FROM "
-                      "created_at), payload::text FROM awc.jobs"):
+                      "created_at), payload::text, coalesce(dead_reason, '') "
+                      "FROM awc.jobs"):
             jobs[int(r[0])] = {
                 "kind": r[1], "state": r[2], "attempts": int(r[3]),
                 "max": int(r[4]), "error": r[5],
                 "token": int(r[6]) if r[6] else None, "finished": num(r[7]),
-                "created": num(r[8]), "payload": json.loads(r[9])}
+                "created": num(r[8]), "payload": json.loads(r[9]),
+                "dead": r[10]}
         expect = dict((int(a), b) for a, b in
                       rows(self.pg, db, "SELECT * FROM awc_test.enqueued"))
         for jid in expect:
@@ -103,18 +106,22 @@ class Checker:
                 self.bad(f"{what} ran {j['attempts']} times, max "
                          f"{j['max']}")
             if exp.startswith("fail:"):
-                if j["state"] != "FAILED" or exp[5:] not in j["error"]:
-                    self.bad(f"{what} should have died with {exp[5:]!r}; "
-                             f"{j['state']} {j['error']!r}")
+                reason, text = exp[5:].split(":", 1)
+                if (j["state"] != "FAILED" or j["dead"] != reason or
+                        text not in j["error"]):
+                    self.bad(f"{what} should have died ({reason}, {text!r});"
+                             f" {j['state']} ({j['dead']}) {j['error']!r}")
                 else:
-                    self.failed_reasons["meant to fail: " + exp[5:]] += 1
+                    self.failed_reasons[f"meant to: {reason}, "
+                                        f"{text}"] += 1
             elif j["state"] == "FAILED":
-                if j["attempts"] >= j["max"] and j["error"]:
+                if (j["dead"] == "attempts_exhausted" and
+                        j["attempts"] >= j["max"]):
                     self.failed_reasons["attempts spent under faults: " +
                                         j["error"][:60]] += 1
                 else:
-                    self.bad(f"{what} was dead-lettered at attempt "
-                             f"{j['attempts']} of {j['max']}: "
+                    self.bad(f"{what} was dead-lettered ({j['dead']}) at "
+                             f"attempt {j['attempts']} of {j['max']}: "
                              f"{j['error']!r}")
         return jobs
 

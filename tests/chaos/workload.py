@@ -11,8 +11,8 @@ memory:// fleet's database: test_effect, test_fail, test_retry and
 test_crash jobs (queue semantics only; that store holds nothing).
 
 Every job the producer inserts is recorded, in the same statement, in
-awc_test.enqueued with what it expects ("ok", or "fail:<text of the
-dead letter>"); every snapshot it makes in awc_test.expect_snapshot. A
+awc_test.enqueued with what it expects ("ok", or "fail:<dead_reason>:<part
+of last_error>"); every snapshot it makes in awc_test.expect_snapshot. A
 statement that fails (the database is being crashed) is counted and
 dropped: the suite checks what was committed.
 """
@@ -67,7 +67,7 @@ def enqueue_sql(kind, payloads, expect, max_attempts=5, delay_secs=0):
 
 class Producer:
     def __init__(self, rng, cluster, file_db, mem_db, store_root, awcctl,
-                 workdir, stats):
+                 conf, workdir, stats):
         self.rng = rng
         self.pg = cluster
         self.file_db = file_db
@@ -81,13 +81,14 @@ class Producer:
         self.import_errors = []  # stderr tails of failed imports
         self.pending_expect = []  # (snapshot id, own digest) to record
         self.n = 0
+        self.crashes = 0  # test_crash jobs enqueued
         # Per tenant, a pool of files trees draw from (dedup, shared objects).
         self.pool = {t: [rng.randbytes(rng.choice([0, 1, 90, 700, 4000,
                                                    20000, 65536]))
                          for _ in range(40)] for t in TENANTS}
         self.import_env = client_env({
             "DATABASE_URL": cluster.url(file_db),
-            "AWC_CAS_URL": "file://" + store_root})
+            "AWC_CAS_URL": "file://" + store_root, "AWC_CONFIG": conf})
 
     # ---------------------------------------------------------------- setup
     def setup(self):
@@ -285,20 +286,24 @@ class Producer:
         r = rng.random()
         if r < 0.3:
             self._enqueue(self.mem_db, "test_fail", [{}],
-                          "fail:TEST-ERROR-TEXT permanent")
+                          "fail:handler_failed:TEST-ERROR-TEXT permanent")
         elif r < 0.5:
             self._enqueue(self.mem_db, "test_retry", [{}],
-                          "fail:TEST-ERROR-TEXT transient", max_attempts=2)
-        elif r < 0.6:
+                          "fail:attempts_exhausted:TEST-ERROR-TEXT transient", max_attempts=2)
+        elif r < 0.6 and self.crashes < 2:
+            # Each crash costs its worker slot a growing restart delay
+            # (crash-loop backoff): a couple make the point.
+            self.crashes += 1
             self._enqueue(self.mem_db, "test_crash", [{}],
-                          "fail:lease expired", max_attempts=2)
+                          "fail:attempts_exhausted:lease expired",
+                          max_attempts=2)
         elif r < 0.75:
             self._enqueue(self.file_db, "snapshot_scrub",
-                          [{"snapshot_id": "one"}], "fail:malformed payload")
+                          [{"snapshot_id": "one"}], "fail:malformed_payload:malformed payload")
         elif r < 0.9:
             self._enqueue(self.file_db, "snapshot_validate",
                           [{"snapshot_id": 900000000 + self.n}],
-                          "fail:snapshot 9")
+                          "fail:subject_missing:does not exist")
         else:
             self._enqueue(self.file_db, "no_such_kind", [{}],
-                          "fail:unknown job kind")
+                          "fail:unknown_kind:unknown job kind")

@@ -271,7 +271,6 @@ class Run:
 
     def final_round(self, deadline):
         """What a producer (or a scheduler) does once things are quiet."""
-        p = self.producer
         self.drain(deadline, "after the faults")
         stuck = [int(r[0]) for r in self.pg.psql(
             FILE_DB, "SELECT id FROM awc.snapshots WHERE state = "
@@ -294,7 +293,6 @@ class Run:
             self.pg.psql(FILE_DB, enqueue_sql(
                 "gc_sweep", [{"tenant_id": t} for t in TENANTS], "ok"))
             self.drain(deadline, "final gc sweeps")
-        del p
 
     # ------------------------------------------------------------- summary
     def check(self):

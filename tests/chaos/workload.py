@@ -168,7 +168,8 @@ class Producer:
                 self.pending_expect.append((int(out.strip()), own))
             else:
                 self.stats["imports failed"] += 1
-                self.import_errors.append(err.strip()[-300:])
+                self.import_errors.append(
+                    " ".join(err.split())[-300:])
         self.imports = still
         left = []
         for sid, own in self.pending_expect:

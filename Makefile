@@ -10,6 +10,8 @@
 #   make deb        the Debian package, in build-deb/ (lintian-checked)
 #   make bench      the benchmarks of bench/ (see bench/README.md)
 #   make bench-storage  only the storage benchmarks
+#   make bench-scheduler  the planning time of each built-in schedule at
+#                   1M snapshots / 1M jobs (a cluster with fsync on)
 #   make fuzz       the libFuzzer targets of fuzz/, FUZZ_SECONDS each
 #   make chaos      the chaos suite (tests/chaos/) for CHAOS_SECONDS, with
 #                   CHAOS_SEED to replay a run (make check runs a short one)
@@ -56,7 +58,7 @@ endef
 
 .PHONY: all deps deps-build deps-test deps-bench deps-demo deps-deb deps-fuzz \
   deps-npm build build-tests build-asan check demo install deb bench \
-  bench-storage fuzz fuzz-build lint-man clean chaos
+  bench-storage bench-scheduler fuzz fuzz-build lint-man clean chaos
 
 all: build
 
@@ -170,11 +172,20 @@ bench: deps-bench
 	cmake -S . -B $(BENCH_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 	  -DAWC_BUILD_BENCH=ON -DAWC_BUILD_TESTS=OFF $(CMAKE_ARGS)
 	cmake --build $(BENCH_BUILD) -j $(JOBS) \
-	  --target awc-worker-bench awc-bench-pgbench-script awc-bench-storage
+	  --target awc-worker-bench awc-bench-pgbench-script awc-bench-storage \
+	  awc-bench-scheduler
 	$(PG_VENV) bench/run.sh $(BENCH_BUILD) $(BENCH_SUITES)
 
 bench-storage:
 	$(MAKE) bench BENCH_SUITES=storage
+
+# The scheduler's planners at PostgreSQL's default durability: its own
+# cluster, with fsync on (pg_virtualenv's default is off).
+bench-scheduler: deps-bench
+	cmake -S . -B $(BENCH_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  -DAWC_BUILD_BENCH=ON -DAWC_BUILD_TESTS=OFF $(CMAKE_ARGS)
+	cmake --build $(BENCH_BUILD) -j $(JOBS) --target awc-bench-scheduler
+	$(PG_VENV) -o fsync=on bench/run.sh $(BENCH_BUILD) scheduler
 
 # libFuzzer targets: the library built by clang with ASan/UBSan and
 # coverage instrumentation, one binary per parser in fuzz/. `make fuzz`

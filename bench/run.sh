@@ -5,8 +5,9 @@
 #
 #   pg_virtualenv -t bench/run.sh BUILD_DIR [SUITE...]
 #
-# SUITE is `queue` (queue_bench.py) or `storage` (storage_bench.py); the
-# default is both, queue first. Knobs (environment): for the queue,
+# SUITE is `queue` (queue_bench.py), `storage` (storage_bench.py) or
+# `scheduler` (scheduler_bench.py, which needs a cluster with fsync on:
+# make bench-scheduler); the default is queue and storage, queue first. Knobs (environment): for the queue,
 # BENCH_JOBS (20000), BENCH_CONCURRENCY ("1 2 4 8"), BENCH_REPEAT (3),
 # BENCH_INFO_WORKERS (2), BENCH_LATENCY_WORKERS (2), BENCH_LATENCY_SAMPLES
 # (200), BENCH_LATENCY_GAP_MS (50), BENCH_RESULTS (default
@@ -14,11 +15,14 @@
 # ("file s3 gc"), BENCH_STORAGE_REPEAT (3), BENCH_FILE_MIB (256),
 # BENCH_S3_MIB (64), BENCH_GC_SIZES ("10000 100000 1000000"), BENCH_COLD
 # (auto), BENCH_TMPDIR, BENCH_STORAGE_RESULTS (default
-# bench/results/storage-<date>.txt). See bench/README.md.
+# bench/results/storage-<date>.txt); for the scheduler,
+# BENCH_SCHED_SNAPSHOTS (1000000), BENCH_SCHED_JOBS (1000000),
+# BENCH_SCHED_REPEAT (5), BENCH_SCHED_RESULTS (default
+# bench/results/scheduler-<date>.txt). See bench/README.md.
 set -euo pipefail
 
 if [ $# -lt 1 ]; then
-  echo "usage: pg_virtualenv -t $0 BUILD_DIR [queue] [storage]" >&2
+  echo "usage: pg_virtualenv -t $0 BUILD_DIR [queue] [storage] [scheduler]" >&2
   exit 2
 fi
 build=$(cd "$1" && pwd)
@@ -40,8 +44,9 @@ for suite in "${suites[@]}"; do
   case "$suite" in
     queue) programs=(awc-worker-bench awc-bench-pgbench-script) ;;
     storage) programs=(awc-bench-storage) ;;
+    scheduler) programs=(awc-bench-scheduler) ;;
     *)
-      echo "$0: unknown suite \"$suite\" (queue, storage)" >&2
+      echo "$0: unknown suite \"$suite\" (queue, storage, scheduler)" >&2
       exit 2
       ;;
   esac
@@ -57,5 +62,6 @@ for suite in "${suites[@]}"; do
   case "$suite" in
     queue) python3 "$here/queue_bench.py" --build-dir "$build" ;;
     storage) python3 "$here/storage_bench.py" --build-dir "$build" ;;
+    scheduler) python3 "$here/scheduler_bench.py" --build-dir "$build" ;;
   esac
 done

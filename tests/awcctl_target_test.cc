@@ -288,6 +288,13 @@ TEST(AwcctlHelpTest, EveryVerbHasHelpAndNeedsNoDatabaseForIt) {
               commands.end())
         << expected;
   }
+  for (const char* verb :
+       {"list", "pause", "resume", "run", "set", "add", "remove"}) {
+    std::string expected = std::string("schedules ") + verb;
+    EXPECT_NE(std::find(commands.begin(), commands.end(), expected),
+              commands.end())
+        << expected;
+  }
   for (const std::string& c : commands) {
     std::vector<std::string> args = Split(c);
     args.push_back("--help");
@@ -299,7 +306,7 @@ TEST(AwcctlHelpTest, EveryVerbHasHelpAndNeedsNoDatabaseForIt) {
     std::vector<std::string> via_help = Split("help " + c);
     EXPECT_EQ(RunAwcctl(via_help, {}).out, r.out) << c;
   }
-  for (const char* group : {"jobs", "dlq"}) {
+  for (const char* group : {"jobs", "dlq", "schedules"}) {
     CommandResult r = RunAwcctl({group, "--help"}, {});
     EXPECT_EQ(r.code, 0);
     EXPECT_TRUE(
@@ -352,6 +359,14 @@ TEST(AwcctlHelpTest, UsageErrorsOfEveryVerbExitTwoBeforeConnecting) {
       {"enqueue", "snapshot_validate", R"({"snapshot_id": "7"})"},
       {"enqueue", "gc_sweep", R"({"tenant_id": "t1", "extra": 1})"},
       {"import", "--tenant", "t", "a", "b"},
+      {"schedules", "frobnicate"},
+      {"schedules", "list", "x"},
+      {"schedules", "pause"},
+      {"schedules", "run", "Not A Name"},
+      {"schedules", "set", "gc", "@every 0x"},
+      {"schedules", "add", "a", "@daily", "gc_sweep"},
+      {"schedules", "add", "a", "@daily", "gc_sweep", "[]"},
+      {"schedules", "add", "a", "@daily", "no_such_kind", "{}"},
       {"--yes"},
       {"-c"},
   };

@@ -2,10 +2,11 @@
 # The Debian package of DIR (make deb), installed for real with dpkg on this
 # machine: its files, the system user and state directory, the conffile,
 # both units (systemd-analyze verify, hardening exposure), then the
-# installed daemon run as the service's user against the test cluster:
-# refused without its store, then, once awcctl (as that user) has made it,
-# run until it is ready and stopped with SIGTERM. The package is purged
-# afterwards.
+# installed daemon run as the service's user (no new privileges, no
+# capabilities, as the unit runs it) against the test cluster: refused
+# without its store, then, once awcctl (as that user) has made it, run
+# until it is ready and its scheduler has led and fired every built-in
+# schedule, and stopped with SIGTERM. The package is purged afterwards.
 #
 # Needs root (make check runs it through sudo when not root) and the
 # cluster of pg_virtualenv (PGHOST, PGPORT, PGUSER, PGPASSWORD). Refuses to
@@ -99,7 +100,8 @@ exec_as_service() {
     DATABASE_URL="postgresql://$PGUSER:$PGPASSWORD@$PGHOST:$PGPORT/$db" \
     AWC_CAS_URL="file://$store" \
     AWC_WORKER_CONCURRENCY=2 AWC_METRICS_LISTEN="127.0.0.1:$port" \
-    setpriv --reuid=awc-worker --regid=awc-worker --init-groups "$@"
+    setpriv --reuid=awc-worker --regid=awc-worker --init-groups \
+    --no-new-privs --bounding-set=-all --inh-caps=-all "$@"
 }
 (exec_as_service /usr/sbin/awc-worker -t) \
   >"$work/t.out" 2>&1 || { cat "$work/t.out" >&2; fail "awc-worker -t"; }
@@ -133,6 +135,21 @@ for _ in $(seq 1 300); do
   sleep 0.1
 done
 [ -n "$ready" ] || { cat "$work/daemon.out" >&2; fail "the daemon never became ready"; }
+# The scheduler child: it takes the leader lease and fires the built-in
+# schedules (prune's deletions included) as the service's user.
+fired=
+for _ in $(seq 1 300); do
+  n=$(psql -X -tA -d "$db" -c "SELECT count(*) FROM awc.schedules
+        WHERE builtin AND last_result ->> 'result' = 'ok'" 2>/dev/null || true)
+  if [ "$n" = 6 ] && pgrep -u awc-worker -f '^awc-worker: scheduler leader' \
+       >/dev/null; then
+    fired=yes
+    break
+  fi
+  kill -0 "$daemon" 2>/dev/null || break
+  sleep 0.1
+done
+[ -n "$fired" ] || { cat "$work/daemon.out" >&2; fail "the scheduler did not lead and fire the built-in schedules"; }
 kill -TERM "$daemon"
 code=0
 wait "$daemon" || code=$?

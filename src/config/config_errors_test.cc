@@ -130,6 +130,50 @@ TEST_F(ConfigTest, DryRunAcceptsExactlyTheReferenceSpellings) {
   }
 }
 
+TEST_F(ConfigTest, SchedulerIsOnOrOff) {
+  for (const char* t : {"on", "1", "true", "TRUE"}) {
+    env_ = {{"AWC_SCHEDULER", t}};
+    Result<Config> c = Load();
+    ASSERT_TRUE(c.ok()) << t << ": " << c.status().ToString();
+    EXPECT_TRUE(c->settings().scheduler) << t;
+  }
+  for (const char* f : {"off", "0", "false", "FALSE"}) {
+    env_ = {{"AWC_SCHEDULER", f}};
+    Result<Config> c = Load();
+    ASSERT_TRUE(c.ok()) << f << ": " << c.status().ToString();
+    EXPECT_FALSE(c->settings().scheduler) << f;
+  }
+  for (const char* bad : {"yes", "ON", "Off", "2", " on"}) {
+    env_ = {{"AWC_SCHEDULER", bad}};
+    std::string err = LoadError();
+    EXPECT_EQ(err, std::string("AWC_SCHEDULER: \"") + bad +
+                       "\" is not on or off (also 1, true, TRUE, 0, false, "
+                       "FALSE)")
+        << err;
+  }
+  // The other booleans keep the reference's spellings only.
+  env_ = {{"AWC_GC_DRY_RUN", "on"}};
+  EXPECT_NE(LoadError().find("not a boolean"), std::string::npos);
+}
+
+TEST_F(ConfigTest, SchedulerRangesAreChecked) {
+  const std::pair<const char*, const char*> bad[] = {
+      {"AWC_SCHEDULER_LEASE_SECS", "0"},
+      {"AWC_SCHEDULER_LEASE_SECS", "86401"},
+      {"AWC_SCRUB_MAX_PER_RUN", "0"},
+      {"AWC_SCRUB_INTERVAL_SECS", "-1"},
+      {"AWC_JOB_RETENTION_SECS", "4000000000"},
+      {"AWC_DEAD_LETTER_RETENTION_SECS", "x"},
+      {"AWC_AUDIT_RETENTION_SECS", "-5"},
+  };
+  for (const auto& [name, value] : bad) {
+    env_ = {{name, value}};
+    std::string err = LoadError();
+    EXPECT_EQ(err.rfind(std::string(name) + ": ", 0), 0u)
+        << name << "=" << value << " -> " << err;
+  }
+}
+
 TEST_F(ConfigTest, BadBooleanForPathStyle) {
   env_["AWC_S3_FORCE_PATH_STYLE"] = "yes";
   std::string err = LoadError();

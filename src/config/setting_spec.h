@@ -29,6 +29,7 @@ struct Spec {
   bool secret = false;        // shown redacted by Describe()
   bool file_variant = false;  // <ENV>_FILE and <key>_file read a file
   Check check = nullptr;      // extra validation of string values
+  bool on_off = false;        // a boolean that also reads "on" and "off"
 };
 
 std::span<const Spec> Specs();

@@ -1,4 +1,6 @@
-// Every SQL statement on awc.jobs, in one place.
+// Every SQL statement of the workers and `awcctl jobs` on awc.jobs, in one
+// place. (The scheduler's planners, which enqueue, and its prune, which
+// deletes old jobs, are in scheduler/scheduler_sql.h.)
 //
 // The worker-side statements are prepared once per connection (JobQueue);
 // recording statements are conditional on state = 'RUNNING' and the fencing

@@ -5,6 +5,7 @@
 
 #include <memory>
 
+#include "common/host_name.h"
 #include "obs/log.h"
 #include "store/open_store.h"
 #include "worker/pg_job_source.h"
@@ -18,9 +19,7 @@ namespace {
 // Who this process is, for its heartbeats.
 fleet::WorkerIdentity Identity(const std::string& worker_id, int slot) {
   fleet::WorkerIdentity me;
-  char host[256] = {};
-  if (gethostname(host, sizeof host - 1) != 0) host[0] = '\0';
-  me.host = host[0] != '\0' ? host : "unknown";
+  me.host = HostName();
   me.pid = getpid();
   me.worker_id = worker_id;
   me.slot = slot + 1;

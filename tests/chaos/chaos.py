@@ -91,7 +91,9 @@ class Run:
                                  self.store, self.awcctl, self.conf,
                                  self.work, self.stats)
         self.producer.setup()
-        common = {"AWC_CONFIG": self.conf,
+        # No scheduler: every job of the run is the producer's, so that
+        # each one can be accounted for.
+        common = {"AWC_CONFIG": self.conf, "AWC_SCHEDULER": "off",
                   "AWC_WORKER_LEASE_SECS": str(LEASE_SECS),
                   "AWC_WORKER_POLL_INTERVAL_MS": "100",
                   "AWC_LOG_LEVEL": "warn", "AWC_GC_GRACE_SECS": "2",

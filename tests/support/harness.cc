@@ -284,7 +284,8 @@ DaemonProcess::Options FleetOptions(
            {"AWC_CAS_URL", "memory://"},
            {"AWC_WORKER_ID", "t"},
            {"AWC_WORKER_CONCURRENCY", std::to_string(concurrency)},
-           {"AWC_WORKER_POLL_INTERVAL_MS", "200"}};
+           {"AWC_WORKER_POLL_INTERVAL_MS", "200"},
+           {"AWC_SCHEDULER", "off"}};
   for (auto& kv : extra) {
     auto it = std::find_if(o.env.begin(), o.env.end(),
                            [&](const auto& e) { return e.first == kv.first; });

@@ -112,7 +112,9 @@ class DaemonProcess {
 };
 
 // Options for a test-daemon fleet on `db`: memory:// store, a short poll
-// interval, `concurrency` workers, plus `extra` settings (which win).
+// interval, `concurrency` workers, no scheduler (its tests turn it on with
+// {"AWC_SCHEDULER", "on"}: its planners would add jobs to other tests'
+// databases), plus `extra` settings (which win).
 DaemonProcess::Options FleetOptions(
     const TestDatabase& db, int concurrency,
     std::vector<std::pair<std::string, std::string>> extra = {});

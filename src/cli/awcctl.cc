@@ -16,9 +16,9 @@ namespace {
 // one more line here.
 using AddFn = void (*)(std::vector<Command>*);
 const AddFn kVerbGroups[] = {
-    AddMigrateCommands, AddRolesCommands,   AddHealthCommands,
-    AddWorkersCommands, AddStatsCommands,   AddJobsCommands,
-    AddDlqCommands,     AddEnqueueCommands, AddImportCommands,
+    AddMigrateCommands, AddRolesCommands, AddHealthCommands, AddWorkersCommands,
+    AddStatsCommands,   AddJobsCommands,  AddDlqCommands,    AddEnqueueCommands,
+    AddImportCommands,  AddServeCommands,
 };
 
 const std::vector<Command>& AllCommands() {

@@ -18,6 +18,7 @@ void AddJobsCommands(std::vector<Command>* out);     // jobs_cmd.cc
 void AddDlqCommands(std::vector<Command>* out);      // dlq_cmd.cc
 void AddEnqueueCommands(std::vector<Command>* out);  // enqueue_cmd.cc
 void AddImportCommands(std::vector<Command>* out);   // import_cmd.cc
+void AddServeCommands(std::vector<Command>* out);    // serve_cmd.cc
 
 }  // namespace awc::cli
 

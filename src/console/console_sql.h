@@ -107,7 +107,7 @@ SELECT kind, count(*) FROM awc.jobs WHERE state = 'FAILED'
 )sql";
 
 // The columns of a snapshot listing (SnapshotRow's order).
-#define AWC_CONSOLE_SNAPSHOT_ROW                              \
+#define AWC_CONSOLE_SNAPSHOT_ROW \
   "id, tenant_id, coalesce(workspace_id, 0), state, pinned, " \
   "root_digest, "  \
   AWC_CONSOLE_TS("created_at") ", " AWC_CONSOLE_TS("validated_at") ", "     \

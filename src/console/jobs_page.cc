@@ -64,11 +64,12 @@ std::string RenderJobs(const Page<queue::JobRow>& page, const JobFilter& f,
 std::string RenderJob(const JobView& v, const PageContext& ctx) {
   const queue::JobRow& r = v.job.row;
   double now = v.clock.now;
+  // A finished job keeps the id of the worker that last held it.
   std::string lease = None();
   if (!r.locked_by.empty()) {
     lease = "<code>" + Escape(r.locked_by) + "</code>";
     if (!v.job.locked_until.empty()) {
-      lease += ", until " + When(v.job.locked_until, now);
+      lease += ", lease ends " + When(v.job.locked_until, now);
     }
     if (v.job.lease_token != 0) {
       lease += ", token " + std::to_string(v.job.lease_token);
@@ -83,7 +84,7 @@ std::string RenderJob(const JobView& v, const PageContext& ctx) {
       {"created", When(v.job.created_at, now)},
       {"updated", When(r.updated_at, now)},
       {"finished", When(r.finished_at, now)},
-      {"lease holder", lease},
+      {r.state == "RUNNING" ? "lease holder" : "last lease holder", lease},
       {"dead reason",
        r.dead_reason.empty()
            ? None()

@@ -31,12 +31,14 @@ std::string QueueSection(const Overview& o) {
            CountLink(k.cancelled, jobs("CANCELLED")), completed,
            Age(k.oldest_ready_secs)});
   }
-  return "<h2>Queue by kind</h2>\n" + t.Html() + "<p class=\"note\">About " +
-         Count(o.jobs_estimate) +
-         " jobs in awc.jobs (the planner's estimate). Completed jobs are "
-         "counted up to " +
-         Count(kCompletedCap) +
-         " per kind; <code>awcctl stats</code> counts them all.</p>\n";
+  std::string note = "<p class=\"note\">";
+  if (o.jobs_estimate > 0) {
+    note += "About " + Count(o.jobs_estimate) +
+            " jobs in awc.jobs (the planner's estimate). ";
+  }
+  note += "Completed jobs are counted up to " + Count(kCompletedCap) +
+          " per kind; <code>awcctl stats</code> counts them all.</p>\n";
+  return "<h2>Queue by kind</h2>\n" + t.Html() + note;
 }
 
 std::string DeadSection(const Overview& o) {

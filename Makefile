@@ -31,7 +31,7 @@ PACKAGES_PG    := postgresql postgresql-common
 PACKAGES_FUZZ  := clang-14 libclang-rt-14-dev
 PACKAGES_DEB   := debhelper dpkg-dev lintian
 PACKAGES_TEST  := libgtest-dev libgmock-dev mandoc nodejs python3 awscli \
-  curl $(PACKAGES_PG) $(PACKAGES_FUZZ) $(PACKAGES_DEB)
+  curl chromium $(PACKAGES_PG) $(PACKAGES_FUZZ) $(PACKAGES_DEB)
 PACKAGES_BENCH := libbenchmark-dev nodejs python3 $(PACKAGES_PG)
 PACKAGES_DEMO  := $(PACKAGES_PG)
 
@@ -73,13 +73,18 @@ deps-fuzz: deps-build
 # Everything any target needs.
 deps: deps-test deps-bench
 
-# The S3 protocol server of the tests and benchmarks (npm), in a
+# The S3 protocol server of the tests and benchmarks, and the library that
+# drives Debian's chromium in the console's browser test (npm), in a
 # project-local directory that is not committed; tests/support/s3_server.cc
-# looks for it there. Debian's nodejs comes without npm; NodeSource's
-# bundles it.
-S3RVER_VERSION := 3.7.1
-S3RVER_PREFIX  := $(CURDIR)/build-deps
-S3RVER_PKG     := $(S3RVER_PREFIX)/node_modules/s3rver/package.json
+# and tests/console_browser_test.cc look for them there. Both are installed
+# by one npm command (npm removes what the command does not name). Debian's
+# nodejs comes without npm; NodeSource's bundles it. puppeteer-core 24.x
+# still runs on Debian's node 18 and speaks to chromium 156 over the
+# DevTools protocol.
+S3RVER_VERSION    := 3.7.1
+PUPPETEER_VERSION := 24.43.1
+S3RVER_PREFIX     := $(CURDIR)/build-deps
+NPM_PACKAGES      := s3rver@$(S3RVER_VERSION) puppeteer-core@$(PUPPETEER_VERSION)
 
 deps-npm:
 	$(call install_packages,nodejs)
@@ -90,10 +95,14 @@ deps-npm:
 	  { $(SUDO) apt-get update && \
 	    $(SUDO) apt-get install -y --no-install-recommends npm; }; \
 	fi
-	@if ! grep -qs '"version": "$(S3RVER_VERSION)"' $(S3RVER_PKG); then \
-	  echo "installing: s3rver@$(S3RVER_VERSION) into $(S3RVER_PREFIX)"; \
+	@missing=; for p in $(NPM_PACKAGES); do \
+	  grep -qs "\"version\": \"$${p##*@}\"" \
+	    $(S3RVER_PREFIX)/node_modules/$${p%@*}/package.json || missing=1; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing: $(NPM_PACKAGES) into $(S3RVER_PREFIX)"; \
 	  npm install --prefix $(S3RVER_PREFIX) --no-save --no-audit --no-fund \
-	    --loglevel=error s3rver@$(S3RVER_VERSION); \
+	    --loglevel=error $(NPM_PACKAGES); \
 	fi
 
 # `make` builds the programs only; `make check` the same tree with the tests.

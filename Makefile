@@ -10,6 +10,8 @@
 #   make deb        the Debian package, in build-deb/ (lintian-checked)
 #   make bench      the benchmarks of bench/ (see bench/README.md)
 #   make bench-storage  only the storage benchmarks
+#   make bench-console  the console's page latency at 1M jobs and 100k
+#                   snapshots (a cluster with fsync on)
 #   make fuzz       the libFuzzer targets of fuzz/, FUZZ_SECONDS each
 #
 # Each target first installs the Debian packages it needs and nothing
@@ -54,7 +56,7 @@ endef
 
 .PHONY: all deps deps-build deps-test deps-bench deps-demo deps-deb deps-fuzz \
   deps-npm build build-tests build-asan check demo install deb bench \
-  bench-storage fuzz fuzz-build lint-man clean
+  bench-storage bench-console fuzz fuzz-build lint-man clean
 
 all: build
 
@@ -182,6 +184,15 @@ bench: deps-bench
 
 bench-storage:
 	$(MAKE) bench BENCH_SUITES=storage
+
+# The console's pages at 1M jobs and 100k snapshots, on a cluster of its
+# own at PostgreSQL's default durability (pg_virtualenv's default is fsync
+# off).
+bench-console: deps-bench
+	cmake -S . -B $(BENCH_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  -DAWC_BUILD_BENCH=ON -DAWC_BUILD_TESTS=OFF $(CMAKE_ARGS)
+	cmake --build $(BENCH_BUILD) -j $(JOBS) --target awcctl
+	$(PG_VENV) -o fsync=on bench/run.sh $(BENCH_BUILD) console
 
 # libFuzzer targets: the library built by clang with ASan/UBSan and
 # coverage instrumentation, one binary per parser in fuzz/. `make fuzz`

@@ -5,8 +5,10 @@
 #
 #   pg_virtualenv -t bench/run.sh BUILD_DIR [SUITE...]
 #
-# SUITE is `queue` (queue_bench.py) or `storage` (storage_bench.py); the
-# default is both, queue first. Knobs (environment): for the queue,
+# SUITE is `queue` (queue_bench.py), `storage` (storage_bench.py) or
+# `console` (console_bench.py, which needs a cluster with fsync on: make
+# bench-console); the default is queue and storage, queue first. Knobs
+# (environment): for the queue,
 # BENCH_JOBS (20000), BENCH_CONCURRENCY ("1 2 4 8"), BENCH_REPEAT (3),
 # BENCH_INFO_WORKERS (2), BENCH_LATENCY_WORKERS (2), BENCH_LATENCY_SAMPLES
 # (200), BENCH_LATENCY_GAP_MS (50), BENCH_RESULTS (default
@@ -14,11 +16,15 @@
 # ("file s3 gc"), BENCH_STORAGE_REPEAT (3), BENCH_FILE_MIB (256),
 # BENCH_S3_MIB (64), BENCH_GC_SIZES ("10000 100000 1000000"), BENCH_COLD
 # (auto), BENCH_TMPDIR, BENCH_STORAGE_RESULTS (default
-# bench/results/storage-<date>.txt). See bench/README.md.
+# bench/results/storage-<date>.txt); for the console, BENCH_CONSOLE_JOBS
+# (1000000), BENCH_CONSOLE_SNAPSHOTS (100000), BENCH_CONSOLE_PENDING (5000),
+# BENCH_CONSOLE_EPOCHS (5000),
+# BENCH_CONSOLE_REQUESTS (30), BENCH_CONSOLE_RESULTS (default
+# bench/results/console-<date>.txt). See bench/README.md.
 set -euo pipefail
 
 if [ $# -lt 1 ]; then
-  echo "usage: pg_virtualenv -t $0 BUILD_DIR [queue] [storage]" >&2
+  echo "usage: pg_virtualenv -t $0 BUILD_DIR [queue] [storage] [console]" >&2
   exit 2
 fi
 build=$(cd "$1" && pwd)
@@ -40,12 +46,19 @@ for suite in "${suites[@]}"; do
   case "$suite" in
     queue) programs=(awc-worker-bench awc-bench-pgbench-script) ;;
     storage) programs=(awc-bench-storage) ;;
+    console)
+      if [ ! -x "$build/awcctl" ]; then
+        echo "$0: $build/awcctl is missing" >&2
+        exit 2
+      fi
+      programs=()
+      ;;
     *)
-      echo "$0: unknown suite \"$suite\" (queue, storage)" >&2
+      echo "$0: unknown suite \"$suite\" (queue, storage, console)" >&2
       exit 2
       ;;
   esac
-  for b in "${programs[@]}"; do
+  for b in "${programs[@]+"${programs[@]}"}"; do
     if [ ! -x "$build/bench/$b" ]; then
       echo "$0: $build/bench/$b is missing (cmake -DAWC_BUILD_BENCH=ON)" >&2
       exit 2
@@ -57,5 +70,6 @@ for suite in "${suites[@]}"; do
   case "$suite" in
     queue) python3 "$here/queue_bench.py" --build-dir "$build" ;;
     storage) python3 "$here/storage_bench.py" --build-dir "$build" ;;
+    console) python3 "$here/console_bench.py" --build-dir "$build" ;;
   esac
 done

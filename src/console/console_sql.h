@@ -76,26 +76,32 @@ SELECT k.kind, p.ready, p.scheduled,
                        "coalesce(j.last_error, '')"
 
 // $1 state or '', $2 kind or '', $3 dead reason or '', $4 cursor, $5 limit.
-// One page of jobs: for each (kind, state) pair the filter allows, the
-// rows past the cursor in id order, merged. `cmp` and `dir` make it an
-// older page (<, DESC) or a newer one (>, ASC).
-#define AWC_CONSOLE_JOB_PAGE(cmp, dir)                                     \
-  AWC_CONSOLE_KINDS                                                        \
-  ", picked(kind) AS (\n"                                                  \
-  "  SELECT kind FROM kinds WHERE kind IS NOT NULL AND $2 = ''\n"          \
-  "  UNION ALL SELECT $2 WHERE $2 <> '')\n"                                \
-  "SELECT " AWC_CONSOLE_JOB_ROW                                            \
-  "\n  FROM picked k\n"                                                    \
-  " CROSS JOIN unnest(CASE WHEN $1 = '' THEN ARRAY['PENDING', 'RUNNING', " \
-  "'COMPLETED', 'FAILED', 'CANCELLED'] ELSE ARRAY[$1] END) s(state)\n"     \
-  " CROSS JOIN LATERAL (\n"                                                \
-  "   SELECT * FROM awc.jobs x\n"                                          \
-  "    WHERE x.kind = k.kind AND x.state = s.state\n"                      \
-  "      AND ($3 = '' OR x.dead_reason = $3) AND x.id " cmp                \
-  " $4\n"                                                                  \
-  "    ORDER BY x.id " dir                                                 \
-  " LIMIT $5) j\n"                                                         \
-  " ORDER BY j.id " dir " LIMIT $5"
+// One page of jobs: for each (kind, state) pair the filter allows, the ids
+// past the cursor from jobs_kind_state_idx alone (an index-only scan: the
+// planner would rather walk the primary key and filter, which reads the
+// whole history when the pair is rare), merged; then those rows. `cmp` and
+// `dir` make it an older page (<, DESC) or a newer one (>, ASC).
+#define AWC_CONSOLE_JOB_PAGE(cmp, dir)                                       \
+  AWC_CONSOLE_KINDS                                                          \
+  ", picked(kind) AS (\n"                                                    \
+  "  SELECT kind FROM kinds WHERE kind IS NOT NULL AND $2 = ''\n"            \
+  "  UNION ALL SELECT $2 WHERE $2 <> ''),\n"                                 \
+  "page(id) AS (\n"                                                          \
+  "  SELECT i.id FROM picked k\n"                                            \
+  "   CROSS JOIN unnest(CASE WHEN $1 = '' THEN ARRAY['PENDING', 'RUNNING', " \
+  "'COMPLETED', 'FAILED', 'CANCELLED'] ELSE ARRAY[$1] END) s(state)\n"       \
+  "   CROSS JOIN LATERAL (\n"                                                \
+  "     SELECT x.id FROM awc.jobs x\n"                                       \
+  "      WHERE x.kind = k.kind AND x.state = s.state\n"                      \
+  "        AND ($3 = '' OR x.dead_reason = $3) AND x.id " cmp                \
+  " $4\n"                                                                    \
+  "      ORDER BY x.id " dir                                                 \
+  " LIMIT $5) i\n"                                                           \
+  "   ORDER BY i.id " dir                                                    \
+  " LIMIT $5)\n"                                                             \
+  "SELECT " AWC_CONSOLE_JOB_ROW                                              \
+  "\n  FROM page p JOIN awc.jobs j ON j.id = p.id\n"                         \
+  " ORDER BY j.id " dir
 
 inline constexpr const char* kJobsOlder = AWC_CONSOLE_JOB_PAGE("<", "DESC");
 inline constexpr const char* kJobsNewer = AWC_CONSOLE_JOB_PAGE(">", "ASC");
@@ -104,6 +110,17 @@ inline constexpr const char* kJobsNewer = AWC_CONSOLE_JOB_PAGE(">", "ASC");
 inline constexpr const char* kDeadLettersByKind = R"sql(
 SELECT kind, count(*) FROM awc.jobs WHERE state = 'FAILED'
  GROUP BY kind ORDER BY kind
+)sql";
+
+// $1 the cap. Snapshots by state, each counted up to $1 (snapshots_state_idx):
+// (state, count), in the states' order; states without snapshots have 0.
+inline constexpr const char* kSnapshotStates = R"sql(
+SELECT s.state,
+       (SELECT count(*) FROM (SELECT 1 FROM awc.snapshots x
+                               WHERE x.state = s.state LIMIT $1) c)
+  FROM unnest(ARRAY['VALIDATING', 'READY', 'DEGRADED', 'FAILED',
+                    'RELEASED']) WITH ORDINALITY s(state, n)
+ ORDER BY s.n
 )sql";
 
 // The columns of a snapshot listing (SnapshotRow's order).

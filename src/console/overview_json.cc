@@ -149,6 +149,10 @@ std::string OverviewJson(const Overview& o) {
   Set(d, "workers", Workers(o));
   Set(d, "scheduler", Scheduler(o.scheduler));
   Set(d, "snapshots", States(o.snapshots));
+  json_t* caps = json_object();
+  Set(caps, "completed", json_integer(kCompletedCap));
+  Set(caps, "snapshots", json_integer(kSnapshotCap));
+  Set(d, "count_caps", caps);
   Set(d, "workspaces", States(o.workspaces));
   Set(d, "gc_epochs", Epochs(o));
   char* text = json_dumps(d, JSON_INDENT(2) | JSON_PRESERVE_ORDER);

@@ -117,9 +117,10 @@ std::string SchedulerSection(const Overview& o) {
   return out + t.Html();
 }
 
+// `cap` > 0: counts stop there, and a count that reached it reads "N+".
 std::string StatesTable(const char* what,
                         const std::vector<catalog::StateCount>& rows,
-                        const char* link) {
+                        const char* link, int64_t cap) {
   Table t;
   t.headers = {"state", what};
   t.numeric = {1};
@@ -128,6 +129,7 @@ std::string StatesTable(const char* what,
     std::string n = link != nullptr
                         ? CountLink(r.count, Url(link, {{"state", r.state}}))
                         : Count(r.count);
+    if (cap > 0 && r.count >= cap) n += "+";
     t.Add({Badge(r.state), n});
   }
   return t.Html();
@@ -135,9 +137,10 @@ std::string StatesTable(const char* what,
 
 std::string CatalogSection(const Overview& o) {
   return "<section class=\"grid\"><div><h2>Snapshots by state</h2>\n" +
-         StatesTable("snapshots", o.snapshots, "/snapshots") +
-         "</div><div><h2>Workspaces by state</h2>\n" +
-         StatesTable("workspaces", o.workspaces, nullptr) +
+         StatesTable("snapshots", o.snapshots, "/snapshots", kSnapshotCap) +
+         "<p class=\"note\">Counted up to " + Count(kSnapshotCap) +
+         " per state.</p>\n</div><div><h2>Workspaces by state</h2>\n" +
+         StatesTable("workspaces", o.workspaces, nullptr, 0) +
          "</div></section>\n";
 }
 

@@ -149,7 +149,13 @@ Result<Overview> PgReadModel::ReadOverview() {
     if (scheduler) {
       AWC_ASSIGN_OR_RETURN(o.scheduler, ReadScheduler(conn));
     }
-    AWC_ASSIGN_OR_RETURN(o.snapshots, catalog::SnapshotsByState(conn));
+    AWC_ASSIGN_OR_RETURN(
+        db::PgResult snaps,
+        conn.Exec(sql::kSnapshotStates, {std::to_string(kSnapshotCap)}));
+    for (int i = 0; i < snaps.rows(); ++i) {
+      if (snaps.GetInt(i, 1) == 0) continue;
+      o.snapshots.push_back({snaps.GetString(i, 0), snaps.GetInt(i, 1)});
+    }
     AWC_ASSIGN_OR_RETURN(o.workspaces, catalog::WorkspacesByState(conn));
     AWC_ASSIGN_OR_RETURN(o.epochs, gc::LastEpochs(conn));
     return o;

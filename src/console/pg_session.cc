@@ -5,10 +5,14 @@
 namespace awc::console {
 namespace {
 
-// A page answers in milliseconds; a statement still running after this
-// is stuck behind something (a migration's lock) and gives the error page.
+// Read-only, whatever a page runs. A page answers in milliseconds: a
+// statement still running after the timeout is stuck behind something (a
+// migration's lock) and gives the error page. JIT compilation would cost
+// more than the statements it compiles (the planner's costs for the
+// per-kind counts pass jit_above_cost at a million jobs).
 constexpr const char* kSessionSetup =
-    "SET default_transaction_read_only = on; SET statement_timeout = '5s'";
+    "SET default_transaction_read_only = on; SET statement_timeout = '5s'; "
+    "SET jit = off";
 
 constexpr const char* kApplicationName = "awcctl serve";
 

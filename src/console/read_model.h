@@ -33,7 +33,7 @@ struct Clock {
 
 // The queue of one kind. Finished jobs are many and counting them all reads
 // the whole history: COMPLETED is counted up to kCompletedCap.
-inline constexpr int64_t kCompletedCap = 10000;
+inline constexpr int64_t kCompletedCap = 1000;
 struct KindDepth {
   std::string kind;
   int64_t ready = 0;      // PENDING, run_at reached
@@ -74,6 +74,9 @@ struct SchedulerView {
   std::vector<ScheduleRow> schedules;
 };
 
+// Snapshots are many: each state is counted up to kSnapshotCap.
+inline constexpr int64_t kSnapshotCap = 10000;
+
 struct Overview {
   Clock clock;
   int64_t jobs_estimate = 0;  // the planner's row estimate of awc.jobs
@@ -81,7 +84,7 @@ struct Overview {
   std::vector<queue::ReasonCount> dead_by_reason;
   std::vector<fleet::WorkerRow> workers;
   SchedulerView scheduler;
-  std::vector<catalog::StateCount> snapshots;
+  std::vector<catalog::StateCount> snapshots;  // at most kSnapshotCap each
   std::vector<catalog::StateCount> workspaces;
   std::vector<gc::EpochSummary> epochs;
 };

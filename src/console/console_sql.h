@@ -8,7 +8,7 @@
 // newest first: "older" pages take the rows below a cursor, "newer" ones
 // the rows above it (in ascending order; the caller reverses them). The
 // job statements walk the index jobs_kind_state_idx (kind, state, id) of
-// migrations/0006_console_indexes.sql one (kind, state) pair at a time, so
+// migrations/0006_console.sql one (kind, state) pair at a time, so
 // their cost follows the rows they show, not the size of the history.
 #ifndef AWC_CONSOLE_CONSOLE_SQL_H_
 #define AWC_CONSOLE_CONSOLE_SQL_H_

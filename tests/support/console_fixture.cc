@@ -52,13 +52,13 @@ FleetRun RunFleet(TestDatabase& db, DaemonProcess& fleet, int completed) {
   return run;
 }
 
-ConsoleProcess::ConsoleProcess(const TestDatabase& db, std::string listen) {
+ConsoleProcess::ConsoleProcess(const std::string& url, std::string listen) {
   port_ = FreePort();
   if (listen.empty()) listen = "127.0.0.1:" + std::to_string(port_);
   DaemonProcess::Options o;
   o.binary = AwcctlPath();
   o.args = {"serve", "--listen", listen};
-  o.env = {{"DATABASE_URL", db.url()}};
+  o.env = {{"DATABASE_URL", url}};
   process_ = std::make_unique<DaemonProcess>(o);
 }
 

@@ -36,7 +36,10 @@ FleetRun RunFleet(TestDatabase& db, DaemonProcess& fleet, int completed);
 // `awcctl serve` on 127.0.0.1 (or `listen`), for `db`, until destroyed.
 class ConsoleProcess {
  public:
-  explicit ConsoleProcess(const TestDatabase& db, std::string listen = "");
+  explicit ConsoleProcess(const TestDatabase& db, std::string listen = "")
+      : ConsoleProcess(db.url(), std::move(listen)) {}
+  // The same for the database at `url` (another role's, say).
+  ConsoleProcess(const std::string& url, std::string listen);
   ~ConsoleProcess();
 
   int port() const { return port_; }

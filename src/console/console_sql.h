@@ -210,12 +210,12 @@ inline constexpr const char* kSchedulerLeader =
   FROM awc.leader_leases WHERE name = 'scheduler'
 )sql";
 
-// The schedules (ScheduleRow's order), built-in ones first, then by name.
+// The schedules (ScheduleRow's order), by name.
 inline constexpr const char* kSchedules =
-    "SELECT name, spec, coalesce(kind, ''), builtin, paused, " AWC_CONSOLE_TS(
+    "SELECT name, spec, coalesce(kind, ''), paused, " AWC_CONSOLE_TS(
         "next_run_at") ", " AWC_CONSOLE_TS("last_run_at") R"sql(,
-       coalesce(last_result::text, ''), runs
-  FROM awc.schedules ORDER BY builtin DESC, name
+       coalesce(last_result::text, '')
+  FROM awc.schedules ORDER BY name
 )sql";
 
 #undef AWC_CONSOLE_EPOCH_PAGE

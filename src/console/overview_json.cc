@@ -92,12 +92,10 @@ json_t* Scheduler(const SchedulerView& s) {
     Set(row, "name", Text(r.name));
     Set(row, "spec", Text(r.spec));
     Set(row, "kind", TextOrNull(r.kind));
-    Set(row, "builtin", json_boolean(r.builtin));
     Set(row, "paused", json_boolean(r.paused));
     Set(row, "next_run_at", Text(r.next_run_at));
     Set(row, "last_run_at", TextOrNull(r.last_run_at));
     Set(row, "last_result", Embedded(r.last_result));
-    Set(row, "runs", json_integer(r.runs));
     json_array_append_new(arr, row);
   }
   Set(out, "schedules", arr);

@@ -95,20 +95,15 @@ std::string SchedulerSection(const Overview& o) {
            When(l.expires_at, o.clock.now) + ".</p>\n";
   }
   Table t;
-  t.headers = {"schedule", "spec",     "kind", "state",
-               "next run", "last run", "runs", "last result"};
-  t.numeric = {6};
-  t.wrap = {7};
+  t.headers = {"schedule", "spec",     "kind",       "state",
+               "next run", "last run", "last result"};
+  t.wrap = {6};
   t.empty = "no schedules";
   for (const ScheduleRow& r : s.schedules) {
-    std::string kind =
-        r.kind.empty()
-            ? (r.builtin ? "<span class=\"none\">built-in</span>" : None())
-            : Escape(r.kind);
-    t.Add({Escape(r.name), "<code>" + Escape(r.spec) + "</code>", kind,
+    t.Add({Escape(r.name), "<code>" + Escape(r.spec) + "</code>",
+           r.kind.empty() ? None() : Escape(r.kind),
            Badge(r.paused ? "paused" : "active"),
            When(r.next_run_at, o.clock.now), When(r.last_run_at, o.clock.now),
-           Count(r.runs),
            r.last_result.empty()
                ? None()
                : "<code title=\"" + Escape(r.last_result) + "\">" +

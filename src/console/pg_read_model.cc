@@ -121,12 +121,10 @@ Result<SchedulerView> ReadScheduler(db::PgConn& conn) {
     s.name = r.GetString(i, 0);
     s.spec = r.GetString(i, 1);
     s.kind = r.GetString(i, 2);
-    s.builtin = r.GetBool(i, 3);
-    s.paused = r.GetBool(i, 4);
-    s.next_run_at = r.GetString(i, 5);
-    s.last_run_at = r.GetString(i, 6);
-    s.last_result = r.GetString(i, 7);
-    s.runs = r.GetInt(i, 8);
+    s.paused = r.GetBool(i, 3);
+    s.next_run_at = r.GetString(i, 4);
+    s.last_run_at = r.GetString(i, 5);
+    s.last_result = r.GetString(i, 6);
     v.schedules.push_back(std::move(s));
   }
   return v;

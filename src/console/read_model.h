@@ -58,13 +58,11 @@ struct LeaderRow {
 struct ScheduleRow {
   std::string name;
   std::string spec;
-  std::string kind;  // "" for a built-in schedule without one
-  bool builtin = false;
+  std::string kind;  // "" when none (a schedule the scheduler plans itself)
   bool paused = false;
   std::string next_run_at;
   std::string last_run_at;  // "" when never run
   std::string last_result;  // JSON text, "" when never run
-  int64_t runs = 0;
 };
 
 // The scheduler's tables, when the schema has them.

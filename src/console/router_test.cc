@@ -282,10 +282,9 @@ TEST_F(RouterTest, TheSchedulerSectionShowsOnlyWhenItsTablesExist) {
   s.leader = LeaderRow{"host-a/1234",          7,
                        "2026-11-30T09:00:00Z", "2026-11-30T09:44:50Z",
                        "2026-11-30T09:45:20Z", false};
-  s.schedules = {ScheduleRow{"gc", "@hourly", "", true, false,
-                             "2026-11-30T10:00:00Z", "2026-11-30T09:00:00Z",
-                             std::string("{\"error\": \"") + kHostile + "\"}",
-                             3}};
+  s.schedules = {ScheduleRow{"gc", "@hourly", "", false, "2026-11-30T10:00:00Z",
+                             "2026-11-30T09:00:00Z",
+                             std::string("{\"error\": \"") + kHostile + "\"}"}};
   std::string body = Get("/").body;
   EXPECT_NE(body.find("<code>host-a/1234</code>, token 7"), std::string::npos);
   EXPECT_NE(body.find(">in 15 min</time>"), std::string::npos) << body;

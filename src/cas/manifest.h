@@ -1,4 +1,5 @@
-// The awc-manifest/1 format (design brief §5, a contract):
+// The awc-manifest/1 format (a contract with producers; docs/ARCHITECTURE.md,
+// "Manifests and closures"):
 //
 //   {"format":"awc-manifest/1",
 //    "entries":[{"name":"README","kind":"blob","digest":"sha256:…","size":12},

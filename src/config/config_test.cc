@@ -19,7 +19,7 @@ TEST_F(ConfigTest, DefaultsAreTheDocumentedOnes) {
   EXPECT_EQ(s.gc_batch_size, 1000);
   EXPECT_EQ(s.gc_canary_size, 10);
   EXPECT_FALSE(s.gc_dry_run);
-  // DESIGN section 3 additions.
+  // Observability and S3 settings.
   EXPECT_EQ(s.metrics_listen, "");
   EXPECT_EQ(s.log_level, obs::LogLevel::kInfo);
   EXPECT_EQ(s.EffectiveS3Endpoint(), "https://s3.us-east-1.amazonaws.com");
@@ -28,7 +28,7 @@ TEST_F(ConfigTest, DefaultsAreTheDocumentedOnes) {
   EXPECT_EQ(s.s3_secret_access_key, "");
   EXPECT_FALSE(s.s3_force_path_style);
   EXPECT_EQ(s.s3_max_concurrency, 16);
-  // DESIGN section 5 limits.
+  // Limits of manifests, closures and S3 requests.
   EXPECT_EQ(s.manifest_max_bytes, 16 * 1024 * 1024);
   EXPECT_EQ(s.closure_max_depth, 64);
   EXPECT_EQ(s.closure_max_objects, 10'000'000);

@@ -1,4 +1,4 @@
-// Classification of failed S3 requests (design brief §5):
+// Classification of failed S3 requests (docs/ARCHITECTURE.md, "Object store"):
 //
 //   404 (NoSuchKey, or no code: a HEAD)        -> kNotFound
 //   404 NoSuchBucket                            -> kFailedPrecondition

@@ -10,6 +10,8 @@
 #   make deb        the Debian package, in build-deb/ (lintian-checked)
 #   make bench      the benchmarks of bench/ (see bench/README.md)
 #   make bench-storage  only the storage benchmarks
+#   make bench-scheduler  the planning time of each built-in schedule at
+#                   1M snapshots / 1M jobs (a cluster with fsync on)
 #   make bench-console  the console's page latency at 1M jobs and 100k
 #                   snapshots (a cluster with fsync on)
 #   make fuzz       the libFuzzer targets of fuzz/, FUZZ_SECONDS each
@@ -27,7 +29,7 @@ CMAKE_ARGS ?=
 
 # Debian 12 packages, by the targets that need them.
 PACKAGES_BUILD := g++ make cmake pkg-config \
-  libpq-dev libev-dev libjansson-dev libinih-dev libcurl4-openssl-dev \
+  libpq-dev libev-dev libjansson-dev libcurl4-openssl-dev \
   libssl-dev libmicrohttpd-dev libbsd-dev libsystemd-dev
 PACKAGES_PG    := postgresql postgresql-common
 PACKAGES_FUZZ  := clang-14 libclang-rt-14-dev
@@ -56,7 +58,7 @@ endef
 
 .PHONY: all deps deps-build deps-test deps-bench deps-demo deps-deb deps-fuzz \
   deps-npm build build-tests build-asan check demo install deb bench \
-  bench-storage bench-console fuzz fuzz-build lint-man clean
+  bench-storage bench-scheduler bench-console fuzz fuzz-build lint-man clean
 
 all: build
 
@@ -179,11 +181,20 @@ bench: deps-bench
 	cmake -S . -B $(BENCH_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 	  -DAWC_BUILD_BENCH=ON -DAWC_BUILD_TESTS=OFF $(CMAKE_ARGS)
 	cmake --build $(BENCH_BUILD) -j $(JOBS) \
-	  --target awc-worker-bench awc-bench-pgbench-script awc-bench-storage
+	  --target awc-worker-bench awc-bench-pgbench-script awc-bench-storage \
+	  awc-bench-scheduler
 	$(PG_VENV) bench/run.sh $(BENCH_BUILD) $(BENCH_SUITES)
 
 bench-storage:
 	$(MAKE) bench BENCH_SUITES=storage
+
+# The scheduler's planners at PostgreSQL's default durability: its own
+# cluster, with fsync on (pg_virtualenv's default is off).
+bench-scheduler: deps-bench
+	cmake -S . -B $(BENCH_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  -DAWC_BUILD_BENCH=ON -DAWC_BUILD_TESTS=OFF $(CMAKE_ARGS)
+	cmake --build $(BENCH_BUILD) -j $(JOBS) --target awc-bench-scheduler
+	$(PG_VENV) -o fsync=on bench/run.sh $(BENCH_BUILD) scheduler
 
 # The console's pages at 1M jobs and 100k snapshots, on a cluster of its
 # own at PostgreSQL's default durability (pg_virtualenv's default is fsync

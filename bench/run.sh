@@ -6,7 +6,8 @@
 #   pg_virtualenv -t bench/run.sh BUILD_DIR [SUITE...]
 #
 # SUITE is `queue` (queue_bench.py), `storage` (storage_bench.py) or
-# `console` (console_bench.py, which needs a cluster with fsync on: make
+# `scheduler` (scheduler_bench.py) or `console` (console_bench.py), which
+# both need a cluster with fsync on (make bench-scheduler, make
 # bench-console); the default is queue and storage, queue first. Knobs
 # (environment): for the queue,
 # BENCH_JOBS (20000), BENCH_CONCURRENCY ("1 2 4 8"), BENCH_REPEAT (3),
@@ -16,15 +17,18 @@
 # ("file s3 gc"), BENCH_STORAGE_REPEAT (3), BENCH_FILE_MIB (256),
 # BENCH_S3_MIB (64), BENCH_GC_SIZES ("10000 100000 1000000"), BENCH_COLD
 # (auto), BENCH_TMPDIR, BENCH_STORAGE_RESULTS (default
-# bench/results/storage-<date>.txt); for the console, BENCH_CONSOLE_JOBS
+# bench/results/storage-<date>.txt); for the scheduler,
+# BENCH_SCHED_SNAPSHOTS (1000000), BENCH_SCHED_JOBS (1000000),
+# BENCH_SCHED_REPEAT (5), BENCH_SCHED_RESULTS (default
+# bench/results/scheduler-<date>.txt); for the console, BENCH_CONSOLE_JOBS
 # (1000000), BENCH_CONSOLE_SNAPSHOTS (100000), BENCH_CONSOLE_PENDING (5000),
-# BENCH_CONSOLE_EPOCHS (5000),
-# BENCH_CONSOLE_REQUESTS (30), BENCH_CONSOLE_RESULTS (default
-# bench/results/console-<date>.txt). See bench/README.md.
+# BENCH_CONSOLE_EPOCHS (5000), BENCH_CONSOLE_REQUESTS (30),
+# BENCH_CONSOLE_RESULTS (default bench/results/console-<date>.txt). See
+# bench/README.md.
 set -euo pipefail
 
 if [ $# -lt 1 ]; then
-  echo "usage: pg_virtualenv -t $0 BUILD_DIR [queue] [storage] [console]" >&2
+  echo "usage: pg_virtualenv -t $0 BUILD_DIR [queue] [storage] [scheduler] [console]" >&2
   exit 2
 fi
 build=$(cd "$1" && pwd)
@@ -46,6 +50,7 @@ for suite in "${suites[@]}"; do
   case "$suite" in
     queue) programs=(awc-worker-bench awc-bench-pgbench-script) ;;
     storage) programs=(awc-bench-storage) ;;
+    scheduler) programs=(awc-bench-scheduler) ;;
     console)
       if [ ! -x "$build/awcctl" ]; then
         echo "$0: $build/awcctl is missing" >&2
@@ -54,7 +59,7 @@ for suite in "${suites[@]}"; do
       programs=()
       ;;
     *)
-      echo "$0: unknown suite \"$suite\" (queue, storage, console)" >&2
+      echo "$0: unknown suite \"$suite\" (queue, storage, scheduler, console)" >&2
       exit 2
       ;;
   esac
@@ -70,6 +75,7 @@ for suite in "${suites[@]}"; do
   case "$suite" in
     queue) python3 "$here/queue_bench.py" --build-dir "$build" ;;
     storage) python3 "$here/storage_bench.py" --build-dir "$build" ;;
+    scheduler) python3 "$here/scheduler_bench.py" --build-dir "$build" ;;
     console) python3 "$here/console_bench.py" --build-dir "$build" ;;
   esac
 done

@@ -151,14 +151,18 @@ awc::config::Settings LoadSettings() {
   return cfg->settings();
 }
 
-// The store of AWC_CAS_URL, on `loop` (S3 drives its transfers on it).
+// The store of AWC_CAS_URL, on `loop` (S3 drives its transfers on it),
+// made first if it is not there (as `awcctl store init` does): the
+// benchmarks write into fresh directories and buckets.
 std::unique_ptr<awc::store::ObjectStore> OpenStore(
     const awc::config::Settings& s, struct ev_loop* loop) {
   if (s.cas_url.empty()) Die("AWC_CAS_URL is not set");
   auto url = awc::options::StoreUrlFrom(s);
   if (!url.ok()) Die(url.status().message());
-  auto store =
-      awc::store::OpenStore(*url, awc::options::S3OptionsFrom(s), loop);
+  auto s3 = awc::options::S3OptionsFrom(s);
+  auto made = awc::store::InitializeStore(*url, s3, loop);
+  if (!made.ok()) Die(made.status().message());
+  auto store = awc::store::OpenInitializedStore(*url, s3, loop);
   if (!store.ok()) Die(store.status().message());
   return std::move(*store);
 }

@@ -133,8 +133,9 @@ TEST_F(AwcctlTargetTest, TheUrlComesFromAFileTooAndStaysSecret) {
   CommandResult not_file =
       RunAwcctl({"jobs"}, {{"DATABASE_URL_FILE", dir.path()}});
   EXPECT_EQ(not_file.code, 1);
-  EXPECT_EQ(not_file.err, "awcctl: DATABASE_URL_FILE: \"" + dir.path() +
-                              "\" is not a regular file\n");
+  EXPECT_EQ(not_file.err, "awcctl: DATABASE_URL_FILE: cannot open \"" +
+                              dir.path() +
+                              "\": not a regular file (a directory)\n");
   // The daemon reads it the same way.
   CommandResult t =
       RunProcess(ShippedDaemonPath(), {"-t"},
@@ -282,7 +283,14 @@ TEST(AwcctlHelpTest, EveryVerbHasHelpAndNeedsNoDatabaseForIt) {
   for (const char* expected :
        {"migrate", "roles", "health", "workers", "stats", "jobs list",
         "jobs show", "jobs cancel", "jobs retry", "dlq list", "dlq retry",
-        "dlq purge", "enqueue", "import"}) {
+        "dlq purge", "enqueue", "import", "store init"}) {
+    EXPECT_NE(std::find(commands.begin(), commands.end(), expected),
+              commands.end())
+        << expected;
+  }
+  for (const char* verb :
+       {"list", "pause", "resume", "run", "set", "add", "remove"}) {
+    std::string expected = std::string("schedules ") + verb;
     EXPECT_NE(std::find(commands.begin(), commands.end(), expected),
               commands.end())
         << expected;
@@ -298,7 +306,7 @@ TEST(AwcctlHelpTest, EveryVerbHasHelpAndNeedsNoDatabaseForIt) {
     std::vector<std::string> via_help = Split("help " + c);
     EXPECT_EQ(RunAwcctl(via_help, {}).out, r.out) << c;
   }
-  for (const char* group : {"jobs", "dlq"}) {
+  for (const char* group : {"jobs", "dlq", "schedules"}) {
     CommandResult r = RunAwcctl({group, "--help"}, {});
     EXPECT_EQ(r.code, 0);
     EXPECT_TRUE(
@@ -351,6 +359,14 @@ TEST(AwcctlHelpTest, UsageErrorsOfEveryVerbExitTwoBeforeConnecting) {
       {"enqueue", "snapshot_validate", R"({"snapshot_id": "7"})"},
       {"enqueue", "gc_sweep", R"({"tenant_id": "t1", "extra": 1})"},
       {"import", "--tenant", "t", "a", "b"},
+      {"schedules", "frobnicate"},
+      {"schedules", "list", "x"},
+      {"schedules", "pause"},
+      {"schedules", "run", "Not A Name"},
+      {"schedules", "set", "gc", "@every 0x"},
+      {"schedules", "add", "a", "@daily", "gc_sweep"},
+      {"schedules", "add", "a", "@daily", "gc_sweep", "[]"},
+      {"schedules", "add", "a", "@daily", "no_such_kind", "{}"},
       {"--yes"},
       {"-c"},
   };

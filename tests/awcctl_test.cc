@@ -15,6 +15,7 @@ int LatestVersion() { return migrate::EmbeddedMigrations().back().version; }
 
 class AwcctlTest : public ::testing::Test {
  protected:
+  void SetUp() override { ASSERT_TRUE(InitStore("file://" + store_.path())); }
   Env Settings() {
     return {{"DATABASE_URL", db_.url()},
             {"AWC_CAS_URL", "file://" + store_.path()}};

@@ -65,7 +65,8 @@ std::vector<Refusal> Refusals() {
       {"EmptyRegion",
        {{"AWC_CAS_URL", "s3://awc-bucket"}, {"AWC_S3_REGION", ""}},
        "AWC_S3_REGION",
-       "AWC_S3_REGION: expected a region name such as us-east-1"},
+       "AWC_S3_REGION: empty value; leave the setting unset to use its "
+       "default"},
       {"KeyIdWithoutSecret",
        {{"AWC_CAS_URL", "s3://awc-bucket"},
         {"AWC_S3_ACCESS_KEY_ID", "AKIDALONE"}},

@@ -11,6 +11,7 @@
 
 #include "common/json.h"
 #include "tests/support/console_fixture.h"
+#include "tests/support/scheduler_support.h"
 
 namespace awc::testing {
 namespace {
@@ -356,87 +357,66 @@ TEST_F(ConsoleTest, TheDatabaseGoesAwayAndComesBack) {
             std::string::npos);
 }
 
-// The scheduler's tables come with the scheduler's migration; without
-// them the overview has no scheduler section. Where the schema lacks them,
-// the test creates them with the columns the console reads.
-TEST_F(ConsoleTest, TheSchedulerSectionFollowsItsTables) {
+// The scheduler's leader and schedules, from a tree whose scheduler leads:
+// before it leads, there is no leader to show.
+TEST_F(ConsoleTest, ShowsTheSchedulerLeaderAndSchedules) {
   ConsoleProcess console(db_);
   ASSERT_TRUE(console.WaitListening()) << console.process().Stderr();
-  bool present =
-      db_.Scalar("SELECT to_regclass('awc.schedules') IS NOT NULL") == "t";
-  if (!present) {
-    HttpReply without = console.Get("/");
-    ASSERT_EQ(without.status, 200);
-    EXPECT_EQ(without.body.find("<h2>Scheduler</h2>"), std::string::npos);
-    Result<JsonPtr> doc = ParseJson(console.Get("/api/overview").body);
-    ASSERT_TRUE(doc.ok());
-    EXPECT_TRUE(json_is_null(json_object_get(doc->get(), "scheduler")));
-    db_.Exec(
-        "CREATE TABLE awc.leader_leases (name text PRIMARY KEY, holder text "
-        "NOT NULL, token bigint NOT NULL, acquired_at timestamptz NOT NULL "
-        "DEFAULT now(), renewed_at timestamptz NOT NULL DEFAULT now(), "
-        "expires_at timestamptz NOT NULL)");
-    db_.Exec(
-        "CREATE TABLE awc.schedules (name text PRIMARY KEY, spec text NOT "
-        "NULL, kind text, payload jsonb NOT NULL DEFAULT '{}', paused boolean "
-        "NOT NULL DEFAULT false, next_run_at timestamptz NOT NULL DEFAULT "
-        "now(), last_run_at timestamptz, last_result jsonb)");
-  }
-  HttpReply nobody = console.Get("/");
-  ASSERT_EQ(nobody.status, 200);
-  EXPECT_NE(nobody.body.find("<h2>Scheduler</h2>"), std::string::npos);
-  EXPECT_NE(nobody.body.find("No scheduler has led yet."), std::string::npos);
+  HttpReply before = console.Get("/");
+  ASSERT_EQ(before.status, 200);
+  EXPECT_NE(before.body.find("<h2>Scheduler</h2>"), std::string::npos);
+  EXPECT_NE(before.body.find("No scheduler has led yet."), std::string::npos);
 
-  db_.Exec("DELETE FROM awc.schedules");
-  db_.Exec(
-      "INSERT INTO awc.leader_leases (name, holder, token, acquired_at, "
-      "renewed_at, expires_at) VALUES ('scheduler', 'host-a/4242', 7, "
-      "now() - interval '1 hour', now() - interval '5 s', "
-      "now() + interval '25 s')");
-  db_.Exec(
-      "INSERT INTO awc.schedules (name, spec, kind, payload, paused, "
-      "next_run_at, last_run_at, last_result) VALUES "
-      "('nightly-report', '@daily', $1, '{}', false, "
-      " now() + interval '3 hours 30 min', now() - interval '21 hours', "
-      " '{\"result\": \"<b>ok</b>\", \"enqueued\": 1}'), "
-      "('zz-paused', '@hourly', 'gc_sweep', '{\"tenant_id\": \"acme\"}', "
-      " true, now() + interval '20 min', NULL, NULL)",
-      {kHostileKind});
+  // Built-in schedules paused, so that nothing but this test's jobs run;
+  // one schedule of the operator's, of a hostile kind.
+  PauseBuiltins(db_);
+  AddSchedule(db_, "nightly-report", "@daily", kHostileKind);
+  DaemonProcess tree(SchedulerTree(db_, "sched", 30));
+  ASSERT_TRUE(WaitUntil([&] { return Leads(tree); })) << tree.Stderr();
+  std::string holder = db_.Scalar(
+      "SELECT holder FROM awc.leader_leases WHERE name = 'scheduler'");
+  std::string token = db_.Scalar(
+      "SELECT token FROM awc.leader_leases WHERE name = 'scheduler'");
+  ASSERT_FALSE(holder.empty());
+
   HttpReply led = console.Get("/");
   ASSERT_EQ(led.status, 200);
   const std::string& b = led.body;
-  EXPECT_NE(b.find("st-ok\">held</span> <code>host-a/4242</code>, token 7"),
+  EXPECT_NE(b.find("st-ok\">held</span> <code>" + holder + "</code>, token " +
+                   token + ", lease ends <time"),
             std::string::npos)
       << b;
-  size_t nightly = b.find(
-      "<td>nightly-report</td><td><code>@daily</code></td>"
-      "<td>" +
-      std::string(kEscapedKind) + "</td>");
-  size_t paused = b.find("<td>zz-paused</td>");
+  size_t gc = b.find("<td>gc</td>");
+  size_t nightly = b.find("<td>nightly-report</td><td><code>@daily</code></td>"
+                          "<td>" +
+                          std::string(kEscapedKind) + "</td>");
+  ASSERT_NE(gc, std::string::npos) << b;
   ASSERT_NE(nightly, std::string::npos) << b;
-  ASSERT_NE(paused, std::string::npos);
-  EXPECT_LT(nightly, paused);
-  EXPECT_NE(b.find(">in 3 h</time>", nightly), std::string::npos);
-  EXPECT_NE(b.find(">21 h ago</time>", nightly), std::string::npos);
-  EXPECT_NE(b.find("st-warn\">paused</span>", paused), std::string::npos);
+  EXPECT_LT(gc, nightly);  // built-in ones first
+  EXPECT_NE(b.find("built-in</span></td><td><span class=\"st st-warn\">paused",
+                   gc),
+            std::string::npos);
+  EXPECT_NE(b.find("st-ok\">active</span>", nightly), std::string::npos);
   EXPECT_EQ(b.find("<script"), std::string::npos);
-  EXPECT_EQ(b.find("<b>ok"), std::string::npos);
 
   Result<JsonPtr> doc = ParseJson(console.Get("/api/overview").body);
   ASSERT_TRUE(doc.ok());
   json_t* sched = json_object_get(doc->get(), "scheduler");
-  EXPECT_STREQ(json_string_value(
-                   json_object_get(json_object_get(sched, "leader"), "holder")),
-               "host-a/4242");
+  json_t* leader = json_object_get(sched, "leader");
+  EXPECT_EQ(Str(leader, "holder"), holder);
+  EXPECT_FALSE(json_is_true(json_object_get(leader, "expired")));
   json_t* rows = json_object_get(sched, "schedules");
-  ASSERT_EQ(json_array_size(rows), 2u);
-  EXPECT_STREQ(
-      json_string_value(json_object_get(json_array_get(rows, 0), "kind")),
-      kHostileKind);
-  EXPECT_EQ(
-      json_integer_value(json_object_get(
-          json_object_get(json_array_get(rows, 0), "last_result"), "enqueued")),
-      1);
+  EXPECT_EQ(static_cast<int64_t>(json_array_size(rows)),
+            db_.Int("SELECT count(*) FROM awc.schedules"));
+  bool found = false;
+  for (size_t i = 0; i < json_array_size(rows); ++i) {
+    json_t* r = json_array_get(rows, i);
+    if (Str(r, "name") != "nightly-report") continue;
+    found = true;
+    EXPECT_EQ(Str(r, "kind"), kHostileKind);
+    EXPECT_FALSE(json_is_true(json_object_get(r, "builtin")));
+  }
+  EXPECT_TRUE(found);
 }
 
 TEST_F(ConsoleTest, ListensOnLoopbackUnlessToldAndWarnsThen) {

@@ -164,8 +164,28 @@ TEST_F(LifecycleTest, RetainKeepsWhatIsYoungerThanKeepWithin) {
   EXPECT_EQ(ResultField(Retain(b_old), "verdict"), "released");
 }
 
+TEST_F(LifecycleTest, APolicyThatWouldKeepNothingIsRefused) {
+  // keep_last 0 (or keep_within_secs 0, or no rule at all) would release
+  // every READY snapshot of the workspace at once: such a policy is taken
+  // for a mistake, and a malformed policy keeps everything.
+  for (const char* policy :
+       {R"({"keep_last": 0})", R"({"keep_within_secs": 0})",
+        R"({"keep_last": 0, "keep_within_secs": 0})",
+        R"({"keep_last": 3, "keep_within_secs": 0})",
+        R"({"keep_last": 0, "keep_within_secs": 60})", "{}"}) {
+    SCOPED_TRACE(policy);
+    int64_t ws = cas_.Workspace(policy);
+    int64_t old = Ready(ws, 99999);
+    queue::Outcome o = Retain(old);
+    EXPECT_EQ(ResultField(o, "verdict"), "kept");
+    EXPECT_EQ(ResultField(o, "reason"), "malformed_policy");
+    EXPECT_EQ(SnapState(old), "READY");
+  }
+  EXPECT_EQ(Audits("snapshot.released"), 0);
+}
+
 TEST_F(LifecycleTest, RetainNeverReleasesPinnedOrDegradedOrWithoutPolicy) {
-  int64_t ws = cas_.Workspace(R"({"keep_last": 0})");
+  int64_t ws = cas_.Workspace(R"({"keep_last": 1})");
   int64_t pinned = Ready(ws, 100);
   db_.Exec("UPDATE awc.snapshots SET pinned = true WHERE id = $1",
            {std::to_string(pinned)});
@@ -197,7 +217,7 @@ TEST_F(LifecycleTest, RetainReleasesEverythingOfAnExpiredWorkspace) {
 }
 
 TEST_F(LifecycleTest, RetainSkipsWhatIsNotReady) {
-  int64_t ws = cas_.Workspace(R"({"keep_last": 0})");
+  int64_t ws = cas_.Workspace(R"({"keep_within_secs": 1})");
   for (const char* state : {"VALIDATING", "FAILED", "RELEASED"}) {
     int64_t id = cas_.Snapshot(root_, state, ws);
     EXPECT_EQ(ResultField(Retain(id), "verdict"), "skipped");

@@ -17,6 +17,7 @@ TEST(FleetE2eTest, ImportValidateScrubRetainExpireAndCollect) {
   TempDir store;
   std::vector<std::pair<std::string, std::string>> env = {
       {"DATABASE_URL", db.url()}, {"AWC_CAS_URL", "file://" + store.path()}};
+  ASSERT_TRUE(InitStore("file://" + store.path()));
   ASSERT_EQ(RunAwcctl({"migrate"}, env).code, 0);
   db.Exec("INSERT INTO awc.tenants (id) VALUES ('acme')");
   int64_t ws = db.Int(
@@ -51,6 +52,9 @@ TEST(FleetE2eTest, ImportValidateScrubRetainExpireAndCollect) {
   o.env.push_back({"AWC_GC_GRACE_SECS", "0"});
   o.env.push_back({"AWC_RETENTION_GRACE_SECS", "0"});
   o.env.push_back({"AWC_METRICS_LISTEN", "127.0.0.1:" + std::to_string(port)});
+  // The jobs are enqueued by hand here; the scheduler's planners would add
+  // their own (tests/scheduler_*_test.cc).
+  o.env.push_back({"AWC_SCHEDULER", "off"});
   DaemonProcess d(o);
   auto state = [&](const std::string& id) {
     return db.Scalar("SELECT state FROM awc.snapshots WHERE id = $1", {id});

@@ -149,10 +149,11 @@ TEST_F(FleetVisibilityTest, WorkersStatsAndHealthOfARealFleet) {
             2);
   EXPECT_EQ(Run({"health", "--fleet"}).code, 1);
 
-  // A ready job waiting shows its age (nobody claims it now).
+  // A ready job waiting shows its age (nobody claims it now), counted from
+  // when it could first run and never from before it was inserted.
   db_.Exec(
-      "UPDATE awc.jobs SET run_at = now() - interval '1 hour' WHERE "
-      "state = 'PENDING'");
+      "UPDATE awc.jobs SET run_at = now() - interval '1 hour', "
+      "created_at = now() - interval '1 hour' WHERE state = 'PENDING'");
   JsonPtr waiting = Json({"stats"});
   EXPECT_GE(
       Num(Row(json_object_get(waiting.get(), "jobs"), "kind", "test_complete"),

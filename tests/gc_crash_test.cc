@@ -13,6 +13,7 @@ namespace {
 TEST(GcCrashTest, AKilledSweepIsResumedByTheNextOne) {
   TestDatabase db;
   TempDir dir;
+  ASSERT_TRUE(InitStore("file://" + dir.path()));
   auto store = store::NewFileStore(dir.path());
   ASSERT_TRUE(store.ok()) << store.status().message();
   CasFixture cas(db, **store, "t1");

@@ -1,7 +1,10 @@
 // Events on stderr and the master's /metrics, /healthz, /readyz, checked on
 // the real daemon after real jobs.
+#include <arpa/inet.h>
 #include <gtest/gtest.h>
+#include <netinet/in.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <regex>
@@ -116,7 +119,8 @@ TEST_F(ObservabilityTest, MetricsCountJobsByKindAndOutcome) {
   EXPECT_EQ(JobsTotal(body, "test_complete", "completed"), 3);
   EXPECT_EQ(JobsTotal(body, "test_fail", "failed"), 1);
   EXPECT_EQ(JobsTotal(body, "test_retry", "retried"), 1);
-  EXPECT_EQ(JobsTotal(body, "unknown_kind", "failed"), 1);
+  EXPECT_EQ(JobsTotal(body, "unknown", "failed"), 1);
+  EXPECT_EQ(JobsTotal(body, "unknown_kind", "failed"), -1);
   EXPECT_GE(
       MetricValue(body,
                   R"(awc_background_job_lag_seconds{kind="test_complete"})"),
@@ -136,6 +140,29 @@ TEST_F(ObservabilityTest, MetricsCountJobsByKindAndOutcome) {
   // The database password never shows.
   std::string password = getenv("PGPASSWORD") ? getenv("PGPASSWORD") : "";
   EXPECT_EQ(body.find(password), std::string::npos);
+}
+
+TEST_F(ObservabilityTest, JunkKindsCannotCrowdOutTheRealOnes) {
+  // Kind labels are a closed set: registered kinds, and "unknown" for any
+  // other. 200 invented kinds do not use up the label budget.
+  Start(2);
+  db_.Exec(
+      "INSERT INTO awc.jobs (kind) SELECT 'junk_' || n FROM "
+      "generate_series(1, 200) n");
+  ASSERT_TRUE(daemon_->WaitForEvent("job dead-lettered", 60, 200));
+  int64_t gc = db_.Enqueue("gc_sweep", R"({"tenant_id": "nobody"})");
+  int64_t done = db_.Enqueue("test_complete", "{}");
+  ASSERT_TRUE(WaitUntil([&] {
+    return db_.JobState(gc) == "FAILED" && db_.JobState(done) == "COMPLETED";
+  }));
+  ASSERT_TRUE(daemon_->WaitForEvent("job completed"));
+  auto [status, body] = Get("/metrics");
+  ASSERT_EQ(status, 200);
+  EXPECT_EQ(JobsTotal(body, "unknown", "failed"), 200);
+  EXPECT_EQ(JobsTotal(body, "gc_sweep", "failed"), 1);
+  EXPECT_EQ(JobsTotal(body, "test_complete", "completed"), 1);
+  EXPECT_EQ(body.find("cardinality_overflow"), std::string::npos) << body;
+  EXPECT_EQ(body.find("junk_"), std::string::npos);
 }
 
 TEST_F(ObservabilityTest, CountsSurviveAWorkerCrash) {
@@ -254,6 +281,48 @@ TEST(ObservabilityNoSecretsTest, TitlesEventsAndMetricsCarryNoSecret) {
     EXPECT_EQ(out.find(password), std::string::npos) << out;
     EXPECT_EQ(out.find("S3-SECRET-KEY-abc123"), std::string::npos) << out;
   }
+}
+
+TEST_F(ObservabilityTest, ListenerSurvivesABurstOfHalfOpenConnections) {
+  // Clients send the head of a request and never finish it, as many as
+  // the listener has slots, then all go away at once: the listener must
+  // serve afterwards.
+  Start(1);
+  sockaddr_in addr = {};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<uint16_t>(port_));
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  const std::string head = "GET /metrics HTTP/1.1\r\nHost: x\r\n";
+  std::vector<int> fds;
+  for (int i = 0; i < 64; ++i) {
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    ASSERT_GE(fd, 0);
+    connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
+    fds.push_back(fd);
+  }
+  std::vector<bool> sent(fds.size(), false);
+  size_t done = 0;
+  WaitUntil([&] {
+    for (size_t i = 0; i < fds.size(); ++i) {
+      if (sent[i]) continue;
+      if (send(fds[i], head.data(), head.size(), MSG_NOSIGNAL) ==
+          static_cast<ssize_t>(head.size())) {
+        sent[i] = true;
+        ++done;
+      }
+    }
+    return done == fds.size();
+  });
+  usleep(500 * 1000);  // the master reads what it has accepted
+  // The master is stopped while the clients leave, so that it sees them
+  // all go in one turn of its loop.
+  daemon_->Signal(SIGSTOP);
+  for (int fd : fds) close(fd);
+  usleep(100 * 1000);
+  daemon_->Signal(SIGCONT);
+  EXPECT_TRUE(WaitUntil([&] { return Get("/healthz").first == 200; }, 60))
+      << "the listener no longer answers";
+  EXPECT_EQ(Get("/metrics").first, 200);
 }
 
 }  // namespace

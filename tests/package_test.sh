@@ -2,8 +2,11 @@
 # The Debian package of DIR (make deb), installed for real with dpkg on this
 # machine: its files, the system user and state directory, the conffile,
 # both units (systemd-analyze verify, hardening exposure), then the
-# installed daemon run as the service's user against the test cluster until
-# it is ready, and stopped with SIGTERM. The package is purged afterwards.
+# installed daemon run as the service's user (no new privileges, no
+# capabilities, as the unit runs it) against the test cluster: refused
+# without its store, then, once awcctl (as that user) has made it, run
+# until it is ready and its scheduler has led and fired every built-in
+# schedule, and stopped with SIGTERM. The package is purged afterwards.
 #
 # Needs root (make check runs it through sudo when not root) and the
 # cluster of pg_virtualenv (PGHOST, PGPORT, PGUSER, PGPASSWORD). Refuses to
@@ -25,11 +28,14 @@ if dpkg-query -W -f='${Status}' awc-worker 2>/dev/null | grep -q installed; then
 fi
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/awc-package.XXXXXX")
+# The store of this run, in the state directory, where the service keeps
+# one; a name of its own, so that nothing left there before is used.
+store=/var/lib/awc-worker/cas-package-test-$$
 daemon=
 cleanup() {
   [ -n "$daemon" ] && kill -KILL "$daemon" 2>/dev/null
   dpkg --purge awc-worker >/dev/null 2>&1 || true
-  rm -rf "$work"
+  rm -rf "$work" "$store"
 }
 trap cleanup EXIT
 
@@ -92,9 +98,10 @@ port=$(shuf -i 40001-49999 -n 1)
 exec_as_service() {
   exec env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin \
     DATABASE_URL="postgresql://$PGUSER:$PGPASSWORD@$PGHOST:$PGPORT/$db" \
-    AWC_CAS_URL=file:///var/lib/awc-worker/cas \
+    AWC_CAS_URL="file://$store" \
     AWC_WORKER_CONCURRENCY=2 AWC_METRICS_LISTEN="127.0.0.1:$port" \
-    setpriv --reuid=awc-worker --regid=awc-worker --init-groups "$@"
+    setpriv --reuid=awc-worker --regid=awc-worker --init-groups \
+    --no-new-privs --bounding-set=-all --inh-caps=-all "$@"
 }
 (exec_as_service /usr/sbin/awc-worker -t) \
   >"$work/t.out" 2>&1 || { cat "$work/t.out" >&2; fail "awc-worker -t"; }
@@ -102,6 +109,19 @@ if grep -q "$PGPASSWORD" "$work/t.out"; then fail "-t shows the password"; fi
 # Without -c, both programs read the package's settings file.
 grep -q 'file /etc/awc-worker/awc-worker.conf' "$work/t.out" ||
   { cat "$work/t.out" >&2; fail "-t did not read /etc/awc-worker/awc-worker.conf"; }
+# The daemon uses only a store made by `awcctl store init`, run as the
+# service's user before the first start.
+if (exec_as_service /usr/sbin/awc-worker) >"$work/nostore.out" 2>&1; then
+  fail "the daemon started without its store"
+fi
+grep -q "create the store with \"awcctl store init file://$store\"" \
+  "$work/nostore.out" ||
+  { cat "$work/nostore.out" >&2; fail "no word of awcctl store init"; }
+[ ! -e "$store" ] || fail "the daemon created $store"
+(exec_as_service /usr/bin/awcctl store init "file://$store") \
+  >"$work/init.out" 2>&1 || { cat "$work/init.out" >&2; fail "awcctl store init"; }
+[ "$(stat -c %U "$store/.awc-store")" = awc-worker ] ||
+  fail "$store/.awc-store is not the service's"
 (exec_as_service /usr/sbin/awc-worker) \
   >"$work/daemon.out" 2>&1 &
 daemon=$!
@@ -115,6 +135,21 @@ for _ in $(seq 1 300); do
   sleep 0.1
 done
 [ -n "$ready" ] || { cat "$work/daemon.out" >&2; fail "the daemon never became ready"; }
+# The scheduler child: it takes the leader lease and fires the built-in
+# schedules (prune's deletions included) as the service's user.
+fired=
+for _ in $(seq 1 300); do
+  n=$(psql -X -tA -d "$db" -c "SELECT count(*) FROM awc.schedules
+        WHERE builtin AND last_result ->> 'result' = 'ok'" 2>/dev/null || true)
+  if [ "$n" = 6 ] && pgrep -u awc-worker -f '^awc-worker: scheduler leader' \
+       >/dev/null; then
+    fired=yes
+    break
+  fi
+  kill -0 "$daemon" 2>/dev/null || break
+  sleep 0.1
+done
+[ -n "$fired" ] || { cat "$work/daemon.out" >&2; fail "the scheduler did not lead and fire the built-in schedules"; }
 kill -TERM "$daemon"
 code=0
 wait "$daemon" || code=$?

@@ -11,6 +11,7 @@
 #include <cstring>
 #include <set>
 
+#include "migrate/migrate_sql.h"
 #include "tests/support/harness.h"
 
 namespace awc::testing {
@@ -215,11 +216,14 @@ TEST(ProcessTreeTest, NotifiesSystemd) {
 TEST(ProcessTreeTest, PingsTheWatchdogAndExtendsTheStopWhileJobsFinish) {
   TestDatabase db;
   FakeNotifySocket sd;
-  auto o = FleetOptions(db, 1, {{"AWC_WORKER_LEASE_SECS", "60"}});
+  // With the scheduler too: a second kind of child, draining alongside.
+  auto o = FleetOptions(
+      db, 1, {{"AWC_WORKER_LEASE_SECS", "60"}, {"AWC_SCHEDULER", "on"}});
   o.env.push_back({"NOTIFY_SOCKET", sd.path()});
   o.env.push_back({"WATCHDOG_USEC", "1000000"});  // WatchdogSec=1s
   DaemonProcess d(o);
   ASSERT_TRUE(WaitUntil([&] { return sd.Seen("READY=1"); })) << d.Stderr();
+  ASSERT_TRUE(d.WaitForEvent("scheduler started")) << d.Stderr();
   // Every half watchdog period while the master's loop runs.
   EXPECT_TRUE(WaitUntil([&] { return sd.Count("WATCHDOG=1") >= 4; }))
       << ::testing::PrintToString(sd.messages());
@@ -229,12 +233,20 @@ TEST(ProcessTreeTest, PingsTheWatchdogAndExtendsTheStopWhileJobsFinish) {
   // The stop waits for the job, and asks systemd for time while it does.
   EXPECT_TRUE(WaitUntil([&] { return sd.Seen("EXTEND_TIMEOUT_USEC="); }))
       << ::testing::PrintToString(sd.messages());
+  // Keep reading while the tree stops, as the service manager does: a
+  // datagram socket queues only net.unix.max_dgram_qlen (10 by default)
+  // unread messages, and the master's next sd_notify would wait for room.
+  WaitUntil([&] {
+    sd.messages();
+    return !d.running();
+  });
   auto st = d.WaitExit();
-  ASSERT_TRUE(st.has_value());
+  ASSERT_TRUE(st.has_value()) << d.Stderr();
   EXPECT_TRUE(WIFEXITED(*st) && WEXITSTATUS(*st) == 0);
   EXPECT_EQ(db.JobState(id), "COMPLETED");
-  // Only the master talks to systemd (the workers inherit NOTIFY_SOCKET but
-  // never use it), so a hung master stops the watchdog pings.
+  // Only the master talks to systemd (the workers and the scheduler inherit
+  // NOTIFY_SOCKET but never use it), so a hung master stops the watchdog
+  // pings.
   EXPECT_EQ(sd.senders(), std::set<pid_t>{d.pid()});
   for (const std::string& m : sd.messages()) {
     if (m.rfind("EXTEND_TIMEOUT_USEC=", 0) != 0) continue;
@@ -242,6 +254,72 @@ TEST(ProcessTreeTest, PingsTheWatchdogAndExtendsTheStopWhileJobsFinish) {
     EXPECT_GT(usec, 0u);
     EXPECT_LE(usec, 5'000'000u) << "extended by more than one tick's worth";
   }
+}
+
+// SIGHUP replaces the scheduler with the workers (tests/reload_test.cc
+// covers the workers); systemd hears RELOADING=1, then READY=1.
+TEST(ProcessTreeTest, ReloadReplacesTheSchedulerAndTellsSystemd) {
+  TestDatabase db;
+  FakeNotifySocket sd;
+  TempDir dir;
+  dir.Write("awc-worker.conf", "[scheduler]\nenabled = on\n");
+  auto o = FleetOptions(db, 1);
+  o.env.erase(std::remove_if(
+                  o.env.begin(), o.env.end(),
+                  [](const auto& kv) { return kv.first == "AWC_SCHEDULER"; }),
+              o.env.end());
+  o.env.push_back({"NOTIFY_SOCKET", sd.path()});
+  o.args = {"-c", dir.path() + "/awc-worker.conf"};
+  DaemonProcess d(o);
+  ASSERT_TRUE(WaitUntil([&] { return sd.Seen("READY=1"); })) << d.Stderr();
+  ASSERT_TRUE(d.WaitForEvent("leadership acquired")) << d.Stderr();
+
+  d.Signal(SIGHUP);
+  ASSERT_TRUE(d.WaitForEvent("configuration reloaded")) << d.Stderr();
+  EXPECT_TRUE(WaitUntil([&] { return sd.Seen("RELOADING=1"); }))
+      << ::testing::PrintToString(sd.messages());
+  EXPECT_TRUE(WaitUntil([&] { return sd.Count("READY=1") == 2; }))
+      << ::testing::PrintToString(sd.messages());
+  // The old scheduler hands over its lease and exits cleanly; the new one
+  // takes the lead.
+  ASSERT_TRUE(d.WaitForEvent("scheduler exited")) << d.Stderr();
+  EXPECT_EQ(Int(d.EventsWith("scheduler exited")[0].get(), "exit_code"), 0);
+  EXPECT_EQ(d.EventsWith("scheduler started").size(), 2u);
+  EXPECT_TRUE(d.WaitForEvent("leadership acquired", 60, 2)) << d.Stderr();
+
+  // Turned off by a reload, the scheduler goes and is not replaced.
+  dir.Write("awc-worker.conf", "[scheduler]\nenabled = off\n");
+  d.Signal(SIGHUP);
+  ASSERT_TRUE(d.WaitForEvent("configuration reloaded", 30, 2)) << d.Stderr();
+  ASSERT_TRUE(d.WaitForEvent("scheduler exited", 30, 2)) << d.Stderr();
+  EXPECT_EQ(d.EventsWith("scheduler started").size(), 2u);
+  EXPECT_TRUE(WaitUntil([&] { return d.Children().size() == 1; }));
+  d.Signal(SIGTERM);
+  auto st = d.WaitExit();
+  ASSERT_TRUE(st.has_value());
+  EXPECT_TRUE(WIFEXITED(*st) && WEXITSTATUS(*st) == 0);
+}
+
+// Startup waits for another runner's migrations without being killed by
+// the start timeout: it asks systemd for more time while it waits.
+TEST(ProcessTreeTest, ExtendsTheStartWhileAnotherRunnerMigrates) {
+  TestDatabase db;
+  std::unique_ptr<db::PgConn> other = db.Connect();
+  ASSERT_TRUE(other->Exec("BEGIN").ok());
+  ASSERT_TRUE(other->Exec(migrate::sql::kLock, {migrate::sql::kLockKey}).ok());
+  FakeNotifySocket sd;
+  auto o = FleetOptions(db, 1);
+  o.env.push_back({"NOTIFY_SOCKET", sd.path()});
+  DaemonProcess d(o);
+  ASSERT_TRUE(d.WaitForEvent("waiting for another runner's migrations"))
+      << d.Stderr();
+  EXPECT_TRUE(WaitUntil([&] { return sd.Count("EXTEND_TIMEOUT_USEC=") >= 2; }))
+      << ::testing::PrintToString(sd.messages());
+  EXPECT_FALSE(sd.Seen("READY=1"));
+  ASSERT_TRUE(other->Exec("COMMIT").ok());
+  EXPECT_TRUE(WaitUntil([&] { return sd.Seen("READY=1"); })) << d.Stderr();
+  EXPECT_EQ(d.EventsWith("waiting for another runner's migrations").size(), 1u);
+  EXPECT_FALSE(d.EventsWith("migration applied").empty());
 }
 
 }  // namespace

@@ -1,7 +1,7 @@
 // The role model: roles created from `awcctl roles --sql`, migrations
-// applied as the migrator, the fleet and every awcctl verb that does not
-// migrate run as the runtime role — which is shown unable to change the
-// schema.
+// applied as the migrator, the fleet (its scheduler too) and every awcctl
+// verb that does not migrate run as the runtime role — which is shown
+// unable to change the schema.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -164,13 +164,25 @@ TEST_F(RolesTest, TheRuntimeRoleRunsEverythingButCannotChangeTheSchema) {
   ASSERT_EQ(RunAwcctl({"-d", Migrator(), "migrate"}, {}).code, 0);
 
   // 4. The fleet runs as the runtime, in the default auto mode: nothing is
-  // pending, so nothing is created.
+  // pending, so nothing is created. Its scheduler takes the leader lease
+  // and creates and fires every built-in schedule, prune's deletions
+  // included.
+  ASSERT_TRUE(InitStore("file://" + store_.path()));
   DaemonProcess::Options o =
       FleetOptions(db_, 2,
                    {{"DATABASE_URL", Runtime()},
-                    {"AWC_CAS_URL", "file://" + store_.path()}});
+                    {"AWC_CAS_URL", "file://" + store_.path()},
+                    {"AWC_SCHEDULER", "on"}});
   DaemonProcess fleet(o);
   ASSERT_TRUE(fleet.WaitForEvent("supervisor running")) << fleet.Stderr();
+  ASSERT_TRUE(WaitUntil([&] {
+    return db_.Int(
+               "SELECT count(*) FROM awc.schedules WHERE builtin AND "
+               "last_result ->> 'result' = 'ok'") == 6;
+  })) << fleet.Stderr();
+  EXPECT_EQ(db_.Scalar("SELECT holder LIKE '%-scheduler/%' FROM "
+                       "awc.leader_leases WHERE name = 'scheduler'"),
+            "t");
 
   // 5. Every verb that does not migrate, as the runtime.
   TempDir tree;
@@ -227,6 +239,20 @@ TEST_F(RolesTest, TheRuntimeRoleRunsEverythingButCannotChangeTheSchema) {
   ExpectOk({"migrate", "--sql", "--pending"});
   ExpectOk({"migrate"});  // nothing pending: no DDL
   EXPECT_EQ(db_.JobState(std::stoll(dead_id)), "");
+  ExpectOk({"schedules"});
+  ExpectOk({"schedules", "pause", "gc"});
+  ExpectOk({"schedules", "resume", "gc"});
+  ExpectOk({"schedules", "set", "gc", "@every 2h"});
+  ExpectOk(
+      {"schedules", "add", "tick", "@daily", "test_complete", "{}", "--force"});
+  ExpectOk({"schedules", "run", "tick"});
+  // The leader fires it at once, as the runtime.
+  EXPECT_TRUE(WaitUntil([&] {
+    return db_.Scalar(
+               "SELECT state FROM awc.jobs WHERE dedupe_key = "
+               "'schedule:tick'") == "COMPLETED";
+  })) << fleet.Stderr();
+  ExpectOk({"schedules", "remove", "tick"});
   EXPECT_EQ(db_.Int("SELECT count(*) FROM awc.workers WHERE state <> "
                     "'stopped'"),
             2);

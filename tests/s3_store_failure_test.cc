@@ -2,9 +2,18 @@
 // restarted, stalled, missing bucket, unknown credentials.
 #if AWC_WITH_S3
 
-#include <algorithm>
-#include <chrono>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <thread>
+
+#include "cas/closure.h"
+#include "cas/manifest.h"
 #include "tests/support/s3_fixture.h"
 
 namespace awc::store::s3test {
@@ -109,6 +118,130 @@ TEST_F(S3StoreTest, MissingBucketAndBadCredentialsArePermanent) {
   EXPECT_TRUE(denied.IsFailedPrecondition()) << denied.ToString();
   EXPECT_NE(denied.message().find("InvalidAccessKeyId"), std::string::npos);
   EXPECT_EQ(denied.message().find(kSecret), std::string::npos);
+}
+
+// An S3 endpoint gone wrong: a GET of `manifest_key` answers the manifest;
+// any other GET answers 200 and then streams zeros for ever (chunked),
+// until the client goes away. One connection at a time, on a thread.
+class EndlessServer {
+ public:
+  EndlessServer(std::string manifest_key, std::string manifest)
+      : manifest_key_(std::move(manifest_key)), manifest_(std::move(manifest)) {
+    listen_fd_ = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in addr = {};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    EXPECT_EQ(bind(listen_fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr),
+              0);
+    EXPECT_EQ(listen(listen_fd_, 16), 0);
+    socklen_t len = sizeof addr;
+    getsockname(listen_fd_, reinterpret_cast<sockaddr*>(&addr), &len);
+    port_ = ntohs(addr.sin_port);
+    thread_ = std::thread([this] { Serve(); });
+  }
+  ~EndlessServer() {
+    stop_ = true;
+    shutdown(listen_fd_, SHUT_RDWR);
+    close(listen_fd_);
+    thread_.join();
+  }
+  std::string Endpoint() const {
+    return "http://127.0.0.1:" + std::to_string(port_);
+  }
+  // Bytes of endless bodies sent so far.
+  uint64_t streamed() const { return streamed_; }
+
+ private:
+  void Serve() {
+    while (!stop_) {
+      int fd = accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC);
+      if (fd < 0) return;
+      Handle(fd);
+      close(fd);
+    }
+  }
+  // Answers every request on the connection in turn.
+  void Handle(int fd) {
+    std::string in;
+    char buf[4096];
+    for (;;) {
+      size_t end;
+      while ((end = in.find("\r\n\r\n")) == std::string::npos) {
+        ssize_t n = read(fd, buf, sizeof buf);
+        if (n <= 0) return;
+        in.append(buf, static_cast<size_t>(n));
+      }
+      std::string head = in.substr(0, end);
+      in.erase(0, end + 4);
+      std::string line = head.substr(0, head.find("\r\n"));
+      if (line.find(manifest_key_) != std::string::npos) {
+        std::string resp = "HTTP/1.1 200 OK\r\nContent-Length: " +
+                           std::to_string(manifest_.size()) + "\r\n\r\n" +
+                           manifest_;
+        if (!SendAll(fd, resp)) return;
+        continue;
+      }
+      if (!SendAll(fd, "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"))
+        return;
+      const std::string chunk =
+          "10000\r\n" + std::string(0x10000, '\0') + "\r\n";
+      while (!stop_ && SendAll(fd, chunk)) streamed_ += 0x10000;
+      return;
+    }
+  }
+  static bool SendAll(int fd, std::string_view data) {
+    while (!data.empty()) {
+      ssize_t n = send(fd, data.data(), data.size(), MSG_NOSIGNAL);
+      if (n <= 0) return false;
+      data.remove_prefix(static_cast<size_t>(n));
+    }
+    return true;
+  }
+
+  std::string manifest_key_;
+  std::string manifest_;
+  int listen_fd_ = -1;
+  int port_ = 0;
+  std::thread thread_;
+  std::atomic<bool> stop_{false};
+  std::atomic<uint64_t> streamed_{0};
+};
+
+TEST(S3MisbehavingServerTest, AnEndlessBodyIsCutOffPastItsDeclaredSize) {
+  // The manifest declares a 5-byte blob; the server streams it for ever.
+  const std::string blob_digest = "sha256:" + digest::Sha256::HexOf("hello");
+  cas::Manifest m;
+  m.entries.push_back(
+      {"endless", cas::ManifestEntry::Kind::kBlob, blob_digest, 5});
+  std::string manifest = cas::SerializeManifest(m);
+  std::string root = cas::DigestOf(manifest);
+  EndlessServer server(root.substr(7), manifest);
+
+  S3Options options;
+  options.endpoint = server.Endpoint();
+  options.force_path_style = true;
+  options.timeout_ms = 5000;
+  Result<StoreUrl> url = ParseStoreUrl("s3://endless");
+  ASSERT_TRUE(url.ok());
+  struct ev_loop* loop = ev_loop_new(EVFLAG_AUTO);
+  {
+    auto store = NewS3Store(*url, options, loop);
+    ASSERT_TRUE(store.ok()) << store.status().ToString();
+    Result<cas::ClosureReport> r =
+        cas::WalkClosure(**store, "t1", root, {}, nullptr);
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    EXPECT_EQ(r->verdict, cas::Verdict::kSizeMismatch) << r->detail;
+    EXPECT_EQ(r->digest, blob_digest);
+    Result<std::vector<cas::BadObject>> bad =
+        cas::VerifyObjects(**store, "t1", {{blob_digest, 5}}, nullptr);
+    ASSERT_TRUE(bad.ok()) << bad.status().ToString();
+    ASSERT_EQ(bad->size(), 1u);
+    EXPECT_EQ((*bad)[0].why, cas::Verdict::kSizeMismatch);
+  }
+  ev_loop_destroy(loop);
+  // What the server got out before the client hung up: socket buffers, not
+  // the gigabytes an uncut read would take.
+  EXPECT_LT(server.streamed(), 64u * kMiB);
 }
 
 }  // namespace

@@ -31,6 +31,10 @@ TEST(ShutdownTest, SigtermFinishesTheJobInFlightAndClaimsNoMore) {
   int64_t id = JobInFlight(db, d, 1500, 2);
   d.Signal(SIGTERM);
   ASSERT_TRUE(d.WaitForEvent("graceful shutdown: workers finish their jobs"));
+  // Once the idle worker has gone, a job enqueued now can only be claimed
+  // by the busy one, when it records its job: it must not. (Before that, an
+  // idle worker's claim already on its way to the server may take it.)
+  ASSERT_TRUE(d.WaitForEvent("worker exited")) << d.Stderr();
   int64_t later = db.Enqueue("test_complete", "{}");
   EXPECT_EQ(ExitCode(d), 0) << d.Stderr();
   EXPECT_EQ(db.JobState(id), "COMPLETED");

@@ -38,6 +38,10 @@ class CountingStore : public store::ObjectStore {
   Status List(const std::string& tenant, const ListFn& each) override {
     return inner_.List(tenant, each);
   }
+  Result<std::string> ReadMarker() override { return inner_.ReadMarker(); }
+  Status WriteMarker(std::string_view content) override {
+    return inner_.WriteMarker(content);
+  }
   std::map<std::string, int> reads_;
 
  private:

@@ -29,8 +29,9 @@ createdb awc_demo
 export DATABASE_URL="postgresql://$PGUSER:$PGPASSWORD@$PGHOST:$PGPORT/awc_demo"
 export AWC_CAS_URL="file://$work/cas"
 
-say "schema"
+say "schema and store"
 "$awcctl" migrate
+"$awcctl" store init "$AWC_CAS_URL"
 
 say "a tenant with two workspaces"
 sql -c "INSERT INTO awc.tenants (id) VALUES ('demo')"
@@ -52,27 +53,36 @@ docs=$("$awcctl" import --tenant demo --workspace "$ws_docs" "$work/docs")
 sql -c "UPDATE awc.snapshots SET created_at = now() - interval '1 hour'
         WHERE id = $app1"
 
-say "starting a fleet of 3 workers"
-AWC_WORKER_CONCURRENCY=3 AWC_WORKER_ID=demo AWC_LOG_LEVEL=warn \
+say "shortening the built-in schedules (minutes and hours become seconds)"
+"$awcctl" schedules set expire '@every 2s'
+"$awcctl" schedules set retain '@every 3s'
+"$awcctl" schedules set scrub '@every 4s'
+"$awcctl" schedules set gc '@every 5s'
+"$awcctl" schedules set prune '@every 10s'
+
+say "starting a fleet of 3 workers and its scheduler; nothing is enqueued by hand from here"
+AWC_WORKER_CONCURRENCY=3 AWC_WORKER_ID=demo AWC_LOG_LEVEL=info \
 AWC_GC_GRACE_SECS=60 AWC_RETENTION_GRACE_SECS=0 \
+AWC_SCHEDULER_LEASE_SECS=6 AWC_SCRUB_INTERVAL_SECS=5 AWC_JOB_RETENTION_SECS=15 \
   "$worker" 2>"$work/events.log" &
 fleet_pid=$!
 
-drained() {
-  [ "$(sql -tA -c "SELECT count(*) FROM awc.jobs
-                   WHERE state IN ('PENDING', 'RUNNING')
-                     AND run_at <= now() + interval '5 seconds'")" = 0 ]
-}
-wait_drained() {
+# Waits (up to 2 minutes) until the SQL condition holds.
+wait_for() {
+  local what=$1 cond=$2
   for _ in $(seq 1 600); do
-    drained && return 0
+    [ "$(sql -tA -c "SELECT ($cond)")" = t ] && { echo "$what"; return 0; }
     sleep 0.2
   done
-  echo "the queue did not drain; events:" >&2
+  echo "timed out waiting for: $what; events:" >&2
   tail -20 "$work/events.log" >&2
   return 1
 }
-wait_drained
+
+wait_for "validated: the imports' own jobs ran" \
+  "SELECT bool_and(state <> 'VALIDATING') FROM awc.snapshots"
+wait_for "retain released app v1 (keep_last 1)" \
+  "SELECT state = 'RELEASED' FROM awc.snapshots WHERE id = $app1"
 sql -c "SELECT id, workspace_id, state, object_count, byte_count
         FROM awc.snapshots ORDER BY id"
 
@@ -83,27 +93,32 @@ victim=$(sql -tA -c "SELECT substr(so.digest, 8) FROM awc.snapshot_objects so
 path="$work/cas/demo/sha256/${victim:0:2}/$victim"
 printf 'X' | dd of="$path" bs=1 seek=10 conv=notrunc status=none
 echo "flipped a byte of sha256:$victim"
+wait_for "scrub found it: the docs snapshot is DEGRADED, its closure pinned" \
+  "SELECT state = 'DEGRADED' FROM awc.snapshots WHERE id = $docs"
 
-say "enqueueing scrub, retention, expiry and gc"
-sql -c "INSERT INTO awc.jobs (kind, payload) SELECT 'snapshot_scrub',
-        jsonb_build_object('snapshot_id', id) FROM awc.snapshots"
-wait_drained
-sql -c "INSERT INTO awc.jobs (kind, payload) SELECT 'snapshot_retain',
-        jsonb_build_object('snapshot_id', id) FROM awc.snapshots"
-wait_drained
-# The docs workspace expires: EXPIRING now, EXPIRED on the next run.
+say "the docs workspace's deadline passes"
 sql -c "UPDATE awc.workspaces SET expires_at = now() WHERE id = $ws_docs"
-"$awcctl" enqueue workspace_expire "{\"workspace_id\": $ws_docs}" >/dev/null
-wait_drained
-"$awcctl" enqueue workspace_expire "{\"workspace_id\": $ws_docs}" >/dev/null
-wait_drained
-# Let the released objects age past the GC grace, then collect.
+wait_for "expire moved it to EXPIRING, then (grace 0) to EXPIRED" \
+  "SELECT state = 'EXPIRED' FROM awc.workspaces WHERE id = $ws_docs"
+
+say "the released objects age past the GC grace"
 sql -c "UPDATE awc.objects SET created_at = now() - interval '1 hour',
                               last_seen_at = now() - interval '1 hour'"
-"$awcctl" enqueue gc_sweep '{"tenant_id": "demo"}' >/dev/null
-wait_drained
+wait_for "gc collected them" \
+  "SELECT count(*) > 0 FROM awc.gc_epochs WHERE deleted_count > 0"
+wait_for "prune deleted the jobs older than 15 s" \
+  "SELECT (last_result ->> 'jobs')::int > 0 FROM awc.schedules
+    WHERE name = 'prune'"
 
-say "summary: jobs by kind and state"
+say "the schedules: every run was the scheduler's"
+"$awcctl" schedules
+sql -c "SELECT name, runs, last_result ->> 'result' AS result,
+               coalesce(last_result ->> 'enqueued', '-') AS last_enqueued
+        FROM awc.schedules ORDER BY name"
+echo "$(grep -c '"msg":"schedule run"' "$work/events.log") schedule run events; the last ones that enqueued jobs:"
+grep '"msg":"schedule run"' "$work/events.log" | grep -v '"enqueued":0' | tail -4
+
+say "summary: jobs by kind and state (what prune has left)"
 sql -c "SELECT kind, state, count(*) AS jobs FROM awc.jobs
         GROUP BY 1, 2 ORDER BY 1, 2"
 say "summary: snapshots"

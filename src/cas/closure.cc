@@ -18,6 +18,9 @@ constexpr size_t kMaxBatch = 256;
 // Manifest bytes one batch may buffer (a batch always holds at least one).
 constexpr uint64_t kBatchManifestBytes = 64 * 1024 * 1024;
 constexpr uint32_t kNone = std::numeric_limits<uint32_t>::max();
+// Inside one object's read, the checkpoint runs after each this many bytes
+// (a lease must not run out while one large object streams).
+constexpr uint64_t kCheckpointBytes = 1024 * 1024;
 
 size_t BatchSize(const store::ObjectStore& store) {
   size_t n = 4 * static_cast<size_t>(std::max(store.parallelism(), 1));
@@ -94,18 +97,20 @@ class DigestIndex {
 struct Read {
   digest::Sha256 hash;
   uint64_t length = 0;
+  uint64_t unchecked = 0;  // bytes since the last checkpoint in this read
   bool manifest = false;
   bool has_declared = false;  // false for the root only
   uint64_t declared = 0;
   std::string buffer;
-  bool overran_declared = false;  // stopped buffering; still hashing
-  bool too_large = false;         // the sink aborted the read
+  bool longer = false;     // more than declared: the sink stopped the read
+  bool too_large = false;  // the sink aborted the read
   Status status = Status::Internal("the store did not complete the read");
 };
 
 void MakeRequests(const std::string& tenant_id,
                   const std::vector<std::string>& digests,
                   std::vector<Read>& reads, uint64_t manifest_max,
+                  const Checkpoint& checkpoint,
                   std::vector<store::ObjectStore::GetRequest>& requests) {
   requests.clear();
   requests.reserve(digests.size());
@@ -113,16 +118,23 @@ void MakeRequests(const std::string& tenant_id,
     Read* r = &reads[i];
     store::ObjectStore::GetRequest req;
     req.key = store::ObjectKey{tenant_id, digests[i]};
-    req.sink = [r, manifest_max](std::string_view chunk) -> Status {
-      r->hash.Update(chunk);
+    req.sink = [r, manifest_max,
+                &checkpoint](std::string_view chunk) -> Status {
       r->length += chunk.size();
-      if (!r->manifest || r->overran_declared) return Status::OK();
       if (r->has_declared && r->length > r->declared) {
-        // A size mismatch unless the digest is wrong too; hashing on tells.
-        r->overran_declared = true;
+        // Longer than its entry says: read no further, since the object
+        // may not end at all (a device, a server that streams for ever).
+        r->longer = true;
         std::string().swap(r->buffer);
-        return Status::OK();
+        return Status::Corruption("object is longer than declared");
       }
+      r->hash.Update(chunk);
+      r->unchecked += chunk.size();
+      if (r->unchecked >= kCheckpointBytes && checkpoint) {
+        r->unchecked = 0;
+        AWC_RETURN_IF_ERROR(checkpoint());
+      }
+      if (!r->manifest) return Status::OK();
       if (r->length > manifest_max) {
         r->too_large = true;
         return Status::Corruption("manifest exceeds the size limit");
@@ -133,6 +145,13 @@ void MakeRequests(const std::string& tenant_id,
     req.done = [r](Status s) { r->status = std::move(s); };
     requests.push_back(std::move(req));
   }
+}
+
+// Whether a finished read is judged by CheckRead(); otherwise its status is
+// a store error (kTransient: retry the job later) or a checkpoint's.
+bool Judged(const Read& r) {
+  return r.status.ok() || r.status.IsNotFound() || r.too_large || r.longer ||
+         r.status.IsCorruption();
 }
 
 // The verdict for one finished read that is not a store error, or kOk.
@@ -147,6 +166,17 @@ Verdict CheckRead(Read& r, std::string_view digest, uint64_t manifest_max,
   if (r.status.IsNotFound()) {
     *detail = "object is missing from the store";
     return Verdict::kMissingObject;
+  }
+  if (r.longer) {
+    *detail = "object is longer than the " + std::to_string(r.declared) +
+              " bytes its entry declares";
+    return Verdict::kSizeMismatch;
+  }
+  if (r.status.IsCorruption()) {
+    // The store holds something that cannot be an object (file://: not a
+    // regular file); its message says what, never the content.
+    *detail = r.status.message();
+    return Verdict::kInvalidObject;
   }
   if ("sha256:" + r.hash.FinishHex() != digest) {
     *detail = "object content does not match its digest";
@@ -268,16 +298,14 @@ class Walker {
     }
     std::vector<store::ObjectStore::GetRequest> requests;
     MakeRequests(tenant_id_, digests, reads, limits_.manifest_max_bytes,
-                 requests);
+                 checkpoint_, requests);
     store_.GetMany(requests);
     report_.reads += n;
 
     for (size_t i = 0; i < n; ++i) {
       Read& r = reads[i];
       uint32_t idx = wave[begin + i].idx;
-      if (!r.too_large && !r.status.ok() && !r.status.IsNotFound()) {
-        return r.status;
-      }
+      if (!Judged(r)) return r.status;
       std::string detail;
       Verdict v = CheckRead(r, digests[i], limits_.manifest_max_bytes, &detail);
       if (v != Verdict::kOk) {
@@ -371,6 +399,8 @@ const char* VerdictCode(Verdict verdict) {
       return "depth_limit";
     case Verdict::kTooManyObjects:
       return "object_limit";
+    case Verdict::kInvalidObject:
+      return "invalid_object";
   }
   return "unknown";
 }
@@ -403,11 +433,11 @@ Result<std::vector<BadObject>> VerifyObjects(
       reads[i].declared = targets[pos + i].size.value_or(0);
     }
     std::vector<store::ObjectStore::GetRequest> requests;
-    MakeRequests(tenant_id, digests, reads, 0, requests);
+    MakeRequests(tenant_id, digests, reads, 0, checkpoint, requests);
     store.GetMany(requests);
     for (size_t i = 0; i < n; ++i) {
       Read& r = reads[i];
-      if (!r.status.ok() && !r.status.IsNotFound()) return r.status;
+      if (!Judged(r)) return r.status;
       std::string detail;
       Verdict v = CheckRead(r, digests[i], 0, &detail);
       if (v != Verdict::kOk) bad.push_back({digests[i], v});

@@ -11,30 +11,37 @@
 //    I/O (S3) fetches in parallel and memory stays bounded.
 //  - Every object is hashed while it streams (memory stays flat for blobs;
 //    manifests are buffered up to limits.manifest_max_bytes) and its length
-//    is checked against the size its parent entry declares.
+//    is checked against the size its parent entry declares. A read stops as
+//    soon as it has more bytes than declared (a size mismatch), so an
+//    object that never ends cannot hold a worker.
 //  - Manifests are parsed with ParseManifest; the root must be a manifest.
 //    A digest named as a blob in one place and as a manifest in another
 //    must parse as a manifest (it is then read a second time if it was
 //    already read as a blob). The same digest declared with two sizes is a
 //    size mismatch.
 //  - The walk stops at the first problem and reports it as a verdict with
-//    the offending digest: missing object, digest mismatch, size mismatch,
+//    the offending digest: missing object, invalid object (the store holds
+//    something that cannot be an object: kCorruption from the store, e.g. a
+//    directory or a FIFO under file://), digest mismatch, size mismatch,
 //    malformed manifest, manifest too large, depth limit (the root is at
 //    depth 0; a manifest's depth is that of the shortest path reaching it
 //    through manifest entries, and one deeper than limits.max_depth is
 //    refused unread), object limit (more than limits.max_objects digests,
 //    the root included). Order is deterministic: within a batch the first
-//    problem in request order wins; for one object a digest mismatch wins
-//    over a size mismatch.
-//  - Store errors other than "not found" are not verdicts: they come back
-//    as the Status (kTransient means retry the job later).
-//  - `checkpoint` is called between batches (handlers renew their lease
-//    there); an error from it aborts the walk with that error. It may be
-//    empty.
+//    problem in request order wins; for one object shorter than declared a
+//    digest mismatch wins over the size mismatch (one longer than declared
+//    is read no further, so its digest is not known).
+//  - Store errors other than "not found" and kCorruption are not verdicts:
+//    they come back as the Status (kTransient means retry the job later).
+//  - `checkpoint` is called between batches and, inside the read of one
+//    object, after every MiB of it (handlers renew their lease there, so a
+//    single large object cannot outlast the lease); an error from it aborts
+//    the read and the walk with that error. It may be empty.
 //  - A malformed tenant id or root digest is kInvalidArgument.
 //
 // VerifyObjects (scrub) re-reads a known list of objects, checking digest
-// and size, and reports every bad one instead of stopping at the first.
+// and size, and reports every bad one instead of stopping at the first; it
+// calls `checkpoint` as WalkClosure does.
 #ifndef AWC_CAS_CLOSURE_H_
 #define AWC_CAS_CLOSURE_H_
 
@@ -65,11 +72,13 @@ enum class Verdict {
   kManifestTooLarge,
   kDepthExceeded,
   kTooManyObjects,
+  kInvalidObject,
 };
 
 // "ok", "missing_object", "digest_mismatch", "size_mismatch",
 // "malformed_manifest", "manifest_too_large", "depth_limit",
-// "object_limit": the `code` recorded in snapshots.failure.
+// "object_limit", "invalid_object": the `code` recorded in
+// snapshots.failure.
 const char* VerdictCode(Verdict verdict);
 
 struct ClosureObject {

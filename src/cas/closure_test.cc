@@ -95,16 +95,19 @@ TEST_F(ClosureTest, WrongSizes) {
     wrong.size = declared;
     ExpectVerdict(Root({wrong}), Verdict::kSizeMismatch, b.digest);
   }
-  // A manifest longer than declared stops buffering but is still hashed.
+  // Manifests too.
   ManifestEntry d = Dir("d", {b});
   for (uint64_t declared : {uint64_t{0}, d.size - 1, d.size + 1}) {
     ManifestEntry wrong = d;
     wrong.size = declared;
     ExpectVerdict(Root({wrong}), Verdict::kSizeMismatch, d.digest);
   }
-  // A corrupt object is a digest mismatch, whatever its length.
-  PutAs(d.digest, ManifestBytes({b}) + "  ");
+  // A corrupt object no longer than declared is a digest mismatch; one
+  // longer than declared is read no further: a size mismatch.
+  PutAs(d.digest, ManifestBytes({b}).substr(0, d.size - 2));
   ExpectVerdict(Root({d}), Verdict::kDigestMismatch, d.digest);
+  PutAs(d.digest, ManifestBytes({b}) + "  ");
+  ExpectVerdict(Root({d}), Verdict::kSizeMismatch, d.digest);
 }
 
 TEST_F(ClosureTest, OneDigestDeclaredWithTwoSizes) {
@@ -259,6 +262,43 @@ TEST_F(ClosureTest, StoreErrorsAreStatusesNotVerdicts) {
   EXPECT_EQ(MustWalk(root).verdict, Verdict::kOk);
 }
 
+TEST_F(ClosureTest, AnObjectTheStoreCallsCorruptIsAVerdict) {
+  // E.g. a directory where file:// expects the object's file: a fact about
+  // the data, not an error to retry.
+  ManifestEntry a = Blob("a", "a"), b = Blob("b", "b");
+  probe_.Fail(b.digest, Status::Corruption("object " + b.digest +
+                                           " is not a regular file (a "
+                                           "directory)"));
+  ClosureReport r = MustWalk(Root({a, b}));
+  EXPECT_EQ(r.verdict, Verdict::kInvalidObject);
+  EXPECT_EQ(r.digest, b.digest);
+  EXPECT_EQ(r.detail,
+            "object " + b.digest + " is not a regular file (a directory)");
+  Result<std::vector<BadObject>> bad = Verify({{a.digest, 1}, {b.digest, 1}});
+  ASSERT_TRUE(bad.ok()) << bad.status().ToString();
+  ASSERT_EQ(bad->size(), 1u);
+  EXPECT_EQ((*bad)[0].digest, b.digest);
+  EXPECT_EQ((*bad)[0].why, Verdict::kInvalidObject);
+}
+
+TEST_F(ClosureTest, AReadStopsOnceAnObjectIsLongerThanDeclared) {
+  // An object that never ends is read no further than its declared size
+  // and the chunk that crosses it: a size mismatch.
+  ManifestEntry endless{"zero", Kind::kBlob, DigestOf("five!"), 5};
+  probe_.Endless(endless.digest);
+  ClosureReport r = MustWalk(Root({Blob("a", "a"), endless}));
+  EXPECT_EQ(r.verdict, Verdict::kSizeMismatch);
+  EXPECT_EQ(r.digest, endless.digest);
+  EXPECT_EQ(r.detail, "object is longer than the 5 bytes its entry declares");
+  EXPECT_LE(probe_.endless_delivered(), 64u * 1024);
+  // Scrub's reads too.
+  Result<std::vector<BadObject>> bad = Verify({{endless.digest, 5}});
+  ASSERT_TRUE(bad.ok()) << bad.status().ToString();
+  ASSERT_EQ(bad->size(), 1u);
+  EXPECT_EQ((*bad)[0].why, Verdict::kSizeMismatch);
+  EXPECT_LE(probe_.endless_delivered(), 2u * 64 * 1024);
+}
+
 TEST_F(ClosureTest, FirstProblemInRequestOrderWins) {
   probe_.set_reverse(true);
   ManifestEntry a = Blob("a", "a"), b = Blob("b", "b"), c = Blob("c", "c");
@@ -289,6 +329,31 @@ TEST_F(ClosureTest, CheckpointBetweenBatchesAndItsErrorAborts) {
   EXPECT_EQ(probe_.batches().size(), 8u + 3u);
 }
 
+TEST_F(ClosureTest, CheckpointRunsInsideTheReadOfALargeObject) {
+  // One 5 MiB blob: one checkpoint between the root's batch and the blob's,
+  // and one after every MiB of the blob while it streams.
+  std::string big(5 * 1024 * 1024 + 10, 'z');
+  std::string root = Root({Blob("big", big)});
+  EXPECT_EQ(MustWalk(root).verdict, Verdict::kOk);
+  EXPECT_EQ(checkpoints_, 1 + 5);
+  // A failing checkpoint stops the read then and there.
+  checkpoints_ = 0;
+  fail_checkpoint_at_ = 3;
+  Result<ClosureReport> r = Walk(root);
+  ASSERT_FALSE(r.ok());
+  EXPECT_TRUE(r.status().IsFailedPrecondition()) << r.status().ToString();
+  EXPECT_EQ(checkpoints_, 3);
+  // Scrub's reads too.
+  checkpoints_ = 0;
+  fail_checkpoint_at_ = -1;
+  Result<std::vector<BadObject>> bad =
+      VerifyObjects(probe_, kTenant, {{DigestOf(big), big.size()}},
+                    [this] { return Checkpoint(); });
+  ASSERT_TRUE(bad.ok()) << bad.status().ToString();
+  EXPECT_TRUE(bad->empty());
+  EXPECT_EQ(checkpoints_, 5);
+}
+
 TEST_F(ClosureTest, MalformedIdsAreInvalidArguments) {
   std::string root = Root({});
   EXPECT_TRUE(WalkClosure(probe_, "T1", root, {}, nullptr)
@@ -309,6 +374,7 @@ TEST(ClosureVerdictTest, Codes) {
   EXPECT_STREQ(VerdictCode(Verdict::kManifestTooLarge), "manifest_too_large");
   EXPECT_STREQ(VerdictCode(Verdict::kDepthExceeded), "depth_limit");
   EXPECT_STREQ(VerdictCode(Verdict::kTooManyObjects), "object_limit");
+  EXPECT_STREQ(VerdictCode(Verdict::kInvalidObject), "invalid_object");
 }
 
 class ClosureBatchTest : public ClosureTest,

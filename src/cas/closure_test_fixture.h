@@ -11,6 +11,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -39,6 +40,16 @@ class ProbeStore : public ObjectStore {
     ++gets_[key.digest];
     auto it = faults_.find(key.digest);
     if (it != faults_.end()) return it->second;
+    if (endless_.count(key.digest) > 0) {
+      // Zeros until the sink stops the read (or a bound that no test
+      // should reach).
+      const std::string zeros(64 * 1024, '\0');
+      while (endless_delivered_ < kEndlessBound) {
+        endless_delivered_ += zeros.size();
+        AWC_RETURN_IF_ERROR(sink(zeros));
+      }
+      return Status::OK();
+    }
     return inner_.Get(key, sink);
   }
   void GetMany(std::vector<GetRequest>& requests) override {
@@ -60,9 +71,18 @@ class ProbeStore : public ObjectStore {
   Status List(const std::string& t, const ListFn& f) override {
     return inner_.List(t, f);
   }
+  Result<std::string> ReadMarker() override { return inner_.ReadMarker(); }
+  Status WriteMarker(std::string_view c) override {
+    return inner_.WriteMarker(c);
+  }
   int parallelism() const override { return parallelism_; }
 
   void Fail(const std::string& digest, Status s) { faults_[digest] = s; }
+  // The object `digest` streams zeros for ever, like a device or a server
+  // that never ends its response.
+  void Endless(const std::string& digest) { endless_.insert(digest); }
+  uint64_t endless_delivered() const { return endless_delivered_; }
+  static constexpr uint64_t kEndlessBound = 256 * 1024 * 1024;
   void ClearFaults() { faults_.clear(); }
   int gets(const std::string& digest) const {
     auto it = gets_.find(digest);
@@ -76,6 +96,8 @@ class ProbeStore : public ObjectStore {
  private:
   ObjectStore& inner_;
   std::map<std::string, Status> faults_;
+  std::set<std::string> endless_;
+  uint64_t endless_delivered_ = 0;
   std::map<std::string, int> gets_;
   std::vector<size_t> batches_;
   int parallelism_ = 1;

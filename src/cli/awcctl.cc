@@ -16,9 +16,10 @@ namespace {
 // one more line here.
 using AddFn = void (*)(std::vector<Command>*);
 const AddFn kVerbGroups[] = {
-    AddMigrateCommands, AddRolesCommands, AddHealthCommands, AddWorkersCommands,
-    AddStatsCommands,   AddJobsCommands,  AddDlqCommands,    AddEnqueueCommands,
-    AddImportCommands,  AddServeCommands,
+    AddMigrateCommands, AddRolesCommands,     AddHealthCommands,
+    AddWorkersCommands, AddStatsCommands,     AddJobsCommands,
+    AddDlqCommands,     AddEnqueueCommands,   AddImportCommands,
+    AddStoreCommands,   AddSchedulesCommands, AddServeCommands,
 };
 
 const std::vector<Command>& AllCommands() {
@@ -152,19 +153,8 @@ const Command* Bare(const Commands& cmds, std::string_view group) {
   return nullptr;
 }
 
-int RunLegacy(const Command& c, const Globals& g,
-              const std::vector<std::string>& rest) {
-  std::vector<std::string> args = {c.name};
-  args.insert(args.end(), rest.begin(), rest.end());
-  std::vector<char*> argv;
-  for (std::string& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  return c.legacy(g.config_path, static_cast<int>(args.size()), argv.data());
-}
-
 int RunCommand(const Command& c, const Globals& g,
                const std::vector<std::string>& rest, const Io& io) {
-  if (c.legacy != nullptr) return RunLegacy(c, g, rest);
   Result<ParsedArgs> parsed = ParseArgs(AllOptions(c), rest);
   Invocation inv(c, g, parsed.ok() ? *parsed : ParsedArgs(), io);
   if (!parsed.ok()) return inv.Usage(parsed.status().message());

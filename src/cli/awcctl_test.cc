@@ -55,8 +55,9 @@ TEST_F(AwcctlDispatchTest, HelpListsEveryCommandAndEachHasItsOwn) {
   Run help = Awcctl({"--help"});
   EXPECT_EQ(help.code, kExitOk);
   EXPECT_TRUE(help.out.starts_with("usage: awcctl ")) << help.out;
-  for (const char* c : {"  migrate ", "  jobs list ", "  dlq purge ",
-                        "  health ", "  roles "}) {
+  for (const char* c :
+       {"  migrate ", "  jobs list ", "  dlq purge ", "  health ", "  roles ",
+        "  schedules add ", "  schedules list "}) {
     EXPECT_NE(help.out.find(c), std::string::npos) << c;
   }
   EXPECT_EQ(Awcctl({"help"}).out, help.out);
@@ -92,6 +93,16 @@ TEST_F(AwcctlDispatchTest, UsageErrorsNameTheProblemAndExitTwo) {
       {{"health", "x"}, "awcctl: health takes no arguments"},
       {{"jobs", "show", "1", "2"},
        "awcctl: jobs show: wrong number of arguments"},
+      {{"schedules", "frob"}, "awcctl: unknown command \"schedules frob\""},
+      {{"schedules", "pause"},
+       "awcctl: schedules pause: wrong number of arguments"},
+      {{"schedules", "add", "a", "@daily", "k"},
+       "awcctl: schedules add: wrong number of arguments"},
+      {{"schedules", "list", "extra"},
+       "awcctl: schedules list takes no arguments"},
+      {{"schedules", "set", "gc", "@every 5x"},
+       "awcctl: schedule spec \"@every 5x\": expected @every <N>h<N>m<N>s "
+       "(e.g. @every 90s, @every 1h30m), @hourly, @daily or @weekly"},
       {{"dlq", "purge", "--older-than", "2y"},
        "awcctl: \"2y\" is not a duration (a whole number with s, m, h, d or "
        "w: 90s, 15m, 12h, 7d, 2w)"},
@@ -128,24 +139,13 @@ TEST_F(AwcctlDispatchTest, CommandsThatNeedNoDatabaseRunWithoutOne) {
   EXPECT_EQ(version.out, "awcctl " AWC_VERSION "\n");
 }
 
-// What the legacy entry point below was called with.
-std::string legacy_seen;
-
-int LegacyEntry(const std::string& config_path, int argc, char** argv) {
-  legacy_seen = config_path;
-  for (int i = 0; i < argc; ++i) legacy_seen += std::string("|") + argv[i];
-  return 7;
-}
-
 int GroupedRun(Invocation& inv) {
   inv.Print(std::string(inv.command().name) + ":" +
             std::to_string(inv.args().positional.size()) + "\n");
   return kExitOk;
 }
 
-TEST_F(AwcctlDispatchTest, ATableEntryRunsNewStyleAndLegacyVerbs) {
-  Command legacy{"schedules", "[ARGS]", "an old-style verb", "", {}};
-  legacy.legacy = LegacyEntry;
+TEST_F(AwcctlDispatchTest, ATableOfGroupedVerbs) {
   Command list{"things list", "[ID...]", "list things", "", {}};
   list.max_args = -1;
   list.bare = true;
@@ -153,12 +153,8 @@ TEST_F(AwcctlDispatchTest, ATableEntryRunsNewStyleAndLegacyVerbs) {
   Command show{"things show", "ID", "show a thing", "", {}};
   show.min_args = show.max_args = 1;
   show.run = GroupedRun;
-  std::vector<Command> table = {legacy, list, show};
+  std::vector<Command> table = {list, show};
 
-  // The legacy verb gets -c's path and its arguments, argv[0] its name.
-  Run r = Awcctl({"-c", "/etc/x.conf", "schedules", "list", "--all"}, &table);
-  EXPECT_EQ(r.code, 7);
-  EXPECT_EQ(legacy_seen, "/etc/x.conf|schedules|list|--all");
   // The longest name wins; the group's word alone runs its bare verb.
   EXPECT_EQ(Awcctl({"things", "show", "3"}, &table).out, "things show:1\n");
   EXPECT_EQ(Awcctl({"things", "list", "1", "2"}, &table).out,
@@ -166,7 +162,7 @@ TEST_F(AwcctlDispatchTest, ATableEntryRunsNewStyleAndLegacyVerbs) {
   EXPECT_EQ(Awcctl({"things"}, &table).out, "things list:0\n");
   EXPECT_EQ(Awcctl({"things", "--json"}, &table).code, kExitUsage);
   Run help = Awcctl({"help"}, &table);
-  EXPECT_NE(help.out.find("  schedules [ARGS]\n      an old-style verb\n"),
+  EXPECT_NE(help.out.find("  things show ID\n      show a thing\n"),
             std::string::npos)
       << help.out;
 }

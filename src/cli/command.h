@@ -4,14 +4,10 @@
 //
 // Adding a verb: write its Command in a verb file (cli/<group>_cmd.cc, a run
 // function over an Invocation), list it in that file's Add…Commands()
-// (verbs.h), and add that function to the table in awcctl.cc. A verb whose
-// entry point still takes (config path, argc, argv) can be listed with
-// `legacy` instead of `run`: it gets the arguments after awcctl's own
-// options, argv[0] being the verb's name.
+// (verbs.h), and add that function to the table in awcctl.cc.
 #ifndef AWC_CLI_COMMAND_H_
 #define AWC_CLI_COMMAND_H_
 
-#include <string>
 #include <vector>
 
 namespace awc::cli {
@@ -47,8 +43,6 @@ struct Command {
   // "awcctl jobs list --state FAILED").
   bool bare = false;
   int (*run)(Invocation& inv) = nullptr;
-  int (*legacy)(const std::string& config_path, int argc,
-                char** argv) = nullptr;
 };
 
 }  // namespace awc::cli

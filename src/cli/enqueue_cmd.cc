@@ -2,34 +2,12 @@
 #include <cstdlib>
 
 #include "cli/invocation.h"
+#include "cli/job_check.h"
 #include "cli/verbs.h"
-#include "handlers/registry.h"
 #include "queue/admin.h"
 
 namespace awc::cli {
 namespace {
-
-// What this awcctl knows of a job: its kind is one the shipped daemon
-// handles and its payload passes that kind's decoder.
-Status CheckJob(const std::string& kind, const std::string& payload) {
-  handlers::Registry registry;
-  handlers::RegisterBuiltinHandlers(registry);
-  Status s = registry.CheckPayload(kind, payload);
-  if (s.IsNotFound()) {
-    std::string known;
-    for (const std::string& k : registry.Kinds()) {
-      known += (known.empty() ? "" : ", ") + k;
-    }
-    return Status::InvalidArgument("unknown job kind \"" + kind +
-                                   "\" (known: " + known +
-                                   "); --force enqueues it anyway");
-  }
-  if (!s.ok()) {
-    return Status::InvalidArgument(s.message() +
-                                   "; --force enqueues it anyway");
-  }
-  return Status::OK();
-}
 
 int RunEnqueue(Invocation& inv) {
   const ParsedArgs& a = inv.args();
@@ -55,7 +33,7 @@ int RunEnqueue(Invocation& inv) {
   if (!ParseJson(payload).ok()) return inv.Usage("JSON is not valid JSON");
   if (!a.Has("force")) {
     if (Status s = CheckJob(kind, payload); !s.ok()) {
-      return inv.Usage(s.message());
+      return inv.Usage(s.message() + "; --force enqueues it anyway");
     }
   }
   Result<db::PgConn*> conn = inv.Connect({.changes = true});

@@ -33,7 +33,8 @@ int RunImport(Invocation& inv) {
   int code = kExitOk;
   {
     Result<std::unique_ptr<store::ObjectStore>> st =
-        store::OpenStore(*url, options::S3OptionsFrom(**settings), loop);
+        store::OpenInitializedStore(*url, options::S3OptionsFrom(**settings),
+                                    loop);
     Result<ImportResult> r = st.ok() ? ImportTree(**conn, **st, opt)
                                      : Result<ImportResult>(st.status());
     if (!r.ok()) {

@@ -9,14 +9,14 @@
 #include <cstring>
 #include <map>
 
-#include "digest/ids.h"
 #include "cas/manifest.h"
-#include "digest/sha256.h"
 #include "catalog/objects.h"
 #include "catalog/snapshots.h"
 #include "catalog/workspaces.h"
 #include "common/env.h"
 #include "common/json.h"
+#include "digest/ids.h"
+#include "digest/sha256.h"
 #include "queue/admin.h"
 
 namespace awc::cli {
@@ -44,8 +44,9 @@ bool ValidUtf8(std::string_view s) {
 }
 
 Result<std::pair<std::string, uint64_t>> HashFile(const std::string& path) {
-  AWC_ASSIGN_OR_RETURN(std::unique_ptr<SequentialFile> file,
-                       Env::Default()->NewSequentialFile(path));
+  AWC_ASSIGN_OR_RETURN(
+      std::unique_ptr<SequentialFile> file,
+      Env::Default()->NewSequentialFile(path, Env::Symlinks::kRefuse));
   digest::Sha256 h;
   uint64_t size = 0;
   std::vector<char> buf(256 * 1024);

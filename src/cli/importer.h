@@ -5,7 +5,10 @@
 //  - Every regular file becomes a blob, every directory an awc-manifest/1
 //    manifest (entries sorted by name); the tree's root manifest is the
 //    snapshot's root_digest. Symbolic links and special files are skipped
-//    and reported. Files are hashed and uploaded streaming.
+//    and reported. Files are hashed and uploaded streaming; the store
+//    hashes each file again while uploading it and refuses it if it
+//    changed (ObjectStore::PutFile), which fails the import before any
+//    snapshot exists.
 //  - Objects are uploaded before their inventory rows exist, so a LIVE row
 //    always means the object is in the store. An object already LIVE in the
 //    inventory is not uploaded again (dedup): its last_seen_at is touched in

@@ -9,16 +9,18 @@
 
 namespace awc::cli {
 
-void AddMigrateCommands(std::vector<Command>* out);  // migrate_cmd.cc
-void AddRolesCommands(std::vector<Command>* out);    // roles_cmd.cc
-void AddHealthCommands(std::vector<Command>* out);   // health_cmd.cc
-void AddWorkersCommands(std::vector<Command>* out);  // workers_cmd.cc
-void AddStatsCommands(std::vector<Command>* out);    // stats_cmd.cc
-void AddJobsCommands(std::vector<Command>* out);     // jobs_cmd.cc
-void AddDlqCommands(std::vector<Command>* out);      // dlq_cmd.cc
-void AddEnqueueCommands(std::vector<Command>* out);  // enqueue_cmd.cc
-void AddImportCommands(std::vector<Command>* out);   // import_cmd.cc
-void AddServeCommands(std::vector<Command>* out);    // serve_cmd.cc
+void AddMigrateCommands(std::vector<Command>* out);    // migrate_cmd.cc
+void AddRolesCommands(std::vector<Command>* out);      // roles_cmd.cc
+void AddHealthCommands(std::vector<Command>* out);     // health_cmd.cc
+void AddWorkersCommands(std::vector<Command>* out);    // workers_cmd.cc
+void AddStatsCommands(std::vector<Command>* out);      // stats_cmd.cc
+void AddJobsCommands(std::vector<Command>* out);       // jobs_cmd.cc
+void AddDlqCommands(std::vector<Command>* out);        // dlq_cmd.cc
+void AddEnqueueCommands(std::vector<Command>* out);    // enqueue_cmd.cc
+void AddImportCommands(std::vector<Command>* out);     // import_cmd.cc
+void AddStoreCommands(std::vector<Command>* out);      // store_cmd.cc
+void AddSchedulesCommands(std::vector<Command>* out);  // schedules_cmd.cc
+void AddServeCommands(std::vector<Command>* out);      // serve_cmd.cc
 
 }  // namespace awc::cli
 

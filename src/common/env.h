@@ -11,6 +11,10 @@
 //    quota (ENOSPC, EDQUOT) is kIoError whose message says "disk full";
 //    anything else is kIoError. EINTR and EAGAIN are retried inside.
 //  - Every descriptor is opened O_CLOEXEC, so none leaks into children.
+//  - Only regular files are opened for reading: a directory, FIFO, device
+//    or socket is kInvalidArgument `cannot open "/x": not a regular file (a
+//    FIFO)`, found without blocking (the open does not wait for a FIFO's
+//    writer) and without reading the thing.
 //  - File handles are used by one thread at a time and must not outlive the
 //    Env that made them.
 #ifndef AWC_COMMON_ENV_H_
@@ -77,12 +81,19 @@ class Env {
   // Sleeps `seconds` (restarting after signals).
   virtual void SleepFor(double seconds) = 0;
 
-  // Reads a whole file.
+  // Reads a whole regular file (following symbolic links).
   virtual Result<std::string> ReadFile(const std::string& path) = 0;
 
-  // Opens `path` for reading from its start.
+  // Whether NewSequentialFile() follows a symbolic link at the path itself
+  // (links in the directories above it are always followed).
+  enum class Symlinks {
+    kFollow,
+    kRefuse,  // kInvalidArgument "not a regular file (a symbolic link)"
+  };
+
+  // Opens the regular file `path` for reading from its start.
   virtual Result<std::unique_ptr<SequentialFile>> NewSequentialFile(
-      const std::string& path) = 0;
+      const std::string& path, Symlinks symlinks) = 0;
 
   // Creates `path` for writing (mode 0666 less the umask).
   virtual Result<std::unique_ptr<WritableFile>> NewWritableFile(

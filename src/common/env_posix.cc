@@ -29,6 +29,21 @@ int OpenFd(const std::string& path, int flags, mode_t mode = 0) {
   return fd;
 }
 
+// What a file that is not a regular file is, for messages.
+const char* Kind(mode_t mode) {
+  if (S_ISDIR(mode)) return "a directory";
+  if (S_ISFIFO(mode)) return "a FIFO";
+  if (S_ISCHR(mode) || S_ISBLK(mode)) return "a device";
+  if (S_ISSOCK(mode)) return "a socket";
+  if (S_ISLNK(mode)) return "a symbolic link";
+  return "of an unknown type";
+}
+
+Status NotRegular(const std::string& path, const char* kind) {
+  return Status::InvalidArgument("cannot open \"" + path +
+                                 "\": not a regular file (" + kind + ")");
+}
+
 // Reads until `n` bytes or end of file.
 Result<size_t> ReadFully(int fd, const std::string& path, char* buf, size_t n) {
   size_t got = 0;
@@ -112,7 +127,7 @@ class PosixEnv : public Env {
 
   Result<std::string> ReadFile(const std::string& path) override {
     AWC_ASSIGN_OR_RETURN(std::unique_ptr<SequentialFile> file,
-                         NewSequentialFile(path));
+                         NewSequentialFile(path, Symlinks::kFollow));
     std::string out;
     char buf[65536];
     for (;;) {
@@ -124,9 +139,32 @@ class PosixEnv : public Env {
   }
 
   Result<std::unique_ptr<SequentialFile>> NewSequentialFile(
-      const std::string& path) override {
-    int fd = OpenFd(path, O_RDONLY);
-    if (fd < 0) return ErrnoStatus("cannot open", path, errno);
+      const std::string& path, Symlinks symlinks) override {
+    // O_NONBLOCK: opening a FIFO must not wait for a writer (it has no
+    // effect on the regular files that are read).
+    int flags = O_RDONLY | O_NONBLOCK;
+    if (symlinks == Symlinks::kRefuse) flags |= O_NOFOLLOW;
+    int fd = OpenFd(path, flags);
+    if (fd < 0) {
+      int err = errno;
+      struct stat st;
+      // ELOOP: a link refused by O_NOFOLLOW; ENXIO: a socket.
+      if ((err == ELOOP || err == ENXIO) && lstat(path.c_str(), &st) == 0 &&
+          (S_ISLNK(st.st_mode) || S_ISSOCK(st.st_mode))) {
+        return NotRegular(path, Kind(st.st_mode));
+      }
+      return ErrnoStatus("cannot open", path, err);
+    }
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+      Status s = ErrnoStatus("cannot stat", path, errno);
+      close(fd);
+      return s;
+    }
+    if (!S_ISREG(st.st_mode)) {
+      close(fd);
+      return NotRegular(path, Kind(st.st_mode));
+    }
     return std::unique_ptr<SequentialFile>(
         std::make_unique<PosixSequentialFile>(path, fd));
   }

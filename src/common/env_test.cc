@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -62,7 +63,7 @@ TEST(EnvTest, WritesAndReadsFiles) {
   ASSERT_TRUE((*out)->Close().ok());
   EXPECT_FALSE(env->NewWritableFile(path, Env::CreateMode::kExclusive).ok());
 
-  auto in = env->NewSequentialFile(path);
+  auto in = env->NewSequentialFile(path, Env::Symlinks::kFollow);
   ASSERT_TRUE(in.ok());
   EXPECT_TRUE(OpenedCloseOnExec(path));
   char buf[8];
@@ -107,10 +108,64 @@ TEST(EnvTest, DirectoriesRenamesAndRemovals) {
   EXPECT_NE(s.message().find(dir + "/g"), std::string::npos);
   EXPECT_TRUE(env->Stat(dir + "/g").status().IsNotFound());
   EXPECT_TRUE(env->ListDir(dir + "/none").status().IsNotFound());
-  EXPECT_TRUE(env->NewSequentialFile(dir + "/g").status().IsNotFound());
+  EXPECT_TRUE(env->NewSequentialFile(dir + "/g", Env::Symlinks::kFollow)
+                  .status()
+                  .IsNotFound());
   EXPECT_TRUE(env->ReadFile(dir + "/g").status().IsNotFound());
   EXPECT_TRUE(env->SyncDir(dir + "/none").IsNotFound());
   EXPECT_TRUE(env->RenameFile(dir + "/g", dir + "/h").IsNotFound());
+}
+
+TEST(EnvTest, OnlyRegularFilesOpenForReading) {
+  // A directory, a FIFO without a writer (whose open() would block) and a
+  // device are refused at once, by name.
+  Env* env = Env::Default();
+  ScopedTempDir tmp;
+  std::string fifo = tmp.path() + "/fifo";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  struct Case {
+    std::string path;
+    const char* what;
+  };
+  for (const Case& c : {Case{tmp.path(), "a directory"}, Case{fifo, "a FIFO"},
+                        Case{"/dev/zero", "a device"}}) {
+    SCOPED_TRACE(c.path);
+    auto in = env->NewSequentialFile(c.path, Env::Symlinks::kFollow);
+    ASSERT_FALSE(in.ok());
+    EXPECT_TRUE(in.status().IsInvalidArgument()) << in.status().ToString();
+    EXPECT_EQ(
+        in.status().message(),
+        "cannot open \"" + c.path + "\": not a regular file (" + c.what + ")");
+    EXPECT_TRUE(env->ReadFile(c.path).status().IsInvalidArgument());
+  }
+}
+
+TEST(EnvTest, SymbolicLinksAreFollowedOnlyWhenAsked) {
+  Env* env = Env::Default();
+  ScopedTempDir tmp;
+  std::string target = tmp.path() + "/target";
+  std::ofstream(target) << "data";
+  std::string link = tmp.path() + "/link";
+  ASSERT_EQ(symlink(target.c_str(), link.c_str()), 0);
+  std::string loop = tmp.path() + "/loop";
+  ASSERT_EQ(symlink(loop.c_str(), loop.c_str()), 0);
+  std::string to_zero = tmp.path() + "/zero";
+  ASSERT_EQ(symlink("/dev/zero", to_zero.c_str()), 0);
+
+  EXPECT_TRUE(env->NewSequentialFile(link, Env::Symlinks::kFollow).ok());
+  for (const std::string& path : {link, loop, to_zero}) {
+    SCOPED_TRACE(path);
+    auto in = env->NewSequentialFile(path, Env::Symlinks::kRefuse);
+    ASSERT_FALSE(in.ok());
+    EXPECT_TRUE(in.status().IsInvalidArgument()) << in.status().ToString();
+    EXPECT_EQ(in.status().message(), "cannot open \"" + path +
+                                         "\": not a regular file (a symbolic "
+                                         "link)");
+  }
+  // Followed, a link to a device is still refused.
+  EXPECT_TRUE(env->NewSequentialFile(to_zero, Env::Symlinks::kFollow)
+                  .status()
+                  .IsInvalidArgument());
 }
 
 }  // namespace

@@ -20,7 +20,10 @@ Result<Config> Config::Load(const std::string& config_path,
   Config cfg;
   cfg.sources_.assign(Specs().size(), "default");
   std::string path = config_path;
-  if (path.empty() && env("AWC_CONFIG") != nullptr) path = env("AWC_CONFIG");
+  if (path.empty() && env("AWC_CONFIG") != nullptr) {
+    path = env("AWC_CONFIG");
+    if (path.empty()) return EmptyValue().WithContext("AWC_CONFIG");
+  }
   if (path.empty() && !default_path.empty() &&
       !Env::Default()->Stat(default_path).status().IsNotFound()) {
     path = default_path;

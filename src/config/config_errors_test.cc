@@ -83,6 +83,32 @@ TEST_F(ConfigTest, RangeBoundsAreInclusive) {
   EXPECT_FALSE(Load().ok());
 }
 
+TEST_F(ConfigTest, AnEmptyValueIsAnErrorForEverySetting) {
+  // AWC_GC_DRY_RUN= must not quietly mean false, nor AWC_CAS_URL= "unset".
+  for (const char* name : kAllNames) {
+    env_ = {{name, ""}};
+    EXPECT_EQ(LoadError(), std::string(name) +
+                               ": empty value; leave the setting unset to use "
+                               "its default")
+        << name;
+  }
+  env_ = {{"AWC_CONFIG", ""}};
+  EXPECT_EQ(LoadError(),
+            "AWC_CONFIG: empty value; leave the setting unset to use its "
+            "default");
+  env_ = {};
+  std::string ini = Write("x.ini", "[worker]\nid = a\n[gc]\ndry_run =\n");
+  EXPECT_EQ(LoadError(ini), ini +
+                                ":4: [gc] dry_run (AWC_GC_DRY_RUN): empty "
+                                "value; leave the setting unset to use its "
+                                "default");
+  // And an empty _FILE.
+  env_ = {{"AWC_S3_SECRET_ACCESS_KEY_FILE", Write("empty", "\n")}};
+  EXPECT_EQ(LoadError(),
+            "AWC_S3_SECRET_ACCESS_KEY: empty value; leave the setting unset "
+            "to use its default");
+}
+
 TEST_F(ConfigTest, DryRunAcceptsExactlyTheReferenceSpellings) {
   for (const char* t : {"1", "true", "TRUE"}) {
     env_ = {{"AWC_GC_DRY_RUN", t}};
@@ -90,7 +116,7 @@ TEST_F(ConfigTest, DryRunAcceptsExactlyTheReferenceSpellings) {
     ASSERT_TRUE(c.ok()) << t << ": " << c.status().ToString();
     EXPECT_TRUE(c->settings().gc_dry_run) << t;
   }
-  for (const char* f : {"0", "false", "FALSE", ""}) {
+  for (const char* f : {"0", "false", "FALSE"}) {
     env_ = {{"AWC_GC_DRY_RUN", f}};
     Result<Config> c = Load();
     ASSERT_TRUE(c.ok()) << f << ": " << c.status().ToString();
@@ -101,6 +127,50 @@ TEST_F(ConfigTest, DryRunAcceptsExactlyTheReferenceSpellings) {
     std::string err = LoadError();
     EXPECT_EQ(err.rfind("AWC_GC_DRY_RUN: ", 0), 0u) << bad << " -> " << err;
     EXPECT_NE(err.find("not a boolean"), std::string::npos) << err;
+  }
+}
+
+TEST_F(ConfigTest, SchedulerIsOnOrOff) {
+  for (const char* t : {"on", "1", "true", "TRUE"}) {
+    env_ = {{"AWC_SCHEDULER", t}};
+    Result<Config> c = Load();
+    ASSERT_TRUE(c.ok()) << t << ": " << c.status().ToString();
+    EXPECT_TRUE(c->settings().scheduler) << t;
+  }
+  for (const char* f : {"off", "0", "false", "FALSE"}) {
+    env_ = {{"AWC_SCHEDULER", f}};
+    Result<Config> c = Load();
+    ASSERT_TRUE(c.ok()) << f << ": " << c.status().ToString();
+    EXPECT_FALSE(c->settings().scheduler) << f;
+  }
+  for (const char* bad : {"yes", "ON", "Off", "2", " on"}) {
+    env_ = {{"AWC_SCHEDULER", bad}};
+    std::string err = LoadError();
+    EXPECT_EQ(err, std::string("AWC_SCHEDULER: \"") + bad +
+                       "\" is not on or off (also 1, true, TRUE, 0, false, "
+                       "FALSE)")
+        << err;
+  }
+  // The other booleans keep the reference's spellings only.
+  env_ = {{"AWC_GC_DRY_RUN", "on"}};
+  EXPECT_NE(LoadError().find("not a boolean"), std::string::npos);
+}
+
+TEST_F(ConfigTest, SchedulerRangesAreChecked) {
+  const std::pair<const char*, const char*> bad[] = {
+      {"AWC_SCHEDULER_LEASE_SECS", "0"},
+      {"AWC_SCHEDULER_LEASE_SECS", "86401"},
+      {"AWC_SCRUB_MAX_PER_RUN", "0"},
+      {"AWC_SCRUB_INTERVAL_SECS", "-1"},
+      {"AWC_JOB_RETENTION_SECS", "4000000000"},
+      {"AWC_DEAD_LETTER_RETENTION_SECS", "x"},
+      {"AWC_AUDIT_RETENTION_SECS", "-5"},
+  };
+  for (const auto& [name, value] : bad) {
+    env_ = {{name, value}};
+    std::string err = LoadError();
+    EXPECT_EQ(err.rfind(std::string(name) + ": ", 0), 0u)
+        << name << "=" << value << " -> " << err;
   }
 }
 
@@ -124,7 +194,7 @@ TEST_F(ConfigTest, LogLevels) {
     ASSERT_TRUE(c.ok()) << name;
     EXPECT_EQ(c->settings().log_level, level) << name;
   }
-  for (const char* bad : {"verbose", "", "trace", "fatal"}) {
+  for (const char* bad : {"verbose", "trace", "fatal"}) {
     env_ = {{"AWC_LOG_LEVEL", bad}};
     std::string err = LoadError();
     EXPECT_EQ(err.rfind("AWC_LOG_LEVEL: ", 0), 0u) << err;
@@ -242,6 +312,46 @@ TEST_F(ConfigTest, UnreadableFileVariantIsAnError) {
   EXPECT_EQ(err.rfind("AWC_S3_ACCESS_KEY_ID_FILE: ", 0), 0u) << err;
 }
 
+TEST_F(ConfigTest, FileVariantMustBeARegularFile) {
+  // An endless device or a FIFO without a writer would grow memory for
+  // ever or block startup; both are refused at once, by name.
+  std::string fifo = dir_ + "/fifo";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  env_ = {{"AWC_S3_SECRET_ACCESS_KEY_FILE", "/dev/zero"}};
+  EXPECT_EQ(LoadError(),
+            "AWC_S3_SECRET_ACCESS_KEY_FILE: cannot open \"/dev/zero\": not a "
+            "regular file (a device)");
+  env_ = {{"AWC_S3_ACCESS_KEY_ID_FILE", fifo}};
+  EXPECT_EQ(LoadError(), "AWC_S3_ACCESS_KEY_ID_FILE: cannot open \"" + fifo +
+                             "\": not a regular file (a FIFO)");
+  // A symbolic link to a regular file (as mounted secrets are) is fine.
+  std::string link = dir_ + "/link";
+  ASSERT_EQ(symlink(Write("sk", "linkedsecret\n").c_str(), link.c_str()), 0);
+  env_ = {{"AWC_S3_SECRET_ACCESS_KEY_FILE", link}};
+  Result<Config> c = Load();
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  EXPECT_EQ(c->settings().s3_secret_access_key, "linkedsecret");
+}
+
+TEST_F(ConfigTest, FileVariantSizeIsBounded) {
+  // 64 KiB is plenty for a credential, and bounds what a wrong path can
+  // cost.
+  std::string big = Write("big", std::string(64 * 1024, 'k'));
+  env_ = {{"AWC_S3_SECRET_ACCESS_KEY_FILE", big}};
+  Result<Config> c = Load();
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  EXPECT_EQ(c->settings().s3_secret_access_key.size(), 64u * 1024);
+  std::string bigger = Write("bigger", std::string(64 * 1024 + 1, 'k'));
+  env_ = {{"AWC_S3_SECRET_ACCESS_KEY_FILE", bigger}};
+  EXPECT_EQ(LoadError(), "AWC_S3_SECRET_ACCESS_KEY_FILE: \"" + bigger +
+                             "\" is larger than 65536 bytes");
+  std::string ini =
+      Write("s3.ini", "[s3]\naccess_key_id_file = " + bigger + "\n");
+  env_ = {};
+  EXPECT_EQ(LoadError(ini), ini + ":2: [s3] access_key_id_file: \"" + bigger +
+                                "\" is larger than 65536 bytes");
+}
+
 TEST_F(ConfigTest, FileVariantOnlyExistsForSecrets) {
   // AWC_WORKER_ID_FILE is not a setting: ignored, not read.
   env_ = {{"AWC_WORKER_ID_FILE", dir_ + "/missing"}};
@@ -275,10 +385,12 @@ TEST_F(ConfigTest, DatabaseUrlFromAFileIsASecret) {
 TEST_F(ConfigTest, SecretFilesMustBeSmallRegularFiles) {
   env_ = {{"DATABASE_URL_FILE", "/dev/null"}};
   std::string err = LoadError();
-  EXPECT_EQ(err, "DATABASE_URL_FILE: \"/dev/null\" is not a regular file");
+  EXPECT_EQ(err,
+            "DATABASE_URL_FILE: cannot open \"/dev/null\": not a regular file "
+            "(a device)");
   env_ = {{"DATABASE_URL_FILE", dir_}};
-  EXPECT_EQ(LoadError(),
-            "DATABASE_URL_FILE: \"" + dir_ + "\" is not a regular file");
+  EXPECT_EQ(LoadError(), "DATABASE_URL_FILE: cannot open \"" + dir_ +
+                             "\": not a regular file (a directory)");
   std::string big = Write("big", std::string(65537, 'x'));
   env_ = {{"DATABASE_URL_FILE", big}};
   EXPECT_EQ(LoadError(),

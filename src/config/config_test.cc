@@ -33,6 +33,14 @@ TEST_F(ConfigTest, DefaultsAreTheDocumentedOnes) {
   EXPECT_EQ(s.closure_max_depth, 64);
   EXPECT_EQ(s.closure_max_objects, 10'000'000);
   EXPECT_EQ(s.s3_timeout_ms, 30000);
+  // The scheduler's.
+  EXPECT_TRUE(s.scheduler);
+  EXPECT_EQ(s.scheduler_lease_secs, 30);
+  EXPECT_EQ(s.scrub_interval_secs, 30 * 86400);
+  EXPECT_EQ(s.scrub_max_per_run, 100);
+  EXPECT_EQ(s.job_retention_secs, 7 * 86400);
+  EXPECT_EQ(s.dead_letter_retention_secs, 30 * 86400);
+  EXPECT_EQ(s.audit_retention_secs, 365 * 86400);
   EXPECT_EQ(s.config_file, "");
 }
 
@@ -75,6 +83,8 @@ TEST_F(ConfigTest, DescribeListsEverySettingWithDefaultSource) {
   EXPECT_EQ(Find(lines, "AWC_S3_MAX_CONCURRENCY").value, "16");
   EXPECT_EQ(Find(lines, "DATABASE_URL").value, "");
   EXPECT_EQ(Find(lines, "AWC_METRICS_LISTEN").value, "");
+  EXPECT_EQ(Find(lines, "AWC_SCHEDULER").value, "on");
+  EXPECT_EQ(Find(lines, "AWC_AUDIT_RETENTION_SECS").value, "31536000");
   // -t shows the endpoint that will actually be used.
   EXPECT_EQ(Find(lines, "AWC_S3_ENDPOINT").value,
             "https://s3.us-east-1.amazonaws.com");
@@ -110,6 +120,13 @@ TEST_F(ConfigTest, EnvironmentSetsEverySetting) {
       {"AWC_MANIFEST_MAX_BYTES", "1048576"},
       {"AWC_CLOSURE_MAX_DEPTH", "16"},
       {"AWC_CLOSURE_MAX_OBJECTS", "1000"},
+      {"AWC_SCHEDULER", "off"},
+      {"AWC_SCHEDULER_LEASE_SECS", "9"},
+      {"AWC_SCRUB_INTERVAL_SECS", "3600"},
+      {"AWC_SCRUB_MAX_PER_RUN", "7"},
+      {"AWC_JOB_RETENTION_SECS", "600"},
+      {"AWC_DEAD_LETTER_RETENTION_SECS", "1200"},
+      {"AWC_AUDIT_RETENTION_SECS", "0"},
   };
   Result<Config> c = Load();
   ASSERT_TRUE(c.ok()) << c.status().ToString();
@@ -139,6 +156,13 @@ TEST_F(ConfigTest, EnvironmentSetsEverySetting) {
   EXPECT_EQ(s.manifest_max_bytes, 1048576);
   EXPECT_EQ(s.closure_max_depth, 16);
   EXPECT_EQ(s.closure_max_objects, 1000);
+  EXPECT_FALSE(s.scheduler);
+  EXPECT_EQ(s.scheduler_lease_secs, 9);
+  EXPECT_EQ(s.scrub_interval_secs, 3600);
+  EXPECT_EQ(s.scrub_max_per_run, 7);
+  EXPECT_EQ(s.job_retention_secs, 600);
+  EXPECT_EQ(s.dead_letter_retention_secs, 1200);
+  EXPECT_EQ(s.audit_retention_secs, 0);
 
   std::vector<std::string> lines = c->Describe();
   for (const char* name : kAllNames) {
@@ -148,6 +172,7 @@ TEST_F(ConfigTest, EnvironmentSetsEverySetting) {
   }
   EXPECT_EQ(Find(lines, "AWC_WORKER_CONCURRENCY").value, "8");
   EXPECT_EQ(Find(lines, "AWC_GC_DRY_RUN").value, "true");
+  EXPECT_EQ(Find(lines, "AWC_SCHEDULER").value, "off");
   EXPECT_EQ(Find(lines, "AWC_LOG_LEVEL").value, "debug");
   EXPECT_EQ(Find(lines, "AWC_S3_ACCESS_KEY_ID").value, "AKIDFROMFILE");
   EXPECT_EQ(Find(lines, "AWC_S3_SECRET_ACCESS_KEY").value, "********");
@@ -193,7 +218,19 @@ TEST_F(ConfigTest, IniFileSetsEverySetting) {
                               "\n"
                               "force_path_style = true\n"
                               "max_concurrency = 4\n"
-                              "timeout_ms = 1000\n");
+                              "timeout_ms = 1000\n"
+                              "[scheduler]\n"
+                              "enabled = off\n"
+                              "lease_secs = 12\n"
+                              "[scrub]\n"
+                              "interval_secs = 60\n"
+                              "max_per_run = 3\n"
+                              "[job]\n"
+                              "retention_secs = 61\n"
+                              "[dead_letter]\n"
+                              "retention_secs = 62\n"
+                              "[audit]\n"
+                              "retention_secs = 63\n");
   Result<Config> c = Load(ini);
   ASSERT_TRUE(c.ok()) << c.status().ToString();
   const Settings& s = c->settings();
@@ -223,6 +260,13 @@ TEST_F(ConfigTest, IniFileSetsEverySetting) {
   EXPECT_TRUE(s.s3_force_path_style);
   EXPECT_EQ(s.s3_max_concurrency, 4);
   EXPECT_EQ(s.s3_timeout_ms, 1000);
+  EXPECT_FALSE(s.scheduler);
+  EXPECT_EQ(s.scheduler_lease_secs, 12);
+  EXPECT_EQ(s.scrub_interval_secs, 60);
+  EXPECT_EQ(s.scrub_max_per_run, 3);
+  EXPECT_EQ(s.job_retention_secs, 61);
+  EXPECT_EQ(s.dead_letter_retention_secs, 62);
+  EXPECT_EQ(s.audit_retention_secs, 63);
 
   std::vector<std::string> lines = c->Describe();
   for (const char* name : kAllNames) {

@@ -49,6 +49,13 @@ const char* const kAllNames[] = {
     "AWC_MANIFEST_MAX_BYTES",
     "AWC_CLOSURE_MAX_DEPTH",
     "AWC_CLOSURE_MAX_OBJECTS",
+    "AWC_SCHEDULER",
+    "AWC_SCHEDULER_LEASE_SECS",
+    "AWC_SCRUB_INTERVAL_SECS",
+    "AWC_SCRUB_MAX_PER_RUN",
+    "AWC_JOB_RETENTION_SECS",
+    "AWC_DEAD_LETTER_RETENTION_SECS",
+    "AWC_AUDIT_RETENTION_SECS",
 };
 
 // An EnvLookup over a map that outlives it; never the process environment.

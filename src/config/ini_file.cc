@@ -1,11 +1,9 @@
 #include "config/ini_file.h"
 
-#include <ini.h>
-
-#include <cerrno>
-#include <cstdio>
-#include <cstring>
+#include <map>
 #include <memory>
+#include <string_view>
+#include <utility>
 
 #include "common/env.h"
 #include "config/setting_spec.h"
@@ -13,24 +11,7 @@
 namespace awc::config {
 namespace {
 
-struct FileCloser {
-  void operator()(FILE* f) const { fclose(f); }
-};
-using FilePtr = std::unique_ptr<FILE, FileCloser>;
-
-// Feeds inih one physical line per call, so the handler knows the line it
-// is called for; notes lines longer than inih's buffer (inih would split
-// them, or truncate them silently) and read errors (a directory).
-struct IniReader {
-  FILE* file = nullptr;
-  int line = 0;           // lines handed to inih so far
-  int overlong_line = 0;  // the first line that did not fit, or 0
-  int max_bytes = 0;      // what fits in inih's buffer
-  bool read_error = false;
-  int read_errno = 0;
-  int bad_section_line = 0;  // the first unknown [section] header, or 0
-  std::string bad_section;
-};
+constexpr size_t kMaxIniBytes = 1024 * 1024;
 
 bool IsKnownSection(std::string_view section) {
   for (const Spec& spec : Specs()) {
@@ -39,186 +20,171 @@ bool IsKnownSection(std::string_view section) {
   return false;
 }
 
-// inih calls the handler only for keys, so an unknown section without keys
-// would pass unnoticed: headers are checked as they are read.
-void CheckIniSectionHeader(IniReader* r, std::string_view line) {
-  if (r->bad_section_line != 0) return;
-  if (r->line == 1 && line.starts_with("\xEF\xBB\xBF")) line.remove_prefix(3);
-  if (!line.starts_with('[')) return;
-  size_t close = line.find(']');
-  if (close == std::string_view::npos) return;  // inih: syntax error
-  std::string_view name = line.substr(1, close - 1);
-  if (!IsKnownSection(name)) {
-    r->bad_section_line = r->line;
-    r->bad_section = name;
+std::string_view Trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) {
+    s.remove_prefix(1);
   }
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) {
+    s.remove_suffix(1);
+  }
+  return s;
 }
 
-char* ReadIniLine(char* str, int num, void* stream) {
-  auto* r = static_cast<IniReader*>(stream);
-  size_t cap = num > 0 ? static_cast<size_t>(num) - 1 : 0;
-  r->max_bytes = static_cast<int>(cap);
-  size_t n = 0;
-  bool any = false;
-  bool overlong = false;
-  int c;
-  while ((c = getc(r->file)) != EOF) {
-    any = true;
-    if (n < cap) {
-      str[n++] = static_cast<char>(c);
-    } else if (c != '\n' && c != '\r') {
-      overlong = true;
+// `value` without an inline comment: from a ';' that follows a blank.
+std::string_view WithoutComment(std::string_view value) {
+  for (size_t i = 1; i < value.size(); ++i) {
+    if (value[i] == ';' && (value[i - 1] == ' ' || value[i - 1] == '\t')) {
+      return Trim(value.substr(0, i));
     }
-    if (c == '\n') break;
   }
-  if (ferror(r->file)) {
-    r->read_error = true;
-    r->read_errno = errno;
-    return nullptr;
-  }
-  if (!any) return nullptr;
-  str[n] = '\0';
-  ++r->line;
-  if (overlong && r->overlong_line == 0) r->overlong_line = r->line;
-  CheckIniSectionHeader(r, std::string_view(str, n));
-  return str;
+  return value;
 }
 
-struct IniState {
-  Settings* settings;
-  std::vector<std::string>* sources;
-  const IniReader* reader;
-  std::string path;
-  std::string first_error;  // the first error the handler found ...
-  int error_line = 0;       // ... and its line
-  std::vector<char> form;   // per spec: 0, 'v' (key) or 'f' (key_file)
-};
+// Applies the file's values, line by line; the first error stops it.
+class IniParser {
+ public:
+  IniParser(Settings* settings, std::vector<std::string>* sources,
+            std::string path)
+      : settings_(settings),
+        sources_(sources),
+        path_(std::move(path)),
+        form_(Specs().size(), 0) {}
 
-// Records the handler's first error; returns 0 (inih's "error").
-int IniError(IniState* st, std::string message) {
-  if (st->error_line == 0) {
-    st->error_line = st->reader->line;
-    st->first_error = std::move(message);
+  // An error for line `number` of the file, or OK.
+  Status Line(int number, std::string_view line) {
+    if (line.find('\0') != std::string_view::npos) {
+      return Status::InvalidArgument("NUL byte in the line");
+    }
+    line = Trim(line);
+    if (line.empty() || line.front() == ';' || line.front() == '#') {
+      return Status::OK();
+    }
+    if (line.front() == '[') return Section(line);
+    size_t sep = line.find_first_of("=:");
+    if (sep == std::string_view::npos) {
+      return Status::InvalidArgument("syntax error");
+    }
+    std::string key(Trim(line.substr(0, sep)));
+    if (key.empty()) return Status::InvalidArgument("syntax error");
+    std::string value(WithoutComment(Trim(line.substr(sep + 1))));
+    return Key(number, key, value);
   }
-  return 0;
-}
 
-int OnIniValue(void* user, const char* section, const char* name,
-               const char* value) {
-  auto* st = static_cast<IniState*>(user);
-  std::string sec(section), key(name);
-  if (sec.empty()) {
-    return IniError(st, "key \"" + key + "\" is outside a [section]");
+ private:
+  // "[name]", then nothing but a comment.
+  Status Section(std::string_view line) {
+    size_t close = line.find(']');
+    if (close == std::string_view::npos) {
+      return Status::InvalidArgument("syntax error");
+    }
+    std::string_view rest = Trim(line.substr(close + 1));
+    if (!rest.empty() && rest.front() != ';' && rest.front() != '#') {
+      return Status::InvalidArgument("syntax error");
+    }
+    section_ = std::string(line.substr(1, close - 1));
+    if (!IsKnownSection(section_)) {
+      return Status::InvalidArgument("unknown section [" + section_ + "]");
+    }
+    return Status::OK();
   }
-  for (size_t n = 0; n < Specs().size(); ++n) {
-    const Spec& spec = Specs()[n];
-    if (sec != spec.section) continue;
-    std::string text = value;
-    char form = 'v';
-    if (spec.file_variant && key == std::string(spec.key) + "_file") {
-      form = 'f';
-    } else if (key != spec.key) {
-      continue;
+
+  Status Key(int number, const std::string& key, const std::string& value) {
+    if (section_.empty()) {
+      return Status::InvalidArgument("key \"" + key +
+                                     "\" is outside a [section]");
     }
-    if (st->form[n] != 0 && st->form[n] != form) {
-      return IniError(st, "[" + sec + "] " + key + ": set " + spec.key +
-                              " or " + spec.key + "_file, not both");
+    auto [seen, fresh] = lines_.try_emplace({section_, key}, number);
+    if (!fresh) {
+      return Status::InvalidArgument(
+          "duplicate key \"" + key + "\" in section [" + section_ +
+          "] (first set on line " + std::to_string(seen->second) + ")");
     }
-    st->form[n] = form;
-    if (form == 'f') {
-      Result<std::string> r = ReadSecretFile(text);
-      if (!r.ok()) {
-        return IniError(st,
-                        "[" + sec + "] " + key + ": " + r.status().message());
+    const std::string where = "[" + section_ + "] " + key;
+    for (size_t n = 0; n < Specs().size(); ++n) {
+      const Spec& spec = Specs()[n];
+      if (section_ != spec.section) continue;
+      char form = 'v';
+      if (spec.file_variant && key == std::string(spec.key) + "_file") {
+        form = 'f';
+      } else if (key != spec.key) {
+        continue;
       }
-      text = *r;
+      if (form_[n] != 0 && form_[n] != form) {
+        return Status::InvalidArgument(where + ": set " + spec.key + " or " +
+                                       spec.key + "_file, not both");
+      }
+      form_[n] = form;
+      std::string text = value;
+      if (form == 'f') {
+        Result<std::string> r = ReadSecretFile(text);
+        if (!r.ok()) return r.status().WithContext(where);
+        text = *r;
+      }
+      Status s = Apply(spec, text, settings_);
+      if (!s.ok()) {
+        return s.WithContext(where + " (" + std::string(spec.env) + ")");
+      }
+      (*sources_)[n] = "file " + path_;
+      return Status::OK();
     }
-    Status s = Apply(spec, text, st->settings);
-    if (!s.ok()) {
-      return IniError(
-          st, "[" + sec + "] " + key + " (" + spec.env + "): " + s.message());
-    }
-    (*st->sources)[n] = "file " + st->path;
-    return 1;
+    return Status::InvalidArgument("unknown key \"" + key + "\" in section [" +
+                                   section_ + "]");
   }
-  return IniError(st, IsKnownSection(sec) ? "unknown key \"" + key +
-                                                "\" in section [" + sec + "]"
-                                          : "unknown section [" + sec + "]");
-}
+
+  Settings* settings_;
+  std::vector<std::string>* sources_;
+  const std::string path_;
+  std::string section_;  // the current [section], "" before the first
+  std::map<std::pair<std::string, std::string>, int> lines_;  // key -> line
+  std::vector<char> form_;  // per spec: 0, 'v' (key) or 'f' (key_file)
+};
 
 }  // namespace
 
-Result<std::string> ReadSecretFile(const std::string& path) {
-  Env* env = Env::Default();
-  Result<FileInfo> info = env->Stat(path);
-  if (!info.ok()) return Status::InvalidArgument(info.status().message());
-  if (info->type != FileInfo::Type::kRegular) {
-    return Status::InvalidArgument("\"" + path + "\" is not a regular file");
-  }
-  std::string too_large = "\"" + path + "\" is larger than " +
-                          std::to_string(kSecretFileMaxBytes) + " bytes";
-  if (info->size > kSecretFileMaxBytes) {
-    return Status::InvalidArgument(too_large);
-  }
-  // Read at most one byte more than allowed, whatever the file became
-  // since the stat.
-  Result<std::unique_ptr<SequentialFile>> file = env->NewSequentialFile(path);
+Result<std::string> ReadBoundedFile(const std::string& path, size_t max_bytes) {
+  // A regular file only (Env refuses the rest without blocking on a FIFO),
+  // and no more than it may hold: /dev/zero would grow memory for ever.
+  Result<std::unique_ptr<SequentialFile>> file =
+      Env::Default()->NewSequentialFile(path, Env::Symlinks::kFollow);
   if (!file.ok()) return Status::InvalidArgument(file.status().message());
-  std::string v(kSecretFileMaxBytes + 1, '\0');
-  size_t got = 0;
-  while (got < v.size()) {
-    Result<size_t> n = (*file)->Read(v.data() + got, v.size() - got);
-    if (!n.ok()) return Status::InvalidArgument(n.status().message());
-    if (*n == 0) break;
-    got += *n;
+  std::string out(max_bytes + 1, '\0');
+  Result<size_t> n = (*file)->Read(out.data(), out.size());
+  if (!n.ok()) return Status::InvalidArgument(n.status().message());
+  if (*n > max_bytes) {
+    return Status::InvalidArgument("\"" + path + "\" is larger than " +
+                                   std::to_string(max_bytes) + " bytes");
   }
-  if (got > kSecretFileMaxBytes) return Status::InvalidArgument(too_large);
-  v.resize(got);
+  out.resize(*n);
+  return out;
+}
+
+Result<std::string> ReadSecretFile(const std::string& path) {
+  AWC_ASSIGN_OR_RETURN(std::string v, ReadBoundedFile(path, kMaxSecretBytes));
   while (!v.empty() && (v.back() == '\n' || v.back() == '\r')) v.pop_back();
   return v;
 }
 
 Status LoadIni(const std::string& path, Settings* s,
                std::vector<std::string>* sources) {
-  FilePtr f(fopen(path.c_str(), "r"));
-  if (f == nullptr) {
-    int err = errno;
-    return Status::InvalidArgument("cannot open configuration file \"" + path +
-                                   "\": " + strerror(err));
+  Result<std::string> text = ReadBoundedFile(path, kMaxIniBytes);
+  if (!text.ok()) {
+    return text.status().WithContext("cannot read configuration file");
   }
-  IniReader reader;
-  reader.file = f.get();
-  IniState st{
-      s, sources, &reader, path, {}, 0, std::vector<char>(Specs().size(), 0)};
-  int rc = ini_parse_stream(ReadIniLine, &reader, OnIniValue, &st);
-  if (reader.read_error) {
-    return Status::InvalidArgument("cannot read configuration file \"" + path +
-                                   "\": " + strerror(reader.read_errno));
+  std::string_view rest = *text;
+  if (rest.starts_with("\xEF\xBB\xBF")) rest.remove_prefix(3);  // a BOM
+  IniParser parser(s, sources, path);
+  for (int number = 1; !rest.empty(); ++number) {
+    size_t nl = rest.find('\n');
+    std::string_view line = rest.substr(0, nl);
+    rest.remove_prefix(nl == std::string_view::npos ? rest.size() : nl + 1);
+    if (line.ends_with('\r')) line.remove_suffix(1);
+    Status st = parser.Line(number, line);
+    if (!st.ok()) {
+      return Status::InvalidArgument(path + ":" + std::to_string(number) +
+                                     ": " + st.message());
+    }
   }
-  if (rc == -2) return Status::Internal("out of memory reading " + path);
-  if (rc < 0) {
-    return Status::InvalidArgument("cannot read configuration file \"" + path +
-                                   "\"");
-  }
-  // inih reports the first line with any error, ours or a syntax error; the
-  // message must be the one of that line.
-  int first = 0;
-  for (int line :
-       {rc, st.error_line, reader.overlong_line, reader.bad_section_line}) {
-    if (line > 0 && (first == 0 || line < first)) first = line;
-  }
-  if (first == 0) return Status::OK();
-  std::string what = "syntax error";
-  if (first == reader.overlong_line) {
-    what = "line too long (more than " + std::to_string(reader.max_bytes) +
-           " bytes)";
-  } else if (first == reader.bad_section_line) {
-    what = "unknown section [" + reader.bad_section + "]";
-  } else if (first == st.error_line) {
-    what = st.first_error;
-  }
-  return Status::InvalidArgument(path + ":" + std::to_string(first) + ": " +
-                                 what);
+  return Status::OK();
 }
 
 }  // namespace awc::config

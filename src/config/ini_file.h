@@ -1,12 +1,19 @@
-// Reading the INI file of the settings (internal to config/), with inih.
+// Reading the INI file of the settings (internal to config/).
 //
-// Every error names the file and the line: unknown sections and keys,
-// syntax errors, over-long lines, values a setting refuses. The message is
-// the one of the first line in error.
+// The syntax (awc-worker.conf(5)): UTF-8 text, an optional byte order mark,
+// LF or CRLF line ends, lines of any length. A line is blank, a comment
+// (first non-blank character ';' or '#'), a "[section]" header, or
+// "key = value" (or "key: value"); blanks around keys and values are
+// dropped, and a value ends at a ';' that follows a blank (an inline
+// comment). The file is a regular file of at most 1 MiB.
+//
+// Every error names the file and the line: unknown sections and keys, a
+// key set twice in a section, a NUL byte, syntax errors, values a setting
+// refuses. The first line in error is reported.
 #ifndef AWC_CONFIG_INI_FILE_H_
 #define AWC_CONFIG_INI_FILE_H_
 
-#include <cstdint>
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -20,13 +27,16 @@ namespace awc::config {
 Status LoadIni(const std::string& path, Settings* s,
                std::vector<std::string>* sources);
 
-// The largest file ReadSecretFile() reads.
-inline constexpr uint64_t kSecretFileMaxBytes = 64 * 1024;
+// The most a _FILE secret may hold.
+inline constexpr size_t kMaxSecretBytes = 64 * 1024;
 
-// A whole file (a _FILE secret), trailing newlines dropped. Only a regular
-// file (or a link to one) of at most kSecretFileMaxBytes is read: anything
-// else — a directory, a device, a FIFO, a larger file — is an error naming
-// the path, as is a path that cannot be read.
+// A whole regular file of at most `max_bytes`. Anything else — a path that
+// cannot be read, a directory, a FIFO, a device, a larger file — is an
+// InvalidArgument naming the path, found without blocking.
+Result<std::string> ReadBoundedFile(const std::string& path, size_t max_bytes);
+
+// A _FILE secret: ReadBoundedFile(path, kMaxSecretBytes), trailing newlines
+// dropped.
 Result<std::string> ReadSecretFile(const std::string& path);
 
 }  // namespace awc::config

@@ -11,8 +11,9 @@
 namespace awc::config {
 namespace {
 
+// The checks see non-empty values only: Apply() refuses "" first.
+
 Status CheckDatabaseUrl(const std::string& v) {
-  if (v.empty()) return Status::OK();
   char* err = nullptr;
   PQconninfoOption* opts = PQconninfoParse(v.c_str(), &err);
   // libpq's message can quote the string, password included: not shown.
@@ -33,7 +34,7 @@ Status CheckMigrateMode(const std::string& v) {
 }
 
 Status CheckWorkerId(const std::string& v) {
-  if (v.empty() || v.size() > 48) {
+  if (v.size() > 48) {
     return Status::InvalidArgument("must be 1 to 48 characters");
   }
   for (char c : v) {
@@ -49,21 +50,18 @@ Status CheckWorkerId(const std::string& v) {
 }
 
 Status CheckListen(const std::string& v) {
-  if (v.empty()) return Status::OK();
   return obs::ParseListenAddress(v).status();
 }
 
 // The syntax the object store is opened with (store_url.h), including
-// s3:// in a build without the S3 store. Empty means unset; the daemon
-// requires it (RequireDaemon).
+// s3:// in a build without the S3 store. Unset, the daemon refuses to
+// start (RequireDaemon).
 Status CheckCasUrl(const std::string& v) {
-  if (v.empty()) return Status::OK();
   return store::ParseStoreUrl(v).status();
 }
 
-// Empty means the region's AWS endpoint (Settings::EffectiveS3Endpoint).
+// Unset means the region's AWS endpoint (Settings::EffectiveS3Endpoint).
 Status CheckS3Endpoint(const std::string& v) {
-  if (v.empty()) return Status::OK();
   return store::s3::ParseEndpoint(v).status();
 }
 
@@ -76,6 +74,8 @@ Status CheckS3Region(const std::string& v) {
 
 constexpr int64_t kDay = 86400;
 constexpr int64_t kMax = INT64_MAX / 1000;
+// Retention periods: within what a PostgreSQL interval holds.
+constexpr int64_t kCentury = 100 * 365 * kDay;
 
 const Spec kSpecs[] = {
     {"DATABASE_URL", "database", "url", &Settings::database_url, 0, 0, true,
@@ -88,7 +88,7 @@ const Spec kSpecs[] = {
     {"AWC_WORKER_ID", "worker", "id", &Settings::worker_id, 0, 0, false, false,
      CheckWorkerId},
     {"AWC_WORKER_CONCURRENCY", "worker", "concurrency",
-     &Settings::worker_concurrency, 1, 1024},
+     &Settings::worker_concurrency, 1, kMaxWorkerConcurrency},
     {"AWC_WORKER_LEASE_SECS", "worker", "lease_secs",
      &Settings::worker_lease_secs, 1, 7 * kDay},
     {"AWC_WORKER_POLL_INTERVAL_MS", "worker", "poll_interval_ms",
@@ -125,13 +125,25 @@ const Spec kSpecs[] = {
      &Settings::closure_max_depth, 1, 4096},
     {"AWC_CLOSURE_MAX_OBJECTS", "cas", "closure_max_objects",
      &Settings::closure_max_objects, 1, 1'000'000'000},
+    {"AWC_SCHEDULER", "scheduler", "enabled", &Settings::scheduler, 0, 0, false,
+     false, nullptr, true},
+    {"AWC_SCHEDULER_LEASE_SECS", "scheduler", "lease_secs",
+     &Settings::scheduler_lease_secs, 1, kDay},
+    {"AWC_SCRUB_INTERVAL_SECS", "scrub", "interval_secs",
+     &Settings::scrub_interval_secs, 0, kCentury},
+    {"AWC_SCRUB_MAX_PER_RUN", "scrub", "max_per_run",
+     &Settings::scrub_max_per_run, 1, 1'000'000},
+    {"AWC_JOB_RETENTION_SECS", "job", "retention_secs",
+     &Settings::job_retention_secs, 0, kCentury},
+    {"AWC_DEAD_LETTER_RETENTION_SECS", "dead_letter", "retention_secs",
+     &Settings::dead_letter_retention_secs, 0, kCentury},
+    {"AWC_AUDIT_RETENTION_SECS", "audit", "retention_secs",
+     &Settings::audit_retention_secs, 0, kCentury},
 };
 
 Result<bool> ParseBool(const std::string& text) {
   if (text == "1" || text == "true" || text == "TRUE") return true;
-  if (text == "0" || text == "false" || text == "FALSE" || text.empty()) {
-    return false;
-  }
+  if (text == "0" || text == "false" || text == "FALSE") return false;
   return Status::InvalidArgument("\"" + text +
                                  "\" is not a boolean (1, true, TRUE, 0, "
                                  "false, FALSE)");
@@ -141,9 +153,15 @@ Result<bool> ParseBool(const std::string& text) {
 
 std::span<const Spec> Specs() { return kSpecs; }
 
+Status EmptyValue() {
+  return Status::InvalidArgument(
+      "empty value; leave the setting unset to use its default");
+}
+
 // Applies one textual value to its setting; the error has no setting name
 // (callers add it, with file and line where there is one).
 Status Apply(const Spec& spec, const std::string& text, Settings* s) {
+  if (text.empty()) return EmptyValue();
   if (auto* f = std::get_if<std::string Settings::*>(&spec.field)) {
     if (spec.check != nullptr) AWC_RETURN_IF_ERROR(spec.check(text));
     s->** f = text;
@@ -156,8 +174,18 @@ Status Apply(const Spec& spec, const std::string& text, Settings* s) {
     }
     s->** i = v;
   } else if (auto* b = std::get_if<bool Settings::*>(&spec.field)) {
-    AWC_ASSIGN_OR_RETURN(bool v, ParseBool(text));
-    s->** b = v;
+    if (spec.on_off && (text == "on" || text == "off")) {
+      s->** b = text == "on";
+      return Status::OK();
+    }
+    Result<bool> v = ParseBool(text);
+    if (!v.ok() && spec.on_off) {
+      return Status::InvalidArgument("\"" + text +
+                                     "\" is not on or off (also 1, true, "
+                                     "TRUE, 0, false, FALSE)");
+    }
+    if (!v.ok()) return v.status();
+    s->** b = *v;
   } else if (auto* l = std::get_if<obs::LogLevel Settings::*>(&spec.field)) {
     AWC_ASSIGN_OR_RETURN(obs::LogLevel v, obs::ParseLogLevel(text));
     s->** l = v;
@@ -187,6 +215,7 @@ std::string Show(const Spec& spec, const Settings& s) {
     return std::to_string(s.**i);
   }
   if (auto* b = std::get_if<bool Settings::*>(&spec.field)) {
+    if (spec.on_off) return s.**b ? "on" : "off";
     return s.**b ? "true" : "false";
   }
   return obs::LogLevelName(s.*std::get<obs::LogLevel Settings::*>(spec.field));

@@ -29,13 +29,18 @@ struct Spec {
   bool secret = false;        // shown redacted by Describe()
   bool file_variant = false;  // <ENV>_FILE and <key>_file read a file
   Check check = nullptr;      // extra validation of string values
+  bool on_off = false;        // a boolean that also reads "on" and "off"
 };
 
 std::span<const Spec> Specs();
 
 // Parses `text` into the setting; the error names no setting (callers add
-// the setting, and file and line where there is one).
+// the setting, and file and line where there is one). An empty value is an
+// error for every setting (EmptyValue()): unset means the default.
 Status Apply(const Spec& spec, const std::string& text, Settings* s);
+
+// The error for a setting given as "".
+Status EmptyValue();
 
 // The value as -t shows it (secrets redacted).
 std::string Show(const Spec& spec, const Settings& s);

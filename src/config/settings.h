@@ -16,6 +16,9 @@
 
 namespace awc::config {
 
+// The most worker processes one tree runs (AWC_WORKER_CONCURRENCY).
+inline constexpr int64_t kMaxWorkerConcurrency = 1024;
+
 struct Settings {
   std::string database_url;      // required by the daemon; secret: its password
   std::string migrate = "auto";  // "auto": apply at start; "check": never DDL
@@ -42,6 +45,14 @@ struct Settings {
   int64_t manifest_max_bytes = 16 * 1024 * 1024;
   int64_t closure_max_depth = 64;
   int64_t closure_max_objects = 10'000'000;
+  // The scheduler (docs/ARCHITECTURE.md, "Scheduler").
+  bool scheduler = true;  // AWC_SCHEDULER: on, off
+  int64_t scheduler_lease_secs = 30;
+  int64_t scrub_interval_secs = 30 * 86400;
+  int64_t scrub_max_per_run = 100;
+  int64_t job_retention_secs = 7 * 86400;
+  int64_t dead_letter_retention_secs = 30 * 86400;
+  int64_t audit_retention_secs = 365 * 86400;  // 0 keeps them
 
   std::string config_file;  // the INI file that was read, or ""
 

@@ -1,7 +1,8 @@
 // Every SQL statement of the console (awcctl serve; docs/ARCHITECTURE.md,
 // "Console"), in one place. What awcctl's verbs already read — dead
-// letters, workers, snapshots and workspaces by state, the last GC epochs,
-// one job — comes from their modules' functions instead.
+// letters, workers, workspaces by state, the last GC epochs, one job, the
+// schedules and the scheduler's leader — comes from their modules'
+// functions instead.
 //
 // All statements only read, and run unprepared in a READ ONLY transaction.
 // Values travel as $n parameters. Listings are keyset-paged on the id,
@@ -20,14 +21,12 @@ namespace awc::console::sql {
   " AT TIME ZONE 'UTC', "   \
   "'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'), '')"
 
-// The database's clock (epoch seconds, ISO text), the planner's estimate of
-// the rows of awc.jobs, and whether the scheduler's tables exist.
+// The database's clock (epoch seconds, ISO text) and the planner's
+// estimate of the rows of awc.jobs.
 inline constexpr const char* kClock =
     "SELECT extract(epoch FROM now()), " AWC_CONSOLE_TS("now()") R"sql(,
        (SELECT greatest(reltuples, 0)::bigint FROM pg_class
-         WHERE oid = 'awc.jobs'::regclass),
-       to_regclass('awc.schedules') IS NOT NULL
-       AND to_regclass('awc.leader_leases') IS NOT NULL
+         WHERE oid = 'awc.jobs'::regclass)
 )sql";
 
 // The kinds of awc.jobs, by kind: a walk over jobs_kind_state_idx that
@@ -199,23 +198,6 @@ inline constexpr const char* kGcLocks =
     "SELECT tenant_id, holder, " AWC_CONSOLE_TS(
         "acquired_at") ", " AWC_CONSOLE_TS("expires_at") R"sql(, expires_at <= now()
   FROM awc.gc_locks ORDER BY tenant_id
-)sql";
-
-// The scheduler's lease: (holder, token, acquired_at, renewed_at,
-// expires_at, expired); no row when no scheduler ever led.
-inline constexpr const char* kSchedulerLeader =
-    "SELECT holder, token, " AWC_CONSOLE_TS("acquired_at") ", " AWC_CONSOLE_TS(
-        "renewed_at") ", " AWC_CONSOLE_TS("expires_at") R"sql(,
-       expires_at <= now()
-  FROM awc.leader_leases WHERE name = 'scheduler'
-)sql";
-
-// The schedules (ScheduleRow's order), by name.
-inline constexpr const char* kSchedules =
-    "SELECT name, spec, coalesce(kind, ''), paused, " AWC_CONSOLE_TS(
-        "next_run_at") ", " AWC_CONSOLE_TS("last_run_at") R"sql(,
-       coalesce(last_result::text, '')
-  FROM awc.schedules ORDER BY name
 )sql";
 
 #undef AWC_CONSOLE_EPOCH_PAGE

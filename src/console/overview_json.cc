@@ -72,14 +72,11 @@ json_t* Workers(const Overview& o) {
 }
 
 json_t* Scheduler(const SchedulerView& s) {
-  if (!s.present) return json_null();
   json_t* out = json_object();
   if (s.leader) {
     json_t* l = json_object();
     Set(l, "holder", Text(s.leader->holder));
     Set(l, "token", json_integer(s.leader->token));
-    Set(l, "acquired_at", Text(s.leader->acquired_at));
-    Set(l, "renewed_at", Text(s.leader->renewed_at));
     Set(l, "expires_at", Text(s.leader->expires_at));
     Set(l, "expired", json_boolean(s.leader->expired));
     Set(out, "leader", l);
@@ -87,14 +84,16 @@ json_t* Scheduler(const SchedulerView& s) {
     Set(out, "leader", json_null());
   }
   json_t* arr = json_array();
-  for (const ScheduleRow& r : s.schedules) {
+  for (const scheduler::ScheduleRow& r : s.schedules) {
     json_t* row = json_object();
     Set(row, "name", Text(r.name));
     Set(row, "spec", Text(r.spec));
     Set(row, "kind", TextOrNull(r.kind));
+    Set(row, "builtin", json_boolean(r.builtin));
     Set(row, "paused", json_boolean(r.paused));
     Set(row, "next_run_at", Text(r.next_run_at));
     Set(row, "last_run_at", TextOrNull(r.last_run_at));
+    Set(row, "runs", json_integer(r.runs));
     Set(row, "last_result", Embedded(r.last_result));
     json_array_append_new(arr, row);
   }

@@ -87,23 +87,24 @@ std::string SchedulerSection(const Overview& o) {
   if (!s.leader) {
     out += "<p class=\"none\">No scheduler has led yet.</p>\n";
   } else {
-    const LeaderRow& l = *s.leader;
+    const scheduler::LeaseRow& l = *s.leader;
     out += "<p>Leader " + Badge(l.expired ? "expired" : "held") + " <code>" +
            Escape(l.holder) + "</code>, token " + std::to_string(l.token) +
-           ", since " + When(l.acquired_at, o.clock.now) + ", renewed " +
-           When(l.renewed_at, o.clock.now) + ", lease ends " +
-           When(l.expires_at, o.clock.now) + ".</p>\n";
+           ", lease ends " + When(l.expires_at, o.clock.now) + ".</p>\n";
   }
   Table t;
-  t.headers = {"schedule", "spec",     "kind",       "state",
-               "next run", "last run", "last result"};
-  t.wrap = {6};
+  t.headers = {"schedule", "spec",     "kind", "state",
+               "next run", "last run", "runs", "last result"};
+  t.numeric = {6};
+  t.wrap = {7};
   t.empty = "no schedules";
-  for (const ScheduleRow& r : s.schedules) {
-    t.Add({Escape(r.name), "<code>" + Escape(r.spec) + "</code>",
-           r.kind.empty() ? None() : Escape(r.kind),
+  for (const scheduler::ScheduleRow& r : s.schedules) {
+    std::string kind = r.kind.empty() ? None() : Escape(r.kind);
+    if (r.builtin) kind += " <span class=\"none\">built-in</span>";
+    t.Add({Escape(r.name), "<code>" + Escape(r.spec) + "</code>", kind,
            Badge(r.paused ? "paused" : "active"),
            When(r.next_run_at, o.clock.now), When(r.last_run_at, o.clock.now),
+           Count(r.runs),
            r.last_result.empty()
                ? None()
                : "<code title=\"" + Escape(r.last_result) + "\">" +
@@ -164,7 +165,7 @@ std::string RenderOverview(const Overview& o, const PageContext& ctx) {
   body += "<section class=\"grid\"><div>" + DeadSection(o) + "</div><div>" +
           GcSection(o) + "</div></section>\n";
   body += WorkersSection(o);
-  if (o.scheduler.present) body += SchedulerSection(o);
+  body += SchedulerSection(o);
   body += CatalogSection(o);
   return Layout(ctx, "/", "Overview", &o.clock, body);
 }

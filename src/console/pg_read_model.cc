@@ -7,14 +7,12 @@
 namespace awc::console {
 namespace {
 
-Result<Clock> ReadClock(db::PgConn& conn, int64_t* jobs_estimate = nullptr,
-                        bool* scheduler = nullptr) {
+Result<Clock> ReadClock(db::PgConn& conn, int64_t* jobs_estimate = nullptr) {
   AWC_ASSIGN_OR_RETURN(db::PgResult r, conn.Exec(sql::kClock));
   Clock c;
   c.now = r.GetDouble(0, 0);
   c.now_iso = r.GetString(0, 1);
   if (jobs_estimate != nullptr) *jobs_estimate = r.GetInt(0, 2);
-  if (scheduler != nullptr) *scheduler = r.GetBool(0, 3);
   return c;
 }
 
@@ -108,25 +106,8 @@ Result<std::vector<KindDepth>> ReadQueueDepth(db::PgConn& conn) {
 
 Result<SchedulerView> ReadScheduler(db::PgConn& conn) {
   SchedulerView v;
-  v.present = true;
-  AWC_ASSIGN_OR_RETURN(db::PgResult lease, conn.Exec(sql::kSchedulerLeader));
-  if (lease.rows() > 0) {
-    v.leader = LeaderRow{lease.GetString(0, 0), lease.GetInt(0, 1),
-                         lease.GetString(0, 2), lease.GetString(0, 3),
-                         lease.GetString(0, 4), lease.GetBool(0, 5)};
-  }
-  AWC_ASSIGN_OR_RETURN(db::PgResult r, conn.Exec(sql::kSchedules));
-  for (int i = 0; i < r.rows(); ++i) {
-    ScheduleRow s;
-    s.name = r.GetString(i, 0);
-    s.spec = r.GetString(i, 1);
-    s.kind = r.GetString(i, 2);
-    s.paused = r.GetBool(i, 3);
-    s.next_run_at = r.GetString(i, 4);
-    s.last_run_at = r.GetString(i, 5);
-    s.last_result = r.GetString(i, 6);
-    v.schedules.push_back(std::move(s));
-  }
+  AWC_ASSIGN_OR_RETURN(v.leader, scheduler::SchedulerLeader(conn));
+  AWC_ASSIGN_OR_RETURN(v.schedules, scheduler::ReadSchedules(conn));
   return v;
 }
 
@@ -138,15 +119,11 @@ PgReadModel::PgReadModel(std::unique_ptr<PgSession> session)
 Result<Overview> PgReadModel::ReadOverview() {
   return session_->Read([](db::PgConn& conn) -> Result<Overview> {
     Overview o;
-    bool scheduler = false;
-    AWC_ASSIGN_OR_RETURN(o.clock,
-                         ReadClock(conn, &o.jobs_estimate, &scheduler));
+    AWC_ASSIGN_OR_RETURN(o.clock, ReadClock(conn, &o.jobs_estimate));
     AWC_ASSIGN_OR_RETURN(o.queue, ReadQueueDepth(conn));
     AWC_ASSIGN_OR_RETURN(o.dead_by_reason, queue::DeadLettersByReason(conn));
     AWC_ASSIGN_OR_RETURN(o.workers, fleet::ListWorkers(conn));
-    if (scheduler) {
-      AWC_ASSIGN_OR_RETURN(o.scheduler, ReadScheduler(conn));
-    }
+    AWC_ASSIGN_OR_RETURN(o.scheduler, ReadScheduler(conn));
     AWC_ASSIGN_OR_RETURN(
         db::PgResult snaps,
         conn.Exec(sql::kSnapshotStates, {std::to_string(kSnapshotCap)}));

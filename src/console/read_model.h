@@ -22,6 +22,7 @@
 #include "gc/epochs.h"
 #include "queue/admin.h"
 #include "queue/queue_stats.h"
+#include "scheduler/schedule_admin.h"
 
 namespace awc::console {
 
@@ -46,30 +47,10 @@ struct KindDepth {
   std::optional<double> oldest_ready_secs;
 };
 
-struct LeaderRow {
-  std::string holder;
-  int64_t token = 0;
-  std::string acquired_at;
-  std::string renewed_at;
-  std::string expires_at;
-  bool expired = false;
-};
-
-struct ScheduleRow {
-  std::string name;
-  std::string spec;
-  std::string kind;  // "" when none (a schedule the scheduler plans itself)
-  bool paused = false;
-  std::string next_run_at;
-  std::string last_run_at;  // "" when never run
-  std::string last_result;  // JSON text, "" when never run
-};
-
-// The scheduler's tables, when the schema has them.
+// The scheduler's lease and the schedules (scheduler/schedule_admin.h).
 struct SchedulerView {
-  bool present = false;
-  std::optional<LeaderRow> leader;  // nullopt: no scheduler ever led
-  std::vector<ScheduleRow> schedules;
+  std::optional<scheduler::LeaseRow> leader;  // nullopt: no scheduler led yet
+  std::vector<scheduler::ScheduleRow> schedules;
 };
 
 // Snapshots are many: each state is counted up to kSnapshotCap.

@@ -268,34 +268,53 @@ TEST_F(RouterTest, ApiOverviewIsJson) {
   EXPECT_EQ(json_integer_value(json_object_get(k, "ready")), 3);
   EXPECT_TRUE(json_is_true(json_object_get(k, "completed_capped")));
   EXPECT_EQ(json_real_value(json_object_get(k, "oldest_ready_s")), 65);
-  EXPECT_TRUE(json_is_null(json_object_get(doc->get(), "scheduler")));
   EXPECT_EQ(json_integer_value(json_object_get(
                 json_object_get(doc->get(), "snapshots"), "READY")),
             3);
 }
 
-TEST_F(RouterTest, TheSchedulerSectionShowsOnlyWhenItsTablesExist) {
-  EXPECT_EQ(Get("/").body.find("<h2>Scheduler</h2>"), std::string::npos);
-  SchedulerView& s = model_.overview.scheduler;
-  s.present = true;
+TEST_F(RouterTest, TheSchedulerSectionShowsTheLeaderAndTheSchedules) {
   EXPECT_NE(Get("/").body.find("No scheduler has led yet."), std::string::npos);
-  s.leader = LeaderRow{"host-a/1234",          7,
-                       "2026-11-30T09:00:00Z", "2026-11-30T09:44:50Z",
-                       "2026-11-30T09:45:20Z", false};
-  s.schedules = {ScheduleRow{"gc", "@hourly", "", false, "2026-11-30T10:00:00Z",
-                             "2026-11-30T09:00:00Z",
-                             std::string("{\"error\": \"") + kHostile + "\"}"}};
+  Result<JsonPtr> none = ParseJson(Get("/api/overview").body);
+  ASSERT_TRUE(none.ok());
+  EXPECT_TRUE(json_is_null(
+      json_object_get(json_object_get(none->get(), "scheduler"), "leader")));
+  SchedulerView& s = model_.overview.scheduler;
+  s.leader = scheduler::LeaseRow{"host-a/1234", 7, "2026-11-30T09:45:20Z",
+                                 false};
+  scheduler::ScheduleRow gc;
+  gc.name = "gc";
+  gc.spec = "@hourly";
+  gc.builtin = true;
+  gc.next_run_at = "2026-11-30T10:00:00Z";
+  gc.last_run_at = "2026-11-30T09:00:00Z";
+  gc.last_result = std::string("{\"error\": \"") + kHostile + "\"}";
+  gc.runs = 3;
+  scheduler::ScheduleRow mine = gc;
+  mine.name = "nightly";
+  mine.kind = kHostile;
+  mine.builtin = false;
+  mine.paused = true;
+  s.schedules = {gc, mine};
   std::string body = Get("/").body;
-  EXPECT_NE(body.find("<code>host-a/1234</code>, token 7"), std::string::npos);
+  EXPECT_NE(body.find("<code>host-a/1234</code>, token 7, lease ends <time"),
+            std::string::npos)
+      << body;
   EXPECT_NE(body.find(">in 15 min</time>"), std::string::npos) << body;
+  EXPECT_NE(body.find("st-warn\">paused</span>"), std::string::npos);
   EXPECT_EQ(body.find("<script"), std::string::npos);
   Result<JsonPtr> doc = ParseJson(Get("/api/overview").body);
   ASSERT_TRUE(doc.ok());
   json_t* sched = json_object_get(doc->get(), "scheduler");
-  EXPECT_STREQ(json_string_value(
-                   json_object_get(json_object_get(sched, "leader"), "holder")),
+  EXPECT_STREQ(json_string_value(json_object_get(
+                   json_object_get(sched, "leader"), "holder")),
                "host-a/1234");
-  EXPECT_EQ(json_array_size(json_object_get(sched, "schedules")), 1u);
+  json_t* rows = json_object_get(sched, "schedules");
+  ASSERT_EQ(json_array_size(rows), 2u);
+  EXPECT_TRUE(json_is_true(json_object_get(json_array_get(rows, 0), "builtin")));
+  EXPECT_STREQ(
+      json_string_value(json_object_get(json_array_get(rows, 1), "kind")),
+      kHostile);
 }
 
 }  // namespace

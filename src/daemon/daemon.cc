@@ -3,13 +3,16 @@
 #include <bsd/unistd.h>
 #include <ev.h>
 #include <getopt.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <cstdio>
+#include <memory>
 #include <optional>
 #include <string>
 
 #include "config/config.h"
+#include "daemon/restart_settings.h"
 #include "db/pg.h"
 #include "handlers/handler_options.h"
 #include "migrate/migrator.h"
@@ -17,9 +20,12 @@
 #include "obs/metrics.h"
 #include "obs/worker_status.h"
 #include "options/module_options.h"
+#include "scheduler/scheduler.h"
+#include "scheduler/scheduler_process.h"
 #include "store/open_store.h"
 #include "store/s3_options.h"
 #include "store/store_url.h"
+#include "supervisor/notify.h"
 #include "supervisor/supervisor.h"
 #include "worker/worker_process.h"
 
@@ -106,6 +112,7 @@ struct ModuleOptions {
   handlers::HandlerOptions handlers;
   worker::WorkerOptions worker;
   supervisor::Supervisor::Options supervisor;
+  std::optional<scheduler::SchedulerOptions> scheduler;  // AWC_SCHEDULER=off
 };
 
 // Step 1 after loading: the settings the daemon requires, and the options
@@ -118,6 +125,7 @@ Result<ModuleOptions> Prepare(const config::Settings& settings) {
   o.handlers = options::HandlerOptionsFrom(settings);
   o.worker = options::WorkerOptionsFrom(settings);
   AWC_ASSIGN_OR_RETURN(o.supervisor, options::SupervisorOptionsFrom(settings));
+  if (settings.scheduler) o.scheduler = options::SchedulerOptionsFrom(settings);
   return o;
 }
 
@@ -132,22 +140,14 @@ int TestConfig(const config::Config& cfg) {
   return 0;
 }
 
-// Opens the store and lists a little of it: a permanent error (bad
-// credentials, a missing bucket, an unwritable directory) stops startup; a
-// transient one (the S3 endpoint is briefly down) only warns.
+// Opens the store and reads its marker (store/store_marker.h): a permanent
+// error (no marker, as after a typo in the URL or with a volume not
+// mounted; bad credentials; a missing bucket; an unwritable directory)
+// stops startup; a transient one (the S3 endpoint is briefly down) only
+// warns.
 Status CheckStore(const store::StoreUrl& url, const store::S3Options& s3) {
   struct ev_loop* loop = ev_loop_new(EVFLAG_AUTO);
-  Status s;
-  {
-    Result<std::unique_ptr<store::ObjectStore>> st =
-        store::OpenStore(url, s3, loop);
-    s = st.status();
-    if (st.ok()) {
-      s = (*st)->List("awc-startup-check", [](const std::string&, uint64_t) {
-        return Status::OK();
-      });
-    }
-  }
+  Status s = store::OpenInitializedStore(url, s3, loop).status();
   ev_loop_destroy(loop);
   if (s.IsTransient()) {
     obs::Warn("startup", "object store not reachable yet")
@@ -158,12 +158,126 @@ Status CheckStore(const store::StoreUrl& url, const store::S3Options& s3) {
   return s.WithContext("object store");
 }
 
+// How much more time each EXTEND_TIMEOUT_USEC asks for while startup
+// waits on another runner's migration lock (sent about every second).
+constexpr double kStartupExtendSecs = 5.0;
+
+// The scheduler child (docs/ARCHITECTURE.md, "Scheduler"): restarted at
+// once after it gave up leadership; its role is in the shared metrics,
+// which it can no longer reset once it is gone.
+supervisor::Supervisor::ChildSpec SchedulerChild(
+    const scheduler::SchedulerOptions& options, const std::string& db_url,
+    obs::Metrics* metrics) {
+  supervisor::Supervisor::ChildSpec spec;
+  spec.name = "scheduler";
+  spec.count = 1;
+  scheduler::SchedulerProcessDeps deps{options, db_url, metrics};
+  spec.main = [deps](int) { return scheduler::RunSchedulerProcess(deps); };
+  spec.restart_at_once_code = scheduler::kExitLeadershipLost;
+  spec.on_exit = [metrics](int) { metrics->SetSchedulerLeader(false); };
+  spec.status = [metrics] {
+    return std::string("scheduler ") +
+           (metrics->SchedulerLeader() ? "leader" : "standby");
+  };
+  return spec;
+}
+
+// One reading of the configuration, as a generation of children needs it;
+// shared by the closures that fork them, so it lives as long as they may.
+struct Prepared {
+  config::Settings settings;
+  ModuleOptions modules;
+};
+
+Result<std::shared_ptr<const Prepared>> PrepareFrom(
+    const config::Settings& settings) {
+  auto p = std::make_shared<Prepared>();
+  p->settings = settings;
+  AWC_ASSIGN_OR_RETURN(p->modules, Prepare(p->settings));
+  return std::shared_ptr<const Prepared>(std::move(p));
+}
+
+// The shared parts every generation's children use.
+struct Shared {
+  const handlers::Registry* registry;
+  obs::Metrics* metrics;
+  obs::WorkerStatusTable* status;
+};
+
+supervisor::Supervisor::Generation MakeGeneration(
+    const std::shared_ptr<const Prepared>& p, const Shared& shared) {
+  supervisor::Supervisor::Generation g;
+  g.options = p->modules.supervisor;
+  g.worker_main = [p, shared](int slot) {
+    worker::WorkerProcessDeps deps{
+        p->modules.worker,     p->settings.database_url,
+        shared.registry,       &p->modules.handlers,
+        &p->modules.store_url, &p->modules.s3,
+        shared.metrics,        shared.status};
+    return worker::RunWorkerProcess(deps, slot);
+  };
+  if (p->modules.scheduler) {
+    g.others.push_back(SchedulerChild(
+        *p->modules.scheduler, p->settings.database_url, shared.metrics));
+  }
+  g.on_run = [p] {
+    obs::SetLogLevel(p->settings.log_level);
+    obs::SetLogWorker(p->settings.worker_id);
+  };
+  return g;
+}
+
+// SIGHUP: the configuration file and the _FILE secrets are read again
+// (the environment is the one the process started with); settings that
+// need a restart keep their running values.
+class Reloader {
+ public:
+  Reloader(std::string config_path, std::shared_ptr<const Prepared> running,
+           Shared shared)
+      : config_path_(std::move(config_path)),
+        running_(std::move(running)),
+        shared_(shared) {}
+
+  Result<supervisor::Supervisor::Generation> operator()() {
+    AWC_ASSIGN_OR_RETURN(
+        config::Config cfg,
+        config::Config::Load(config_path_, config::ProcessEnv(),
+                             config::kDefaultConfigFile));
+    config::Settings settings = cfg.settings();
+    for (const std::string& name :
+         KeepRestartOnlySettings(running_->settings, &settings)) {
+      obs::Warn("supervisor",
+                "setting changed; it takes effect at the next restart")
+          .Str("setting", name)
+          .Emit();
+    }
+    AWC_ASSIGN_OR_RETURN(std::shared_ptr<const Prepared> next,
+                         PrepareFrom(settings));
+    supervisor::Supervisor::Generation g = MakeGeneration(next, shared_);
+    auto on_run = std::move(g.on_run);
+    g.on_run = [this, next, on_run] {
+      running_ = next;
+      on_run();
+    };
+    return g;
+  }
+
+ private:
+  std::string config_path_;
+  std::shared_ptr<const Prepared> running_;
+  Shared shared_;
+};
+
 }  // namespace
 
 int DaemonMain(int argc, char** argv, RegisterFn register_handlers) {
   setproctitle_init(argc, argv, environ);
   Args args;
   if (std::optional<int> code = ParseArgs(argc, argv, &args)) return *code;
+  // A reload asked for while starting must not kill the process: the
+  // configuration is being read now anyway. The supervisor takes SIGHUP
+  // over once its children run.
+  signal(SIGHUP, SIG_IGN);
 
   // Step 1: configuration; DATABASE_URL and AWC_CAS_URL are required.
   // Every check of a setting is made here, before anything is touched.
@@ -171,15 +285,18 @@ int DaemonMain(int argc, char** argv, RegisterFn register_handlers) {
       args.config_path, config::ProcessEnv(), config::kDefaultConfigFile);
   if (!cfg.ok()) return Fail(cfg.status());
   if (args.test_config) return TestConfig(*cfg);
-  const config::Settings& settings = cfg->settings();
+  Result<std::shared_ptr<const Prepared>> prepared =
+      PrepareFrom(cfg->settings());
+  if (!prepared.ok()) return Fail(prepared.status());
+  const config::Settings& settings = (*prepared)->settings;
+  const ModuleOptions* modules = &(*prepared)->modules;
   obs::SetLogLevel(settings.log_level);
   obs::SetLogWorker(settings.worker_id);
-  Result<ModuleOptions> modules = Prepare(settings);
-  if (!modules.ok()) return Fail(modules.status());
 
   obs::Info("startup", "awc-worker starting")
       .Str("version", AWC_VERSION)
       .Int("concurrency", settings.worker_concurrency)
+      .Bool("scheduler", settings.scheduler)
       .Emit();
 
   // Steps 2 and 3: connect, migrate (or, with AWC_MIGRATE=check, only
@@ -191,7 +308,20 @@ int DaemonMain(int argc, char** argv, RegisterFn register_handlers) {
     if (settings.migrate == "check") {
       if (Status s = migrate::CheckCurrent(**conn); !s.ok()) return Fail(s);
     } else {
-      Result<std::vector<std::string>> applied = migrate::Migrate(**conn);
+      // Another host may be migrating: tell systemd that startup is still
+      // alive while the lock is awaited, and say so once.
+      supervisor::Notifier notifier;
+      bool said = false;
+      auto waiting = [&](double waited) {
+        notifier.ExtendTimeout(kStartupExtendSecs);
+        if (said) return;
+        said = true;
+        obs::Info("migrate", "waiting for another runner's migrations")
+            .Num("waited_s", waited)
+            .Emit();
+      };
+      Result<std::vector<std::string>> applied =
+          migrate::Migrate(**conn, migrate::EmbeddedMigrations(), waiting);
       if (!applied.ok()) {
         return Fail(applied.status().WithContext("migrations"));
       }
@@ -199,8 +329,9 @@ int DaemonMain(int argc, char** argv, RegisterFn register_handlers) {
   }
 
   // Step 4: the object store. Each worker opens its own; opening it here
-  // first turns what only the store can tell (bad credentials, a missing
-  // bucket, an unwritable directory) into a startup error.
+  // first turns what only the store can tell (no store marker, bad
+  // credentials, a missing bucket, an unwritable directory) into a startup
+  // error.
   if (Status s = CheckStore(modules->store_url, modules->s3); !s.ok()) {
     return Fail(s);
   }
@@ -212,16 +343,18 @@ int DaemonMain(int argc, char** argv, RegisterFn register_handlers) {
   // Step 6: the supervisor and its workers.
   Result<obs::Metrics> metrics = obs::Metrics::CreateShared();
   if (!metrics.ok()) return Fail(metrics.status());
+  // Room for the most workers one configuration may ask for, twice: after
+  // a reload the old workers finish their jobs beside the new ones.
   Result<obs::WorkerStatusTable> status = obs::WorkerStatusTable::CreateShared(
-      static_cast<int>(settings.worker_concurrency));
+      static_cast<int>(2 * config::kMaxWorkerConcurrency));
   if (!status.ok()) return Fail(status.status());
 
-  worker::WorkerProcessDeps deps{
-      modules->worker,     settings.database_url, &registry, &modules->handlers,
-      &modules->store_url, &modules->s3,          &*metrics, &*status};
-  supervisor::Supervisor sup(
-      modules->supervisor, &*metrics, &*status,
-      [deps](int slot) { return worker::RunWorkerProcess(deps, slot); });
+  Shared shared{&registry, &*metrics, &*status};
+  supervisor::Supervisor::Generation first = MakeGeneration(*prepared, shared);
+  supervisor::Supervisor sup(first.options, &*metrics, &*status,
+                             std::move(first.worker_main),
+                             std::move(first.others));
+  sup.SetReload(Reloader(args.config_path, *prepared, shared));
   if (Status s = sup.Start(); !s.ok()) return Fail(s);
   return sup.Run();
 }

@@ -14,6 +14,15 @@ bool TransientSqlState(std::string_view state) {
          state.starts_with("57P") || state == "40001" || state == "40P01";
 }
 
+// The server refused the statement for the values it carries: a data
+// exception (22), an integrity constraint violation (23) or a limit of the
+// server exceeded by them (54). The same statement will fail again.
+bool RefusedValuesSqlState(std::string_view state) {
+  if (state.size() != 5) return false;
+  return state.starts_with("22") || state.starts_with("23") ||
+         state.starts_with("54");
+}
+
 // Server notices ("schema already exists, skipping") would otherwise go to
 // stderr as bare text, between the JSON event lines.
 void OnNotice(void*, const char* message) {
@@ -118,6 +127,15 @@ Result<PgResult> PgConn::Check(PGresult* res) {
   }
   const char* state = res ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : nullptr;
   last_sqlstate_ = state ? state : "";
+  if (res != nullptr && !IsBroken() && RefusedValuesSqlState(last_sqlstate_)) {
+    // Only the primary message: the detail of such an error quotes the
+    // values (a whole failing row, payload included).
+    const char* primary = PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY);
+    std::string text = "database refused the values (SQLSTATE " +
+                       last_sqlstate_ + "): " + CleanMessage(primary);
+    PQclear(res);
+    return Status::InvalidArgument(std::move(text));
+  }
   std::string msg =
       CleanMessage(res ? PQresultErrorMessage(res) : PQerrorMessage(conn_));
   if (msg.empty()) msg = CleanMessage(PQerrorMessage(conn_));

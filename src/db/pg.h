@@ -3,9 +3,13 @@
 // Contract:
 //  - Errors come back as Status, never as exceptions. A lost connection and
 //    the SQLSTATEs that mean "try again" (class 08, 40001, 40P01, 53xxx,
-//    57P0x) are kTransient; other server errors are kInternal with the
-//    SQLSTATE in the message. Messages are one line, scrubbed of secrets, and
-//    never include the connection string.
+//    57P0x) are kTransient. A statement refused for the values it carries
+//    (class 22 data exception, 23 integrity constraint violation, 54 limit
+//    exceeded) is kInvalidArgument: the same statement will fail again; its
+//    message is the server's primary message only (the detail quotes the
+//    values). Other server errors are kInternal. Every message names the
+//    SQLSTATE, is one line, is scrubbed of secrets, and never includes the
+//    connection string.
 //  - Parameters travel as text through PQexecParams/PQexecPrepared; there is
 //    no string interpolation of values anywhere.
 //  - Not thread-safe; each worker process owns its connection.

@@ -10,18 +10,24 @@ struct Policy {
   std::optional<int64_t> keep_within_secs;
 };
 
-// {"keep_last": N, "keep_within_secs": S}, both optional non-negative
-// integers; anything else is malformed.
+// {"keep_last": N, "keep_within_secs": S}: each key optional, each a
+// positive integer, at least one of them. A rule of 0, or no rule, would
+// keep nothing and release the workspace's snapshots at once: that is
+// taken for a mistake, and anything else is malformed too (and a malformed
+// policy keeps everything).
 Result<Policy> ParsePolicy(const std::string& json) {
   AWC_ASSIGN_OR_RETURN(JsonPtr doc, ParseJson(json));
   PayloadReader r(doc.get());
   AWC_RETURN_IF_ERROR(r.ExpectObject({"keep_last", "keep_within_secs"}));
   Policy p;
   if (json_object_get(doc.get(), "keep_last") != nullptr) {
-    AWC_ASSIGN_OR_RETURN(p.keep_last, r.Int("keep_last", 0));
+    AWC_ASSIGN_OR_RETURN(p.keep_last, r.Int("keep_last", 1));
   }
   if (json_object_get(doc.get(), "keep_within_secs") != nullptr) {
-    AWC_ASSIGN_OR_RETURN(p.keep_within_secs, r.Int("keep_within_secs", 0));
+    AWC_ASSIGN_OR_RETURN(p.keep_within_secs, r.Int("keep_within_secs", 1));
+  }
+  if (!p.keep_last && !p.keep_within_secs) {
+    return Status::InvalidArgument("a retention policy needs a rule");
   }
   return p;
 }

@@ -22,6 +22,11 @@ inline constexpr const char* kLock = R"sql(
 SELECT pg_advisory_xact_lock($1::bigint)
 )sql";
 
+// $1 lock key. kLock without waiting: true when taken.
+inline constexpr const char* kTryLock = R"sql(
+SELECT pg_try_advisory_xact_lock($1::bigint)
+)sql";
+
 // Whether the schema awc exists. CREATE SCHEMA IF NOT EXISTS needs the
 // CREATE privilege on the database even when the schema is there, so it
 // runs only when this says no.

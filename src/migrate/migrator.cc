@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 
+#include "common/env.h"
 #include "digest/sha256.h"
 #include "migrate/migrate_sql.h"
 #include "obs/log.h"
@@ -77,16 +78,33 @@ Status Bootstrap(db::PgConn& conn) {
   return Status::OK();
 }
 
+// Takes the runners' lock; with `while_waiting`, polls for it so the
+// caller hears how long it has waited.
+Status TakeLock(db::PgConn& conn, const WaitFn& while_waiting) {
+  if (!while_waiting) return conn.Exec(sql::kLock, {sql::kLockKey}).status();
+  constexpr double kPollSecs = 1.0;
+  Env* env = Env::Default();
+  double start = env->NowMonotonic();
+  for (;;) {
+    AWC_ASSIGN_OR_RETURN(db::PgResult r,
+                         conn.Exec(sql::kTryLock, {sql::kLockKey}));
+    if (r.GetBool(0, 0)) return Status::OK();
+    while_waiting(env->NowMonotonic() - start);
+    env->SleepFor(kPollSecs);
+  }
+}
+
 }  // namespace
 
 Result<std::vector<std::string>> Migrate(
-    db::PgConn& conn, const std::vector<Migration>& migrations) {
+    db::PgConn& conn, const std::vector<Migration>& migrations,
+    const WaitFn& while_waiting) {
   // Nothing pending: nothing to lock, nothing to create.
   AWC_ASSIGN_OR_RETURN(SchemaState before, Inspect(conn, migrations));
   if (before.pending.empty()) return std::vector<std::string>();
   std::vector<std::string> done;
   Status s = db::InTransaction(conn, [&]() -> Status {
-    AWC_RETURN_IF_ERROR(conn.Exec(sql::kLock, {sql::kLockKey}).status());
+    AWC_RETURN_IF_ERROR(TakeLock(conn, while_waiting));
     AWC_RETURN_IF_ERROR(Bootstrap(conn));
     AWC_ASSIGN_OR_RETURN(AppliedSet applied, ReadApplied(conn));
     AWC_ASSIGN_OR_RETURN(SchemaState state, Check(applied, migrations));

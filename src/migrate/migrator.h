@@ -14,10 +14,14 @@
 //    SHA-256 of its text. A recorded checksum that differs from this build's
 //    file, or a recorded version this build does not know (a newer schema),
 //    refuses the whole run with kFailedPrecondition and changes nothing.
+//  - While another runner holds the lock, `while_waiting` (when given) is
+//    called about every second with the seconds waited so far, so a
+//    service manager can be told that startup is still making progress.
 //  - Inspect(), List() and CheckCurrent() only read.
 #ifndef AWC_MIGRATE_MIGRATOR_H_
 #define AWC_MIGRATE_MIGRATOR_H_
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -33,10 +37,13 @@ struct SchemaState {
   std::vector<std::string> pending;  // names of unapplied migrations
 };
 
+using WaitFn = std::function<void(double waited_secs)>;
+
 // Applies what is pending; returns the names of the migrations applied now.
 Result<std::vector<std::string>> Migrate(
     db::PgConn& conn,
-    const std::vector<Migration>& migrations = EmbeddedMigrations());
+    const std::vector<Migration>& migrations = EmbeddedMigrations(),
+    const WaitFn& while_waiting = nullptr);
 
 // Reads the applied set and runs the same checks as Migrate, applying
 // nothing.

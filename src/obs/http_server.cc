@@ -10,6 +10,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <unordered_map>
 #include <utility>
 
 #include "common/redact.h"
@@ -17,8 +18,6 @@
 namespace awc::obs {
 namespace {
 
-constexpr unsigned int kConnectionTimeoutSecs = 10;
-constexpr unsigned int kConnectionLimit = 64;
 constexpr int kListenBacklog = 64;
 constexpr const char* kAllowedMethods = "GET, HEAD";
 
@@ -122,19 +121,59 @@ struct HttpServer::Impl {
   struct ev_loop* loop = nullptr;
   Handler handler;
   HttpHeaders common;
+  HttpServerOptions options;
   struct MHD_Daemon* daemon = nullptr;
   int port = 0;
   ev_io io;        // MHD's epoll fd
-  ev_timer timer;  // MHD_get_timeout(): idle connections, pending data
+  ev_timer timer;  // the next of MHD's timeouts and the connection deadlines
 
-  // Lets MHD do all it can now, then arms the timer for its next deadline.
+  // Open connections: their socket and when they must be gone.
+  struct Open {
+    int fd = -1;
+    ev_tstamp deadline = 0;
+    bool cut = false;  // shut down; MHD closes it on its next run
+  };
+  std::unordered_map<struct MHD_Connection*, Open> open;
+
+  int Connections() const {
+    const union MHD_DaemonInfo* info =
+        MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_CURRENT_CONNECTIONS);
+    return info == nullptr ? 0 : static_cast<int>(info->num_connections);
+  }
+
+  // Lets MHD do all it can now, ends overdue connections, then arms the
+  // timer for what comes next.
   void Service() {
     if (daemon == nullptr) return;
+    int before = Connections();
     MHD_run(daemon);
-    ev_timer_stop(loop, &timer);
+    // At its connection limit MHD takes the listening socket out of its
+    // epoll set; it puts it back at the start of a run, once below the
+    // limit. When this run closed connections there may be nothing left
+    // to wake MHD (no connection, no timeout): run it again right away,
+    // or the listener would stay deaf for good.
+    bool freed = Connections() < before;
+    ev_tstamp now = ev_now(loop);
+    double wait = -1;
+    for (auto& [conn, o] : open) {
+      if (o.cut) continue;
+      if (o.deadline <= now) {
+        // Too slow: the shutdown wakes MHD, which closes the connection.
+        shutdown(o.fd, SHUT_RDWR);
+        o.cut = true;
+        continue;
+      }
+      if (wait < 0 || o.deadline - now < wait) wait = o.deadline - now;
+    }
     MHD_UNSIGNED_LONG_LONG ms = 0;
     if (MHD_get_timeout(daemon, &ms) == MHD_YES) {
-      ev_timer_set(&timer, static_cast<double>(ms) / 1000.0, 0.0);
+      double mhd = static_cast<double>(ms) / 1000.0;
+      if (wait < 0 || mhd < wait) wait = mhd;
+    }
+    if (freed) wait = 0;
+    ev_timer_stop(loop, &timer);
+    if (wait >= 0) {
+      ev_timer_set(&timer, wait, 0.0);
       ev_timer_start(loop, &timer);
     }
   }
@@ -148,6 +187,24 @@ void OnEpollReadable(struct ev_loop*, ev_io* w, int) {
 
 void OnTimeout(struct ev_loop*, ev_timer* w, int) {
   static_cast<HttpServer::Impl*>(w->data)->Service();
+}
+
+// MHD's connection notifications: keeps the table of open connections.
+void OnConnection(void* cls, struct MHD_Connection* conn, void**,
+                  enum MHD_ConnectionNotificationCode code) {
+  auto* impl = static_cast<HttpServer::Impl*>(cls);
+  if (code == MHD_CONNECTION_NOTIFY_CLOSED) {
+    impl->open.erase(conn);
+    return;
+  }
+  const union MHD_ConnectionInfo* info =
+      MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+  if (info == nullptr) return;
+  HttpServer::Impl::Open o;
+  o.fd = info->connect_fd;
+  o.deadline = ev_now(impl->loop) +
+               static_cast<double>(impl->options.connection_deadline_secs);
+  impl->open[conn] = o;
 }
 
 MHD_Result Reply(struct MHD_Connection* conn, const HttpHeaders& common,
@@ -211,27 +268,28 @@ MHD_Result OnRequest(void* cls, struct MHD_Connection* conn, const char* url,
   try {
     response = impl->handler(request);
   } catch (...) {
-    response =
-        HttpResponse{500, "text/plain; charset=utf-8", "internal error\n", {}};
+    response = HttpResponse{500, "text/plain; charset=utf-8",
+                            "internal error\n", {}};
   }
   return Reply(conn, impl->common, response);
 }
 
 }  // namespace
 
-Result<std::unique_ptr<HttpServer>> HttpServer::Start(struct ev_loop* loop,
-                                                      const std::string& host,
-                                                      int port, Route route) {
-  return Serve(loop, host, port,
-               [route = std::move(route)](const HttpRequest& request) {
-                 return route(request.path);
-               });
+Result<std::unique_ptr<HttpServer>> HttpServer::Start(
+    struct ev_loop* loop, const std::string& host, int port, Route route,
+    const HttpServerOptions& options) {
+  return Serve(
+      loop, host, port,
+      [route = std::move(route)](const HttpRequest& request) {
+        return route(request.path);
+      },
+      {}, options);
 }
 
-Result<std::unique_ptr<HttpServer>> HttpServer::Serve(struct ev_loop* loop,
-                                                      const std::string& host,
-                                                      int port, Handler handler,
-                                                      HttpHeaders common) {
+Result<std::unique_ptr<HttpServer>> HttpServer::Serve(
+    struct ev_loop* loop, const std::string& host, int port, Handler handler,
+    HttpHeaders common, const HttpServerOptions& options) {
   const std::string where = "cannot listen on " + DescribeAddress(host, port);
   if (port < 0 || port > 65535) {
     return Status::InvalidArgument(where + ": port out of range");
@@ -249,6 +307,7 @@ Result<std::unique_ptr<HttpServer>> HttpServer::Serve(struct ev_loop* loop,
   impl->loop = loop;
   impl->handler = std::move(handler);
   impl->common = std::move(common);
+  impl->options = options;
   impl->port = BoundPort(fd);
   unsigned int flags = MHD_USE_EPOLL;
   if (ss.ss_family == AF_INET6) flags |= MHD_USE_IPv6;
@@ -256,10 +315,13 @@ Result<std::unique_ptr<HttpServer>> HttpServer::Serve(struct ev_loop* loop,
   impl->daemon = MHD_start_daemon(
       flags, 0, nullptr, nullptr, &OnRequest, impl.get(),
       MHD_OPTION_LISTEN_SOCKET, static_cast<MHD_socket>(fd),
-      MHD_OPTION_CONNECTION_TIMEOUT, kConnectionTimeoutSecs,
-      MHD_OPTION_CONNECTION_LIMIT, kConnectionLimit,
-      MHD_OPTION_URI_LOG_CALLBACK, &OnUri, nullptr, MHD_OPTION_NOTIFY_COMPLETED,
-      &OnCompleted, nullptr, MHD_OPTION_END);
+      MHD_OPTION_CONNECTION_TIMEOUT,
+      static_cast<unsigned int>(options.idle_timeout_secs),
+      MHD_OPTION_CONNECTION_LIMIT,
+      static_cast<unsigned int>(options.connection_limit),
+      MHD_OPTION_NOTIFY_CONNECTION, &OnConnection, impl.get(),
+      MHD_OPTION_URI_LOG_CALLBACK, &OnUri, nullptr,
+      MHD_OPTION_NOTIFY_COMPLETED, &OnCompleted, nullptr, MHD_OPTION_END);
   if (impl->daemon == nullptr) {
     if (fcntl(fd, F_GETFD) != -1) close(fd);  // unless MHD already did
     return Status::Internal(where + ": libmicrohttpd did not start");
@@ -284,6 +346,10 @@ HttpServer::HttpServer(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 HttpServer::~HttpServer() { Stop(); }
 
 int HttpServer::port() const { return impl_->port; }
+
+int HttpServer::connections() const {
+  return impl_->daemon == nullptr ? 0 : impl_->Connections();
+}
 
 void HttpServer::Stop() {
   if (impl_->daemon == nullptr) return;

@@ -12,6 +12,12 @@
 //    Scrub(). An exception from either is a 500.
 //  - Every response, 405 and 500 included, carries the server's common
 //    headers, then the response's own.
+//  - At most HttpServerOptions::connection_limit connections at once; more
+//    wait in the listen queue and are accepted as slots free up. A
+//    connection is closed once it has been idle for idle_timeout_secs, and
+//    in any case connection_deadline_secs after it was accepted, so clients
+//    that never finish a request (or read a response very slowly) cannot
+//    hold the slots.
 //  - Stop() closes the listening socket; the destructor calls it.
 #ifndef AWC_OBS_HTTP_SERVER_H_
 #define AWC_OBS_HTTP_SERVER_H_
@@ -58,6 +64,12 @@ struct HttpRequest {
   const std::string* Arg(std::string_view name) const;
 };
 
+struct HttpServerOptions {
+  int connection_limit = 64;
+  int idle_timeout_secs = 5;
+  int connection_deadline_secs = 10;
+};
+
 class HttpServer {
  public:
   // Returns the response for a GET of `path` (no query string), or status
@@ -68,18 +80,20 @@ class HttpServer {
 
   // Binds `host:port` (host "" = all interfaces; port 0 = any free port)
   // and starts serving on `loop`.
-  static Result<std::unique_ptr<HttpServer>> Start(struct ev_loop* loop,
-                                                   const std::string& host,
-                                                   int port, Route route);
+  static Result<std::unique_ptr<HttpServer>> Start(
+      struct ev_loop* loop, const std::string& host, int port, Route route,
+      const HttpServerOptions& options = HttpServerOptions());
   // The same with a Handler, and `common` headers on every response.
-  static Result<std::unique_ptr<HttpServer>> Serve(struct ev_loop* loop,
-                                                   const std::string& host,
-                                                   int port, Handler handler,
-                                                   HttpHeaders common = {});
+  static Result<std::unique_ptr<HttpServer>> Serve(
+      struct ev_loop* loop, const std::string& host, int port, Handler handler,
+      HttpHeaders common = {},
+      const HttpServerOptions& options = HttpServerOptions());
   ~HttpServer();
 
   // The bound port (useful when 0 was asked for).
   int port() const;
+  // Connections open now (for tests and diagnostics).
+  int connections() const;
   void Stop();
 
   struct Impl;

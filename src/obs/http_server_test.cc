@@ -336,6 +336,121 @@ TEST_F(HttpHandlerTest, HeadGetsTheHandlersHeadersWithoutBody) {
   EXPECT_EQ(requests_[0].method, "HEAD");
 }
 
+// Opens `n` connections that each send the head of a request and never
+// finish it, runs the loop until the server holds `expect` of them, then
+// closes them all.
+void HalfOpenBurst(struct ev_loop* loop, HttpServer& server, int n,
+                   int expect) {
+  std::vector<int> fds;
+  std::vector<bool> sent(static_cast<size_t>(n), false);
+  const std::string head = "GET /metrics HTTP/1.1\r\nHost: x\r\n";
+  struct sockaddr_in addr = {};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<uint16_t>(server.port()));
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  for (int i = 0; i < n; ++i) {
+    int s = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    ASSERT_GE(s, 0);
+    int rc = connect(s, reinterpret_cast<struct sockaddr*>(&addr), sizeof addr);
+    ASSERT_TRUE(rc == 0 || errno == EINPROGRESS) << strerror(errno);
+    fds.push_back(s);
+  }
+  ev_tstamp give_up = ev_time() + kDeadlineSecs;
+  while (server.connections() < expect && ev_time() < give_up) {
+    for (size_t i = 0; i < fds.size(); ++i) {
+      if (sent[i]) continue;
+      sent[i] = send(fds[i], head.data(), head.size(), MSG_NOSIGNAL) ==
+                static_cast<ssize_t>(head.size());
+    }
+    ev_run(loop, EVRUN_NOWAIT);
+    usleep(1000);
+  }
+  EXPECT_EQ(server.connections(), expect);
+  // Holds them a moment, the server running, so that it has read what the
+  // clients sent.
+  for (int i = 0; i < 100; ++i) {
+    ev_run(loop, EVRUN_NOWAIT);
+    usleep(1000);
+  }
+  for (int s : fds) close(s);
+}
+
+TEST_F(HttpServerTest, ServesAgainWhenHalfOpenClientsAtTheLimitLeave) {
+  // As many half-open requests as there are slots: the server reaches its
+  // limit (and stops accepting), then every client goes away at once. It
+  // must accept and serve again afterwards.
+  const int limit = HttpServerOptions().connection_limit;
+  HalfOpenBurst(loop_, *server_, limit, limit);
+  Reply r = Fetch("GET /metrics HTTP/1.0\r\n\r\n");
+  EXPECT_EQ(r.status, 200) << r.headers;
+  EXPECT_EQ(r.body, "awc_up 1\n");
+}
+
+TEST_F(HttpServerTest, ServesAgainAfterBurstsOfHalfOpenConnections) {
+  // More half-open requests than slots, several times over.
+  const int limit = HttpServerOptions().connection_limit;
+  for (int round = 0; round < 3; ++round) {
+    HalfOpenBurst(loop_, *server_, 200, limit);
+    EXPECT_EQ(Fetch("GET /metrics HTTP/1.0\r\n\r\n").status, 200);
+  }
+}
+
+// Child side: connects and sends `head` one byte at a time, a byte every
+// 100 ms, for ever (until the server closes the connection).
+[[noreturn]] void Trickle(int port, const std::string& head) {
+  alarm(static_cast<unsigned int>(3 * kDeadlineSecs));
+  int s = socket(AF_INET, SOCK_STREAM, 0);
+  struct sockaddr_in addr = {};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<uint16_t>(port));
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (s < 0 ||
+      connect(s, reinterpret_cast<struct sockaddr*>(&addr), sizeof addr)) {
+    _exit(2);
+  }
+  for (size_t i = 0;; i = (i + 1) % head.size()) {
+    if (send(s, &head[i], 1, MSG_NOSIGNAL) != 1) _exit(0);
+    usleep(100 * 1000);
+  }
+}
+
+TEST_F(HttpServerTest, SlowClientsCannotHoldEverySlot) {
+  // Clients that keep sending, slower than a request needs but faster
+  // than the idle timeout, fill every slot; the per-connection deadline
+  // frees them, so a normal request is served eventually.
+  HttpServerOptions options;
+  options.connection_limit = 3;
+  options.connection_deadline_secs = 1;
+  server_.reset();
+  auto server = HttpServer::Start(
+      loop_, "127.0.0.1", 0,
+      [](const std::string&) {
+        return HttpResponse{200, "text/plain", "ok"};
+      },
+      options);
+  ASSERT_TRUE(server.ok()) << server.status().ToString();
+  server_ = std::move(server).value();
+  std::vector<pid_t> tricklers;
+  for (int i = 0; i < options.connection_limit; ++i) {
+    pid_t pid = fork();
+    if (pid == 0) Trickle(server_->port(), "GET /metrics HTTP/1.1\r\nX: ");
+    tricklers.push_back(pid);
+  }
+  ev_tstamp give_up = ev_time() + kDeadlineSecs;
+  while (server_->connections() < options.connection_limit &&
+         ev_time() < give_up) {
+    ev_run(loop_, EVRUN_NOWAIT);
+    usleep(1000);
+  }
+  EXPECT_EQ(server_->connections(), options.connection_limit);
+  Reply r = Fetch("GET /metrics HTTP/1.0\r\n\r\n");
+  EXPECT_EQ(r.status, 200) << r.headers;
+  for (pid_t pid : tricklers) {
+    kill(pid, SIGKILL);
+    waitpid(pid, nullptr, 0);
+  }
+}
+
 TEST(HttpServerStartTest, RejectsHostNames) {
   struct ev_loop* loop = ev_loop_new(EVFLAG_AUTO);
   auto server =

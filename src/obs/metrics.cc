@@ -71,11 +71,28 @@ namespace {
 
 // The labelled instruments come first: each is a family of slots. The others
 // are a single series each.
-enum Instrument { kJobs, kLag, kDuration, kApiErrors, kRestarts, kRunning };
-constexpr int kNumFamilies = 3;
-constexpr int kNumInstruments = 6;
-constexpr Instrument kRenderOrder[] = {kJobs,     kLag,      kApiErrors,
-                                       kDuration, kRestarts, kRunning};
+enum Instrument {
+  kJobs,
+  kLag,
+  kDuration,
+  kScheduleRuns,
+  kScheduleEnqueued,
+  kApiErrors,
+  kRestarts,
+  kRunning,
+  kSchedulerLeader,
+};
+constexpr int kNumFamilies = 5;
+constexpr int kNumInstruments = 9;
+constexpr Instrument kRenderOrder[] = {kJobs,
+                                       kLag,
+                                       kApiErrors,
+                                       kDuration,
+                                       kRestarts,
+                                       kRunning,
+                                       kSchedulerLeader,
+                                       kScheduleRuns,
+                                       kScheduleEnqueued};
 enum class Type { kCounter, kGauge, kHistogram };
 
 struct Desc {
@@ -97,6 +114,12 @@ constexpr Desc kDescs[kNumInstruments] = {
     {"awc_background_job_duration_seconds",
      "Handler run time of background jobs, by kind.",
      Type::kHistogram, 1, {"kind", nullptr}},
+    {"awc_schedule_runs_total",
+     "Schedule firings by the leading scheduler, by schedule and result.",
+     Type::kCounter, 2, {"schedule", "result"}},
+    {"awc_scheduler_jobs_enqueued_total",
+     "Jobs enqueued by schedule firings, by schedule.",
+     Type::kCounter, 1, {"schedule", nullptr}},
     {"awc_api_errors_total",
      "Transient store errors during the claim or record step.",
      Type::kCounter, 1, {"component", nullptr}},
@@ -105,6 +128,9 @@ constexpr Desc kDescs[kNumInstruments] = {
      Type::kCounter, 0, {nullptr, nullptr}},
     {"awc_workers_running",
      "Worker processes currently running.",
+     Type::kGauge, 0, {nullptr, nullptr}},
+    {"awc_scheduler_leader",
+     "1 while this host's scheduler holds the leader lease, else 0.",
      Type::kGauge, 0, {nullptr, nullptr}},
 };
 // clang-format on
@@ -224,8 +250,8 @@ uint64_t BitsFromDouble(double d) { return std::bit_cast<uint64_t>(d); }
 
 void AddDouble(std::atomic<uint64_t>& bits, double d) {
   uint64_t old = bits.load(std::memory_order_relaxed);
-  while (
-      !bits.compare_exchange_weak(old, BitsFromDouble(DoubleFromBits(old) + d))) {
+  while (!bits.compare_exchange_weak(old,
+                                     BitsFromDouble(DoubleFromBits(old) + d))) {
   }
 }
 
@@ -403,6 +429,25 @@ void Metrics::SetWorkersRunning(int n) {
   region_->single(kRunning).value.store(BitsFromDouble(static_cast<double>(n)));
 }
 
+void Metrics::CountScheduleRun(std::string_view schedule,
+                               std::string_view result) {
+  if (region_ == nullptr) return;
+  Acquire(region_->families[kScheduleRuns], {schedule, result}, 2)
+      ->value.fetch_add(1);
+}
+
+void Metrics::CountScheduleEnqueued(std::string_view schedule, int64_t n) {
+  if (region_ == nullptr || n < 0) return;
+  Acquire(region_->families[kScheduleEnqueued], {schedule, {}}, 1)
+      ->value.fetch_add(static_cast<uint64_t>(n));
+}
+
+void Metrics::SetSchedulerLeader(bool leader) {
+  if (region_ == nullptr) return;
+  region_->single(kSchedulerLeader)
+      .value.store(BitsFromDouble(leader ? 1.0 : 0.0));
+}
+
 std::string Metrics::RenderPrometheus() const {
   if (region_ == nullptr) return "";
   std::string out;
@@ -429,6 +474,26 @@ double Metrics::JobLag(std::string_view kind) const {
   if (region_ == nullptr) return 0;
   const MetricsSeries* s = Find(region_->families[kLag], {kind, {}}, 1);
   return s != nullptr ? DoubleFromBits(s->value.load()) : 0;
+}
+
+double Metrics::ScheduleRuns(std::string_view schedule,
+                             std::string_view result) const {
+  if (region_ == nullptr) return 0;
+  const MetricsSeries* s =
+      Find(region_->families[kScheduleRuns], {schedule, result}, 2);
+  return s != nullptr ? static_cast<double>(s->value.load()) : 0;
+}
+
+double Metrics::ScheduleEnqueued(std::string_view schedule) const {
+  if (region_ == nullptr) return 0;
+  const MetricsSeries* s =
+      Find(region_->families[kScheduleEnqueued], {schedule, {}}, 1);
+  return s != nullptr ? static_cast<double>(s->value.load()) : 0;
+}
+
+bool Metrics::SchedulerLeader() const {
+  if (region_ == nullptr) return false;
+  return DoubleFromBits(region_->single(kSchedulerLeader).value.load()) > 0;
 }
 
 double Metrics::ApiErrors() const {

@@ -24,10 +24,15 @@
 //   awc_background_job_duration_seconds{kind}     histogram
 //   awc_worker_restarts_total                     counter
 //   awc_workers_running                           gauge (set by the parent)
+//   awc_scheduler_leader                          gauge (set by the scheduler,
+//                                                 reset by the parent)
+//   awc_schedule_runs_total{schedule,result}      counter
+//   awc_scheduler_jobs_enqueued_total{schedule}   counter
 #ifndef AWC_OBS_METRICS_H_
 #define AWC_OBS_METRICS_H_
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -57,6 +62,10 @@ class Metrics {
   void CountApiError();  // component="worker"
   void CountRestart();
   void SetWorkersRunning(int n);
+  // The scheduler's (docs/ARCHITECTURE.md, "Scheduler").
+  void CountScheduleRun(std::string_view schedule, std::string_view result);
+  void CountScheduleEnqueued(std::string_view schedule, int64_t n);
+  void SetSchedulerLeader(bool leader);
 
   std::string RenderPrometheus() const;
 
@@ -66,6 +75,9 @@ class Metrics {
   double JobCount(std::string_view kind, std::string_view outcome) const;
   double JobLag(std::string_view kind) const;
   double ApiErrors() const;
+  double ScheduleRuns(std::string_view schedule, std::string_view result) const;
+  double ScheduleEnqueued(std::string_view schedule) const;
+  bool SchedulerLeader() const;
   double TotalJobs() const;
 
  private:

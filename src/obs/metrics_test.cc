@@ -128,6 +128,44 @@ TEST(MetricsTest, CountsAndRendersExactLines) {
   EXPECT_EQ(text.back(), '\n');
 }
 
+TEST(MetricsTest, SchedulerInstruments) {
+  Metrics m = NewMetrics();
+  std::string empty = m.RenderPrometheus();
+  EXPECT_TRUE(HasLine(empty, "# TYPE awc_scheduler_leader gauge"));
+  EXPECT_TRUE(HasLine(empty, "awc_scheduler_leader 0"));
+  EXPECT_TRUE(HasLine(empty, "# TYPE awc_schedule_runs_total counter"));
+  EXPECT_TRUE(
+      HasLine(empty, "# TYPE awc_scheduler_jobs_enqueued_total counter"));
+  EXPECT_EQ(CountPrefix(empty, "awc_schedule_runs_total{"), 0);
+
+  m.SetSchedulerLeader(true);
+  m.CountScheduleRun("gc", "ok");
+  m.CountScheduleRun("gc", "ok");
+  m.CountScheduleRun("nightly", "error");
+  m.CountScheduleEnqueued("gc", 3);
+  m.CountScheduleEnqueued("gc", 0);
+  m.CountScheduleEnqueued("prune", 0);
+  EXPECT_TRUE(m.SchedulerLeader());
+  EXPECT_EQ(m.ScheduleRuns("gc", "ok"), 2);
+  EXPECT_EQ(m.ScheduleRuns("gc", "error"), 0);
+  EXPECT_EQ(m.ScheduleEnqueued("gc"), 3);
+  std::string text = m.RenderPrometheus();
+  EXPECT_TRUE(HasLine(text, "awc_scheduler_leader 1")) << text;
+  EXPECT_TRUE(HasLine(
+      text, "awc_schedule_runs_total{schedule=\"gc\",result=\"ok\"} 2"));
+  EXPECT_TRUE(HasLine(
+      text,
+      "awc_schedule_runs_total{schedule=\"nightly\",result=\"error\"} 1"));
+  EXPECT_TRUE(
+      HasLine(text, "awc_scheduler_jobs_enqueued_total{schedule=\"gc\"} 3"));
+  // A firing that enqueued nothing still shows its schedule.
+  EXPECT_TRUE(
+      HasLine(text, "awc_scheduler_jobs_enqueued_total{schedule=\"prune\"} 0"));
+  m.SetSchedulerLeader(false);
+  EXPECT_FALSE(m.SchedulerLeader());
+  EXPECT_TRUE(HasLine(m.RenderPrometheus(), "awc_scheduler_leader 0"));
+}
+
 TEST(MetricsTest, HistogramBucketsAreCumulative) {
   Metrics m = NewMetrics();
   for (double s : {0.00390625, 0.125, 0.125, 700.0}) {

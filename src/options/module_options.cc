@@ -57,6 +57,20 @@ worker::WorkerOptions WorkerOptionsFrom(const config::Settings& settings) {
   return o;
 }
 
+scheduler::SchedulerOptions SchedulerOptionsFrom(
+    const config::Settings& settings) {
+  scheduler::SchedulerOptions o;
+  o.id_base = settings.worker_id;
+  o.lease_secs = settings.scheduler_lease_secs;
+  o.retention_grace_secs = settings.retention_grace_secs;
+  o.scrub_interval_secs = settings.scrub_interval_secs;
+  o.scrub_max_per_run = settings.scrub_max_per_run;
+  o.job_retention_secs = settings.job_retention_secs;
+  o.dead_letter_retention_secs = settings.dead_letter_retention_secs;
+  o.audit_retention_secs = settings.audit_retention_secs;
+  return o;
+}
+
 Result<supervisor::Supervisor::Options> SupervisorOptionsFrom(
     const config::Settings& settings) {
   supervisor::Supervisor::Options o;
@@ -68,6 +82,8 @@ Result<supervisor::Supervisor::Options> SupervisorOptionsFrom(
     if (!addr.ok()) return addr.status().WithContext("AWC_METRICS_LISTEN");
     o.metrics_listen = *addr;
   }
+  o.database_url = settings.database_url;
+  o.probe_name = settings.worker_id + "-master";
   return o;
 }
 

@@ -3,7 +3,8 @@
 //
 // Settings flow one way: config/ loads and checks them; the daemon and
 // awcctl convert them here; the modules (store/, cas/, gc/, handlers/,
-// supervisor/) see only their own options and never include config/.
+// supervisor/, scheduler/) see only their own options and never include
+// config/.
 //
 // Contract: the functions take Settings that Config::Load() accepted. The
 // conversions that parse text (the store URL, the listen address) use the
@@ -17,6 +18,7 @@
 #include "config/settings.h"
 #include "gc/sweep.h"
 #include "handlers/handler_options.h"
+#include "scheduler/scheduler_options.h"
 #include "store/s3_options.h"
 #include "store/store_url.h"
 #include "supervisor/supervisor.h"
@@ -45,6 +47,14 @@ handlers::HandlerOptions HandlerOptionsFrom(const config::Settings& settings);
 
 // AWC_WORKER_ID, AWC_WORKER_LEASE_SECS, AWC_WORKER_POLL_INTERVAL_MS.
 worker::WorkerOptions WorkerOptionsFrom(const config::Settings& settings);
+
+// AWC_WORKER_ID, AWC_SCHEDULER_LEASE_SECS, AWC_RETENTION_GRACE_SECS (the
+// expire planner decides as the handler does), AWC_SCRUB_INTERVAL_SECS,
+// AWC_SCRUB_MAX_PER_RUN, AWC_JOB_RETENTION_SECS,
+// AWC_DEAD_LETTER_RETENTION_SECS, AWC_AUDIT_RETENTION_SECS. (AWC_SCHEDULER
+// decides whether the daemon runs a scheduler at all.)
+scheduler::SchedulerOptions SchedulerOptionsFrom(
+    const config::Settings& settings);
 
 // AWC_WORKER_CONCURRENCY slots, the parsed AWC_METRICS_LISTEN, and a
 // graceful stop's allowance of one AWC_WORKER_LEASE_SECS.

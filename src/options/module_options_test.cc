@@ -111,6 +111,38 @@ TEST(ModuleOptionsTest, WorkerGetsItsIdLeaseAndPollInterval) {
   EXPECT_EQ(worker::WorkerId(o, 1), "host-a-2");
 }
 
+TEST(ModuleOptionsTest, SchedulerGetsItsLeaseAndThePlannersSettings) {
+  scheduler::SchedulerOptions o =
+      SchedulerOptionsFrom(Load({{"AWC_WORKER_ID", "host-a"},
+                                 {"AWC_SCHEDULER_LEASE_SECS", "12"},
+                                 {"AWC_RETENTION_GRACE_SECS", "600"},
+                                 {"AWC_SCRUB_INTERVAL_SECS", "3600"},
+                                 {"AWC_SCRUB_MAX_PER_RUN", "5"},
+                                 {"AWC_JOB_RETENTION_SECS", "100"},
+                                 {"AWC_DEAD_LETTER_RETENTION_SECS", "200"},
+                                 {"AWC_AUDIT_RETENTION_SECS", "0"}}));
+  EXPECT_EQ(o.id_base, "host-a");
+  EXPECT_EQ(o.lease_secs, 12);
+  EXPECT_EQ(o.retention_grace_secs, 600);
+  EXPECT_EQ(o.scrub_interval_secs, 3600);
+  EXPECT_EQ(o.scrub_max_per_run, 5);
+  EXPECT_EQ(o.job_retention_secs, 100);
+  EXPECT_EQ(o.dead_letter_retention_secs, 200);
+  EXPECT_EQ(o.audit_retention_secs, 0);
+  // The module's own defaults are the settings' defaults.
+  scheduler::SchedulerOptions from_settings = SchedulerOptionsFrom(Load({}));
+  scheduler::SchedulerOptions plain;
+  EXPECT_EQ(from_settings.id_base, plain.id_base);
+  EXPECT_EQ(from_settings.lease_secs, plain.lease_secs);
+  EXPECT_EQ(from_settings.retention_grace_secs, plain.retention_grace_secs);
+  EXPECT_EQ(from_settings.scrub_interval_secs, plain.scrub_interval_secs);
+  EXPECT_EQ(from_settings.scrub_max_per_run, plain.scrub_max_per_run);
+  EXPECT_EQ(from_settings.job_retention_secs, plain.job_retention_secs);
+  EXPECT_EQ(from_settings.dead_letter_retention_secs,
+            plain.dead_letter_retention_secs);
+  EXPECT_EQ(from_settings.audit_retention_secs, plain.audit_retention_secs);
+}
+
 TEST(ModuleOptionsTest, StoreUrl) {
   Result<store::StoreUrl> url =
       StoreUrlFrom(Load({{"AWC_CAS_URL", "file:///srv/cas/"}}));

@@ -50,7 +50,9 @@ struct Job {
   int attempts = 0;     // including this claim
   int max_attempts = 0;
   int64_t lease_token = 0;
-  double run_at = 0;  // when it became ready, database clock, epoch seconds
+  // When it became ready: run_at, or its insertion if run_at is earlier;
+  // database clock, epoch seconds.
+  double run_at = 0;
 };
 
 // What a handler returns; the worker records it.
@@ -87,7 +89,7 @@ struct Recorded {
   bool applied = false;  // false: discarded (cancelled or reclaimed meanwhile)
   JobState state = JobState::kOther;  // the row's state afterwards
   int attempts = 0;
-  double lag_secs = 0;  // ready (run_at) to recorded, database clock
+  double lag_secs = 0;  // ready (Job::run_at) to recorded, database clock
   DeadReason dead_reason = DeadReason::kNone;  // set when FAILED
 };
 
@@ -104,7 +106,7 @@ struct Reclaimed {
   std::string kind;
   JobState state = JobState::kOther;  // PENDING (requeued) or FAILED
   int attempts = 0;
-  double lag_secs = 0;  // ready (run_at) to reclaimed, database clock
+  double lag_secs = 0;  // ready (as Job::run_at) to reclaimed, database clock
   DeadReason dead_reason = DeadReason::kNone;  // kAttemptsExhausted if FAILED
 };
 

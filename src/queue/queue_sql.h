@@ -1,4 +1,6 @@
-// Every SQL statement on awc.jobs, in one place.
+// Every SQL statement of the workers and `awcctl jobs` on awc.jobs, in one
+// place. (The scheduler's planners, which enqueue, and its prune, which
+// deletes old jobs, are in scheduler/scheduler_sql.h.)
 //
 // The worker-side statements are prepared once per connection (JobQueue);
 // recording statements are conditional on state = 'RUNNING' and the fencing
@@ -10,7 +12,9 @@
 
 namespace awc::queue::sql {
 
-// $1 worker id, $2 lease seconds.
+// $1 worker id, $2 lease seconds. The last column is when the job became
+// ready: run_at, but never before the row was inserted (a producer's
+// run_at far in the past must not read as years of lag).
 inline constexpr const char* kClaim = R"sql(
 UPDATE awc.jobs j
    SET state = 'RUNNING', attempts = j.attempts + 1, locked_by = $1,
@@ -23,7 +27,7 @@ UPDATE awc.jobs j
          FOR UPDATE SKIP LOCKED) c
  WHERE j.id = c.id
 RETURNING j.id, j.kind, j.payload::text, j.attempts, j.max_attempts,
-          j.lease_token, extract(epoch FROM j.run_at)
+          j.lease_token, extract(epoch FROM greatest(j.run_at, j.created_at))
 )sql";
 
 // The recording statements below are UPDATEs fenced on state RUNNING and
@@ -98,7 +102,7 @@ RETURNING 1
 // RUNNING jobs whose lease ended: requeued, or dead-lettered when their
 // attempts are spent (a job that kills its worker must not loop forever),
 // as attempts_exhausted. $1 batch limit. Returns (id, kind, state, attempts,
-// lag seconds).
+// lag seconds, dead reason), the lag counted as kClaim's.
 inline constexpr const char* kReclaimExpired = R"sql(
 UPDATE awc.jobs j
    SET state = CASE WHEN j.attempts >= j.max_attempts THEN 'FAILED'
@@ -115,7 +119,8 @@ UPDATE awc.jobs j
          FOR UPDATE SKIP LOCKED) c
  WHERE j.id = c.id
 RETURNING j.id, j.kind, j.state, j.attempts,
-          extract(epoch FROM now()) - extract(epoch FROM j.run_at),
+          extract(epoch FROM now()) -
+          extract(epoch FROM greatest(j.run_at, j.created_at)),
           j.dead_reason
 )sql";
 
@@ -236,7 +241,9 @@ inline constexpr const char* kPurgeDeadLetters =
     " RETURNING id) " AWC_QUEUE_CHANGED;
 
 // Jobs by kind: (kind, pending, running, completed, failed, cancelled,
-// seconds the oldest ready PENDING job has waited or NULL), by kind.
+// seconds the oldest ready PENDING job has waited or NULL), by kind; a job
+// waits from when it became ready, never before it was inserted (as
+// kClaim counts).
 inline constexpr const char* kJobStats = R"sql(
 SELECT kind,
        count(*) FILTER (WHERE state = 'PENDING'),
@@ -244,7 +251,7 @@ SELECT kind,
        count(*) FILTER (WHERE state = 'COMPLETED'),
        count(*) FILTER (WHERE state = 'FAILED'),
        count(*) FILTER (WHERE state = 'CANCELLED'),
-       extract(epoch FROM now() - min(run_at)
+       extract(epoch FROM now() - min(greatest(run_at, created_at))
                FILTER (WHERE state = 'PENDING' AND run_at <= now()))
   FROM awc.jobs
  GROUP BY kind

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "digest/ids.h"
+#include "digest/sha256.h"
 
 namespace awc::store {
 namespace {
@@ -68,9 +69,16 @@ class FileStore : public ObjectStore {
 
   Status Get(const ObjectKey& key, const ChunkSink& sink) override {
     AWC_RETURN_IF_ERROR(Validate(key));
-    auto file = env_->NewSequentialFile(PathOf(key));
+    // The store writes regular files only: anything else at the key (a
+    // directory, a FIFO, a link to a device) is corrupt data, refused
+    // without blocking on it or reading it.
+    auto file = env_->NewSequentialFile(PathOf(key), Env::Symlinks::kRefuse);
     if (!file.ok()) {
       if (file.status().IsNotFound()) return NotFound(key);
+      if (file.status().IsInvalidArgument()) {
+        return Status::Corruption("object " + key.digest + ": " +
+                                  file.status().message());
+      }
       return file.status().WithContext(key.digest);
     }
     std::vector<char> buf(kGetChunk);
@@ -101,22 +109,29 @@ class FileStore : public ObjectStore {
 
   Status PutFile(const ObjectKey& key, const std::string& path) override {
     AWC_RETURN_IF_ERROR(Validate(key));
-    auto in = env_->NewSequentialFile(path);
+    auto in = env_->NewSequentialFile(path, Env::Symlinks::kFollow);
     if (!in.ok()) {
       // A missing source is the caller's error, not a missing object.
       return Status::IoError("cannot store object " + key.digest + ": " +
                              in.status().message());
     }
-    return Write(key, [&](WritableFile* out) -> Status {
+    bool changed = false;
+    Status s = Write(key, [&](WritableFile* out) -> Status {
       std::vector<char> buf(kPutChunk);
+      digest::Sha256 hash;
       for (;;) {
         AWC_ASSIGN_OR_RETURN(size_t n, (*in)->Read(buf.data(), buf.size()));
         if (n > 0) {
+          hash.Update(buf.data(), n);
           AWC_RETURN_IF_ERROR(out->Append(std::string_view(buf.data(), n)));
         }
-        if (n < buf.size()) return Status::OK();
+        if (n < buf.size()) break;
       }
+      // Checked before the rename: a mismatch leaves nothing behind.
+      changed = "sha256:" + hash.FinishHex() != key.digest;
+      return changed ? Status::Corruption("changed") : Status::OK();
     });
+    return changed ? ContentChanged(key, path) : s;
   }
 
   Result<std::vector<Status>> DeleteMany(
@@ -179,17 +194,44 @@ class FileStore : public ObjectStore {
     return Status::OK();
   }
 
-  // Creates the root if needed and checks that a file can be made in it.
+  Result<std::string> ReadMarker() override {
+    std::string path = MarkerPath();
+    auto file = env_->NewSequentialFile(path, Env::Symlinks::kRefuse);
+    if (!file.ok()) return file.status();
+    std::string out(kMaxMarkerBytes + 1, '\0');
+    AWC_ASSIGN_OR_RETURN(size_t n, (*file)->Read(out.data(), out.size()));
+    if (n > kMaxMarkerBytes) {
+      return Status::FailedPrecondition("\"" + path + "\" is larger than " +
+                                        std::to_string(kMaxMarkerBytes) +
+                                        " bytes");
+    }
+    out.resize(n);
+    return out;
+  }
+
+  Status WriteMarker(std::string_view content) override {
+    std::string dir = root_.empty() ? "/" : root_;
+    Status s = WriteVia(MarkerPath(), dir, [&](WritableFile* out) {
+      return out->Append(content);
+    });
+    return s.WithContext("cannot write the store marker");
+  }
+
+  // Checks that the root is a directory a file can be made in. It is not
+  // created: a store is created only by `awcctl store init`
+  // (InitializeStore, open_store.h), so that a typo or a missing mount is
+  // an error, not a new empty store.
   Status Init() {
     std::string root = root_.empty() ? "/" : root_;
     Result<FileInfo> info = env_->Stat(root);
-    if (info.ok() && info->type != FileInfo::Type::kDirectory) {
+    if (!info.ok() && info.status().IsNotFound()) {
+      return Status::NotFound("file store root \"" + root +
+                              "\" does not exist");
+    }
+    if (!info.ok()) return info.status().WithContext("file store root");
+    if (info->type != FileInfo::Type::kDirectory) {
       return Status::InvalidArgument("file store root \"" + root +
                                      "\" is not a directory");
-    }
-    if (!info.ok()) {
-      AWC_RETURN_IF_ERROR(env_->CreateDirs(root).WithContext(
-          "cannot create file store root \"" + root + "\""));
     }
     TempFile probe(env_, root_ + "/" + TempName());
     auto file =
@@ -206,6 +248,9 @@ class FileStore : public ObjectStore {
 
   std::string PathOf(const ObjectKey& key) const {
     return root_ + "/" + RelativeKey(key);
+  }
+  std::string MarkerPath() const {
+    return root_ + "/" + std::string(kMarkerName);
   }
 
   // Writes the object through a temporary file in its directory: fill, fsync,

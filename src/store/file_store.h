@@ -3,8 +3,9 @@
 // Layout: <root>/<tenant>/sha256/<hex[0:2]>/<hex>. A write goes to a
 // temporary file in the same directory, is fsync()ed, renamed into place,
 // and the directory is fsync()ed, so a crash leaves the old state or the
-// new one, never a torn object. Reads stream in chunks. All file system
-// access goes through Env, so tests can inject faults.
+// new one, never a torn object. Reads stream in chunks. The store marker
+// is <root>/.awc-store, written the same way. All file system access goes
+// through Env, so tests can inject faults.
 #ifndef AWC_STORE_FILE_STORE_H_
 #define AWC_STORE_FILE_STORE_H_
 
@@ -16,8 +17,9 @@
 
 namespace awc::store {
 
-// `root` is an absolute directory; it is created if missing. Fails when it
-// cannot be created or is not writable.
+// `root` is an absolute directory that exists: it is not created here
+// (InitializeStore does, open_store.h). kNotFound when it is missing; an
+// error when it is not a directory or not writable.
 Result<std::unique_ptr<ObjectStore>> NewFileStore(const std::string& root,
                                                   Env* env = Env::Default());
 

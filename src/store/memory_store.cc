@@ -1,10 +1,12 @@
 #include "store/memory_store.h"
 
 #include <map>
+#include <optional>
 #include <utility>
 
-#include "digest/ids.h"
 #include "common/env.h"
+#include "digest/ids.h"
+#include "digest/sha256.h"
 
 namespace awc::store {
 namespace {
@@ -53,6 +55,9 @@ class MemoryStore : public ObjectStore {
       return Status::IoError("cannot store object " + key.digest + ": " +
                              data.status().message());
     }
+    if ("sha256:" + digest::Sha256::HexOf(*data) != key.digest) {
+      return ContentChanged(key, path);
+    }
     return Put(key, *data);
   }
 
@@ -65,6 +70,20 @@ class MemoryStore : public ObjectStore {
       out.push_back(std::move(s));
     }
     return out;
+  }
+
+  Result<std::string> ReadMarker() override {
+    if (!marker_) return Status::NotFound("no store marker");
+    if (marker_->size() > kMaxMarkerBytes) {
+      return Status::FailedPrecondition("the store marker is larger than " +
+                                        std::to_string(kMaxMarkerBytes) +
+                                        " bytes");
+    }
+    return *marker_;
+  }
+  Status WriteMarker(std::string_view content) override {
+    marker_ = std::string(content);
+    return Status::OK();
   }
 
   Status List(const std::string& tenant_id, const ListFn& each) override {
@@ -92,6 +111,7 @@ class MemoryStore : public ObjectStore {
   }
 
   std::map<std::string, std::string> objects_;
+  std::optional<std::string> marker_;
 };
 
 }  // namespace

@@ -20,6 +20,13 @@ std::string RelativeKey(const ObjectKey& key) {
          std::string(hex);
 }
 
+Status ContentChanged(const ObjectKey& key, const std::string& path) {
+  return Status::Corruption("cannot store object " + key.digest +
+                            ": the content of \"" + path +
+                            "\" does not hash to it (the file changed after "
+                            "it was hashed)");
+}
+
 void ObjectStore::GetMany(std::vector<GetRequest>& requests) {
   for (GetRequest& r : requests) r.done(Get(r.key, r.sink));
 }

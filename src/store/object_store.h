@@ -11,6 +11,9 @@
 //    stays flat whatever the object's size.
 //  - Writes are atomic: a reader sees the whole object or nothing.
 //  - Errors are classified: kNotFound (the object is definitely absent),
+//    kCorruption (what the store holds at the key cannot be an object:
+//    file:// finds a directory, FIFO, device or symbolic link there; it is
+//    not opened for reading, so it cannot block or stream for ever),
 //    kTransient (timeouts, connection errors, 5xx, 429/503 SlowDown: retry
 //    later), anything else a permanent error (bad credentials, missing
 //    bucket, a full disk) that retrying soon will not fix.
@@ -45,6 +48,10 @@ Result<ObjectKey> MakeKey(std::string_view tenant_id, std::string_view digest);
 // "<tenant>/sha256/<hex[0:2]>/<hex>" (no leading slash).
 std::string RelativeKey(const ObjectKey& key);
 
+// PutFile()'s error when the content of `path` does not hash to the digest
+// of `key`.
+Status ContentChanged(const ObjectKey& key, const std::string& path);
+
 // Receives an object's bytes in order. Returning an error stops the read;
 // Get() then returns that error.
 using ChunkSink = std::function<Status(std::string_view chunk)>;
@@ -72,9 +79,14 @@ class ObjectStore {
   virtual Result<uint64_t> Head(const ObjectKey& key) = 0;
 
   // Stores `data` as the object, atomically. Overwriting is allowed (the
-  // content is the same by construction).
+  // content is the same by construction). The caller holds the bytes it
+  // hashed: they are stored as given.
   virtual Status Put(const ObjectKey& key, std::string_view data) = 0;
   // Stores the file at `path` (streamed, not loaded whole) as the object.
+  // The file is hashed as it is read, and the object becomes visible only
+  // if what was read hashes to the key's digest: a file that changed since
+  // the caller hashed it is kCorruption (ContentChanged()) and nothing is
+  // stored.
   virtual Status PutFile(const ObjectKey& key, const std::string& path) = 0;
 
   // Deletes the objects (S3: DeleteObjects, at most 1000 keys a request).
@@ -91,6 +103,17 @@ class ObjectStore {
 
   // How many GetMany requests run at once (1 unless the store overlaps I/O).
   virtual int parallelism() const { return 1; }
+
+  // The store marker (store_marker.h), kept beside the tenants' objects:
+  // "<root>/.awc-store" (file://), "[<prefix>/].awc-store" (s3://); no
+  // tenant id can take that name, and List() never shows it. ReadMarker()
+  // is kNotFound when there is none, and an error when it holds more than
+  // kMaxMarkerBytes; memory:// keeps it in the process. WriteMarker()
+  // replaces it atomically, as Put() writes an object.
+  static constexpr std::string_view kMarkerName = ".awc-store";
+  static constexpr size_t kMaxMarkerBytes = 4096;
+  virtual Result<std::string> ReadMarker() = 0;
+  virtual Status WriteMarker(std::string_view content) = 0;
 };
 
 }  // namespace awc::store

@@ -33,6 +33,19 @@ const char* SchemeName(StoreUrl::Scheme scheme) {
   return "?";
 }
 
+std::string FormatStoreUrl(const StoreUrl& url) {
+  switch (url.scheme) {
+    case StoreUrl::Scheme::kMemory:
+      return "memory://";
+    case StoreUrl::Scheme::kFile:
+      return "file://" + (url.path.empty() ? std::string("/") : url.path);
+    case StoreUrl::Scheme::kS3:
+      return "s3://" + url.bucket +
+             (url.prefix.empty() ? "" : "/" + url.prefix);
+  }
+  return "?";
+}
+
 Result<StoreUrl> ParseStoreUrl(std::string_view url, bool s3_built) {
   size_t sep = url.find("://");
   if (url.empty()) return Bad("is empty");

@@ -34,6 +34,10 @@ Result<StoreUrl> ParseStoreUrl(std::string_view url,
 // "memory", "file" or "s3".
 const char* SchemeName(StoreUrl::Scheme scheme);
 
+// The URL in its canonical form ("file:///srv/cas", "s3://bucket/prefix"),
+// for messages.
+std::string FormatStoreUrl(const StoreUrl& url);
+
 }  // namespace awc::store
 
 #endif  // AWC_STORE_STORE_URL_H_

@@ -2,6 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+#include <utility>
+#include <vector>
+
 namespace awc::store {
 namespace {
 
@@ -54,6 +58,23 @@ TEST(StoreUrlTest, S3WithoutTheS3BuildSaysHowToBuildIt) {
   EXPECT_EQ(Error("s3://my-bucket", /*s3_built=*/false),
             "s3:// is not supported by this build; rebuild with "
             "cmake -DAWC_WITH_S3=ON (needs libcurl4-openssl-dev)");
+}
+
+TEST(StoreUrlTest, FormatGivesTheCanonicalForm) {
+  for (auto [in, out] : std::vector<std::pair<std::string, std::string>>{
+           {"memory://", "memory://"},
+           {"file:///var/lib/awc//", "file:///var/lib/awc"},
+           {"file:///", "file:///"},
+           {"s3://my-bucket/some/prefix/", "s3://my-bucket/some/prefix"},
+           {"s3://my-bucket", "s3://my-bucket"}}) {
+    Result<StoreUrl> url = ParseStoreUrl(in, /*s3_built=*/true);
+    ASSERT_TRUE(url.ok()) << in;
+    EXPECT_EQ(FormatStoreUrl(*url), out);
+    // Its own form parses to the same place.
+    Result<StoreUrl> again = ParseStoreUrl(out, /*s3_built=*/true);
+    ASSERT_TRUE(again.ok()) << out;
+    EXPECT_EQ(FormatStoreUrl(*again), out);
+  }
 }
 
 TEST(StoreUrlTest, OtherSchemesAreNamed) {

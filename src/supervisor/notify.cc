@@ -1,6 +1,7 @@
 #include "supervisor/notify.h"
 
 #include <systemd/sd-daemon.h>
+#include <time.h>
 
 #include <cstdint>
 #include <cstdlib>
@@ -38,6 +39,16 @@ void Notifier::Status(const std::string& status) {
 void Notifier::Stopping(const std::string& status) {
   last_status_ = status;
   Send("STOPPING=1\nSTATUS=" + status);
+}
+
+void Notifier::Reloading(const std::string& status) {
+  last_status_ = status;
+  struct timespec now;
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  uint64_t usec = static_cast<uint64_t>(now.tv_sec) * 1000000 +
+                  static_cast<uint64_t>(now.tv_nsec) / 1000;
+  Send("RELOADING=1\nMONOTONIC_USEC=" + std::to_string(usec) +
+       "\nSTATUS=" + status);
 }
 
 void Notifier::Watchdog() {

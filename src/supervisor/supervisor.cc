@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <limits>
 
 #include "common/env.h"
 #include "obs/log.h"
@@ -28,25 +29,78 @@ const char* SignalName(int sig) {
 
 struct Supervisor::Slot {
   Supervisor* owner = nullptr;
-  int index = 0;
+  size_t kind = 0;  // into kinds_
+  int index = 0;    // workers: the status slot; others: within the kind
   pid_t pid = 0;
   double started = 0;
   double backoff = 0;
+  bool restart_counts = true;  // the next restart is one of a crash
+  bool retiring = false;       // of a replaced generation: not restarted
   ev_timer restart;
 };
 
 Supervisor::Supervisor(Options options, obs::Metrics* metrics,
-                       obs::WorkerStatusTable* status, ChildMain child_main)
+                       obs::WorkerStatusTable* status, ChildMain worker_main,
+                       std::vector<ChildSpec> others)
     : options_(std::move(options)),
       metrics_(metrics),
       status_(status),
-      child_main_(std::move(child_main)),
       loop_(ev_default_loop(EVFLAG_AUTO)),
       self_(getpid()) {
-  for (int n = 0; n < options_.slots; ++n) {
+  AddGeneration(std::move(worker_main), std::move(others));
+}
+
+Supervisor::~Supervisor() = default;
+
+void Supervisor::AddGeneration(ChildMain worker_main,
+                               std::vector<ChildSpec> others) {
+  running_kinds_ = kinds_.size();
+  // The workers publish their phase in the status table; the parent resets
+  // a slot whenever its process starts or ends.
+  ChildSpec workers;
+  workers.name = "worker";
+  workers.count = options_.slots;
+  workers.main = std::move(worker_main);
+  workers.on_start = [this](int n) {
+    if (status_ == nullptr) return;
+    status_->SetPhase(n, obs::WorkerPhase::kConnecting);
+    status_->slot(n).db_ok.store(false, std::memory_order_relaxed);
+  };
+  workers.on_exit = [this](int n) {
+    if (status_ == nullptr) return;
+    status_->SetPhase(n, obs::WorkerPhase::kDown);
+    status_->slot(n).db_ok.store(false, std::memory_order_relaxed);
+    status_->slot(n).job_id.store(0, std::memory_order_relaxed);
+  };
+  AddKind(std::move(workers), true);
+  for (ChildSpec& spec : others) AddKind(std::move(spec), false);
+}
+
+bool Supervisor::IsWorker(const Slot& slot) const {
+  return kinds_[slot.kind].workers;
+}
+
+void Supervisor::AddKind(ChildSpec spec, bool workers) {
+  size_t kind = kinds_.size();
+  int count = spec.count;
+  kinds_.push_back({std::move(spec), workers});
+  int next_index = 0;
+  for (int n = 0; n < count; ++n) {
+    int index = n;
+    if (workers) {
+      // Retiring workers keep their status slots until they exit.
+      auto taken = [this](int i) {
+        return std::any_of(slots_.begin(), slots_.end(), [&](const auto& s) {
+          return IsWorker(*s) && s->index == i;
+        });
+      };
+      while (taken(next_index)) ++next_index;
+      index = next_index;
+    }
     auto slot = std::make_unique<Slot>();
     slot->owner = this;
-    slot->index = n;
+    slot->kind = kind;
+    slot->index = index;
     slot->backoff = options_.backoff_min;
     ev_timer_init(&slot->restart, RestartCb, 0, 0);
     slot->restart.data = slot.get();
@@ -54,12 +108,27 @@ Supervisor::Supervisor(Options options, obs::Metrics* metrics,
   }
 }
 
-Supervisor::~Supervisor() = default;
-
 int Supervisor::LiveChildren() const {
   int n = 0;
   for (const auto& slot : slots_) n += slot->pid > 0 ? 1 : 0;
   return n;
+}
+
+int Supervisor::LiveWorkers() const {
+  int n = 0;
+  for (const auto& slot : slots_) n += IsWorker(*slot) && slot->pid > 0;
+  return n;
+}
+
+int Supervisor::RetiringChildren() const {
+  int n = 0;
+  for (const auto& slot : slots_) n += slot->retiring ? 1 : 0;
+  return n;
+}
+
+int Supervisor::FreeWorkerSlots() const {
+  if (status_ == nullptr) return std::numeric_limits<int>::max();
+  return status_->size() - LiveWorkers();
 }
 
 void Supervisor::Spawn(Slot& slot) {
@@ -75,8 +144,10 @@ void Supervisor::Spawn(Slot& slot) {
   sigprocmask(SIG_BLOCK, &block, &old);
   pid_t pid = fork();
   if (pid != 0) sigprocmask(SIG_SETMASK, &old, nullptr);
+  const ChildSpec& spec = kinds_[slot.kind].spec;
   if (pid < 0) {
     obs::Error("supervisor", "fork failed")
+        .Str("child", spec.name)
         .Int("slot", slot.index + 1)
         .Str("error", strerror(errno))
         .Emit();
@@ -87,24 +158,21 @@ void Supervisor::Spawn(Slot& slot) {
   }
   if (pid == 0) {
     // Child: die with the parent, drop what belongs to the parent (its
-    // event loop, the HTTP listener), then become a worker.
+    // event loop, the HTTP listener), then run the kind's main.
     for (int sig : {SIGTERM, SIGINT, SIGQUIT, SIGHUP, SIGCHLD}) {
       signal(sig, SIG_DFL);
     }
     prctl(PR_SET_PDEATHSIG, SIGTERM);
     if (getppid() != self_) _exit(0);
     close_range(3, ~0U, 0);
-    int code = child_main_(slot.index);
+    int code = spec.main(slot.index);
     fflush(nullptr);
     _exit(code);
   }
   slot.pid = pid;
   slot.started = Now();
-  if (status_ != nullptr) {
-    status_->SetPhase(slot.index, obs::WorkerPhase::kConnecting);
-    status_->slot(slot.index).db_ok.store(false, std::memory_order_relaxed);
-  }
-  obs::Info("supervisor", "worker started")
+  if (spec.on_start) spec.on_start(slot.index);
+  obs::Info("supervisor", spec.name + " started")
       .Int("slot", slot.index + 1)
       .Int("pid", pid)
       .Emit();
@@ -115,24 +183,32 @@ void Supervisor::OnChildExit(pid_t pid, int wstatus) {
                          [pid](const auto& s) { return s->pid == pid; });
   if (it == slots_.end()) return;  // not one of ours (e.g. a grandchild)
   Slot& slot = **it;
+  const ChildSpec& spec = kinds_[slot.kind].spec;
   slot.pid = 0;
   double lived = Now() - slot.started;
-  if (status_ != nullptr) {
-    status_->SetPhase(slot.index, obs::WorkerPhase::kDown);
-    status_->slot(slot.index).db_ok.store(false, std::memory_order_relaxed);
-    status_->slot(slot.index).job_id.store(0, std::memory_order_relaxed);
-  }
+  if (spec.on_exit) spec.on_exit(slot.index);
   bool clean = WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == 0;
-  bool expected = state_ != State::kRunning && (clean || WIFSIGNALED(wstatus));
-  obs::Event event = expected ? obs::Info("supervisor", "worker exited")
-                              : obs::Error("supervisor", "worker exited");
+  // A child that gave up its role on purpose is replaced at once.
+  bool at_once = WIFEXITED(wstatus) && spec.restart_at_once_code &&
+                 WEXITSTATUS(wstatus) == *spec.restart_at_once_code;
+  bool stopping = state_ != State::kRunning || slot.retiring;
+  bool expected = at_once || (stopping && (clean || WIFSIGNALED(wstatus)));
+  obs::Event event = expected ? obs::Info("supervisor", spec.name + " exited")
+                              : obs::Error("supervisor", spec.name + " exited");
   event.Int("slot", slot.index + 1).Int("pid", pid).Num("lived_s", lived);
   if (WIFEXITED(wstatus)) {
     event.Int("exit_code", WEXITSTATUS(wstatus));
   } else if (WIFSIGNALED(wstatus)) {
     event.Str("signal", SignalName(WTERMSIG(wstatus)));
   }
-  if (state_ == State::kRunning) {
+  slot.restart_counts = !at_once;
+  if (slot.retiring) {
+    event.Bool("retired", true);
+  } else if (state_ == State::kRunning && at_once) {
+    event.Num("restart_in_s", 0);
+    ev_timer_set(&slot.restart, 0, 0);
+    ev_timer_start(loop_, &slot.restart);
+  } else if (state_ == State::kRunning) {
     if (lived >= options_.stable_after) slot.backoff = options_.backoff_min;
     double delay = slot.backoff;
     slot.backoff = std::min(options_.backoff_max, slot.backoff * 2);
@@ -141,6 +217,7 @@ void Supervisor::OnChildExit(pid_t pid, int wstatus) {
     ev_timer_start(loop_, &slot.restart);
   }
   event.Emit();
+  if (slot.retiring) slots_.erase(it);
   if (state_ != State::kRunning && LiveChildren() == 0) {
     ev_break(loop_, EVBREAK_ALL);
   }
@@ -167,7 +244,7 @@ void Supervisor::BeginShutdown(State next, int signum) {
                               ? "graceful shutdown: workers finish their jobs"
                               : "fast shutdown: workers exit now")
       .Str("signal", SignalName(signum))
-      .Int("workers", LiveChildren())
+      .Int("workers", LiveWorkers())
       .Emit();
   notifier_.Stopping(StatusLine());
   drain_started_ = Now();
@@ -185,24 +262,79 @@ void Supervisor::OnSignal(int signum) {
       BeginShutdown(State::kQuitting, signum);
       break;
     case SIGHUP:
-      obs::Info("supervisor",
-                "SIGHUP ignored: configuration is read at start; restart "
-                "the service to apply changes")
-          .Emit();
+      Reload();
       break;
   }
 }
 
+void Supervisor::Reload() {
+  if (state_ != State::kRunning) {
+    obs::Info("supervisor", "SIGHUP ignored: shutting down").Emit();
+    return;
+  }
+  if (!reload_) {
+    obs::Info("supervisor", "SIGHUP ignored: nothing to reload").Emit();
+    return;
+  }
+  obs::Info("supervisor", "reloading configuration").Emit();
+  notifier_.Reloading("reloading configuration");
+  Result<Generation> next = reload_();
+  Status refused = next.status();
+  if (refused.ok() && next->options.slots > FreeWorkerSlots()) {
+    refused = Status::FailedPrecondition(
+        std::to_string(LiveWorkers()) + " workers are still running and only " +
+        std::to_string(status_->size()) +
+        " may run at once; reload again once earlier ones have finished");
+  }
+  if (!refused.ok()) {
+    obs::Error("supervisor", "reload failed; the running configuration stays")
+        .Str("error", refused.message())
+        .Emit();
+    notifier_.Ready(StatusLine());
+    return;
+  }
+
+  // Children of the running generation that are waiting to be restarted
+  // are simply dropped; live ones finish their job once the new
+  // generation runs, so there is no moment without a worker.
+  std::erase_if(slots_, [this](const std::unique_ptr<Slot>& slot) {
+    if (slot->pid > 0) return false;
+    ev_timer_stop(loop_, &slot->restart);
+    return true;
+  });
+  std::vector<Slot*> retiring;
+  for (auto& slot : slots_) {
+    if (!slot->retiring) retiring.push_back(slot.get());
+  }
+  obs::Info("supervisor", "configuration reloaded")
+      .Int("workers", next->options.slots)
+      .Int("retiring", static_cast<int64_t>(retiring.size()))
+      .Emit();
+  // The new children inherit what on_run sets (the log level).
+  if (next->on_run) next->on_run();
+  std::optional<obs::ListenAddress> listen = options_.metrics_listen;
+  options_ = next->options;
+  options_.metrics_listen = listen;
+  size_t first = slots_.size();
+  AddGeneration(std::move(next->worker_main), std::move(next->others));
+  for (size_t n = first; n < slots_.size(); ++n) Spawn(*slots_[n]);
+  for (Slot* slot : retiring) {
+    slot->retiring = true;
+    kill(slot->pid, SIGTERM);
+  }
+  notifier_.Ready(StatusLine());
+}
+
 std::string Supervisor::StatusLine() const {
-  int live = LiveChildren();
+  int live = LiveWorkers();
   std::string line;
   if (state_ == State::kDraining) {
     line = "draining: " + std::to_string(live) + " workers finishing";
   } else if (state_ == State::kQuitting) {
     line = "stopping: " + std::to_string(live) + " workers exiting";
   } else {
-    line =
-        std::to_string(live) + "/" + std::to_string(slots_.size()) + " workers";
+    line = std::to_string(live) + "/" + std::to_string(options_.slots) +
+           " workers";
     if (status_ != nullptr) {
       line += ": " + std::to_string(status_->Count(obs::WorkerPhase::kBusy)) +
               " busy, " +
@@ -212,6 +344,14 @@ std::string Supervisor::StatusLine() const {
         line += ", " + std::to_string(connecting) + " connecting";
       }
     }
+  }
+  for (size_t k = running_kinds_; k < kinds_.size(); ++k) {
+    const ChildSpec& spec = kinds_[k].spec;
+    std::string part = spec.status ? spec.status() : "";
+    if (!part.empty()) line += "; " + part;
+  }
+  if (int retiring = RetiringChildren(); retiring > 0) {
+    line += "; " + std::to_string(retiring) + " finishing after a reload";
   }
   if (status_ != nullptr) {
     line += "; " + std::to_string(status_->JobsDone()) + " jobs processed";
@@ -225,7 +365,7 @@ std::string Supervisor::StatusLine() const {
 constexpr double kExtendBy = 5.0;
 
 void Supervisor::OnTick() {
-  if (metrics_ != nullptr) metrics_->SetWorkersRunning(LiveChildren());
+  if (metrics_ != nullptr) metrics_->SetWorkersRunning(LiveWorkers());
   notifier_.Status(StatusLine());
   ExtendDrain();
 }
@@ -240,7 +380,7 @@ obs::HttpResponse Supervisor::Route(const std::string& path) {
   obs::HttpResponse r;
   if (path == "/metrics") {
     if (metrics_ == nullptr) return {404, r.content_type, "no metrics\n"};
-    metrics_->SetWorkersRunning(LiveChildren());
+    metrics_->SetWorkersRunning(LiveWorkers());
     r.content_type = "text/plain; version=0.0.4; charset=utf-8";
     r.body = metrics_->RenderPrometheus();
     return r;
@@ -252,9 +392,12 @@ obs::HttpResponse Supervisor::Route(const std::string& path) {
   if (path == "/readyz") {
     std::string why;
     if (state_ != State::kRunning) why += "shutting down\n";
-    if (LiveChildren() == 0) why += "no worker running\n";
+    if (LiveWorkers() == 0) why += "no worker running\n";
     if (status_ != nullptr && status_->Connected() == 0) {
       why += "no worker connected to the database\n";
+    }
+    if (db_probe_ && db_probe_->up() == false) {
+      why += "database unreachable\n";
     }
     if (why.empty()) {
       r.body = "ready\n";
@@ -294,10 +437,20 @@ Status Supervisor::Start() {
         http_, obs::HttpServer::Start(
                    loop_, addr.host, addr.port,
                    [this](const std::string& path) { return Route(path); }));
+    if (!options_.database_url.empty()) {
+      db_probe_ = std::make_unique<DbProbe>(
+          loop_, DbProbe::Options{options_.database_url, options_.probe_name});
+    }
   }
   for (auto& slot : slots_) Spawn(*slot);
-  obs::Info("supervisor", "supervisor running")
-      .Int("workers", options_.slots)
+  // After the fork: the children need not inherit its connection.
+  if (db_probe_) db_probe_->Start();
+  obs::Event running = obs::Info("supervisor", "supervisor running");
+  running.Int("workers", options_.slots);
+  for (size_t k = 1; k < kinds_.size(); ++k) {
+    running.Int(kinds_[k].spec.name, kinds_[k].spec.count);
+  }
+  running
       .Str("metrics", options_.metrics_listen
                           ? options_.metrics_listen->ToString()
                           : std::string())
@@ -308,6 +461,7 @@ Status Supervisor::Start() {
 
 int Supervisor::Run() {
   ev_run(loop_, 0);
+  if (db_probe_) db_probe_->Stop();
   if (http_) http_->Stop();
   obs::Info("supervisor", "shut down").Emit();
   return 0;
@@ -325,7 +479,9 @@ void Supervisor::RestartCb(struct ev_loop*, ev_timer* w, int) {
   Slot* slot = static_cast<Slot*>(w->data);
   Supervisor* self = slot->owner;
   if (self->state_ != State::kRunning || slot->pid > 0) return;
-  if (self->metrics_ != nullptr) self->metrics_->CountRestart();
+  if (self->metrics_ != nullptr && slot->restart_counts) {
+    self->metrics_->CountRestart();
+  }
   self->Spawn(*slot);
 }
 

@@ -2,26 +2,42 @@
 // "Process tree").
 //
 // Contract:
-//  - Forks one child per slot; each child runs `child_main(slot)` and exits
-//    with its return value. child_main starts with SIGTERM, SIGINT, SIGQUIT,
+//  - Runs kinds of children (ChildSpec): the workers, one per slot, and any
+//    others (the scheduler). Each child runs its kind's `main(index)` and
+//    exits with its return value. `main` starts with SIGTERM, SIGINT, SIGQUIT,
 //    SIGHUP and SIGCHLD blocked and at their default dispositions, and with
 //    every descriptor above 2 closed; it unblocks them once its own
 //    handlers are in place (worker/stop_flag.h). Children get
 //    PR_SET_PDEATHSIG(SIGTERM), so they finish their job and stop when the
 //    parent dies.
-//  - Reaps every child and logs its exit (pid, slot, exit code or signal).
-//    While running, a dead child is replaced in its slot after a per-slot
-//    backoff: 0.1 s doubling to 30 s while children keep dying within 60 s
-//    of their start, back to 0.1 s after one lived 60 s.
+//  - Reaps every child and logs its exit ("<kind> exited": pid, slot, exit
+//    code or signal). While running, a dead child is replaced in its slot
+//    after a per-slot backoff: 0.1 s doubling to 30 s while children keep
+//    dying within 60 s of their start, back to 0.1 s after one lived 60 s.
+//    A kind may name an exit code that means "gave up a role on purpose"
+//    (the scheduler's leadership lost): such a child is replaced at once,
+//    its backoff untouched, and it is not counted as a restart.
 //  - Shutdown is a state machine: kRunning -> kDraining on SIGTERM/SIGINT
 //    (SIGTERM relayed to every child; each finishes its job and exits 0)
 //    or kQuitting on SIGQUIT (relayed; children exit at once); the parent
 //    returns 0 once every child has been reaped. A repeated SIGTERM/SIGINT
 //    does not abandon jobs; SIGQUIT during a drain escalates to kQuitting.
+//  - SIGHUP reloads, the nginx way (docs/ARCHITECTURE.md, "Reload"): the
+//    reload function reads the configuration again; when it fails the
+//    error is logged and everything keeps running unchanged. Otherwise the
+//    next generation of children is forked first, then every child of the
+//    running one is sent SIGTERM and finishes its job; retired children
+//    are not replaced. Worker status slots of retiring workers stay theirs
+//    until they exit, so the new workers take free ones; a reload that
+//    does not find enough free slots is refused. Without a reload
+//    function SIGHUP is logged and ignored.
 //  - Signal handling is libev's: handlers only flag, callbacks run in the
-//    loop. Serves /metrics, /healthz, /readyz when a listen address is set.
+//    loop. Serves /metrics, /healthz, /readyz when a listen address is set;
+//    /readyz is 503 while shutting down, while no worker runs or none is
+//    connected, and while the master's own probe finds the database
+//    unreachable (a busy worker may not notice for minutes).
 //  - sd_notify: READY=1 after all children are forked, STATUS= updates,
-//    STOPPING=1 on shutdown.
+//    RELOADING=1 and READY=1 around a reload, STOPPING=1 on shutdown.
 #ifndef AWC_SUPERVISOR_SUPERVISOR_H_
 #define AWC_SUPERVISOR_SUPERVISOR_H_
 
@@ -34,33 +50,74 @@
 #include <string>
 #include <vector>
 
+#include "common/status.h"
 #include "obs/http_server.h"
 #include "obs/listen_address.h"
 #include "obs/metrics.h"
 #include "obs/worker_status.h"
+#include "supervisor/db_probe.h"
 #include "supervisor/notify.h"
 
 namespace awc::supervisor {
 
 class Supervisor {
  public:
-  using ChildMain = std::function<int(int slot)>;
+  using ChildMain = std::function<int(int index)>;
+
+  // One kind of child process. Indexes are 0-based; events show slot
+  // index + 1.
+  struct ChildSpec {
+    std::string name;  // "<name> started", "<name> exited"
+    int count = 1;
+    ChildMain main;
+    // An exit with this code is replaced at once, without backoff.
+    std::optional<int> restart_at_once_code;
+    // Run in the parent when a child of this kind was forked, and after one
+    // was reaped: the shared state it publishes is the parent's to reset.
+    std::function<void(int index)> on_start;
+    std::function<void(int index)> on_exit;
+    // A fragment of the sd_notify STATUS= line ("" for none).
+    std::function<std::string()> status;
+  };
 
   struct Options {
-    int slots = 1;
+    int slots = 1;                                     // worker processes
     std::optional<obs::ListenAddress> metrics_listen;  // none: no listener
     double backoff_min = 0.1;
     double backoff_max = 30.0;
     double stable_after = 60.0;  // a child that lived this long resets backoff
+    // With a listener, the master checks the database itself for /readyz
+    // (db_probe.h) with this connection string and session name.
+    std::string database_url;
+    std::string probe_name;
     // How long a graceful stop may wait for jobs in flight beyond the
     // service manager's stop timeout (EXTEND_TIMEOUT_USEC): one job lease,
     // after which an unfinished job would be reclaimed anyway.
     double drain_allowance = 0;
   };
 
+  // The children one reading of the configuration asks for.
+  struct Generation {
+    Options options;  // metrics_listen is read at Start() only
+    ChildMain worker_main;
+    std::vector<ChildSpec> others;
+    // Run in the master when this generation replaces the running one.
+    std::function<void()> on_run;
+  };
+  // Reads the configuration again: the next generation, or why the
+  // configuration cannot be used.
+  using ReloadFn = std::function<Result<Generation>()>;
+
+  // The workers run `worker_main(slot)` and report in `status`, whose
+  // size bounds how many workers may run at once across a reload; `others`
+  // are the other kinds of children.
   Supervisor(Options options, obs::Metrics* metrics,
-             obs::WorkerStatusTable* status, ChildMain child_main);
+             obs::WorkerStatusTable* status, ChildMain worker_main,
+             std::vector<ChildSpec> others = {});
   ~Supervisor();
+
+  // What SIGHUP runs (see the contract above).
+  void SetReload(ReloadFn reload) { reload_ = std::move(reload); }
 
   // Binds the metrics listener, installs the signal watchers and forks the
   // children. An error (e.g. the listen address is taken) forks nothing.
@@ -74,8 +131,20 @@ class Supervisor {
 
  private:
   struct Slot;
+  struct Kind {
+    ChildSpec spec;
+    bool workers = false;
+  };
 
+  // Adds the kinds and slots of a generation; workers take the free status
+  // slots from the lowest.
+  void AddGeneration(ChildMain worker_main, std::vector<ChildSpec> others);
+  void AddKind(ChildSpec spec, bool workers);
   void Spawn(Slot& slot);
+  void Reload();
+  // Worker status slots not held by a live worker.
+  int FreeWorkerSlots() const;
+  bool IsWorker(const Slot& slot) const;
   void OnChildExit(pid_t pid, int wstatus);
   void OnSignal(int signum);
   void OnTick();
@@ -86,6 +155,8 @@ class Supervisor {
   obs::HttpResponse Route(const std::string& path);
   std::string StatusLine() const;
   int LiveChildren() const;
+  int LiveWorkers() const;
+  int RetiringChildren() const;
 
   static void SignalCb(struct ev_loop* loop, struct ev_signal* w, int revents);
   static void ChildCb(struct ev_loop* loop, struct ev_child* w, int revents);
@@ -96,11 +167,16 @@ class Supervisor {
   Options options_;
   obs::Metrics* metrics_;
   obs::WorkerStatusTable* status_;
-  ChildMain child_main_;
+  ReloadFn reload_;
+  // Every kind ever added; those of retired generations stay for their
+  // last children's exit.
+  std::vector<Kind> kinds_;
+  size_t running_kinds_ = 0;  // the first kind of the running generation
   struct ev_loop* loop_;
   State state_ = State::kRunning;
   std::vector<std::unique_ptr<Slot>> slots_;
   std::unique_ptr<obs::HttpServer> http_;
+  std::unique_ptr<DbProbe> db_probe_;  // with the listener and a database
   ev_signal signals_[4];
   ev_child child_watcher_;
   ev_timer tick_;

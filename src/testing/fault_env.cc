@@ -107,10 +107,10 @@ Result<std::string> FaultEnv::ReadFile(const std::string& path) {
 }
 
 Result<std::unique_ptr<SequentialFile>> FaultEnv::NewSequentialFile(
-    const std::string& path) {
+    const std::string& path, Symlinks symlinks) {
   AWC_RETURN_IF_ERROR(Check(Op::kNewSequentialFile, "cannot open", path));
   AWC_ASSIGN_OR_RETURN(std::unique_ptr<SequentialFile> base,
-                       base_->NewSequentialFile(path));
+                       base_->NewSequentialFile(path, symlinks));
   return std::unique_ptr<SequentialFile>(
       std::make_unique<FaultSequentialFile>(this, path, std::move(base)));
 }

@@ -64,7 +64,7 @@ class FaultEnv : public Env {
   void SleepFor(double seconds) override { base_->SleepFor(seconds); }
   Result<std::string> ReadFile(const std::string& path) override;
   Result<std::unique_ptr<SequentialFile>> NewSequentialFile(
-      const std::string& path) override;
+      const std::string& path, Symlinks symlinks) override;
   Result<std::unique_ptr<WritableFile>> NewWritableFile(
       const std::string& path, CreateMode mode) override;
   Status RenameFile(const std::string& from, const std::string& to) override;

@@ -25,8 +25,9 @@ obs::Event MakeJobEvent(int64_t job_id, std::string_view kind,
 
 // Records one processed job: updates the job instruments (the count by
 // kind and outcome, the lag, and the duration unless `duration_secs` is
-// negative), then emits `event` (with any fields the caller added), so
-// that whoever has seen the event finds the job counted.
+// negative) under the label `kind`, then emits `event` (with any fields
+// the caller added), so that whoever has seen the event finds the job
+// counted.
 void ReportJob(obs::Metrics& metrics, const obs::Event& event,
                std::string_view kind, queue::JobState state, double lag_secs,
                double duration_secs);

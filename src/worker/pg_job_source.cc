@@ -1,25 +1,10 @@
 #include "worker/pg_job_source.h"
 
-#include <ev.h>
-
 #include <utility>
 
+#include "common/loop_wait.h"
+
 namespace awc::worker {
-namespace {
-
-struct WaitFlag {
-  bool fired = false;
-};
-
-void OnWaitTimer(struct ev_loop*, ev_timer* w, int) {
-  static_cast<WaitFlag*>(w->data)->fired = true;
-}
-
-void OnWaitIo(struct ev_loop*, ev_io* w, int) {
-  static_cast<WaitFlag*>(w->data)->fired = true;
-}
-
-}  // namespace
 
 PgJobSource::PgJobSource(struct ev_loop* loop, std::string conninfo,
                          fleet::WorkerIdentity me, int64_t lease_secs)
@@ -86,25 +71,8 @@ void PgJobSource::Pause(double seconds, const StopFn* stop) {
 }
 
 void PgJobSource::Wait(double seconds, bool watch_socket, const StopFn* stop) {
-  if (seconds <= 0) return;
-  WaitFlag flag;
-  ev_now_update(loop_);
-  ev_timer timer;
-  ev_timer_init(&timer, OnWaitTimer, seconds, 0);
-  timer.data = &flag;
-  ev_timer_start(loop_, &timer);
-  ev_io io;
-  bool io_on = watch_socket && conn_ && conn_->Socket() >= 0;
-  if (io_on) {
-    ev_io_init(&io, OnWaitIo, conn_->Socket(), EV_READ);
-    io.data = &flag;
-    ev_io_start(loop_, &io);
-  }
-  while (!flag.fired && !(stop != nullptr && (*stop)())) {
-    ev_run(loop_, EVRUN_ONCE);
-  }
-  ev_timer_stop(loop_, &timer);
-  if (io_on) ev_io_stop(loop_, &io);
+  int fd = watch_socket && conn_ ? conn_->Socket() : -1;
+  WaitOnLoop(loop_, seconds, fd, stop);
 }
 
 }  // namespace awc::worker

@@ -39,8 +39,13 @@ obs::WorkerPhase PhaseOf(WorkerState state) {
 }  // namespace
 
 ProcessReporter::ProcessReporter(obs::Metrics* metrics,
-                                 obs::WorkerStatusTable* status, int slot)
-    : metrics_(metrics), status_(status), slot_(slot) {}
+                                 obs::WorkerStatusTable* status, int slot,
+                                 const handlers::Registry* registry)
+    : metrics_(metrics), status_(status), slot_(slot), registry_(registry) {}
+
+std::string_view ProcessReporter::KindLabel(const std::string& kind) const {
+  return registry_->Has(kind) ? std::string_view(kind) : "unknown";
+}
 
 void ProcessReporter::StateChanged(WorkerState state, const queue::Job* job) {
   obs::WorkerSlotStatus& slot = status_->slot(slot_);
@@ -105,8 +110,8 @@ void ProcessReporter::JobRecorded(const queue::Job& job,
   }
   if (!recorded.applied) event.Bool("discarded", true);
   status_->slot(slot_).jobs_done.fetch_add(1, std::memory_order_relaxed);
-  ReportJob(*metrics_, event, job.kind, recorded.state, recorded.lag_secs,
-            duration_secs);
+  ReportJob(*metrics_, event, KindLabel(job.kind), recorded.state,
+            recorded.lag_secs, duration_secs);
 }
 
 void ProcessReporter::JobReclaimed(const queue::Reclaimed& job) {
@@ -115,7 +120,7 @@ void ProcessReporter::JobReclaimed(const queue::Reclaimed& job) {
   if (job.dead_reason != queue::DeadReason::kNone) {
     event.Str("dead_reason", queue::DeadReasonName(job.dead_reason));
   }
-  ReportJob(*metrics_, event, job.kind, job.state, job.lag_secs, -1);
+  ReportJob(*metrics_, event, KindLabel(job.kind), job.state, job.lag_secs, -1);
 }
 
 void ProcessReporter::OutcomeNotRecorded(const queue::Job& job) {

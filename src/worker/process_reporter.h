@@ -8,18 +8,24 @@
 //    "awc-worker: worker <n> job <id> <kind>" while busy, the kind reduced
 //    to 48 printable characters.
 //  - Each job recorded, discarded or reclaimed gives the event of
-//    job_event.h and counts in awc_background_jobs_total{kind,outcome} and
+//    job_event.h (with the job's kind) and counts in
+//    awc_background_jobs_total{kind,outcome} and
 //    awc_background_job_lag_seconds{kind}; recorded and discarded ones also
 //    in awc_background_job_duration_seconds{kind} and the slot's
 //    jobs-processed count. Reclaimed ones carry reason "lease_expired",
 //    discarded ones discarded: true, dead-lettered ones their dead_reason
-//    (queue::DeadReasonName).
+//    (queue::DeadReasonName). The `kind` label is a closed set: a kind the
+//    registry knows, or "unknown" for any other, so producers inventing
+//    kinds cannot use up the label budget of the metrics.
 //  - Every failed database round trip (a lease renewal included) counts in
 //    awc_api_errors_total{component="worker"}; failures to open a session
 //    do not. The slot's db_ok follows whether the session works.
 #ifndef AWC_WORKER_PROCESS_REPORTER_H_
 #define AWC_WORKER_PROCESS_REPORTER_H_
 
+#include <string_view>
+
+#include "handlers/registry.h"
 #include "obs/metrics.h"
 #include "obs/worker_status.h"
 #include "worker/reporter.h"
@@ -28,9 +34,10 @@ namespace awc::worker {
 
 class ProcessReporter : public Reporter {
  public:
-  // `slot` is 0-based; neither pointer is null.
+  // `slot` is 0-based; no pointer is null. `registry` names the kinds that
+  // are labels of their own.
   ProcessReporter(obs::Metrics* metrics, obs::WorkerStatusTable* status,
-                  int slot);
+                  int slot, const handlers::Registry* registry);
 
   void StateChanged(WorkerState state, const queue::Job* job) override;
   void DatabaseConnected(bool after_failures) override;
@@ -45,10 +52,13 @@ class ProcessReporter : public Reporter {
 
  private:
   void SetDbOk(bool ok);
+  // `kind` if the registry knows it, else "unknown".
+  std::string_view KindLabel(const std::string& kind) const;
 
   obs::Metrics* metrics_;
   obs::WorkerStatusTable* status_;
   int slot_;
+  const handlers::Registry* registry_;
 };
 
 }  // namespace awc::worker

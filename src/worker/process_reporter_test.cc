@@ -26,7 +26,8 @@ class ProcessReporterTest : public ::testing::Test {
   ProcessReporterTest()
       : metrics_(std::move(obs::Metrics::CreateShared().value())),
         status_(std::move(obs::WorkerStatusTable::CreateShared(3).value())),
-        reporter_(&metrics_, &status_, 1) {
+        registry_(Builtins()),
+        reporter_(&metrics_, &status_, 1, &registry_) {
     job_.id = 81;
     job_.kind = "snapshot_validate";
     job_.attempts = 2;
@@ -77,8 +78,15 @@ class ProcessReporterTest : public ::testing::Test {
 
   const obs::WorkerSlotStatus& Slot() const { return status_.slot(1); }
 
+  static handlers::Registry Builtins() {
+    handlers::Registry r;
+    handlers::RegisterBuiltinHandlers(r);
+    return r;
+  }
+
   obs::Metrics metrics_;
   obs::WorkerStatusTable status_;
+  handlers::Registry registry_;
   ProcessReporter reporter_;
   queue::Job job_;
   int fds_[2] = {-1, -1};
@@ -139,6 +147,29 @@ TEST_F(ProcessReporterTest, AReclaimedJobIsCountedButNotAsProcessedHere) {
   EXPECT_EQ(json_object_get(events[0].obj, "duration_s"), nullptr);
   EXPECT_EQ(metrics_.JobCount("gc_sweep", "retried"), 1);
   EXPECT_EQ(Slot().jobs_done.load(), 0);
+}
+
+TEST_F(ProcessReporterTest, KindsTheRegistryDoesNotKnowAreLabelledUnknown) {
+  // More invented kinds than an instrument has label sets: the real kinds
+  // still get their own label, and the event keeps the job's kind.
+  queue::Recorded failed{true, queue::JobState::kFailed, 1, 0};
+  for (int i = 0; i < 200; ++i) {
+    queue::Job junk = job_;
+    junk.kind = "junk_" + std::to_string(i);
+    reporter_.JobRecorded(junk, failed, 0.01);
+  }
+  reporter_.JobReclaimed({6, "junk_x", queue::JobState::kFailed, 5, 1});
+  queue::Job gc = job_;
+  gc.kind = "gc_sweep";
+  reporter_.JobRecorded(gc, failed, 0.01);
+  EXPECT_EQ(metrics_.JobCount("unknown", "failed"), 201);
+  EXPECT_EQ(metrics_.JobCount("gc_sweep", "failed"), 1);
+  std::string text = metrics_.RenderPrometheus();
+  EXPECT_EQ(text.find("cardinality_overflow"), std::string::npos) << text;
+  EXPECT_EQ(text.find("junk_"), std::string::npos);
+  const std::vector<Line>& events = Events();
+  ASSERT_EQ(events.size(), 202u);
+  EXPECT_EQ(Str(events[0].obj, "kind"), "junk_0");
 }
 
 TEST_F(ProcessReporterTest, DatabaseTroubleCountsErrorsAndFollowsTheSession) {

@@ -37,6 +37,7 @@ Status RunningJob::Checkpoint() {
 }
 
 Status RunningJob::MaybeRenew() {
+  if (lost_) return LostStatus();
   if (deps_.env->NowMonotonic() - last_renew_ < LeaseSecs() / 3) {
     return Status::OK();
   }
@@ -48,10 +49,15 @@ Status RunningJob::MaybeRenew() {
   }
   last_renew_ = deps_.env->NowMonotonic();
   if (!*held) {
-    return Status::FailedPrecondition(
-        "job is no longer held by this worker (cancelled or reclaimed)");
+    lost_ = true;
+    return LostStatus();
   }
   return Status::OK();
+}
+
+Status RunningJob::LostStatus() {
+  return Status::FailedPrecondition(
+      "job is no longer held by this worker (cancelled or reclaimed)");
 }
 
 }  // namespace awc::worker

@@ -7,9 +7,14 @@
 //    Checkpoint() calls, and from a timer on the worker's event loop while
 //    Run() is on, so a handler that waits on the loop (S3 transfers) keeps
 //    its lease without checkpoints of its own.
+//  - Checkpoint() is cheap until a renewal is due (a clock read), so
+//    handlers may call it often: the closure walk calls it after every MiB
+//    of an object it reads, which keeps the lease through one large object
+//    read from file://, where the loop and its timer do not run.
 //  - Checkpoint() returns kFailedPrecondition once renewal says the job is
-//    no longer ours (cancelled, or reclaimed after its lease ran out); the
-//    handler should stop, and recording its outcome will be discarded.
+//    no longer ours (cancelled, or reclaimed after its lease ran out), and
+//    from then on without asking again; the handler should stop, and
+//    recording its outcome will be discarded.
 //  - A renewal that fails (the session lost, say) is reported and is not an
 //    error for the handler: the session is left as it is, since the handler
 //    holds it; the worker replaces it after the handler returns.
@@ -62,11 +67,13 @@ class RunningJob : public handlers::JobContext {
 
   // Renews the lease when a third of it has passed.
   Status MaybeRenew();
+  static Status LostStatus();
 
   const queue::Job& job_;
   const WorkerDeps& deps_;
   Heartbeat* heartbeat_;
   double last_renew_;
+  bool lost_ = false;  // a renewal found the job no longer ours
 };
 
 }  // namespace awc::worker

@@ -71,7 +71,7 @@ void Worker::StepWithoutJob() {
     return;
   }
   if (state_ == WorkerState::kConnecting) Enter(WorkerState::kIdle);
-  std::optional<queue::Finished> claimed = Commit(nullptr);
+  std::optional<queue::Finished> claimed = Commit(nullptr, true, nullptr);
   if (!claimed) {
     // A session that survived the error waits a poll interval before the
     // next attempt; a lost one is replaced at once.
@@ -151,13 +151,14 @@ void Worker::MaybeReclaim() {
   }
 }
 
-std::optional<queue::Finished> Worker::Commit(const Done* done) {
+std::optional<queue::Finished> Worker::Commit(const Done* done, bool may_claim,
+                                              Status* error) {
   MaybeReclaim();
   // Lost during the reclaim (and reported there): the caller reconnects.
   if (!deps_.source->connected()) return std::nullopt;
   // The stop check right before the claim, so that a stop arriving during
   // the round trips above prevents it.
-  bool claim = !deps_.stop_requested();
+  bool claim = may_claim && !deps_.stop_requested();
   Result<queue::Finished> finished = queue::Finished{};
   if (done != nullptr) {
     finished = deps_.source->Finish(done->job, done->outcome, claim);
@@ -171,6 +172,7 @@ std::optional<queue::Finished> Worker::Commit(const Done* done) {
   }
   if (!finished.ok()) {
     OnDatabaseError(finished.status(), done != nullptr ? "record" : "claim");
+    if (error != nullptr) *error = finished.status();
     return std::nullopt;
   }
   return std::move(*finished);
@@ -179,10 +181,33 @@ std::optional<queue::Finished> Worker::Commit(const Done* done) {
 std::optional<queue::Finished> Worker::Record(const Done& done,
                                               double lease_end) {
   double backoff = kRecordRetryMin;
+  bool may_claim = true;
+  queue::Outcome dead_letter;
+  Done instead{done.job, dead_letter};
+  const Done* recording = &done;
   for (;;) {
     if (EnsureConnected()) {
-      std::optional<queue::Finished> finished = Commit(&done);
+      Status error;
+      std::optional<queue::Finished> finished =
+          Commit(recording, may_claim, &error);
       if (finished) return finished;
+      if (error.IsInvalidArgument()) {
+        // The database refused the statement for its values: the same
+        // statement would fail for ever. Try without the claim of the next
+        // job (it may be what was refused), then record a dead letter with
+        // the reason instead of the outcome, then give up at once.
+        if (may_claim) {
+          may_claim = false;
+        } else if (recording == &done) {
+          dead_letter = queue::Outcome::Fail(
+              "the outcome could not be recorded: " + error.message());
+          recording = &instead;
+        } else {
+          deps_.reporter->OutcomeNotRecorded(done.job);
+          return std::nullopt;
+        }
+        continue;
+      }
     }
     double left = lease_end - Now();
     if (left <= 0) {

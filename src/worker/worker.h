@@ -27,7 +27,12 @@
 //  - A session that fails is replaced, with a backoff of 0.25 s doubling to
 //    15 s between attempts. An outcome that could not be recorded is retried
 //    (backoff 0.1 s doubling to 5 s, never interrupted by a stop) for as
-//    long as the lease lasts, then left to lease expiry.
+//    long as the lease lasts, then left to lease expiry. When the database
+//    refuses the statement for its values (kInvalidArgument, db/pg.h),
+//    which no retry can fix, the outcome is recorded without the next
+//    claim; refused again, the job is dead-lettered with the reason ("the
+//    outcome could not be recorded: ..."); refused once more, it is given
+//    up at once.
 //  - The handler's outcome is recorded as it is; an exception escaping a
 //    handler is a Retry without its text (handlers/registry.h).
 #ifndef AWC_WORKER_WORKER_H_
@@ -70,10 +75,14 @@ class Worker {
   bool EnsureConnected();
   void OnDatabaseError(const Status& error, const char* step);
   void MaybeReclaim();
-  // The one claim site (see the contract). nullopt when it failed; the
-  // failure is reported.
-  std::optional<queue::Finished> Commit(const Done* done);
-  // Commit(done) with retries until `lease_end`; nullopt when it gave up.
+  // The one claim site (see the contract); claims only if `may_claim`.
+  // nullopt when it failed; the failure is reported and, if `error` is not
+  // null, stored there.
+  std::optional<queue::Finished> Commit(const Done* done, bool may_claim,
+                                        Status* error);
+  // Commit(done) with retries until `lease_end`, or, when the database
+  // refuses the values, without the claim, then as a dead letter; nullopt
+  // when it gave up.
   std::optional<queue::Finished> Record(const Done& done, double lease_end);
   double Now() const { return deps_.env->NowMonotonic(); }
   double PollSecs() const {

@@ -5,6 +5,7 @@
 
 #include <memory>
 
+#include "common/host_name.h"
 #include "obs/log.h"
 #include "store/open_store.h"
 #include "worker/pg_job_source.h"
@@ -18,9 +19,7 @@ namespace {
 // Who this process is, for its heartbeats.
 fleet::WorkerIdentity Identity(const std::string& worker_id, int slot) {
   fleet::WorkerIdentity me;
-  char host[256] = {};
-  if (gethostname(host, sizeof host - 1) != 0) host[0] = '\0';
-  me.host = host[0] != '\0' ? host : "unknown";
+  me.host = HostName();
   me.pid = getpid();
   me.worker_id = worker_id;
   me.slot = slot + 1;
@@ -32,10 +31,18 @@ int RunOnLoop(const WorkerProcessDeps& deps, int slot, struct ev_loop* loop) {
   std::string id = WorkerId(deps.options, slot);
   InstallWorkerSignals(loop);
   obs::SetLogWorker(id);
-  ProcessReporter reporter(deps.metrics, deps.status, slot);
+  ProcessReporter reporter(deps.metrics, deps.status, slot, deps.registry);
   reporter.StateChanged(WorkerState::kConnecting, nullptr);
+  // The store was checked at startup; it may have gone since (a volume
+  // unmounted under a running fleet): a worker that finds no marker
+  // refuses the store and exits, and the supervisor restarts it with
+  // backoff, logging each exit. A marker that cannot be read for now (a
+  // transient error) is left to the jobs, which retry.
   Result<std::unique_ptr<store::ObjectStore>> store =
-      store::OpenStore(*deps.store_url, *deps.s3_options, loop);
+      store::OpenInitializedStore(*deps.store_url, *deps.s3_options, loop);
+  if (!store.ok() && store.status().IsTransient()) {
+    store = store::OpenStore(*deps.store_url, *deps.s3_options, loop);
+  }
   if (!store.ok()) {
     obs::Error("worker", "cannot open the object store")
         .Str("error", store.status().message())

@@ -125,12 +125,18 @@ TEST_F(WorkerTest, AJobNoLongerOursFailsTheCheckpointAndItsOutcomeIsDiscarded) {
     source_.Cancel(ctx.job().id);  // a producer cancels it meanwhile
     clock_.Advance(10);
     checkpoint = ctx.Checkpoint();
+    // Known lost, later checkpoints fail at once without asking again.
+    for (int i = 0; i < 3; ++i) {
+      Status again = ctx.Checkpoint();
+      if (!again.IsFailedPrecondition()) checkpoint = again;
+    }
     return checkpoint.ok() ? queue::Outcome::Complete("{}")
                            : queue::Outcome::Retry("stopped");
   });
   source_.Enqueue("cancelled");
   RunWorker();
   EXPECT_TRUE(checkpoint.IsFailedPrecondition()) << checkpoint.ToString();
+  EXPECT_EQ(source_.Count("renew 1"), 1);
   // The outcome still goes to the fenced UPDATE, which discards it and
   // tells the row's state.
   EXPECT_EQ(source_.Count("finish 1 next"), 1);
@@ -258,6 +264,54 @@ TEST_F(WorkerTest, AnOutcomeIsRetriedUntilTheLeaseEndsThenGivenUp) {
   EXPECT_THAT(reporter_.States(),
               ElementsAre("state connecting", "state idle", "state busy 1",
                           "state idle", "state stopping"));
+}
+
+TEST_F(WorkerTest, ARefusedCommitIsTriedAgainWithoutTheClaim) {
+  // The database refused the statement's values: retrying it as it was
+  // cannot help. Without the claim of the next job, which may be what it
+  // refused, the outcome is recorded as it is.
+  source_.Enqueue("complete");
+  source_.RefuseNext(Op::kFinish, 1);
+  RunWorker();
+  EXPECT_THAT(source_.log,
+              ElementsAre("connect", "reclaim", "claim", "finish 1 next FAILED",
+                          "finish 1 last", "claim", "wait 0.25"));
+  ASSERT_EQ(source_.outcomes.size(), 1u);
+  EXPECT_EQ(source_.outcomes[0].kind, queue::Outcome::Kind::kComplete);
+  EXPECT_THAT(source_.uninterruptible_pauses, IsEmpty());
+  EXPECT_EQ(reporter_.Count("recorded 1 COMPLETED"), 1);
+}
+
+TEST_F(WorkerTest, AnOutcomeTheDatabaseRefusesBecomesADeadLetter) {
+  // E.g. a result jsonb cannot hold: the job is dead-lettered with the
+  // reason at once, instead of being retried until its lease ends, and the
+  // worker goes on.
+  source_.Enqueue("complete");
+  source_.Enqueue("complete");
+  source_.RefuseNext(Op::kFinish, 2);
+  RunWorker();
+  EXPECT_THAT(source_.uninterruptible_pauses, IsEmpty());
+  ASSERT_EQ(source_.outcomes.size(), 2u);
+  EXPECT_EQ(source_.outcomes[0].kind, queue::Outcome::Kind::kFail);
+  EXPECT_EQ(source_.outcomes[0].error,
+            "the outcome could not be recorded: database refused the values "
+            "(SQLSTATE 22P05): unsupported Unicode escape sequence");
+  EXPECT_EQ(reporter_.Count("recorded 1 FAILED"), 1);
+  EXPECT_EQ(source_.outcomes[1].kind, queue::Outcome::Kind::kComplete);
+  EXPECT_EQ(reporter_.Count("recorded 2 COMPLETED"), 1);
+}
+
+TEST_F(WorkerTest, AJobTheDatabaseRefusesToRecordAtAllIsGivenUpAtOnce) {
+  source_.Enqueue("complete");
+  source_.RefuseNext(Op::kFinish, 3);
+  RunWorker();
+  EXPECT_THAT(source_.log,
+              ElementsAre("connect", "reclaim", "claim", "finish 1 next FAILED",
+                          "finish 1 last FAILED", "finish 1 last FAILED",
+                          "claim", "wait 0.25"));
+  EXPECT_THAT(source_.uninterruptible_pauses, IsEmpty());
+  EXPECT_TRUE(source_.outcomes.empty());
+  EXPECT_EQ(reporter_.Count("not recorded 1"), 1);
 }
 
 TEST_F(WorkerTest, AnExceptionFromAHandlerIsARetryWithoutItsText) {

@@ -79,8 +79,11 @@ class FakeJobSource : public JobSource {
   // The next `times` calls of `op` fail; with `lose_session` the session is
   // gone too (broken() until the worker disconnects and connects again).
   void FailNext(Op op, int times, bool lose_session) {
-    failures_[op] = {times, lose_session};
+    failures_[op] = {times, lose_session, false};
   }
+  // The next `times` calls of `op` are refused for their values
+  // (kInvalidArgument, as for a data exception): the session stays fine.
+  void RefuseNext(Op op, int times) { failures_[op] = {times, false, true}; }
 
   std::deque<queue::Job> ready;
   std::vector<queue::Reclaimed> expired;  // what the next reclaim returns
@@ -175,6 +178,7 @@ class FakeJobSource : public JobSource {
   struct Failure {
     int times = 0;
     bool lose_session = false;
+    bool refused = false;
   };
 
   // Logs `line`; fails when scripted or when the session is gone.
@@ -187,6 +191,10 @@ class FakeJobSource : public JobSource {
       --f.times;
       if (op == Op::kConnect) {
         s = Status::Transient("could not connect: Connection refused");
+      } else if (f.refused) {
+        s = Status::InvalidArgument(
+            "database refused the values (SQLSTATE 22P05): unsupported "
+            "Unicode escape sequence");
       } else if (f.lose_session) {
         s = Status::Transient("server closed the connection unexpectedly");
         broken_ = true;

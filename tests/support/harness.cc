@@ -285,7 +285,8 @@ DaemonProcess::Options FleetOptions(
            {"AWC_CAS_URL", "memory://"},
            {"AWC_WORKER_ID", "t"},
            {"AWC_WORKER_CONCURRENCY", std::to_string(concurrency)},
-           {"AWC_WORKER_POLL_INTERVAL_MS", "200"}};
+           {"AWC_WORKER_POLL_INTERVAL_MS", "200"},
+           {"AWC_SCHEDULER", "off"}};
   for (auto& kv : extra) {
     auto it = std::find_if(o.env.begin(), o.env.end(),
                            [&](const auto& e) { return e.first == kv.first; });
@@ -520,6 +521,13 @@ std::pair<int, std::string> HttpGet(int port, const std::string& path) {
   int status = atoi(resp.c_str() + 9);
   size_t body = resp.find("\r\n\r\n");
   return {status, body == std::string::npos ? "" : resp.substr(body + 4)};
+}
+
+bool InitStore(const std::string& url,
+               std::vector<std::pair<std::string, std::string>> env) {
+  CommandResult r = RunAwcctl({"store", "init", url}, std::move(env));
+  EXPECT_EQ(r.code, 0) << "awcctl store init " << url << ": " << r.err;
+  return r.code == 0;
 }
 
 }  // namespace awc::testing

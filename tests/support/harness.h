@@ -112,7 +112,9 @@ class DaemonProcess {
 };
 
 // Options for a test-daemon fleet on `db`: memory:// store, a short poll
-// interval, `concurrency` workers, plus `extra` settings (which win).
+// interval, `concurrency` workers, no scheduler (its tests turn it on with
+// {"AWC_SCHEDULER", "on"}: its planners would add jobs to other tests'
+// databases), plus `extra` settings (which win).
 DaemonProcess::Options FleetOptions(
     const TestDatabase& db, int concurrency,
     std::vector<std::pair<std::string, std::string>> extra = {});
@@ -132,6 +134,12 @@ class TempDir {
  private:
   std::string path_;
 };
+
+// Makes the object store at `url` with `awcctl store init URL` (`env`: the
+// S3 settings of an s3:// store), as an operator does before the daemon or
+// an import can use it. False (and a test failure) when awcctl fails.
+bool InitStore(const std::string& url,
+               std::vector<std::pair<std::string, std::string>> env = {});
 
 // Runs `binary` with `args` and `env` (added to this process's environment,
 // minus DATABASE_URL/AWC_*) to completion; exit code (-1 when it did not

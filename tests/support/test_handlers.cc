@@ -109,6 +109,11 @@ void RegisterTestHandlers(handlers::Registry& registry) {
                            hooks);
         return Outcome::Fail("the crash did not happen");
       });
+  registry.Add<Empty>("test_unstorable", DecodeEmpty, [](Ctx&, const Empty&) {
+    // Valid JSON that jsonb refuses (SQLSTATE 22P05): the database will
+    // never store this result.
+    return Outcome::Complete(R"({"nul": "\u0000"})");
+  });
   registry.Add<Empty>("test_retry", DecodeEmpty, [](Ctx&, const Empty&) {
     return Outcome::Retry("TEST-ERROR-TEXT transient");
   });

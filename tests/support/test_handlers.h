@@ -11,6 +11,8 @@
 //                                  the connection was lost meanwhile
 //   test_gc_crash {"tenant_id"} -> a GC epoch whose worker is SIGKILLed
 //                                  between the store delete and the rows
+//   test_unstorable {}          -> Complete with a result the database
+//                                  refuses (jsonb: \u0000)
 //   test_retry    {}            -> Retry (error text "TEST-ERROR-TEXT")
 //   test_fail     {}            -> Fail (error text "TEST-ERROR-TEXT")
 //   test_crash    {}            -> the worker process dies by SIGKILL

@@ -10,6 +10,7 @@
 #include <unordered_map>
 
 #include "digest/ids.h"
+#include "digest/sha256.h"
 #include "store/s3/curl_ev.h"
 #include "store/s3/s3_errors.h"
 #include "store/s3/s3_transfer.h"
@@ -51,6 +52,8 @@ class S3Store final : public ObjectStore {
   Result<std::vector<Status>> DeleteMany(
       const std::vector<ObjectKey>& keys) override;
   Status List(const std::string& tenant_id, const ListFn& each) override;
+  Result<std::string> ReadMarker() override;
+  Status WriteMarker(std::string_view content) override;
 
   S3Stats stats() const {
     return {ev_->max_in_flight(), ev_->transfers_started(), connections_};
@@ -215,12 +218,21 @@ Status S3Store::PutFile(const ObjectKey& key, const std::string& path) {
     return Status::IoError("s3 " + what + ": " + path +
                            " is not a regular file");
   }
+  if (sb.st_size == 0) {
+    // No bytes to hold back until verified: checked before sending.
+    char extra;
+    bool empty = read(fd, &extra, 1) == 0;
+    if (!empty || "sha256:" + digest::Sha256::HexOf("") != key.digest) {
+      close(fd);
+      return ContentChanged(key, path);
+    }
+  }
   Transfer t(options_, "PUT", addr_.ObjectUrl(name), what);
-  t.SetFileBody(fd, static_cast<uint64_t>(sb.st_size));
+  t.SetFileBody(fd, static_cast<uint64_t>(sb.st_size), key.digest.substr(7));
   t.AddHeader("Content-Type: application/octet-stream");
   Status st = Run(t);
   close(fd);
-  return st;
+  return st.IsCorruption() ? ContentChanged(key, path) : st;
 }
 
 Status S3Store::DeleteBatch(const std::vector<std::string>& names,
@@ -287,6 +299,23 @@ Result<std::vector<Status>> S3Store::DeleteMany(
     return first_error;
   }
   return out;
+}
+
+Result<std::string> S3Store::ReadMarker() {
+  std::string name = addr_.RootName(kMarkerName);
+  Transfer t(options_, "GET", addr_.ObjectUrl(name), What("GET", name));
+  std::string body;
+  t.CollectTo(&body, kMaxMarkerBytes);
+  AWC_RETURN_IF_ERROR(Run(t));
+  return body;
+}
+
+Status S3Store::WriteMarker(std::string_view content) {
+  std::string name = addr_.RootName(kMarkerName);
+  Transfer t(options_, "PUT", addr_.ObjectUrl(name), What("PUT", name));
+  t.SetBody(content);
+  t.AddHeader("Content-Type: application/json");
+  return Run(t);
 }
 
 Status S3Store::List(const std::string& tenant_id, const ListFn& each) {

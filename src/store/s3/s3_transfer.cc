@@ -55,10 +55,12 @@ void Transfer::SetBody(std::string_view body) {
   body_size_ = body.size();
 }
 
-void Transfer::SetFileBody(int fd, uint64_t size) {
+void Transfer::SetFileBody(int fd, uint64_t size, std::string sha256_hex) {
   body_kind_ = BodyKind::kFile;
   fd_ = fd;
   body_size_ = size;
+  expect_sha256_ = std::move(sha256_hex);
+  file_hash_ = std::make_unique<digest::Sha256>();
 }
 
 void Transfer::AddHeader(std::string header) {
@@ -170,34 +172,59 @@ size_t Transfer::OnRead(char* buf, size_t size, size_t n, void* self_ptr) {
   auto* self = static_cast<Transfer*>(self_ptr);
   uint64_t left = self->body_size_ - self->body_offset_;
   size_t want = static_cast<size_t>(std::min<uint64_t>(size * n, left));
-  if (want == 0) return 0;
   if (self->body_kind_ == BodyKind::kMemory) {
     memcpy(buf, self->body_.data() + self->body_offset_, want);
     self->body_offset_ += want;
     return want;
   }
+  if (want == 0) return 0;
   ssize_t got;
   do {
     got = pread(self->fd_, buf, want, static_cast<off_t>(self->body_offset_));
   } while (got < 0 && errno == EINTR);
   if (got <= 0) {
-    std::string why =
-        got < 0 ? strerror(errno) : "the file shrank while uploading";
-    self->read_status_ =
-        Status::IoError("s3 " + self->what_ + ": reading the file: " + why);
+    if (got < 0) {
+      self->read_status_ = Status::IoError(
+          "s3 " + self->what_ + ": reading the file: " + strerror(errno));
+    } else {
+      self->read_status_ = Status::Corruption(
+          "s3 " + self->what_ + ": the file shrank while uploading");
+    }
     return CURL_READFUNC_ABORT;
   }
+  self->file_hash_->Update(buf, static_cast<size_t>(got));
   self->body_offset_ += static_cast<uint64_t>(got);
+  // The last bytes go out only once the whole file is known to hash to
+  // the digest: a request that never completes stores nothing.
+  if (self->body_offset_ == self->body_size_ && !self->VerifyFileBody()) {
+    return CURL_READFUNC_ABORT;
+  }
   return static_cast<size_t>(got);
+}
+
+bool Transfer::VerifyFileBody() {
+  char extra;
+  ssize_t more;
+  do {
+    more = pread(fd_, &extra, 1, static_cast<off_t>(body_size_));
+  } while (more < 0 && errno == EINTR);
+  if (more != 0 || file_hash_->FinishHex() != expect_sha256_) {
+    read_status_ = Status::Corruption(
+        "s3 " + what_ + ": the file does not hash to the object's digest");
+    return false;
+  }
+  file_hash_ = std::make_unique<digest::Sha256>();  // for a rewind
+  return true;
 }
 
 int Transfer::OnSeek(void* self_ptr, curl_off_t offset, int origin) {
   auto* self = static_cast<Transfer*>(self_ptr);
-  if (origin != SEEK_SET || offset < 0 ||
-      static_cast<uint64_t>(offset) > self->body_size_) {
-    return CURL_SEEKFUNC_CANTSEEK;
+  // Rewinds only: a file body is hashed from its start.
+  if (origin != SEEK_SET || offset != 0) return CURL_SEEKFUNC_CANTSEEK;
+  self->body_offset_ = 0;
+  if (self->body_kind_ == BodyKind::kFile) {
+    self->file_hash_ = std::make_unique<digest::Sha256>();
   }
-  self->body_offset_ = static_cast<uint64_t>(offset);
   return CURL_SEEKFUNC_OK;
 }
 

@@ -20,11 +20,13 @@
 #include <curl/curl.h>
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "common/status.h"
+#include "digest/sha256.h"
 #include "store/object_store.h"
 
 namespace awc::store::s3 {
@@ -56,9 +58,14 @@ class Transfer {
   Transfer& operator=(const Transfer&) = delete;
 
   // The request body: `body` (kept by the caller until the end; hashed) or
-  // `size` bytes of the open file `fd` (streamed; UNSIGNED-PAYLOAD).
+  // `size` bytes of the open file `fd` (streamed; UNSIGNED-PAYLOAD). The
+  // file is hashed as it is read and must be exactly `size` bytes that
+  // hash to `sha256_hex`: otherwise the transfer is aborted before its
+  // last bytes are sent, so the object never becomes visible, and Finish()
+  // returns kCorruption. (An empty body has no last bytes: the caller
+  // checks an empty file before it starts the transfer.)
   void SetBody(std::string_view body);
-  void SetFileBody(int fd, uint64_t size);
+  void SetFileBody(int fd, uint64_t size, std::string sha256_hex);
   void AddHeader(std::string header);
   // Where a 2xx response body goes: the sink, or a string of at most
   // `limit` bytes (more is an error).
@@ -85,6 +92,9 @@ class Transfer {
 
   static size_t OnWrite(char* data, size_t size, size_t n, void* self);
   static size_t OnRead(char* buf, size_t size, size_t n, void* self);
+  // Called with the last bytes of a file body read: whether the file ends
+  // there and hashes as expected (else read_status_ says why).
+  bool VerifyFileBody();
   static int OnSeek(void* self, curl_off_t offset, int origin);
 
   const ClientOptions& options_;
@@ -97,6 +107,8 @@ class Transfer {
   int fd_ = -1;
   uint64_t body_size_ = 0;
   uint64_t body_offset_ = 0;
+  std::string expect_sha256_;
+  std::unique_ptr<digest::Sha256> file_hash_;  // of body[0, body_offset_)
   const ChunkSink* sink_ = nullptr;
   std::string* collect_ = nullptr;
   size_t collect_limit_ = 0;

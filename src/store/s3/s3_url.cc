@@ -64,6 +64,11 @@ std::string Addressing::TenantPrefix(std::string_view tenant_id) const {
   return prefix_.empty() ? p : prefix_ + "/" + p;
 }
 
+std::string Addressing::RootName(std::string_view name) const {
+  return prefix_.empty() ? std::string(name)
+                         : prefix_ + "/" + std::string(name);
+}
+
 std::string Addressing::Origin() const {
   if (path_style_) return endpoint_.scheme + "://" + endpoint_.authority;
   return endpoint_.scheme + "://" + bucket_ + "." + endpoint_.authority;

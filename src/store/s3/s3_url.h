@@ -41,6 +41,8 @@ class Addressing {
   std::string ObjectName(const ObjectKey& key) const;
   // "[prefix/]<tenant>/sha256/": what ListObjectsV2 lists for a tenant.
   std::string TenantPrefix(std::string_view tenant_id) const;
+  // "[prefix/]<name>": a name beside the tenants (the store marker).
+  std::string RootName(std::string_view name) const;
 
   // Path-style "scheme://host/bucket/<name>" or virtual-host
   // "scheme://bucket.host/<name>", the name encoded.

@@ -48,6 +48,7 @@ TEST(S3AddressingTest, PathStyle) {
   EXPECT_EQ(a.BucketUrl(""), "http://127.0.0.1:9000/my-bucket");
   EXPECT_EQ(a.BucketUrl("delete="), "http://127.0.0.1:9000/my-bucket?delete=");
   EXPECT_EQ(a.TenantPrefix("t1"), "t1/sha256/");
+  EXPECT_EQ(a.RootName(".awc-store"), ".awc-store");
 }
 
 TEST(S3AddressingTest, VirtualHostStyle) {
@@ -65,6 +66,7 @@ TEST(S3AddressingTest, PrefixAndBasePath) {
   Addressing a(MustParse("http://gw:8080/s3"), "b1", "env/prod", true);
   EXPECT_EQ(a.ObjectName(Key("t-2")), "env/prod/t-2/sha256/ab/" + kHex);
   EXPECT_EQ(a.TenantPrefix("t-2"), "env/prod/t-2/sha256/");
+  EXPECT_EQ(a.RootName(".awc-store"), "env/prod/.awc-store");
   EXPECT_EQ(a.ObjectUrl(a.ObjectName(Key("t-2"))),
             "http://gw:8080/s3/b1/env/prod/t-2/sha256/ab/" + kHex);
   EXPECT_EQ(a.BucketUrl(""), "http://gw:8080/s3/b1");

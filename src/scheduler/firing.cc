@@ -1,0 +1,122 @@
+#include "scheduler/firing.h"
+
+#include "common/json.h"
+#include "obs/log.h"
+#include "scheduler/scheduler_sql.h"
+#include "scheduler/spec.h"
+
+namespace awc::scheduler {
+namespace {
+
+constexpr int64_t kInvalidSpecRetrySecs = 3600;
+
+std::string Iso(int64_t us) {
+  return obs::FormatTimestamp(static_cast<double>(us) / kMicros);
+}
+
+// What the schedule does when fired, inside the firing's transaction; the
+// error of a failed planner whose session survived is reported in `report`
+// (the savepoint undoes what it did).
+Status Plan(db::PgConn& conn, const DueSchedule& due, const std::string& kind,
+            const std::string& payload, const SchedulerOptions& options,
+            RunReport* report) {
+  AWC_RETURN_IF_ERROR(conn.Exec("SAVEPOINT awc_plan").status());
+  Result<PlanResult> planned =
+      due.builtin ? RunPlanner(conn, due.name, options)
+                  : EnqueueScheduled(conn, due.name, kind, payload);
+  if (!planned.ok()) {
+    if (conn.IsBroken()) return planned.status();
+    AWC_RETURN_IF_ERROR(conn.Exec("ROLLBACK TO SAVEPOINT awc_plan").status());
+    report->ok = false;
+    report->error = planned.status().message();
+    return Status::OK();
+  }
+  report->due = planned->due;
+  report->enqueued = planned->enqueued;
+  return conn.Exec("RELEASE SAVEPOINT awc_plan").status();
+}
+
+}  // namespace
+
+std::string RunReport::ResultJson() const {
+  JsonObject j;
+  j.Str("result", result()).Str("slot", Iso(slot_us)).Int("missed", missed);
+  if (ok) {
+    if (pruned) {
+      j.Int("jobs", pruned->jobs)
+          .Int("dead_letters", pruned->dead_letters)
+          .Int("audit_events", pruned->audit_events)
+          .Int("gc_candidates", pruned->gc_candidates)
+          .Bool("complete", pruned->complete);
+    } else {
+      j.Int("due", due).Int("enqueued", enqueued);
+    }
+  } else {
+    j.Str("error", error);
+  }
+  j.Num("duration_s", duration_secs);
+  return j.Dump();
+}
+
+Result<std::optional<RunReport>> FireSchedule(
+    db::PgConn& conn, LeaderLease& lease, const DueSchedule& due,
+    const SchedulerOptions& options,
+    const std::function<Result<bool>()>& checkpoint, Env* env) {
+  double started = env->NowMonotonic();
+  RunReport report;
+  report.schedule = due.name;
+  bool prune = due.builtin && due.name == kPrune;
+  if (prune) {
+    Result<PruneResult> pruned = Prune(
+        conn, options, [&] { return lease.Fence(); }, checkpoint);
+    if (!pruned.ok()) {
+      if (IsLeadershipLost(pruned.status()) || conn.IsBroken()) {
+        return pruned.status();
+      }
+      report.ok = false;
+      report.error = pruned.status().message();
+    } else {
+      report.pruned = *pruned;
+    }
+  }
+  bool fired = false;
+  Status s = db::InTransaction(conn, [&]() -> Status {
+    AWC_RETURN_IF_ERROR(lease.Fence());
+    AWC_ASSIGN_OR_RETURN(db::PgResult row,
+                         conn.ExecCached(sql::kLockDue, {due.name}));
+    if (row.rows() == 0) return Status::OK();
+    fired = true;
+    std::string spec_text = row.GetString(0, 0);
+    std::string kind = row.GetString(0, 1);
+    std::string payload = row.GetString(0, 2);
+    report.slot_us = row.GetInt(0, 4);
+    int64_t now_us = row.GetInt(0, 5);
+    Result<Spec> spec = ParseSpec(spec_text);
+    if (!spec.ok()) {
+      report.ok = false;
+      report.error = spec.status().message();
+      report.next_us = now_us + kInvalidSpecRetrySecs * kMicros;
+    } else {
+      report.missed = MissedBetween(*spec, report.slot_us, now_us);
+      report.next_us = NextAfter(*spec, now_us);
+      if (!prune) {
+        if (due.builtin && !IsBuiltinPlanner(due.name)) {
+          report.ok = false;
+          report.error = "no built-in planner named \"" + due.name + "\"";
+        } else {
+          AWC_RETURN_IF_ERROR(Plan(conn, due, kind, payload, options, &report));
+        }
+      }
+    }
+    report.duration_secs = env->NowMonotonic() - started;
+    return conn
+        .ExecCached(sql::kRecordRun, {due.name, std::to_string(report.next_us),
+                                      report.ResultJson()})
+        .status();
+  });
+  if (!s.ok()) return s;
+  if (!fired) return std::optional<RunReport>();
+  return std::optional<RunReport>(std::move(report));
+}
+
+}  // namespace awc::scheduler

@@ -1,0 +1,137 @@
+#include "scheduler/process_reporter.h"
+
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <string>
+#include <vector>
+
+#include "common/json.h"
+#include "obs/log.h"
+#include "scheduler/spec.h"
+
+namespace awc::scheduler {
+namespace {
+
+class SchedulerReporterTest : public ::testing::Test {
+ protected:
+  SchedulerReporterTest()
+      : metrics_(std::move(obs::Metrics::CreateShared().value())),
+        reporter_(&metrics_, "host-a-scheduler/h/1", /*set_title=*/false) {}
+
+  void SetUp() override {
+    ASSERT_EQ(pipe(fds_), 0);
+    ASSERT_EQ(fcntl(fds_[0], F_SETFL, O_NONBLOCK), 0);
+    obs::SetLogFd(fds_[1]);
+  }
+  void TearDown() override {
+    obs::SetLogFd(2);
+    close(fds_[0]);
+    close(fds_[1]);
+  }
+
+  // The events written since the last call.
+  std::vector<JsonPtr> Events() {
+    std::string out;
+    char buf[4096];
+    for (ssize_t n; (n = read(fds_[0], buf, sizeof buf)) > 0;) {
+      out.append(buf, static_cast<size_t>(n));
+    }
+    std::vector<JsonPtr> events;
+    size_t start = 0;
+    for (size_t nl; (nl = out.find('\n', start)) != std::string::npos;
+         start = nl + 1) {
+      Result<JsonPtr> j = ParseJson(out.substr(start, nl - start));
+      EXPECT_TRUE(j.ok());
+      if (j.ok()) events.push_back(std::move(*j));
+    }
+    return events;
+  }
+  static std::string Str(const JsonPtr& e, const char* key) {
+    json_t* v = json_object_get(e.get(), key);
+    return json_is_string(v) ? json_string_value(v) : "";
+  }
+  static int64_t Int(const JsonPtr& e, const char* key) {
+    json_t* v = json_object_get(e.get(), key);
+    return json_is_integer(v) ? json_integer_value(v) : -1;
+  }
+
+  obs::Metrics metrics_;
+  ProcessReporter reporter_;
+  int fds_[2] = {-1, -1};
+};
+
+TEST_F(SchedulerReporterTest, RoleSetsTheGaugeAndAnnouncesLeadershipOnce) {
+  reporter_.RoleChanged(SchedulerRole::kStandby);
+  EXPECT_FALSE(metrics_.SchedulerLeader());
+  EXPECT_TRUE(Events().empty());
+  reporter_.RoleChanged(SchedulerRole::kLeader);
+  reporter_.RoleChanged(SchedulerRole::kLeader);
+  EXPECT_TRUE(metrics_.SchedulerLeader());
+  std::vector<JsonPtr> e = Events();
+  ASSERT_EQ(e.size(), 1u);
+  EXPECT_EQ(Str(e[0], "msg"), "leadership acquired");
+  EXPECT_EQ(Str(e[0], "holder"), "host-a-scheduler/h/1");
+  reporter_.LeadershipLost("firing gc");
+  reporter_.RoleChanged(SchedulerRole::kStandby);
+  EXPECT_FALSE(metrics_.SchedulerLeader());
+  e = Events();
+  ASSERT_EQ(e.size(), 1u);
+  EXPECT_EQ(Str(e[0], "msg"), "leadership lost");
+  EXPECT_EQ(Str(e[0], "level"), "warn");
+  EXPECT_EQ(Str(e[0], "during"), "firing gc");
+}
+
+TEST_F(SchedulerReporterTest, OneEventAndTheCountersPerRun) {
+  RunReport run;
+  run.schedule = "gc";
+  run.slot_us = 1796032800LL * kMicros;  // 2026-11-30T10:00:00Z
+  run.next_us = run.slot_us + 6 * 3600 * kMicros;
+  run.missed = 2;
+  run.due = 3;
+  run.enqueued = 2;
+  run.duration_secs = 0.25;
+  reporter_.Ran(run);
+  std::vector<JsonPtr> e = Events();
+  ASSERT_EQ(e.size(), 1u);
+  EXPECT_EQ(Str(e[0], "id"), "schedule_gc");
+  EXPECT_EQ(Str(e[0], "msg"), "schedule run");
+  EXPECT_EQ(Str(e[0], "level"), "info");
+  EXPECT_EQ(Str(e[0], "schedule"), "gc");
+  EXPECT_EQ(Str(e[0], "result"), "ok");
+  EXPECT_EQ(Str(e[0], "slot"), "2026-11-30T10:00:00.000Z");
+  EXPECT_EQ(Str(e[0], "next_run"), "2026-11-30T16:00:00.000Z");
+  EXPECT_EQ(Int(e[0], "missed"), 2);
+  EXPECT_EQ(Int(e[0], "due"), 3);
+  EXPECT_EQ(Int(e[0], "enqueued"), 2);
+  EXPECT_EQ(json_real_value(json_object_get(e[0].get(), "duration_s")), 0.25);
+  EXPECT_EQ(metrics_.ScheduleRuns("gc", "ok"), 1);
+  EXPECT_EQ(metrics_.ScheduleEnqueued("gc"), 2);
+
+  RunReport failed;
+  failed.schedule = "nightly";
+  failed.ok = false;
+  failed.error = "database error (SQLSTATE 42P01): relation missing";
+  reporter_.Ran(failed);
+  e = Events();
+  ASSERT_EQ(e.size(), 1u);
+  EXPECT_EQ(Str(e[0], "level"), "error");
+  EXPECT_EQ(Str(e[0], "result"), "error");
+  EXPECT_EQ(Str(e[0], "error"), failed.error);
+  EXPECT_EQ(metrics_.ScheduleRuns("nightly", "error"), 1);
+
+  RunReport prune;
+  prune.schedule = "prune";
+  prune.pruned = PruneResult{5, 1, 0, 7, true};
+  reporter_.Ran(prune);
+  e = Events();
+  ASSERT_EQ(e.size(), 1u);
+  EXPECT_EQ(Int(e[0], "pruned_jobs"), 5);
+  EXPECT_EQ(Int(e[0], "pruned_dead_letters"), 1);
+  EXPECT_EQ(Int(e[0], "pruned_gc_candidates"), 7);
+  EXPECT_EQ(json_object_get(e[0].get(), "due"), nullptr);
+}
+
+}  // namespace
+}  // namespace awc::scheduler

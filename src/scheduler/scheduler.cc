@@ -1,0 +1,110 @@
+#include "scheduler/scheduler.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "scheduler/leader_lease.h"
+
+namespace awc::scheduler {
+namespace {
+
+// The shortest wait of a leader: a schedule that stays due without being
+// fired (locked by an operator's transaction, say) cannot spin the loop.
+constexpr double kMinWait = 0.05;
+
+}  // namespace
+
+Scheduler::Scheduler(SchedulerDeps deps) : deps_(std::move(deps)) {}
+
+int Scheduler::Run() {
+  deps_.reporter->RoleChanged(SchedulerRole::kStandby);
+  if (Status s = deps_.session->Connect(); !s.ok()) {
+    return Failed("connect", s);
+  }
+  while (!deps_.stop_requested()) {
+    int code = leader_ ? Lead() : TryToLead();
+    if (code >= 0) return code;
+  }
+  if (leader_) {
+    Status s = deps_.session->Release();
+    if (!s.ok()) deps_.reporter->DatabaseError("release", s);
+    BecomeStandby();
+  }
+  return 0;
+}
+
+int Scheduler::TryToLead() {
+  Result<bool> got = deps_.session->Acquire();
+  if (!got.ok()) return Failed("acquire", got.status());
+  if (*got) {
+    leader_ = true;
+    renew_at_ = Now() + Third();
+    deps_.reporter->RoleChanged(SchedulerRole::kLeader);
+    return -1;
+  }
+  deps_.session->Wait(Third(), false, deps_.stop_requested);
+  return -1;
+}
+
+int Scheduler::Lead() {
+  Result<std::vector<DueSchedule>> due = deps_.session->Due(kDueBatch);
+  if (!due.ok()) return Failed("due", due.status());
+  Checkpoint checkpoint = [this] { return BetweenBatches(); };
+  for (const DueSchedule& d : *due) {
+    if (deps_.stop_requested()) return -1;
+    Result<std::optional<RunReport>> run = deps_.session->Fire(d, checkpoint);
+    if (!run.ok()) {
+      if (IsLeadershipLost(run.status())) return Lost("firing " + d.name);
+      return Failed("fire " + d.name, run.status());
+    }
+    if (*run) deps_.reporter->Ran(**run);
+    if (int code = MaybeRenew(); code >= 0) return code;
+  }
+  if (int code = MaybeRenew(); code >= 0) return code;
+  if (deps_.stop_requested() || due->size() == kDueBatch) return -1;
+  Result<std::optional<double>> next = deps_.session->SecondsToNextDue();
+  if (!next.ok()) return Failed("next due", next.status());
+  double wait = renew_at_ - Now();
+  if (*next) wait = std::min(wait, **next);
+  deps_.session->Wait(std::max(wait, kMinWait), true, deps_.stop_requested);
+  return -1;
+}
+
+int Scheduler::MaybeRenew() {
+  if (Now() < renew_at_) return -1;
+  Result<bool> renewed = deps_.session->Renew();
+  if (!renewed.ok()) return Failed("renew", renewed.status());
+  if (!*renewed) return Lost("renewal");
+  renew_at_ = Now() + Third();
+  return -1;
+}
+
+Result<bool> Scheduler::BetweenBatches() {
+  if (deps_.stop_requested()) return false;
+  if (Now() < renew_at_) return true;
+  AWC_ASSIGN_OR_RETURN(bool renewed, deps_.session->Renew());
+  if (!renewed) return LeadershipLost();
+  renew_at_ = Now() + Third();
+  return true;
+}
+
+int Scheduler::Lost(const std::string& during) {
+  leader_ = false;
+  deps_.reporter->LeadershipLost(during);
+  deps_.reporter->RoleChanged(SchedulerRole::kStandby);
+  return kExitLeadershipLost;
+}
+
+int Scheduler::Failed(const std::string& step, const Status& error) {
+  deps_.reporter->DatabaseError(step, error);
+  BecomeStandby();
+  return kExitFailure;
+}
+
+void Scheduler::BecomeStandby() {
+  if (!leader_) return;
+  leader_ = false;
+  deps_.reporter->RoleChanged(SchedulerRole::kStandby);
+}
+
+}  // namespace awc::scheduler

@@ -1,0 +1,78 @@
+// Scheduler: the loop of the scheduler process, one child of the master in
+// every tree (docs/ARCHITECTURE.md, "Scheduler"), independent of where its
+// database is (SchedulerSession) and where it reports (SchedulerReporter).
+//
+// Contract:
+//  - Two roles. A standby tries to take the leader lease every third of
+//    AWC_SCHEDULER_LEASE_SECS. The leader fires every due schedule (each
+//    firing fenced on its token), then renews the lease once a third of it
+//    has passed since the last renewal (also between the batches of a
+//    long firing), then waits until the next schedule is due, the next
+//    renewal, or an operator's change, whichever comes first.
+//  - Due schedules are fired before the lease is renewed: a leader that
+//    was paused past its lease (SIGSTOP, a VM stall) finds out from its
+//    first write, which the fence refuses; nothing it does after a
+//    takeover reaches the database.
+//  - Run() returns the process's exit code: 0 after a stop was requested
+//    (a leader releases its lease first, so a standby takes over at once);
+//    kExitLeadershipLost when the lease turned out to be someone else's
+//    (the master restarts the process at once, as a standby); kExitFailure
+//    on any database error (the master restarts it with its crash-loop
+//    backoff; a lease it held expires).
+//  - The clock is Env::NowMonotonic(); the database decides who leads.
+#ifndef AWC_SCHEDULER_SCHEDULER_H_
+#define AWC_SCHEDULER_SCHEDULER_H_
+
+#include "common/env.h"
+#include "scheduler/scheduler_options.h"
+#include "scheduler/session.h"
+
+namespace awc::scheduler {
+
+inline constexpr int kExitFailure = 1;
+// EX_TEMPFAIL: the scheduler gave up leadership; restart it at once.
+inline constexpr int kExitLeadershipLost = 75;
+// Most schedules fired per look at the due ones.
+inline constexpr int kDueBatch = 100;
+
+struct SchedulerDeps {
+  SchedulerOptions options;
+  SchedulerSession* session;
+  SchedulerReporter* reporter;
+  Env* env;
+  StopFn stop_requested;
+};
+
+class Scheduler {
+ public:
+  explicit Scheduler(SchedulerDeps deps);
+  Scheduler(const Scheduler&) = delete;
+  Scheduler& operator=(const Scheduler&) = delete;
+
+  int Run();
+
+  bool leader() const { return leader_; }
+
+ private:
+  // One step of each role; an exit code to end the loop, or -1.
+  int TryToLead();
+  int Lead();
+  // Renews the lease if a third of it has passed; an exit code, or -1.
+  int MaybeRenew();
+  Result<bool> BetweenBatches();
+  int Lost(const std::string& during);
+  int Failed(const std::string& step, const Status& error);
+  void BecomeStandby();
+  double Now() const { return deps_.env->NowMonotonic(); }
+  double Third() const {
+    return static_cast<double>(deps_.options.lease_secs) / 3.0;
+  }
+
+  SchedulerDeps deps_;
+  bool leader_ = false;
+  double renew_at_ = 0;
+};
+
+}  // namespace awc::scheduler
+
+#endif  // AWC_SCHEDULER_SCHEDULER_H_

@@ -1,0 +1,277 @@
+// The scheduler loop against a scripted session and a clock the test moves:
+// who leads, when it renews, what ends it, and its exit codes.
+#include "scheduler/scheduler.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <deque>
+#include <map>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "scheduler/leader_lease.h"
+#include "testing/fault_env.h"
+
+namespace awc::scheduler {
+namespace {
+
+std::string Secs(double x) {
+  char buf[32];
+  snprintf(buf, sizeof buf, "%g", x);
+  return buf;
+}
+
+class ManualClock : public FaultEnv {
+ public:
+  ManualClock() : FaultEnv(Env::Default()) {}
+  double NowMonotonic() override { return now_; }
+  void Advance(double secs) { now_ += secs; }
+
+ private:
+  double now_ = 0;
+};
+
+// Log lines: "connect", "acquire", "renew", "release", "due", "fire <name>",
+// "next", "wait <s>" (a standby's) or "wait~ <s>" (woken by changes too).
+// Unscripted calls succeed: acquire false, renew true, no schedule due, a
+// firing fires, nothing is due next.
+class FakeSession : public SchedulerSession {
+ public:
+  explicit FakeSession(ManualClock* clock) : clock_(clock) {}
+
+  Status connect_status;
+  std::deque<Result<bool>> acquires, renewals;
+  std::deque<Result<std::vector<DueSchedule>>> dues;
+  std::map<std::string, Status> fire_errors;
+  std::optional<double> next_due;
+  // Called from Fire() with the firing's checkpoint (a long prune).
+  std::function<void(const Checkpoint&)> during_fire;
+  // Called in Wait(), where the loop blocks: the place a test stops it.
+  std::function<void()> on_wait;
+  std::vector<std::string> log;
+
+  Status Connect() override {
+    log.push_back("connect");
+    return connect_status;
+  }
+  Result<bool> Acquire() override {
+    log.push_back("acquire");
+    return Next(acquires, false);
+  }
+  Result<bool> Renew() override {
+    log.push_back("renew");
+    return Next(renewals, true);
+  }
+  Status Release() override {
+    log.push_back("release");
+    return Status::OK();
+  }
+  Result<std::vector<DueSchedule>> Due(int) override {
+    log.push_back("due");
+    return Next(dues, std::vector<DueSchedule>{});
+  }
+  Result<std::optional<RunReport>> Fire(const DueSchedule& due,
+                                        const Checkpoint& checkpoint) override {
+    log.push_back("fire " + due.name);
+    if (during_fire) during_fire(checkpoint);
+    auto it = fire_errors.find(due.name);
+    if (it != fire_errors.end()) return it->second;
+    RunReport r;
+    r.schedule = due.name;
+    r.enqueued = 1;
+    return std::optional<RunReport>(r);
+  }
+  Result<std::optional<double>> SecondsToNextDue() override {
+    log.push_back("next");
+    return next_due;
+  }
+  void Wait(double seconds, bool wake_on_change, const StopFn&) override {
+    log.push_back((wake_on_change ? "wait~ " : "wait ") + Secs(seconds));
+    clock_->Advance(seconds);
+    if (on_wait) on_wait();
+  }
+
+ private:
+  template <typename T>
+  static T Next(std::deque<T>& q, std::type_identity_t<T> fallback) {
+    if (q.empty()) return fallback;
+    T v = std::move(q.front());
+    q.pop_front();
+    return v;
+  }
+  ManualClock* clock_;
+};
+
+class FakeReporter : public SchedulerReporter {
+ public:
+  std::vector<std::string> lines;
+  void RoleChanged(SchedulerRole role) override {
+    lines.push_back(role == SchedulerRole::kLeader ? "leader" : "standby");
+  }
+  void LeadershipLost(const std::string& during) override {
+    lines.push_back("lost during " + during);
+  }
+  void Ran(const RunReport& run) override {
+    lines.push_back("ran " + run.schedule);
+  }
+  void DatabaseError(const std::string& step, const Status&) override {
+    lines.push_back("db error " + step);
+  }
+};
+
+class SchedulerTest : public ::testing::Test {
+ protected:
+  SchedulerTest() : session_(&clock_) { options_.lease_secs = 30; }
+
+  int Run() {
+    Scheduler s(SchedulerDeps{options_, &session_, &reporter_, &clock_,
+                              [this] { return stop_; }});
+    return s.Run();
+  }
+  // Stops the loop at its `n`-th wait.
+  void StopAtWait(int n) {
+    session_.on_wait = [this, n] {
+      if (++waits_ >= n) stop_ = true;
+    };
+  }
+  std::vector<DueSchedule> Due(std::vector<std::string> names) {
+    std::vector<DueSchedule> out;
+    for (auto& n : names) out.push_back({n, true});
+    return out;
+  }
+
+  ManualClock clock_;
+  SchedulerOptions options_;
+  FakeSession session_;
+  FakeReporter reporter_;
+  bool stop_ = false;
+  int waits_ = 0;
+};
+
+using Lines = std::vector<std::string>;
+
+TEST_F(SchedulerTest, StandbyTriesToLeadEveryThirdOfTheLease) {
+  StopAtWait(2);
+  EXPECT_EQ(Run(), 0);
+  EXPECT_EQ(session_.log,
+            (Lines{"connect", "acquire", "wait 10", "acquire", "wait 10"}));
+  EXPECT_EQ(reporter_.lines, (Lines{"standby"}));
+}
+
+TEST_F(SchedulerTest, LeaderFiresWhatIsDueRenewsEveryThirdAndReleasesOnStop) {
+  session_.acquires = {false, true};
+  session_.dues = {Due({"gc", "expire"})};
+  session_.next_due = 4;  // sooner than the renewal
+  StopAtWait(5);
+  EXPECT_EQ(Run(), 0);
+  EXPECT_EQ(session_.log,
+            (Lines{"connect", "acquire", "wait 10", "acquire",
+                   // t=10: leader until t=40, renewal due at t=20
+                   "due", "fire gc", "fire expire", "next", "wait~ 4",
+                   // t=14
+                   "due", "next", "wait~ 4",
+                   // t=18: the renewal comes before the next schedule
+                   "due", "next", "wait~ 2",
+                   // t=20
+                   "due", "renew", "next", "wait~ 4", "release"}));
+  EXPECT_EQ(reporter_.lines,
+            (Lines{"standby", "leader", "ran gc", "ran expire", "standby"}));
+}
+
+TEST_F(SchedulerTest, WaitsForTheRenewalWhenNothingIsDue) {
+  session_.acquires = {true};
+  session_.next_due = std::nullopt;  // every schedule paused
+  StopAtWait(2);
+  EXPECT_EQ(Run(), 0);
+  EXPECT_EQ(session_.log,
+            (Lines{"connect", "acquire", "due", "next", "wait~ 10", "due",
+                   "renew", "next", "wait~ 10", "release"}));
+}
+
+TEST_F(SchedulerTest, AFencedFiringEndsLeadershipWithItsOwnExitCode) {
+  session_.acquires = {true};
+  session_.dues = {Due({"gc", "expire"})};
+  session_.fire_errors["gc"] = LeadershipLost();
+  EXPECT_EQ(Run(), kExitLeadershipLost);
+  // Nothing after the refused firing, no release of a lease not ours.
+  EXPECT_EQ(session_.log, (Lines{"connect", "acquire", "due", "fire gc"}));
+  EXPECT_EQ(reporter_.lines,
+            (Lines{"standby", "leader", "lost during firing gc", "standby"}));
+}
+
+TEST_F(SchedulerTest, ARenewalThatFindsTheTokenMovedEndsLeadership) {
+  session_.acquires = {true};
+  session_.renewals = {false};
+  EXPECT_EQ(Run(), kExitLeadershipLost);
+  EXPECT_EQ(session_.log, (Lines{"connect", "acquire", "due", "next",
+                                 "wait~ 10", "due", "renew"}));
+  EXPECT_EQ(reporter_.lines,
+            (Lines{"standby", "leader", "lost during renewal", "standby"}));
+}
+
+TEST_F(SchedulerTest, AfterAStallItFiresBeforeItRenews) {
+  // Paused past its lease (SIGSTOP): its first act is a firing, which the
+  // fence refuses once someone took over; it never renews first.
+  session_.acquires = {true};
+  session_.dues = {Due({}), Due({"tick"})};
+  session_.fire_errors["tick"] = LeadershipLost();
+  session_.on_wait = [this] { clock_.Advance(100); };
+  EXPECT_EQ(Run(), kExitLeadershipLost);
+  EXPECT_EQ(session_.log, (Lines{"connect", "acquire", "due", "next",
+                                 "wait~ 10", "due", "fire tick"}));
+}
+
+TEST_F(SchedulerTest, LongFiringsRenewBetweenBatchesAndStopEarly) {
+  session_.acquires = {true};
+  session_.dues = {Due({"prune"})};
+  std::vector<std::string> checks;
+  session_.during_fire = [&](const Checkpoint& checkpoint) {
+    clock_.Advance(4);
+    checks.push_back(Secs(*checkpoint()));  // no renewal yet
+    clock_.Advance(8);
+    checks.push_back(Secs(*checkpoint()));  // t=12: renews
+    stop_ = true;
+    checks.push_back(Secs(*checkpoint()));  // asked to stop
+  };
+  EXPECT_EQ(Run(), 0);
+  EXPECT_EQ(checks, (Lines{"1", "1", "0"}));
+  EXPECT_EQ(session_.log, (Lines{"connect", "acquire", "due", "fire prune",
+                                 "renew", "release"}));
+}
+
+TEST_F(SchedulerTest, ALostLeaseBetweenBatchesIsLeadershipLost) {
+  session_.acquires = {true};
+  session_.dues = {Due({"prune"})};
+  session_.renewals = {false};
+  session_.during_fire = [&](const Checkpoint& checkpoint) {
+    clock_.Advance(11);
+    Result<bool> r = checkpoint();
+    EXPECT_TRUE(IsLeadershipLost(r.status())) << r.status().ToString();
+    session_.fire_errors["prune"] = r.status();  // what the firing returns
+  };
+  EXPECT_EQ(Run(), kExitLeadershipLost);
+  EXPECT_EQ(reporter_.lines.back(), "standby");
+}
+
+TEST_F(SchedulerTest, DatabaseErrorsExitForTheMastersBackoff) {
+  session_.connect_status = Status::Transient("database connection failed");
+  EXPECT_EQ(Run(), kExitFailure);
+  EXPECT_EQ(reporter_.lines, (Lines{"standby", "db error connect"}));
+
+  FakeReporter again;
+  FakeSession session(&clock_);
+  session.acquires = {true};
+  session.dues = {Status::Transient("database connection lost")};
+  Scheduler s(
+      SchedulerDeps{options_, &session, &again, &clock_, [] { return false; }});
+  EXPECT_EQ(s.Run(), kExitFailure);
+  EXPECT_EQ(again.lines,
+            (Lines{"standby", "leader", "db error due", "standby"}));
+  // The lease is left to expire: the session is gone.
+  EXPECT_EQ(session.log, (Lines{"connect", "acquire", "due"}));
+}
+
+}  // namespace
+}  // namespace awc::scheduler

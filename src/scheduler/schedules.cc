@@ -1,0 +1,42 @@
+#include "scheduler/schedules.h"
+
+#include <string>
+
+#include "scheduler/planners.h"
+#include "scheduler/scheduler_sql.h"
+
+namespace awc::scheduler {
+
+Status EnsureBuiltins(db::PgConn& conn) {
+  std::vector<std::string> names, specs, kinds;
+  for (const BuiltinSchedule& b : BuiltinSchedules()) {
+    names.push_back(b.name);
+    specs.push_back(b.spec);
+    kinds.push_back(b.kind);
+  }
+  return conn
+      .Exec(sql::kEnsureBuiltins,
+            {db::ArrayLiteral(names), db::ArrayLiteral(specs),
+             db::ArrayLiteral(kinds)})
+      .status();
+}
+
+Result<std::vector<DueSchedule>> DueSchedules(db::PgConn& conn, int limit) {
+  AWC_ASSIGN_OR_RETURN(
+      db::PgResult r,
+      conn.ExecCached(sql::kDueSchedules, {std::to_string(limit)}));
+  std::vector<DueSchedule> out;
+  for (int i = 0; i < r.rows(); ++i) {
+    out.push_back({r.GetString(i, 0), r.GetBool(i, 1)});
+  }
+  return out;
+}
+
+Result<std::optional<double>> SecondsToNextDue(db::PgConn& conn) {
+  AWC_ASSIGN_OR_RETURN(db::PgResult r,
+                       conn.ExecCached(sql::kSecondsToNextDue, {}));
+  if (r.rows() == 0 || r.IsNull(0, 0)) return std::optional<double>();
+  return std::optional<double>(r.GetDouble(0, 0));
+}
+
+}  // namespace awc::scheduler

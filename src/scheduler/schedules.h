@@ -1,0 +1,30 @@
+// The scheduler's reads of awc.schedules, and the built-in rows
+// (docs/ARCHITECTURE.md, "Scheduler"). Firing is firing.h; the operator's
+// changes are schedule_admin.h.
+#ifndef AWC_SCHEDULER_SCHEDULES_H_
+#define AWC_SCHEDULER_SCHEDULES_H_
+
+#include <optional>
+#include <vector>
+
+#include "common/status.h"
+#include "db/pg.h"
+#include "scheduler/firing.h"
+
+namespace awc::scheduler {
+
+// Creates the built-in schedules that do not exist yet (planners.h), due
+// at once. A row that exists is never changed: after its creation the
+// operator owns its spec and its pause.
+Status EnsureBuiltins(db::PgConn& conn);
+
+// Up to `limit` due, unpaused schedules, the longest due first.
+Result<std::vector<DueSchedule>> DueSchedules(db::PgConn& conn, int limit);
+
+// Seconds until the next unpaused schedule is due (<= 0: one is); nullopt
+// when every schedule is paused.
+Result<std::optional<double>> SecondsToNextDue(db::PgConn& conn);
+
+}  // namespace awc::scheduler
+
+#endif  // AWC_SCHEDULER_SCHEDULES_H_

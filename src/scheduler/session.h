@@ -1,0 +1,69 @@
+// SchedulerSession: everything the scheduler loop asks of the database —
+// the leader lease, the due schedules, their firing — and its one blocking
+// wait, behind an interface so the loop can be tested against a fake.
+// PgSchedulerSession (pg_scheduler_session.h) is the real one.
+//
+// Contract:
+//  - Connect() opens the one session, LISTENs on awc_schedules and creates
+//    the missing built-in schedules (schedules.h); every other call needs
+//    it to have succeeded. Errors are database errors; a failed call may
+//    leave the session unusable (the loop then ends and the process is
+//    restarted).
+//  - Acquire, Renew, Release: LeaderLease's. Fire: FireSchedule's
+//    (firing.h), including LeadershipLost() when the token moved.
+//  - Wait() blocks for `seconds` or less: once `stop()` holds (a stop
+//    signal wakes it) or, with `wake_on_change`, once an operator changed a
+//    schedule (NOTIFY awc_schedules). Notifications are consumed either way.
+#ifndef AWC_SCHEDULER_SESSION_H_
+#define AWC_SCHEDULER_SESSION_H_
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+#include "scheduler/firing.h"
+
+namespace awc::scheduler {
+
+using StopFn = std::function<bool()>;
+// Called between the batches of a long firing: true to go on, false to
+// stop early (a stop was requested), an error to abandon it.
+using Checkpoint = std::function<Result<bool>()>;
+
+class SchedulerSession {
+ public:
+  virtual ~SchedulerSession() = default;
+
+  virtual Status Connect() = 0;
+  virtual Result<bool> Acquire() = 0;
+  virtual Result<bool> Renew() = 0;
+  virtual Status Release() = 0;
+  virtual Result<std::vector<DueSchedule>> Due(int limit) = 0;
+  virtual Result<std::optional<RunReport>> Fire(
+      const DueSchedule& due, const Checkpoint& checkpoint) = 0;
+  virtual Result<std::optional<double>> SecondsToNextDue() = 0;
+  virtual void Wait(double seconds, bool wake_on_change,
+                    const StopFn& stop) = 0;
+};
+
+// What the scheduler reports: its role (the process title and
+// awc_scheduler_leader), its runs (an event and metrics each), and why it
+// stops leading. Never fails, never blocks on the database.
+enum class SchedulerRole { kStandby, kLeader };
+
+class SchedulerReporter {
+ public:
+  virtual ~SchedulerReporter() = default;
+  virtual void RoleChanged(SchedulerRole role) = 0;
+  // The lease was found someone else's `during` a firing or a renewal.
+  virtual void LeadershipLost(const std::string& during) = 0;
+  virtual void Ran(const RunReport& run) = 0;
+  // A database call of `step` failed; the scheduler exits.
+  virtual void DatabaseError(const std::string& step, const Status& error) = 0;
+};
+
+}  // namespace awc::scheduler
+
+#endif  // AWC_SCHEDULER_SESSION_H_

@@ -1,0 +1,74 @@
+// DbProbe: the master's own check that the database answers, for /readyz
+// (docs/ARCHITECTURE.md, "Observability"). A worker notices a lost
+// database only at its next round trip, which a busy one may not make for
+// minutes; the master asks on its own.
+//
+// Contract:
+//  - Every `interval_secs` it runs "SELECT 1" on a connection of its own,
+//    opened and used without blocking: libpq's non-blocking connect and
+//    query, driven by watchers on the master's libev loop.
+//  - A check that fails, or has not finished after `timeout_secs`, marks
+//    the database unreachable and drops the connection; the next check
+//    connects again. A check that succeeds marks it reachable. A change
+//    either way is logged (never with the connection string).
+//  - up() is nullopt until the first check has ended.
+//  - Single-threaded; the loop must outlive the probe. Stop() (and the
+//    destructor) ends any check and closes the connection.
+#ifndef AWC_SUPERVISOR_DB_PROBE_H_
+#define AWC_SUPERVISOR_DB_PROBE_H_
+
+#include <ev.h>
+#include <libpq-fe.h>
+
+#include <optional>
+#include <string>
+
+namespace awc::supervisor {
+
+class DbProbe {
+ public:
+  struct Options {
+    std::string conninfo;          // DATABASE_URL
+    std::string application_name;  // the probe's session
+    double interval_secs = 2;
+    double timeout_secs = 5;
+  };
+
+  DbProbe(struct ev_loop* loop, Options options);
+  ~DbProbe();
+  DbProbe(const DbProbe&) = delete;
+  DbProbe& operator=(const DbProbe&) = delete;
+
+  // Starts checking: the first check now, then every interval.
+  void Start();
+  void Stop();
+
+  std::optional<bool> up() const { return up_; }
+
+ private:
+  enum class Phase { kIdle, kConnecting, kQuerying };
+
+  void Begin();
+  // Drives the connect or the query after an event on the socket.
+  void Step();
+  void SendQuery();
+  void End(bool ok, const std::string& error);
+  void Watch(int events);
+
+  static void OnTick(struct ev_loop* loop, ev_timer* w, int revents);
+  static void OnTimeout(struct ev_loop* loop, ev_timer* w, int revents);
+  static void OnIo(struct ev_loop* loop, ev_io* w, int revents);
+
+  struct ev_loop* loop_;
+  Options options_;
+  PGconn* conn_ = nullptr;
+  Phase phase_ = Phase::kIdle;
+  std::optional<bool> up_;
+  ev_timer tick_;
+  ev_timer timeout_;
+  ev_io io_;
+};
+
+}  // namespace awc::supervisor
+
+#endif  // AWC_SUPERVISOR_DB_PROBE_H_

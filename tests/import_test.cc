@@ -1,0 +1,137 @@
+// The importer (awcctl import's producer side), in-process against the real
+// database: a file that changes while it is being imported.
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "cas/closure.h"
+#include "cli/importer.h"
+#include "digest/sha256.h"
+#include "store/file_store.h"
+#include "store/memory_store.h"
+#include "tests/support/harness.h"
+
+namespace awc::testing {
+namespace {
+
+// Forwards to another store; right before it uploads the file named
+// `victim`, it appends to that file, as a writer racing the import would
+// between the importer's hashing pass and its upload.
+class RacingStore : public store::ObjectStore {
+ public:
+  RacingStore(store::ObjectStore& inner, std::string victim)
+      : inner_(inner), victim_(std::move(victim)) {}
+
+  const char* scheme() const override { return inner_.scheme(); }
+  Status Get(const store::ObjectKey& key,
+             const store::ChunkSink& sink) override {
+    return inner_.Get(key, sink);
+  }
+  Result<uint64_t> Head(const store::ObjectKey& key) override {
+    return inner_.Head(key);
+  }
+  Status Put(const store::ObjectKey& key, std::string_view data) override {
+    return inner_.Put(key, data);
+  }
+  Status PutFile(const store::ObjectKey& key,
+                 const std::string& path) override {
+    if (path.ends_with("/" + victim_)) {
+      std::ofstream(path, std::ios::binary | std::ios::app) << " and more";
+      ++raced_;
+    }
+    return inner_.PutFile(key, path);
+  }
+  Result<std::vector<Status>> DeleteMany(
+      const std::vector<store::ObjectKey>& keys) override {
+    return inner_.DeleteMany(keys);
+  }
+  Status List(const std::string& tenant, const ListFn& each) override {
+    return inner_.List(tenant, each);
+  }
+  Result<std::string> ReadMarker() override { return inner_.ReadMarker(); }
+  Status WriteMarker(std::string_view content) override {
+    return inner_.WriteMarker(content);
+  }
+
+  int raced() const { return raced_; }
+
+ private:
+  store::ObjectStore& inner_;
+  std::string victim_;
+  int raced_ = 0;
+};
+
+class ImportTest : public ::testing::TestWithParam<std::string> {
+ protected:
+  ImportTest() {
+    db_.Migrate();
+    if (GetParam() == "file") {
+      auto st = store::NewFileStore(store_dir_.path());
+      EXPECT_TRUE(st.ok()) << st.status().ToString();
+      store_ = std::move(*st);
+    } else {
+      store_ = store::NewMemoryStore();
+    }
+    conn_ = db_.Connect("producer");
+  }
+
+  Result<cli::ImportResult> Import(store::ObjectStore& store,
+                                   const std::string& dir) {
+    cli::ImportOptions opt;
+    opt.tenant_id = "t1";
+    opt.dir = dir;
+    return cli::ImportTree(*conn_, store, opt);
+  }
+
+  TestDatabase db_;
+  TempDir store_dir_;
+  std::unique_ptr<store::ObjectStore> store_;
+  std::unique_ptr<db::PgConn> conn_;
+};
+
+TEST_P(ImportTest, AFileChangedWhileImportedFailsTheImportAndStoresNothing) {
+  const std::string original = "the content that was hashed";
+  const std::string digest = "sha256:" + digest::Sha256::HexOf(original);
+  TempDir tree;
+  tree.Write("a.txt", original);
+  tree.Write("b.txt", "an unchanged neighbour");
+  RacingStore racing(*store_, "a.txt");
+
+  Result<cli::ImportResult> r = Import(racing, tree.path());
+  ASSERT_EQ(racing.raced(), 1);
+  ASSERT_FALSE(r.ok()) << "the import of a changed file succeeded";
+  EXPECT_NE(r.status().message().find("a.txt"), std::string::npos)
+      << r.status().message();
+  EXPECT_NE(r.status().message().find("changed"), std::string::npos)
+      << r.status().message();
+  // Nothing is stored under the digest of the old content, and nothing
+  // was registered or enqueued.
+  EXPECT_TRUE(
+      store_->Head(*store::MakeKey("t1", digest)).status().IsNotFound());
+  EXPECT_EQ(db_.Int("SELECT count(*) FROM awc.snapshots"), 0);
+  EXPECT_EQ(
+      db_.Int("SELECT count(*) FROM awc.objects WHERE digest = $1", {digest}),
+      0);
+  EXPECT_EQ(db_.Int("SELECT count(*) FROM awc.jobs"), 0);
+
+  // An untouched copy of the same content imports cleanly: it is uploaded
+  // (there is no bad object to deduplicate against) and validates.
+  TempDir copy;
+  copy.Write("a.txt", original);
+  Result<cli::ImportResult> again = Import(*store_, copy.path());
+  ASSERT_TRUE(again.ok()) << again.status().ToString();
+  EXPECT_EQ(again->uploaded, again->objects);
+  Result<cas::ClosureReport> walk =
+      cas::WalkClosure(*store_, "t1", again->root_digest, {}, nullptr);
+  ASSERT_TRUE(walk.ok()) << walk.status().ToString();
+  EXPECT_EQ(walk->verdict, cas::Verdict::kOk) << walk->detail;
+}
+
+INSTANTIATE_TEST_SUITE_P(Stores, ImportTest,
+                         ::testing::Values("memory", "file"),
+                         [](const ::testing::TestParamInfo<std::string>& p) {
+                           return p.param;
+                         });
+
+}  // namespace
+}  // namespace awc::testing

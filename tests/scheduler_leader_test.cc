@@ -1,0 +1,250 @@
+// Leadership across trees on one database, as real processes: one leader,
+// every period fired once, a killed scheduler or tree replaced, a leader
+// paused past its lease fenced off, the database away for a while.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+
+#include "tests/support/scheduler_support.h"
+
+namespace awc::testing {
+namespace {
+
+// `@every 2s`, test_complete jobs.
+constexpr int64_t kPeriod = 2;
+
+int64_t SumEnqueued(const std::vector<ScheduleRun>& runs) {
+  int64_t n = 0;
+  for (const ScheduleRun& r : runs) n += r.enqueued;
+  return n;
+}
+
+TEST(SchedulerLeaderTest, TwoTreesOneLeaderAndEveryPeriodFiresOnce) {
+  TestDatabase db;
+  db.Migrate();
+  PauseBuiltins(db);
+  AddSchedule(db, "tick", "@every 2s");
+  int port_a = FreePort(), port_b = FreePort();
+  DaemonProcess a(SchedulerTree(
+      db, "host-a", 3, 1,
+      {{"AWC_METRICS_LISTEN", "127.0.0.1:" + std::to_string(port_a)}}));
+  DaemonProcess b(SchedulerTree(
+      db, "host-b", 3, 1,
+      {{"AWC_METRICS_LISTEN", "127.0.0.1:" + std::to_string(port_b)}}));
+  std::vector<const DaemonProcess*> trees = {&a, &b};
+  ASSERT_TRUE(WaitUntil([&] { return Runs(trees, "tick").size() >= 8; }, 120))
+      << a.Stderr() << b.Stderr();
+  // Exactly one leads; the other stands by.
+  ASSERT_TRUE(WaitUntil(
+      [&] { return (Leads(a) && StandsBy(b)) || (Leads(b) && StandsBy(a)); }));
+  const DaemonProcess& leader = Leads(a) ? a : b;
+  int leader_port = Leads(a) ? port_a : port_b;
+  int standby_port = Leads(a) ? port_b : port_a;
+  EXPECT_EQ(db.Scalar("SELECT split_part(holder, '/', 1) FROM "
+                      "awc.leader_leases WHERE name = 'scheduler'"),
+            &leader == &a ? "host-a-scheduler" : "host-b-scheduler");
+  EXPECT_TRUE(WaitUntil([&] {
+    return MetricValue(HttpGet(leader_port, "/metrics").second,
+                       "awc_scheduler_leader") == 1 &&
+           MetricValue(HttpGet(standby_port, "/metrics").second,
+                       "awc_scheduler_leader") == 0;
+  }));
+  EXPECT_GE(
+      MetricValue(HttpGet(leader_port, "/metrics").second,
+                  R"(awc_schedule_runs_total{schedule="tick",result="ok"})"),
+      1);
+
+  // Stop both, then account for every firing either of them made.
+  a.Signal(SIGTERM);
+  b.Signal(SIGTERM);
+  ASSERT_TRUE(a.WaitExit().has_value());
+  ASSERT_TRUE(b.WaitExit().has_value());
+  std::vector<ScheduleRun> runs = Runs(trees, "tick");
+  ExpectTiled(runs, kPeriod);
+  for (const ScheduleRun& r : runs) {
+    EXPECT_EQ(r.result, "ok");
+    EXPECT_LE(r.enqueued, 1);
+  }
+  EXPECT_EQ(db.Int("SELECT runs FROM awc.schedules WHERE name = 'tick'"),
+            static_cast<int64_t>(runs.size()));
+  EXPECT_EQ(db.Int("SELECT count(*) FROM awc.jobs WHERE dedupe_key = "
+                   "'schedule:tick'"),
+            SumEnqueued(runs));
+}
+
+TEST(SchedulerLeaderTest, AKilledSchedulerIsRestartedAKilledTreeReplaced) {
+  TestDatabase db;
+  db.Migrate();
+  PauseBuiltins(db);
+  constexpr int kLease = 3;
+  DaemonProcess a(SchedulerTree(db, "host-a", kLease));
+  DaemonProcess b(SchedulerTree(db, "host-b", kLease));
+  ASSERT_TRUE(WaitUntil([&] { return Leads(a) || Leads(b); }));
+  DaemonProcess& first = Leads(a) ? a : b;
+
+  // kill -9 of the leading scheduler: its master starts another.
+  pid_t victim = SchedulerPid(first);
+  ASSERT_EQ(kill(victim, SIGKILL), 0);
+  ASSERT_TRUE(first.WaitForEvent("scheduler started", 30, 2)) << first.Stderr();
+  auto exits = first.EventsWith("scheduler exited");
+  ASSERT_EQ(exits.size(), 1u);
+  EXPECT_EQ(Int(exits[0].get(), "pid"), victim);
+  EXPECT_EQ(Str(exits[0].get(), "signal"), "KILL");
+  EXPECT_EQ(Str(exits[0].get(), "level"), "error");
+  EXPECT_TRUE(WaitUntil([&] {
+    pid_t p = SchedulerPid(first);
+    return p > 0 && p != victim;
+  }));
+  // Someone leads again once the dead one's lease has expired.
+  ASSERT_TRUE(WaitUntil([&] { return Leads(a) || Leads(b); }));
+
+  // kill -9 of the leading tree, master and all: the other takes over
+  // within two leases of the kill (on the database's clock).
+  DaemonProcess& dead = Leads(a) ? a : b;
+  DaemonProcess& other = &dead == &a ? b : a;
+  std::string killed_at = db.Scalar("SELECT now()");
+  ASSERT_EQ(kill(-dead.pid(), SIGKILL), 0);
+  ASSERT_TRUE(dead.WaitExit().has_value());
+  ASSERT_TRUE(WaitUntil([&] { return Leads(other); })) << other.Stderr();
+  EXPECT_EQ(db.Scalar("SELECT split_part(holder, '/', 1) FROM "
+                      "awc.leader_leases"),
+            &other == &a ? "host-a-scheduler" : "host-b-scheduler");
+  EXPECT_EQ(db.Scalar("SELECT acquired_at - $1::timestamptz <= "
+                      "make_interval(secs => $2) FROM awc.leader_leases",
+                      {killed_at, std::to_string(2 * kLease)}),
+            "t")
+      << db.Scalar(
+             "SELECT acquired_at - $1::timestamptz FROM "
+             "awc.leader_leases",
+             {killed_at});
+}
+
+// Stops `d`'s scheduler with SIGSTOP while it waits in its event loop (not
+// halfway through a round trip); returns its pid.
+pid_t StopScheduler(DaemonProcess& d) {
+  pid_t p = -1;
+  EXPECT_TRUE(WaitUntil([&] {
+    p = SchedulerPid(d);
+    if (p < 0) return false;
+    kill(p, SIGSTOP);
+    WaitUntil([&] { return WaitChannel(p) == "do_signal_stop"; }, 5);
+    // Stopped in its wait? (The channel of a stopped task is the stop; its
+    // syscall tells where it was.)
+    std::string syscall;
+    FILE* f = fopen(("/proc/" + std::to_string(p) + "/syscall").c_str(), "r");
+    if (f != nullptr) {
+      char buf[64] = {};
+      size_t n = fread(buf, 1, sizeof buf - 1, f);
+      fclose(f);
+      syscall = std::string(buf, n);
+    }
+    // epoll_wait (232) or epoll_pwait (281) on x86-64.
+    if (syscall.starts_with("232 ") || syscall.starts_with("281 ")) return true;
+    kill(p, SIGCONT);
+    return false;
+  }));
+  return p;
+}
+
+TEST(SchedulerLeaderTest, ALeaderPausedPastItsLeaseIsFencedOffAndStepsDown) {
+  TestDatabase db;
+  db.Migrate();
+  PauseBuiltins(db);
+  // Hourly: it fires only when the test makes it due.
+  AddSchedule(db, "tick", "@every 1h");
+  auto admin = db.Connect();
+  DaemonProcess a(SchedulerTree(db, "host-a", 2));
+  DaemonProcess b(SchedulerTree(db, "host-b", 2));
+  ASSERT_TRUE(WaitUntil(
+      [&] { return (Leads(a) && StandsBy(b)) || (Leads(b) && StandsBy(a)); }));
+  DaemonProcess& old = Leads(a) ? a : b;
+  DaemonProcess& next = &old == &a ? b : a;
+  std::vector<const DaemonProcess*> trees = {&a, &b};
+
+  // The leader stalls past its lease; the other takes over and fires.
+  pid_t stalled = StopScheduler(old);
+  ASSERT_TRUE(WaitUntil([&] { return Leads(next); })) << next.Stderr();
+  ASSERT_TRUE(scheduler::RunScheduleNow(*admin, "tick").ok());
+  ASSERT_TRUE(WaitUntil([&] { return Runs(trees, "tick").size() == 1; }));
+
+  // The new leader stalls too, and the schedule is due again when the old
+  // one wakes up: its first act is that firing, which the fence refuses.
+  pid_t second = StopScheduler(next);
+  ASSERT_TRUE(scheduler::RunScheduleNow(*admin, "tick").ok());
+  ASSERT_EQ(kill(stalled, SIGCONT), 0);
+  ASSERT_TRUE(old.WaitForEvent("leadership lost")) << old.Stderr();
+  auto lost = old.EventsWith("leadership lost");
+  EXPECT_EQ(Str(lost[0].get(), "during"), "firing tick");
+  EXPECT_EQ(Str(lost[0].get(), "worker"),
+            &old == &a ? "host-a-scheduler" : "host-b-scheduler");
+  // It stepped down: its own exit code, restarted at once, not a crash.
+  ASSERT_TRUE(old.WaitForEvent("scheduler started", 30, 2)) << old.Stderr();
+  auto exits = old.EventsWith("scheduler exited");
+  ASSERT_EQ(exits.size(), 1u);
+  EXPECT_EQ(Int(exits[0].get(), "exit_code"), 75);
+  EXPECT_EQ(Num(exits[0].get(), "restart_in_s"), 0);
+  EXPECT_EQ(Str(exits[0].get(), "level"), "info");
+  EXPECT_EQ(db.Int("SELECT count(*) FROM awc.jobs"), 1);
+
+  // The second run is fired once, by whoever leads now.
+  ASSERT_EQ(kill(second, SIGCONT), 0);
+  ASSERT_TRUE(WaitUntil([&] { return Runs(trees, "tick").size() == 2; }))
+      << a.Stderr() << b.Stderr();
+  ASSERT_TRUE(WaitUntil(
+      [&] { return (Leads(a) && StandsBy(b)) || (Leads(b) && StandsBy(a)); }));
+  EXPECT_EQ(db.Int("SELECT count(*) FROM awc.jobs"), 2);
+  EXPECT_EQ(db.Int("SELECT runs FROM awc.schedules WHERE name = 'tick'"), 2);
+  EXPECT_EQ(Runs(trees, "tick").size(), 2u);
+}
+
+TEST(SchedulerLeaderTest, DatabaseAwayForAWhile) {
+  TestDatabase db;
+  db.Migrate();
+  PauseBuiltins(db);
+  AddSchedule(db, "tick", "@every 2s");
+  DaemonProcess d(SchedulerTree(db, "host-a", 2));
+  std::vector<const DaemonProcess*> trees = {&d};
+  ASSERT_TRUE(WaitUntil([&] { return Runs(trees, "tick").size() >= 2; }))
+      << d.Stderr();
+
+  db.AdminExec("ALTER DATABASE " + db.name() + " ALLOW_CONNECTIONS false");
+  db.Exec(
+      "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE "
+      "datname = current_database() AND application_name LIKE 'host-a-%'");
+  // The scheduler fails and is restarted with the crash-loop backoff: its
+  // seventh exit comes after 0.1 + 0.2 + ... + 3.2 = 6.3 s of restart
+  // delays, longer than three periods of the schedule.
+  ASSERT_TRUE(d.WaitForEvent("scheduler exited", 60, 7)) << d.Stderr();
+  size_t before = Runs(trees, "tick").size();
+  db.AdminExec("ALTER DATABASE " + db.name() + " ALLOW_CONNECTIONS true");
+  auto exits = d.EventsWith("scheduler exited");
+  for (size_t i = 0; i < exits.size(); ++i) {
+    EXPECT_EQ(Int(exits[i].get(), "exit_code"), 1);
+    if (i > 0) {
+      EXPECT_DOUBLE_EQ(Num(exits[i].get(), "restart_in_s"),
+                       2 * Num(exits[i - 1].get(), "restart_in_s"));
+    }
+  }
+  EXPECT_GE(d.EventsWith("scheduler database error").size(), 7u);
+
+  // Leadership resumes (after the old session's lease expired) and the
+  // schedule goes on: the periods missed meanwhile fired once.
+  ASSERT_TRUE(d.WaitForEvent("leadership acquired", 60, 2)) << d.Stderr();
+  ASSERT_TRUE(
+      WaitUntil([&] { return Runs(trees, "tick").size() >= before + 2; }, 60));
+  d.Signal(SIGTERM);
+  ASSERT_TRUE(d.WaitExit().has_value());
+  std::vector<ScheduleRun> runs = Runs(trees, "tick");
+  ExpectTiled(runs, kPeriod);
+  int64_t missed = 0;
+  for (const ScheduleRun& r : runs) missed += r.missed;
+  EXPECT_GE(missed, 1);
+  EXPECT_EQ(db.Int("SELECT runs FROM awc.schedules WHERE name = 'tick'"),
+            static_cast<int64_t>(runs.size()));
+  EXPECT_EQ(db.Int("SELECT count(*) FROM awc.jobs WHERE dedupe_key = "
+                   "'schedule:tick'"),
+            SumEnqueued(runs));
+}
+
+}  // namespace
+}  // namespace awc::testing

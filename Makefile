@@ -15,6 +15,8 @@
 #   make bench-console  the console's page latency at 1M jobs and 100k
 #                   snapshots (a cluster with fsync on)
 #   make fuzz       the libFuzzer targets of fuzz/, FUZZ_SECONDS each
+#   make chaos      the chaos suite (tests/chaos/) for CHAOS_SECONDS, with
+#                   CHAOS_SEED to replay a run (make check runs a short one)
 #
 # Each target first installs the Debian packages it needs and nothing
 # more: `make` and `make install` only the build dependencies; the others
@@ -58,7 +60,7 @@ endef
 
 .PHONY: all deps deps-build deps-test deps-bench deps-demo deps-deb deps-fuzz \
   deps-npm build build-tests build-asan check demo install deb bench \
-  bench-storage bench-scheduler bench-console fuzz fuzz-build lint-man clean
+  bench-storage bench-scheduler bench-console fuzz fuzz-build lint-man clean chaos
 
 all: build
 
@@ -220,6 +222,15 @@ fuzz-build: deps-fuzz
 
 fuzz: fuzz-build
 	fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_SECONDS)
+
+# The chaos suite makes, crashes and removes a PostgreSQL cluster of its
+# own (no pg_virtualenv); knobs in README.md, "Testing".
+CHAOS_SECONDS ?= 300
+CHAOS_SEED    ?=
+
+chaos: build-tests
+	CHAOS_SEED="$(CHAOS_SEED)" python3 tests/chaos/chaos.py \
+	  --build-dir $(BUILD) --seconds $(CHAOS_SECONDS)
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD) $(BENCH_BUILD) $(FUZZ_BUILD) $(DEB_BUILD)

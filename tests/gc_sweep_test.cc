@@ -298,6 +298,27 @@ TEST_F(GcTest, CrashBetweenStoreDeleteAndRowRemovalResumes) {
             1);
 }
 
+TEST_F(GcTest, AStalledSweeperDoesNotCompleteAnEpochAnotherOneFinished) {
+  auto garbage = Garbage(4, "g");
+  gc::SweepHooks stall;
+  stall.after_store_delete = [&](int64_t) {
+    // The first sweeper stalls past its lock's TTL; another one takes the
+    // lock over, finishes the epoch, audits it and lets the lock go.
+    db_.Exec("UPDATE awc.gc_locks SET expires_at = now() - interval '1 s'");
+    auto other = Sweep();
+    EXPECT_TRUE(other.ok()) << other.status().ToString();
+    EXPECT_TRUE(other.ok() && other->resumed);
+    return Status::OK();
+  };
+  auto stalled = Sweep(stall);
+  EXPECT_FALSE(stalled.ok()) << "completed an epoch it no longer held";
+  for (const auto& d : garbage) EXPECT_TRUE(Gone(d));
+  EXPECT_EQ(db_.Int("SELECT count(*) FROM awc.gc_epochs"), 1);
+  EXPECT_EQ(db_.Int("SELECT count(*) FROM awc.audit_events WHERE event = "
+                    "'gc.epoch'"),
+            1);
+}
+
 TEST_F(GcTest, CrashAfterPlanOrMarkResumes) {
   auto garbage = Garbage(6, "g");
   ctx_->mutable_options().sweep.canary_size = 2;

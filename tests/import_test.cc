@@ -1,8 +1,11 @@
 // The importer (awcctl import's producer side), in-process against the real
-// database: a file that changes while it is being imported.
+// database: a file that changes while it is being imported; a deduplicated
+// object that GC collects while the import runs.
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <functional>
+#include <utility>
 
 #include "cas/closure.h"
 #include "cli/importer.h"
@@ -59,6 +62,29 @@ class RacingStore : public store::ObjectStore {
   store::ObjectStore& inner_;
   std::string victim_;
   int raced_ = 0;
+};
+
+// Forwards to another store; right before it uploads the file named
+// `trigger`, it runs `collect` (it races no file), as a GC epoch that completes
+// between the importer's look at the inventory and its registration would.
+class CollectingStore : public RacingStore {
+ public:
+  CollectingStore(store::ObjectStore& inner, std::string trigger,
+                  std::function<void()> collect)
+      : RacingStore(inner, ""),
+        trigger_(std::move(trigger)),
+        collect_(std::move(collect)) {}
+  Status PutFile(const store::ObjectKey& key,
+                 const std::string& path) override {
+    if (path.ends_with("/" + trigger_) && collect_) {
+      std::exchange(collect_, nullptr)();
+    }
+    return RacingStore::PutFile(key, path);
+  }
+
+ private:
+  std::string trigger_;
+  std::function<void()> collect_;
 };
 
 class ImportTest : public ::testing::TestWithParam<std::string> {
@@ -123,6 +149,45 @@ TEST_P(ImportTest, AFileChangedWhileImportedFailsTheImportAndStoresNothing) {
   EXPECT_EQ(again->uploaded, again->objects);
   Result<cas::ClosureReport> walk =
       cas::WalkClosure(*store_, "t1", again->root_digest, {}, nullptr);
+  ASSERT_TRUE(walk.ok()) << walk.status().ToString();
+  EXPECT_EQ(walk->verdict, cas::Verdict::kOk) << walk->detail;
+}
+
+TEST_P(ImportTest, ADeduplicatedObjectCollectedMeanwhileIsUploadedAgain) {
+  const std::string shared = "content two snapshots share";
+  const std::string digest = "sha256:" + digest::Sha256::HexOf(shared);
+  TempDir first;
+  first.Write("shared.txt", shared);
+  ASSERT_TRUE(Import(*store_, first.path()).ok());
+  ASSERT_EQ(
+      db_.Scalar("SELECT state FROM awc.objects WHERE digest = $1", {digest}),
+      "LIVE");
+
+  // The second import finds the shared object LIVE and deduplicates it;
+  // while it uploads its new file, GC deletes the shared object (its first
+  // snapshot released, the grace over) and removes its row.
+  TempDir second;
+  second.Write("shared.txt", shared);
+  second.Write("new.txt", "only in the second snapshot");
+  CollectingStore collecting(*store_, "new.txt", [&] {
+    db_.Exec("UPDATE awc.objects SET state = 'DELETING' WHERE digest = $1",
+             {digest});
+    auto deleted = store_->DeleteMany({*store::MakeKey("t1", digest)});
+    ASSERT_TRUE(deleted.ok());
+    db_.Exec("DELETE FROM awc.objects WHERE digest = $1", {digest});
+  });
+  Result<cli::ImportResult> r = Import(collecting, second.path());
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+
+  // The importer noticed and uploaded it again: its fresh LIVE row names
+  // an object the store has, and the snapshot's closure is whole.
+  EXPECT_EQ(
+      db_.Scalar("SELECT state FROM awc.objects WHERE digest = $1", {digest}),
+      "LIVE");
+  EXPECT_TRUE(store_->Head(*store::MakeKey("t1", digest)).ok())
+      << "a LIVE row for an object the store does not have";
+  Result<cas::ClosureReport> walk =
+      cas::WalkClosure(*store_, "t1", r->root_digest, {}, nullptr);
   ASSERT_TRUE(walk.ok()) << walk.status().ToString();
   EXPECT_EQ(walk->verdict, cas::Verdict::kOk) << walk->detail;
 }

@@ -1,5 +1,7 @@
 // The lease of a job is renewed while one large object is read, not only
-// between the reads of a closure walk: on the real daemon over file://.
+// between the reads of a closure walk: on the real daemon over file://. A
+// handler that outlives its lease commits nothing once its job was taken
+// away.
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -63,6 +65,36 @@ TEST(LeaseRenewalTest, ALongSingleObjectReadKeepsItsLease) {
   for (const JsonPtr& e : daemon.Events()) {
     EXPECT_NE(Str(e.get(), "reason"), "lease_expired") << daemon.Stderr();
   }
+}
+
+TEST(LeaseRenewalTest, AHandlerThatOutlivesItsLeaseCommitsNothing) {
+  TestDatabase db;
+  db.Migrate();
+  db.Exec("CREATE SCHEMA awc_test");
+  db.Exec(
+      "CREATE TABLE awc_test.effects (job_id bigint NOT NULL, lease_token "
+      "bigint NOT NULL, attempt integer NOT NULL, at timestamptz NOT NULL)");
+  // Two workers and a 1 s lease: the first run stalls for 6 s without
+  // renewing, the idle worker reclaims the job and runs it again, and then
+  // the stalled run wakes up and writes its effect.
+  DaemonProcess daemon(FleetOptions(db, 2, {{"AWC_WORKER_LEASE_SECS", "1"}}));
+  int64_t job = db.Enqueue("test_stalled_effect", R"({"ms": 6000})");
+  std::string id = "job_" + std::to_string(job);
+  auto stalled_run_ended = [&] {
+    for (const JsonPtr& e : daemon.Events()) {
+      if (Str(e.get(), "id") == id &&
+          json_is_true(json_object_get(e.get(), "discarded"))) {
+        return true;
+      }
+    }
+    return false;
+  };
+  ASSERT_TRUE(WaitUntil(stalled_run_ended, 120)) << daemon.Stderr();
+  EXPECT_EQ(db.JobState(job), "COMPLETED");
+  // Only the second run's effect: the first one's transaction was refused
+  // by the fence, its job no longer being RUNNING under its claim.
+  EXPECT_EQ(db.Int("SELECT count(*) FROM awc_test.effects"), 1);
+  EXPECT_EQ(db.Int("SELECT min(attempt) FROM awc_test.effects"), 2);
 }
 
 }  // namespace

@@ -188,15 +188,28 @@ SELECT digest, state FROM awc.objects
  WHERE tenant_id = $1 AND digest = ANY($2::text[])
 )sql";
 
-// $1 tenant, $2 digests (text[]), $3 sizes (bigint[]). Inserts the missing
-// objects LIVE and touches last_seen_at of the LIVE ones, locking their
-// rows; returns the digests it inserted or touched (not the DELETING ones).
+// $1 tenant, $2 digests (text[]), $3 sizes (bigint[]): objects the
+// producer uploaded itself. Inserts the missing objects LIVE and touches
+// last_seen_at of the LIVE ones, locking their rows; returns the digests it
+// inserted or touched (not the DELETING ones).
 inline constexpr const char* kRegisterObjects = R"sql(
 INSERT INTO awc.objects AS o (tenant_id, digest, size)
 SELECT $1, u.d, u.s FROM unnest($2::text[], $3::bigint[]) AS u(d, s)
     ON CONFLICT (tenant_id, digest) DO UPDATE SET last_seen_at = now()
  WHERE o.state = 'LIVE'
 RETURNING o.digest
+)sql";
+
+// $1 tenant, $2 digests (text[]): objects the producer deduplicated
+// instead of uploading. Touches last_seen_at of the LIVE ones, locking
+// their rows; returns the digests it touched. A digest whose row GC has
+// marked DELETING, or removed since the producer looked, is not returned:
+// it may be gone from the store, and only an object the producer uploaded
+// itself may get a fresh row.
+inline constexpr const char* kTouchLiveObjects = R"sql(
+UPDATE awc.objects SET last_seen_at = now()
+ WHERE tenant_id = $1 AND digest = ANY($2::text[]) AND state = 'LIVE'
+RETURNING digest
 )sql";
 
 // $1 tenant, $2 workspace id (NULL for none), $3 root digest. The new

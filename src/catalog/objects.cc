@@ -32,19 +32,37 @@ Result<std::map<std::string, ObjectState>> InventoryStates(
 
 Result<std::vector<std::string>> RegisterObjects(
     db::PgConn& conn, const std::string& tenant,
-    const std::vector<std::string>& digests,
-    const std::vector<uint64_t>& sizes) {
-  AWC_ASSIGN_OR_RETURN(
-      db::PgResult r,
-      conn.Exec(sql::kRegisterObjects,
-                {tenant, db::ArrayLiteral(digests), SizesLiteral(sizes)}));
-  std::set<std::string> live;
-  for (int i = 0; i < r.rows(); ++i) live.insert(r.GetString(i, 0));
-  std::vector<std::string> deleting;
-  for (const std::string& d : digests) {
-    if (live.count(d) == 0) deleting.push_back(d);
+    const std::vector<std::string>& digests, const std::vector<uint64_t>& sizes,
+    const std::vector<bool>& uploaded) {
+  std::vector<std::string> ours, deduplicated;
+  std::vector<uint64_t> our_sizes;
+  for (size_t i = 0; i < digests.size(); ++i) {
+    if (uploaded[i]) {
+      ours.push_back(digests[i]);
+      our_sizes.push_back(sizes[i]);
+    } else {
+      deduplicated.push_back(digests[i]);
+    }
   }
-  return deleting;
+  std::set<std::string> live;
+  if (!ours.empty()) {
+    AWC_ASSIGN_OR_RETURN(
+        db::PgResult r,
+        conn.Exec(sql::kRegisterObjects,
+                  {tenant, db::ArrayLiteral(ours), SizesLiteral(our_sizes)}));
+    for (int i = 0; i < r.rows(); ++i) live.insert(r.GetString(i, 0));
+  }
+  if (!deduplicated.empty()) {
+    AWC_ASSIGN_OR_RETURN(db::PgResult r,
+                         conn.Exec(sql::kTouchLiveObjects,
+                                   {tenant, db::ArrayLiteral(deduplicated)}));
+    for (int i = 0; i < r.rows(); ++i) live.insert(r.GetString(i, 0));
+  }
+  std::vector<std::string> lost;
+  for (const std::string& d : digests) {
+    if (live.count(d) == 0) lost.push_back(d);
+  }
+  return lost;
 }
 
 Result<std::string> FirstDeleting(db::PgConn& conn, const std::string& tenant,

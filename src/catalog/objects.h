@@ -24,14 +24,18 @@ Result<std::map<std::string, ObjectState>> InventoryStates(
     db::PgConn& conn, const std::string& tenant,
     const std::vector<std::string>& digests);
 
-// Inserts the missing objects as LIVE and touches last_seen_at of the LIVE
-// ones (their rows stay locked until the transaction ends, so GC cannot
-// mark them meanwhile). Returns the digests left alone because GC is
-// deleting them. `sizes` parallels `digests`.
+// Registers a snapshot's objects in the caller's transaction. Those the
+// caller uploaded itself (`uploaded[i]`) are inserted as LIVE when missing;
+// the LIVE rows of all of them get last_seen_at touched (their rows stay
+// locked until the transaction ends, so GC cannot mark them meanwhile).
+// Returns the digests that are not LIVE now: GC is deleting them, or, for
+// one the caller deduplicated, GC has removed its row (and the object)
+// since the caller looked. The caller treats those as absent and starts
+// over for them. `sizes` and `uploaded` parallel `digests`.
 Result<std::vector<std::string>> RegisterObjects(
     db::PgConn& conn, const std::string& tenant,
-    const std::vector<std::string>& digests,
-    const std::vector<uint64_t>& sizes);
+    const std::vector<std::string>& digests, const std::vector<uint64_t>& sizes,
+    const std::vector<bool>& uploaded);
 
 // Validation's side: the first of `digests` that GC is deleting, or "".
 Result<std::string> FirstDeleting(db::PgConn& conn, const std::string& tenant,

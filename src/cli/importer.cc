@@ -154,8 +154,8 @@ Result<ImportResult> ImportTree(db::PgConn& conn, store::ObjectStore& store,
   }
 
   // Rounds: upload what the inventory lacks, then register everything in
-  // one transaction; a dedup target that GC marked DELETING in between
-  // sends its digest round again.
+  // one transaction; a dedup target that GC marked DELETING, or removed
+  // altogether, in between sends its digest round again (to be uploaded).
   std::vector<std::string> pending = Keys(objects);
   std::map<std::string, bool> uploaded;
   double waited = 0;
@@ -189,11 +189,15 @@ Result<ImportResult> ImportTree(db::PgConn& conn, store::ObjectStore& store,
     }
     std::vector<std::string> digests = Keys(objects);
     std::vector<uint64_t> sizes;
-    for (const auto& [digest, src] : objects) sizes.push_back(src.size);
+    std::vector<bool> ours;
+    for (const auto& [digest, src] : objects) {
+      sizes.push_back(src.size);
+      ours.push_back(uploaded[digest]);
+    }
     std::vector<std::string> lost;
     Status s = db::InTransaction(conn, [&]() -> Status {
       AWC_ASSIGN_OR_RETURN(
-          lost, catalog::RegisterObjects(conn, tenant, digests, sizes));
+          lost, catalog::RegisterObjects(conn, tenant, digests, sizes, ours));
       if (!lost.empty()) return Status::FailedPrecondition("deleting");
       AWC_ASSIGN_OR_RETURN(
           result.snapshot_id,
@@ -208,7 +212,7 @@ Result<ImportResult> ImportTree(db::PgConn& conn, store::ObjectStore& store,
     });
     if (s.ok()) break;
     if (lost.empty() || round >= 5) return s;
-    pending = lost;  // marked DELETING since we looked: start over for them
+    pending = lost;  // GC took them since we looked: start over for them
     for (const std::string& d : lost) uploaded[d] = false;
   }
   for (const auto& [digest, done] : uploaded) result.uploaded += done ? 1 : 0;

@@ -174,6 +174,19 @@ Result<PgResult> PgConn::ExecPrepared(const std::string& name,
                               nullptr, nullptr, 0));
 }
 
+void PgConn::SetFence(const char* sql, Params params, std::string refusal) {
+  fence_sql_ = sql;
+  fence_params_ = std::move(params);
+  fence_refusal_ = std::move(refusal);
+}
+
+Status PgConn::CheckFence() {
+  if (fence_sql_ == nullptr) return Status::OK();
+  AWC_ASSIGN_OR_RETURN(PgResult r, ExecCached(fence_sql_, fence_params_));
+  if (r.rows() == 0) return Status::FailedPrecondition(fence_refusal_);
+  return Status::OK();
+}
+
 Result<PgResult> PgConn::ExecCached(const char* sql, const Params& params) {
   auto it = cached_.find(sql);
   if (it == cached_.end()) {

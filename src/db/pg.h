@@ -107,6 +107,16 @@ class PgConn {
 
   PGconn* raw() { return conn_; }
 
+  // The fence of this connection's transactions: a statement that
+  // InTransaction runs right after BEGIN and that must return a row, or the
+  // transaction is rolled back with kFailedPrecondition `refusal` before
+  // its body runs. The worker fences its handlers' transactions with the
+  // job's lease (docs/ARCHITECTURE.md, "The path of a job").
+  void SetFence(const char* sql, Params params, std::string refusal);
+  void ClearFence() { fence_sql_ = nullptr; }
+  // Runs the fence, if one is set.
+  Status CheckFence();
+
  private:
   explicit PgConn(PGconn* conn) : conn_(conn) {}
   Result<PgResult> Check(PGresult* res);
@@ -115,13 +125,18 @@ class PgConn {
   std::string last_sqlstate_;
   // ExecCached's statements: text -> the name it is prepared under.
   std::unordered_map<std::string, std::string> cached_;
+  const char* fence_sql_ = nullptr;
+  Params fence_params_;
+  std::string fence_refusal_;
 };
 
-// Runs `body` inside BEGIN ... COMMIT; rolls back when it fails.
+// Runs `body` inside BEGIN ... COMMIT, after the connection's fence (if
+// any); rolls back when either fails.
 template <typename Fn>
 Status InTransaction(PgConn& conn, Fn&& body) {
   AWC_RETURN_IF_ERROR(conn.Exec("BEGIN").status());
-  Status s = body();
+  Status s = conn.CheckFence();
+  if (s.ok()) s = body();
   if (!s.ok()) {
     if (!conn.IsBroken()) (void)conn.Exec("ROLLBACK");
     return s;

@@ -205,7 +205,7 @@ UPDATE awc.gc_epochs
 // $1 epoch. Returns the final counts.
 inline constexpr const char* kCompleteEpoch = R"sql(
 UPDATE awc.gc_epochs SET state = 'COMPLETED', finished_at = now()
- WHERE id = $1
+ WHERE id = $1 AND state IN ('PLANNED', 'DELETING')
 RETURNING planned_count, planned_bytes, deleted_count, deleted_bytes,
           kept_count
 )sql";

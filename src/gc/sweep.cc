@@ -258,10 +258,19 @@ class Sweep {
     return Status::OK();
   }
 
+  // Like a batch, completing proves the lock is still ours: a sweeper that
+  // stalled until another one took the lock over, finished the epoch and
+  // let the lock go must not complete (and audit) that epoch again.
   Status Complete() {
     return db::InTransaction(conn_, [&]() -> Status {
-      AWC_RETURN_IF_ERROR(
-          conn_.Exec(sql::kCompleteEpoch, {S(report_.epoch_id)}).status());
+      AWC_RETURN_IF_ERROR(RenewLock());
+      AWC_ASSIGN_OR_RETURN(
+          db::PgResult done,
+          conn_.Exec(sql::kCompleteEpoch, {S(report_.epoch_id)}));
+      if (done.rows() == 0) {
+        return Status::Transient("GC epoch " + S(report_.epoch_id) +
+                                 " was finished by another sweeper");
+      }
       AWC_RETURN_IF_ERROR(LoadCounts());
       return Audit();
     });

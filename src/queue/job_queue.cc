@@ -104,6 +104,17 @@ Result<bool> JobQueue::RenewLease(const Job& job) {
   return r.rows() == 1;
 }
 
+void JobQueue::FenceTransactions(const Job* job) {
+  if (job == nullptr) {
+    conn_->ClearFence();
+    return;
+  }
+  conn_->SetFence(
+      sql::kFenceJob,
+      {std::to_string(job->id), std::to_string(job->lease_token)},
+      "job is no longer held by this worker (cancelled or reclaimed)");
+}
+
 Result<std::vector<Reclaimed>> JobQueue::ReclaimExpired(int limit) {
   AWC_ASSIGN_OR_RETURN(db::PgResult r,
                        conn_->ExecPrepared("reclaim", {std::to_string(limit)}));

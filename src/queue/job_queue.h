@@ -41,6 +41,10 @@ class JobQueue {
                           bool claim_next);
   // Extends the lease; false when the job is no longer ours.
   Result<bool> RenewLease(const Job& job);
+  // Fences every transaction on the connection (db::InTransaction) with
+  // `job`'s lease (kFenceJob), so that a handler that went on after its
+  // job was taken away commits nothing; nullptr lifts the fence.
+  void FenceTransactions(const Job* job);
 
   // Requeues or dead-letters up to `limit` RUNNING jobs whose lease ended.
   Result<std::vector<Reclaimed>> ReclaimExpired(int limit);

@@ -124,6 +124,17 @@ RETURNING j.id, j.kind, j.state, j.attempts,
           j.dead_reason
 )sql";
 
+// The fence of a handler's transactions (PgConn::SetFence): $1 job id, $2
+// lease token. A row only while the job is RUNNING under this claim; the
+// row lock (FOR SHARE) lasts until the transaction ends, so meanwhile the
+// job cannot be reclaimed (kReclaimExpired skips locked rows), cancelled
+// or recorded by anyone else.
+inline constexpr const char* kFenceJob = R"sql(
+SELECT 1 FROM awc.jobs
+ WHERE id = $1 AND state = 'RUNNING' AND lease_token = $2
+   FOR SHARE
+)sql";
+
 inline constexpr const char* kListen = "LISTEN awc_jobs";
 
 // --- Operator side (awcctl), unprepared -----------------------------------

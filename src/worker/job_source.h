@@ -57,6 +57,9 @@ class JobSource {
                                          const queue::Outcome& outcome,
                                          bool claim_next) = 0;
   virtual Result<bool> RenewLease(const queue::Job& job) = 0;
+  // Fences the transactions handlers run on db() with `job`'s lease
+  // (queue::JobQueue::FenceTransactions); nullptr lifts the fence.
+  virtual void FenceTransactions(const queue::Job* job) = 0;
   // Requeues or dead-letters up to `limit` jobs whose lease ended.
   virtual Result<std::vector<queue::Reclaimed>> ReclaimExpired(int limit) = 0;
 

@@ -42,6 +42,10 @@ Result<queue::Finished> PgJobSource::Finish(const queue::Job& job,
   return queue_->Finish(job, outcome, claim_next);
 }
 
+void PgJobSource::FenceTransactions(const queue::Job* job) {
+  if (queue_) queue_->FenceTransactions(job);
+}
+
 Result<bool> PgJobSource::RenewLease(const queue::Job& job) {
   return queue_->RenewLease(job);
 }

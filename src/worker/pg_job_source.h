@@ -43,6 +43,7 @@ class PgJobSource : public JobSource {
                                  const queue::Outcome& outcome,
                                  bool claim_next) override;
   Result<bool> RenewLease(const queue::Job& job) override;
+  void FenceTransactions(const queue::Job* job) override;
   Result<std::vector<queue::Reclaimed>> ReclaimExpired(int limit) override;
   Status Heartbeat(const Beat& beat) override;
 

@@ -19,7 +19,10 @@ queue::Outcome RunningJob::Run() {
   ev_timer_init(&renew, OnRenewTimer, every, every);
   renew.data = this;
   ev_timer_start(deps_.loop, &renew);
+  // Whatever the handler commits, it commits while the job is ours.
+  deps_.source->FenceTransactions(&job_);
   queue::Outcome outcome = deps_.registry->Dispatch(*this);
+  deps_.source->FenceTransactions(nullptr);
   ev_timer_stop(deps_.loop, &renew);
   return outcome;
 }

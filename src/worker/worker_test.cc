@@ -33,6 +33,21 @@ TEST_F(WorkerTest, RecordsEachOutcomeAndClaimsTheNextJobInTheSameCommit) {
                   "recorded 2 COMPLETED", "state idle", "state stopping"));
 }
 
+TEST_F(WorkerTest, HandlersRunFencedByTheirJobsLease) {
+  std::vector<int64_t> during;
+  registry_.Add<Empty>("look", DecodeEmpty, [&](Ctx&, const Empty&) {
+    during = source_.fences;
+    return queue::Outcome::Complete("{}");
+  });
+  source_.Enqueue("look");
+  source_.Enqueue("look");
+  RunWorker();
+  // Each handler's transactions are fenced by its own job's lease; the
+  // fence is lifted when it returns, before its outcome is recorded.
+  EXPECT_THAT(during, ElementsAre(1, 0, 2));
+  EXPECT_THAT(source_.fences, ElementsAre(1, 0, 2, 0));
+}
+
 TEST_F(WorkerTest, AStopWhileAJobRunsFinishesAndRecordsItAndClaimsNoMore) {
   registry_.Add<Empty>("stopped_meanwhile", DecodeEmpty,
                        [this](Ctx&, const Empty&) {

@@ -88,6 +88,8 @@ class FakeJobSource : public JobSource {
   std::deque<queue::Job> ready;
   std::vector<queue::Reclaimed> expired;  // what the next reclaim returns
   std::vector<std::string> log;
+  // FenceTransactions calls: the job id, or 0 when the fence was lifted.
+  std::vector<int64_t> fences;
   std::vector<std::string> beats;
   std::vector<queue::Outcome> outcomes;  // as Finish() received them
   std::vector<double> uninterruptible_pauses;
@@ -132,6 +134,9 @@ class FakeJobSource : public JobSource {
     out.recorded = RecordOutcome(job, outcome);
     if (claim_next) out.next = TakeReady();
     return out;
+  }
+  void FenceTransactions(const queue::Job* job) override {
+    fences.push_back(job ? job->id : 0);
   }
   Result<bool> RenewLease(const queue::Job& job) override {
     AWC_RETURN_IF_ERROR(Call(Op::kRenew, "renew " + std::to_string(job.id)));

@@ -47,6 +47,19 @@ void SleepMs(int64_t ms) {
   Env::Default()->SleepFor(static_cast<double>(ms) / 1000);
 }
 
+// The fence of test_effect: the job row, locked, only while this claim
+// still holds it. $1 job id, $2 lease token.
+constexpr const char* kFenceJob = R"sql(
+SELECT attempts FROM awc.jobs
+ WHERE id = $1 AND state = 'RUNNING' AND lease_token = $2
+   FOR UPDATE
+)sql";
+// $1 job id, $2 lease token, $3 attempt.
+constexpr const char* kAppendEffect = R"sql(
+INSERT INTO awc_test.effects (job_id, lease_token, attempt, at)
+VALUES ($1, $2, $3, clock_timestamp())
+)sql";
+
 }  // namespace
 
 void RegisterTestHandlers(handlers::Registry& registry) {
@@ -108,6 +121,43 @@ void RegisterTestHandlers(handlers::Registry& registry) {
         (void)gc::RunSweep(ctx.db(), ctx.store(), p.tenant_id, o, nullptr,
                            hooks);
         return Outcome::Fail("the crash did not happen");
+      });
+  registry.Add<Millis>(
+      "test_effect", DecodeMillis, [](Ctx& ctx, const Millis& p) {
+        for (int64_t left = p.ms; left > 0; left -= 10) {
+          SleepMs(left < 10 ? left : 10);
+          if (!ctx.Checkpoint().ok()) break;
+        }
+        const queue::Job& job = ctx.job();
+        std::string id = std::to_string(job.id);
+        std::string token = std::to_string(job.lease_token);
+        bool fenced = false;
+        Status s = db::InTransaction(ctx.db(), [&]() -> Status {
+          AWC_ASSIGN_OR_RETURN(db::PgResult held,
+                               ctx.db().Exec(kFenceJob, {id, token}));
+          if (held.rows() == 0) return Status::OK();
+          fenced = true;
+          return ctx.db()
+              .Exec(kAppendEffect, {id, token, held.GetString(0, 0)})
+              .status();
+        });
+        if (!s.ok()) return Outcome::Retry("effect not recorded");
+        if (!fenced) return Outcome::Retry("the lease was lost");
+        return Outcome::Complete(R"({"effect": true})");
+      });
+  registry.Add<Millis>(
+      "test_stalled_effect", DecodeMillis, [](Ctx& ctx, const Millis& p) {
+        const queue::Job& job = ctx.job();
+        if (job.attempts == 1) SleepMs(p.ms);
+        Status s = db::InTransaction(ctx.db(), [&]() -> Status {
+          return ctx.db()
+              .Exec(kAppendEffect,
+                    {std::to_string(job.id), std::to_string(job.lease_token),
+                     std::to_string(job.attempts)})
+              .status();
+        });
+        if (!s.ok()) return Outcome::Retry("effect not recorded");
+        return Outcome::Complete(R"({"effect": true})");
       });
   registry.Add<Empty>("test_unstorable", DecodeEmpty, [](Ctx&, const Empty&) {
     // Valid JSON that jsonb refuses (SQLSTATE 22P05): the database will

@@ -17,6 +17,18 @@
 //   test_fail     {}            -> Fail (error text "TEST-ERROR-TEXT")
 //   test_crash    {}            -> the worker process dies by SIGKILL
 //   test_defer    {"secs": N}   -> Defer N seconds (no attempt spent)
+//   test_effect   {"ms": N}     -> sleeps like test_sleep, then, in one
+//                                  transaction fenced by the lease (the job
+//                                  row locked and still RUNNING under this
+//                                  claim's token), appends (job id, lease
+//                                  token, attempt, clock time) to
+//                                  awc_test.effects, which the test makes;
+//                                  Complete, or Retry when the fence fails
+//   test_stalled_effect {"ms": N} -> on its first attempt sleeps N ms
+//                                  without checkpoints (a stall: the lease
+//                                  runs out), then, on any attempt, appends
+//                                  to awc_test.effects like test_effect but
+//                                  with no fence of its own; Complete
 #ifndef AWC_TESTS_SUPPORT_TEST_HANDLERS_H_
 #define AWC_TESTS_SUPPORT_TEST_HANDLERS_H_
 

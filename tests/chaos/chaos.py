@@ -1,0 +1,396 @@
+#!/usr/bin/env python3
+"""The chaos suite of awc-worker (make chaos; a short run in make check).
+
+Two fleets of the test daemon (awc-worker-testd: the daemon plus test
+handlers), one over a file:// store and one over memory://, each on its own
+database of a PostgreSQL cluster this script makes and crashes itself,
+drain thousands of jobs of every kind that a producer (workload.py) keeps
+inserting, while a driver injects faults at random:
+
+  worker SIGKILL     a random worker of either fleet
+  master SIGKILL     once per run, the file fleet's master; a new one is
+                     started (the old workers finish their job and exit)
+  postgres crash     `pg_ctl -m immediate` stop, then start again
+  backend kill       pg_terminate_backend() of random daemon, awcctl or
+                     producer sessions
+  store stall        SIGSTOP of a worker that runs a validate, scrub or gc
+                     job on the file:// store (in the middle of its store
+                     reads, deletes and commits) for 0.3-2 leases, then
+                     SIGCONT: its lease may expire and the job move on
+
+Then the faults stop, the queue drains, the producer validates what was
+left VALIDATING, scrubs every READY snapshot and sweeps every tenant once
+more, the fleets stop, and checks.py checks the invariants. The run prints
+its seed (CHAOS_SEED / --seed replays the same decisions), the faults by
+type, the jobs by kind and state, what was checked and every violation;
+it exits 1 on any violation. Standard library only.
+"""
+
+import argparse
+import os
+import random
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from checks import Checker  # noqa: E402
+from fleet import Fleet  # noqa: E402
+from pgcluster import Cluster, PgError, client_env  # noqa: E402
+from workload import TENANTS, Producer, enqueue_sql  # noqa: E402
+
+LEASE_SECS = 3
+FILE_DB, MEM_DB = "chaos_file", "chaos_mem"
+STORE_KINDS = ["snapshot_validate", "snapshot_scrub", "gc_sweep"]
+# What an import may fail with while the database crashes or its session is
+# terminated.
+IMPORT_FAULT = re.compile(r"database connection|server closed the "
+                          r"connection|terminating connection|shutting down|"
+                          r"not yet accepting connections|in recovery mode")
+
+
+def log(msg):
+    print(f"[chaos {time.strftime('%H:%M:%S')}] {msg}", flush=True)
+
+
+class Run:
+    def __init__(self, args):
+        self.args = args
+        self.rng = random.Random(args.seed)
+        self.faults = Counter()
+        self.stats = Counter()
+        self.violations = []
+        self.stalled = {}  # pid -> when to SIGCONT
+        self.work = tempfile.mkdtemp(prefix="awc-chaos.")
+        build = os.path.abspath(args.build_dir)
+        self.testd = os.path.join(build, "tests", "awc-worker-testd")
+        self.awcctl = os.path.join(build, "awcctl")
+        self.store = os.path.join(self.work, "cas")
+        self.pg = Cluster(self.work)
+        # An empty settings file: nothing but this run's environment counts
+        # (not a settings file installed on the machine).
+        self.conf = os.path.join(self.work, "empty.conf")
+        open(self.conf, "w").close()
+
+    # --------------------------------------------------------------- setup
+    def setup(self):
+        self.pg.init()
+        self.pg.start()
+        for db in (FILE_DB, MEM_DB):
+            self.pg.psql("postgres", f"CREATE DATABASE {db}")
+            self.awcctl_run(db, "migrate")
+        self.awcctl_run(FILE_DB, "store", "init", "file://" + self.store)
+        self.producer = Producer(self.rng, self.pg, FILE_DB, MEM_DB,
+                                 self.store, self.awcctl, self.conf,
+                                 self.work, self.stats)
+        self.producer.setup()
+        # No scheduler: every job of the run is the producer's, so that
+        # each one can be accounted for.
+        common = {"AWC_CONFIG": self.conf, "AWC_SCHEDULER": "off",
+                  "AWC_WORKER_LEASE_SECS": str(LEASE_SECS),
+                  "AWC_WORKER_POLL_INTERVAL_MS": "100",
+                  "AWC_LOG_LEVEL": "warn", "AWC_GC_GRACE_SECS": "2",
+                  "AWC_GC_BATCH_SIZE": "25", "AWC_GC_CANARY_SIZE": "5",
+                  "AWC_RETENTION_GRACE_SECS": "2"}
+        self.file_fleet = Fleet("file-fleet", self.testd, {
+            **common, "DATABASE_URL": self.pg.url(FILE_DB),
+            "AWC_CAS_URL": "file://" + self.store,
+            "AWC_WORKER_ID": "chaos-file", "AWC_WORKER_CONCURRENCY": "3"},
+            self.work)
+        self.mem_fleet = Fleet("memory-fleet", self.testd, {
+            **common, "DATABASE_URL": self.pg.url(MEM_DB),
+            "AWC_CAS_URL": "memory://", "AWC_WORKER_ID": "chaos-mem",
+            "AWC_WORKER_CONCURRENCY": "2"}, self.work)
+        self.fleets = [self.file_fleet, self.mem_fleet]
+        for f in self.fleets:
+            f.start()
+
+    def awcctl_run(self, db, *args):
+        r = subprocess.run([self.awcctl, *args], capture_output=True,
+                           text=True, env=client_env(
+                               {"DATABASE_URL": self.pg.url(db),
+                                "AWC_CONFIG": self.conf}))
+        if r.returncode != 0:
+            raise RuntimeError(f"awcctl {' '.join(args)}: {r.stderr.strip()}")
+
+    # -------------------------------------------------------------- faults
+    def kill_worker(self):
+        fleet = self.rng.choice(self.fleets)
+        workers = sorted(p for p, _ in fleet.workers())
+        if not workers:
+            return
+        os.kill(self.rng.choice(workers), signal.SIGKILL)
+        self.faults["worker SIGKILL"] += 1
+
+    def kill_master(self):
+        self.file_fleet.kill_master()
+        self.faults["master SIGKILL"] += 1
+        time.sleep(self.rng.uniform(0.2, 1.0))
+        self.file_fleet.start()
+
+    def crash_postgres(self):
+        self.pg.stop_immediate()
+        self.faults["postgres crash (pg_ctl -m immediate)"] += 1
+        time.sleep(self.rng.uniform(0.2, 1.5))
+        self.pg.start()
+
+    def kill_backends(self):
+        try:
+            pids = [int(r[0]) for r in self.pg.psql(
+                "postgres", "SELECT pid FROM pg_stat_activity WHERE datname "
+                f"IN ('{FILE_DB}', '{MEM_DB}') AND backend_type = "
+                "'client backend' AND pid <> pg_backend_pid() ORDER BY pid")]
+            chosen = self.rng.sample(pids, min(len(pids),
+                                               self.rng.randint(1, 3)))
+            if chosen:
+                self.pg.psql("postgres", "SELECT pg_terminate_backend(p) "
+                             f"FROM unnest(ARRAY{chosen}) p")
+            self.faults["backend kill (pg_terminate_backend)"] += len(chosen)
+        except PgError:
+            pass
+
+    def stall_store(self):
+        # Jobs are short: look for one in flight for up to a second.
+        deadline = time.monotonic() + 1
+        while not (busy := sorted(
+                p for p in self.file_fleet.busy_workers(STORE_KINDS)
+                if p not in self.stalled)):
+            if time.monotonic() > deadline:
+                return
+            time.sleep(0.005)
+        pid = self.rng.choice(busy)
+        try:
+            os.kill(pid, signal.SIGSTOP)
+        except ProcessLookupError:
+            return
+        self.stalled[pid] = time.monotonic() + self.rng.uniform(
+            0.3, 2.0) * LEASE_SECS
+        self.faults["store stall (SIGSTOP of a busy worker)"] += 1
+
+    def resume_stalls(self, everything=False):
+        now = time.monotonic()
+        for pid, when in list(self.stalled.items()):
+            if everything or when <= now:
+                try:
+                    os.kill(pid, signal.SIGCONT)
+                except ProcessLookupError:
+                    pass
+                del self.stalled[pid]
+
+    def keep_masters(self):
+        for f in self.fleets:
+            if not f.master_alive():
+                code = f.master.returncode if f.master else None
+                self.stats[f"{f.name} master restarts after it exited "
+                           f"({code})"] += 1
+                f.start()
+
+    # --------------------------------------------------------------- phases
+    def chaos(self):
+        rng, p = self.rng, self.producer
+        start = time.monotonic()
+        end = start + self.args.seconds
+        next_fault = start + rng.uniform(0.3, 1.2)
+        next_crash = start + rng.uniform(0.2, 0.4) * self.args.seconds
+        master_kill = start + rng.uniform(0.4, 0.7) * self.args.seconds
+        next_backlog, backlog = start, {}
+        while (now := time.monotonic()) < end:
+            if len(p.imports) < 2 and rng.random() < 0.5:
+                p.start_import()
+            if now >= next_backlog:
+                backlog = self.backlog()
+                next_backlog = now + 0.5
+            if backlog[MEM_DB] < 300 and rng.random() < 0.8:
+                p.effect_jobs(MEM_DB, rng.randint(10, 40))
+            if backlog[FILE_DB] < 100 and rng.random() < 0.3:
+                p.effect_jobs(FILE_DB, rng.randint(1, 8))
+            if rng.random() < 0.3:
+                p.storage_jobs()
+            if rng.random() < 0.03:
+                p.workspace_moves()
+            if rng.random() < 0.03:
+                p.bad_snapshot()
+            if rng.random() < 0.02:
+                p.decay()
+            if rng.random() < 0.05:
+                p.doomed_jobs()
+            p.poll_imports()
+            if now >= next_fault:
+                rng.choices([self.kill_worker, self.kill_backends,
+                             self.stall_store], [4, 3, 3])[0]()
+                next_fault = now + rng.uniform(0.3, 1.2)
+            if now >= next_crash:
+                self.crash_postgres()
+                next_crash = time.monotonic() + rng.uniform(12, 25)
+            if master_kill and now >= master_kill:
+                self.kill_master()
+                master_kill = None
+            self.resume_stalls()
+            self.keep_masters()
+            time.sleep(0.02)
+
+    def backlog(self):
+        """Ready PENDING jobs per database (the producer keeps the queue
+        busy, not flooded: every job must be drained in the end)."""
+        out = {}
+        for db in (FILE_DB, MEM_DB):
+            try:
+                out[db] = int(self.pg.psql(db, "SELECT count(*) FROM awc.jobs "
+                                           "WHERE state = 'PENDING' AND "
+                                           "run_at <= now()")[0][0])
+            except PgError:
+                out[db] = 10**9
+        return out
+
+    def drain(self, deadline, what):
+        """Waits until neither database has a PENDING or RUNNING job,
+        bringing forward backoffs and deferrals (an operator's retry now)."""
+        while time.monotonic() < deadline:
+            self.keep_masters()
+            self.producer.poll_imports()
+            try:
+                left = 0
+                for db in (FILE_DB, MEM_DB):
+                    self.pg.psql(db, "UPDATE awc.jobs SET run_at = now() "
+                                 "WHERE state = 'PENDING' AND run_at > now()")
+                    left += int(self.pg.psql(db, "SELECT count(*) FROM "
+                                             "awc.jobs WHERE state IN "
+                                             "('PENDING', 'RUNNING')")[0][0])
+                if left == 0 and not self.producer.imports:
+                    return True
+            except PgError:
+                pass
+            time.sleep(0.3)
+        self.violations.append(f"the queue did not drain ({what}) in time")
+        return False
+
+    def final_round(self, deadline):
+        """What a producer (or a scheduler) does once things are quiet."""
+        self.drain(deadline, "after the faults")
+        stuck = [int(r[0]) for r in self.pg.psql(
+            FILE_DB, "SELECT id FROM awc.snapshots WHERE state = "
+            "'VALIDATING' ORDER BY id")]
+        self.stats["validations re-enqueued for snapshots left "
+                   "VALIDATING"] += len(stuck)
+        if stuck:
+            self.pg.psql(FILE_DB, enqueue_sql(
+                "snapshot_validate", [{"snapshot_id": s} for s in stuck],
+                "ok"))
+            self.drain(deadline, "final validations")
+        self.pg.psql(FILE_DB, "WITH j AS (INSERT INTO awc.jobs (kind, "
+                     "payload) SELECT 'snapshot_scrub', jsonb_build_object("
+                     "'snapshot_id', id) FROM awc.snapshots WHERE state = "
+                     "'READY' RETURNING id) INSERT INTO awc_test.enqueued "
+                     "SELECT id, 'ok' FROM j")
+        self.drain(deadline, "final scrubs")
+        time.sleep(2.2)  # the GC grace: let what was released age
+        for _ in range(2):
+            self.pg.psql(FILE_DB, enqueue_sql(
+                "gc_sweep", [{"tenant_id": t} for t in TENANTS], "ok"))
+            self.drain(deadline, "final gc sweeps")
+
+    # ------------------------------------------------------------- summary
+    def check(self):
+        c = Checker(self.pg, self.store)
+        for db in (FILE_DB, MEM_DB):
+            jobs = c.jobs(db)
+            c.effects(db, jobs)
+            if db == FILE_DB:
+                snaps, live = c.snapshots(db)
+                c.gc_safety(db, live, snaps)
+                c.audit(db, jobs, snaps)
+        for f in self.fleets:
+            with open(f.log_path, errors="replace") as fh:
+                for line in fh:
+                    if ("AddressSanitizer" in line or "runtime error:" in line
+                            or "LeakSanitizer" in line):
+                        c.bad(f"{f.name}: {line.strip()[:300]}")
+        return c
+
+    def report(self, c, started):
+        out = [f"seed {self.args.seed}; {self.args.seconds:g} s of faults, "
+               f"{time.monotonic() - started:.1f} s in all"]
+        out.append("faults injected:")
+        for k, v in sorted(self.faults.items()):
+            out.append(f"  {v:7d}  {k}")
+        out.append(f"  {sum(self.faults.values()):7d}  in all")
+        out.append("workload:")
+        for k, v in sorted(self.stats.items()):
+            out.append(f"  {v:7d}  {k}")
+        out.append(f"jobs checked: {c.counts['jobs checked']}")
+        for (db, kind, state), n in sorted(c.jobs_by.items()):
+            out.append(f"  {n:7d}  {db:10s} {kind:20s} {state}")
+        out.append("dead letters:")
+        for k, v in sorted(c.failed_reasons.items()):
+            out.append(f"  {v:7d}  {k}")
+        out.append("checked:")
+        for k, v in sorted(c.counts.items()):
+            if k != "jobs checked":
+                out.append(f"  {v:7d}  {k}")
+        for e in self.producer.import_errors:
+            if not IMPORT_FAULT.search(e) or "Sanitizer" in e:
+                c.bad(f"an import failed for no injected fault: {e}")
+        violations = self.violations + c.violations
+        out.append(f"violations: {len(violations)}")
+        for v in violations[:200]:
+            out.append(f"  VIOLATION {v}")
+        for e in sorted(set(self.producer.import_errors))[:10]:
+            out.append(f"  failed import said: {e}")
+        print("\n".join("chaos: " + line for line in out), flush=True)
+        return not violations
+
+    def cleanup(self, keep):
+        for f in getattr(self, "fleets", []):
+            f.stop(timeout=5)
+        self.pg.close_sessions()
+        self.pg.stop()
+        if keep:
+            log(f"kept {self.work}")
+        else:
+            shutil.rmtree(self.work, ignore_errors=True)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--build-dir", default="build")
+    ap.add_argument("--seconds", type=float,
+                    default=float(os.environ.get("CHAOS_SECONDS") or 300))
+    ap.add_argument("--seed", type=int,
+                    default=int(os.environ.get("CHAOS_SEED") or
+                                random.SystemRandom().randrange(1, 2**31)))
+    ap.add_argument("--keep", action="store_true",
+                    help="keep the work directory (kept anyway on failure)")
+    args = ap.parse_args()
+    log(f"seed {args.seed} (CHAOS_SEED={args.seed} replays its decisions), "
+        f"{args.seconds:g} s of faults")
+    started = time.monotonic()
+    run = Run(args)
+    ok = False
+    try:
+        run.setup()
+        log(f"cluster on port {run.pg.port}, work directory {run.work}")
+        run.chaos()
+        log("faults stopped; draining and final round")
+        run.resume_stalls(everything=True)
+        run.final_round(time.monotonic() + max(120, args.seconds))
+        for f in run.fleets:
+            status = f.stop()
+            if status != 0:
+                run.violations.append(f"{f.name}: master exited with "
+                                      f"{status} on SIGTERM")
+        ok = run.report(run.check(), started)
+    finally:
+        run.cleanup(keep=args.keep or not ok)
+    print("chaos: PASS" if ok else "chaos: FAIL", flush=True)
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

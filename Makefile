@@ -13,6 +13,8 @@
 #   make bench-storage  only the storage benchmarks
 #   make bench-scheduler  the planning time of each built-in schedule at
 #                   1M snapshots / 1M jobs (a cluster with fsync on)
+#   make bench-console  the console's page latency at 1M jobs and 100k
+#                   snapshots (a cluster with fsync on)
 #   make fuzz       the libFuzzer targets of fuzz/, FUZZ_SECONDS each
 #   make chaos      the chaos suite (tests/chaos/) for CHAOS_SECONDS, with
 #                   CHAOS_SEED to replay a run (make check runs a short one)
@@ -36,7 +38,7 @@ PACKAGES_PG    := postgresql postgresql-common
 PACKAGES_FUZZ  := clang-14 libclang-rt-14-dev
 PACKAGES_DEB   := debhelper dpkg-dev lintian
 PACKAGES_TEST  := libgtest-dev libgmock-dev mandoc nodejs python3 awscli \
-  curl $(PACKAGES_PG) $(PACKAGES_FUZZ) $(PACKAGES_DEB)
+  curl chromium $(PACKAGES_PG) $(PACKAGES_FUZZ) $(PACKAGES_DEB)
 PACKAGES_BENCH := libbenchmark-dev nodejs python3 $(PACKAGES_PG)
 PACKAGES_DEMO  := $(PACKAGES_PG)
 
@@ -59,7 +61,8 @@ endef
 
 .PHONY: all deps deps-build deps-test deps-bench deps-demo deps-deb deps-fuzz \
   deps-npm deps-promtool build build-tests build-asan check demo install deb \
-  bench bench-storage bench-scheduler fuzz fuzz-build lint-man clean chaos
+  bench bench-storage bench-scheduler bench-console fuzz fuzz-build lint-man \
+  clean chaos
 
 all: build
 
@@ -78,13 +81,18 @@ deps-fuzz: deps-build
 # Everything any target needs.
 deps: deps-test deps-bench
 
-# The S3 protocol server of the tests and benchmarks (npm), in a
+# The S3 protocol server of the tests and benchmarks, and the library that
+# drives Debian's chromium in the console's browser test (npm), in a
 # project-local directory that is not committed; tests/support/s3_server.cc
-# looks for it there. Debian's nodejs comes without npm; NodeSource's
-# bundles it.
-S3RVER_VERSION := 3.7.1
-S3RVER_PREFIX  := $(CURDIR)/build-deps
-S3RVER_PKG     := $(S3RVER_PREFIX)/node_modules/s3rver/package.json
+# and tests/console_browser_test.cc look for them there. Both are installed
+# by one npm command (npm removes what the command does not name). Debian's
+# nodejs comes without npm; NodeSource's bundles it. puppeteer-core 24.x
+# still runs on Debian's node 18 and speaks to chromium 156 over the
+# DevTools protocol.
+S3RVER_VERSION    := 3.7.1
+PUPPETEER_VERSION := 24.43.1
+S3RVER_PREFIX     := $(CURDIR)/build-deps
+NPM_PACKAGES      := s3rver@$(S3RVER_VERSION) puppeteer-core@$(PUPPETEER_VERSION)
 
 deps-npm:
 	$(call install_packages,nodejs)
@@ -95,10 +103,14 @@ deps-npm:
 	  { $(SUDO) apt-get update && \
 	    $(SUDO) apt-get install -y --no-install-recommends npm; }; \
 	fi
-	@if ! grep -qs '"version": "$(S3RVER_VERSION)"' $(S3RVER_PKG); then \
-	  echo "installing: s3rver@$(S3RVER_VERSION) into $(S3RVER_PREFIX)"; \
+	@missing=; for p in $(NPM_PACKAGES); do \
+	  grep -qs "\"version\": \"$${p##*@}\"" \
+	    $(S3RVER_PREFIX)/node_modules/$${p%@*}/package.json || missing=1; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing: $(NPM_PACKAGES) into $(S3RVER_PREFIX)"; \
 	  npm install --prefix $(S3RVER_PREFIX) --no-save --no-audit --no-fund \
-	    --loglevel=error s3rver@$(S3RVER_VERSION); \
+	    --loglevel=error $(NPM_PACKAGES); \
 	fi
 
 # promtool, which checks a real /metrics scrape in the tests
@@ -208,6 +220,15 @@ bench-scheduler: deps-bench
 	  -DAWC_BUILD_BENCH=ON -DAWC_BUILD_TESTS=OFF $(CMAKE_ARGS)
 	cmake --build $(BENCH_BUILD) -j $(JOBS) --target awc-bench-scheduler
 	$(PG_VENV) -o fsync=on bench/run.sh $(BENCH_BUILD) scheduler
+
+# The console's pages at 1M jobs and 100k snapshots, on a cluster of its
+# own at PostgreSQL's default durability (pg_virtualenv's default is fsync
+# off).
+bench-console: deps-bench
+	cmake -S . -B $(BENCH_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  -DAWC_BUILD_BENCH=ON -DAWC_BUILD_TESTS=OFF $(CMAKE_ARGS)
+	cmake --build $(BENCH_BUILD) -j $(JOBS) --target awcctl
+	$(PG_VENV) -o fsync=on bench/run.sh $(BENCH_BUILD) console
 
 # libFuzzer targets: the library built by clang with ASan/UBSan and
 # coverage instrumentation, one binary per parser in fuzz/. `make fuzz`

@@ -6,8 +6,10 @@
 #   pg_virtualenv -t bench/run.sh BUILD_DIR [SUITE...]
 #
 # SUITE is `queue` (queue_bench.py), `storage` (storage_bench.py) or
-# `scheduler` (scheduler_bench.py, which needs a cluster with fsync on:
-# make bench-scheduler); the default is queue and storage, queue first. Knobs (environment): for the queue,
+# `scheduler` (scheduler_bench.py) or `console` (console_bench.py), which
+# both need a cluster with fsync on (make bench-scheduler, make
+# bench-console); the default is queue and storage, queue first. Knobs
+# (environment): for the queue,
 # BENCH_JOBS (20000), BENCH_CONCURRENCY ("1 2 4 8"), BENCH_REPEAT (3),
 # BENCH_INFO_WORKERS (2), BENCH_LATENCY_WORKERS (2), BENCH_LATENCY_SAMPLES
 # (200), BENCH_LATENCY_GAP_MS (50), BENCH_RESULTS (default
@@ -18,11 +20,15 @@
 # bench/results/storage-<date>.txt); for the scheduler,
 # BENCH_SCHED_SNAPSHOTS (1000000), BENCH_SCHED_JOBS (1000000),
 # BENCH_SCHED_REPEAT (5), BENCH_SCHED_RESULTS (default
-# bench/results/scheduler-<date>.txt). See bench/README.md.
+# bench/results/scheduler-<date>.txt); for the console, BENCH_CONSOLE_JOBS
+# (1000000), BENCH_CONSOLE_SNAPSHOTS (100000), BENCH_CONSOLE_PENDING (5000),
+# BENCH_CONSOLE_EPOCHS (5000), BENCH_CONSOLE_REQUESTS (30),
+# BENCH_CONSOLE_RESULTS (default bench/results/console-<date>.txt). See
+# bench/README.md.
 set -euo pipefail
 
 if [ $# -lt 1 ]; then
-  echo "usage: pg_virtualenv -t $0 BUILD_DIR [queue] [storage] [scheduler]" >&2
+  echo "usage: pg_virtualenv -t $0 BUILD_DIR [queue] [storage] [scheduler] [console]" >&2
   exit 2
 fi
 build=$(cd "$1" && pwd)
@@ -45,12 +51,19 @@ for suite in "${suites[@]}"; do
     queue) programs=(awc-worker-bench awc-bench-pgbench-script) ;;
     storage) programs=(awc-bench-storage) ;;
     scheduler) programs=(awc-bench-scheduler) ;;
+    console)
+      if [ ! -x "$build/awcctl" ]; then
+        echo "$0: $build/awcctl is missing" >&2
+        exit 2
+      fi
+      programs=()
+      ;;
     *)
-      echo "$0: unknown suite \"$suite\" (queue, storage, scheduler)" >&2
+      echo "$0: unknown suite \"$suite\" (queue, storage, scheduler, console)" >&2
       exit 2
       ;;
   esac
-  for b in "${programs[@]}"; do
+  for b in "${programs[@]+"${programs[@]}"}"; do
     if [ ! -x "$build/bench/$b" ]; then
       echo "$0: $build/bench/$b is missing (cmake -DAWC_BUILD_BENCH=ON)" >&2
       exit 2
@@ -63,5 +76,6 @@ for suite in "${suites[@]}"; do
     queue) python3 "$here/queue_bench.py" --build-dir "$build" ;;
     storage) python3 "$here/storage_bench.py" --build-dir "$build" ;;
     scheduler) python3 "$here/scheduler_bench.py" --build-dir "$build" ;;
+    console) python3 "$here/console_bench.py" --build-dir "$build" ;;
   esac
 done

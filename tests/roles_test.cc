@@ -8,6 +8,7 @@
 #include <atomic>
 
 #include "migrate/embedded_migrations.h"
+#include "tests/support/console_fixture.h"
 #include "tests/support/harness.h"
 
 namespace awc::testing {
@@ -136,13 +137,20 @@ TEST_F(RolesTest, TheRuntimeRoleRunsEverythingButCannotChangeTheSchema) {
   const migrate::Migration& last = migrate::EmbeddedMigrations().back();
   db_.Exec("DELETE FROM awc.schema_migrations WHERE version = $1",
            {std::to_string(last.version)});
-  db_.Exec("DROP TABLE awc.workers");
-  db_.Exec("ALTER TABLE awc.jobs DROP COLUMN dead_reason");
+  // The last migration (0006) adds the console's indexes.
+  for (const char* index :
+       {"jobs_kind_state_idx", "jobs_dead_reason_idx",
+        "audit_events_event_id_idx", "audit_events_subject_id_idx",
+        "audit_events_tenant_id_idx", "snapshots_state_idx",
+        "gc_epochs_tenant_idx"}) {
+    db_.Exec(std::string("DROP INDEX awc.") + index);
+  }
   CommandResult denied = AsRuntime({"migrate"});
   EXPECT_EQ(denied.code, 1);
   EXPECT_NE(denied.err.find("(SQLSTATE 42501)"), std::string::npos)
       << denied.err;
-  EXPECT_EQ(db_.Scalar("SELECT to_regclass('awc.workers') IS NULL"), "t");
+  EXPECT_EQ(db_.Scalar("SELECT to_regclass('awc.jobs_kind_state_idx') IS NULL"),
+            "t");
   // The daemon in check mode refuses to start on it rather than migrate.
   CommandResult check = RunProcess(ShippedDaemonPath(), {},
                                    {{"DATABASE_URL", Runtime()},
@@ -207,6 +215,15 @@ TEST_F(RolesTest, TheRuntimeRoleRunsEverythingButCannotChangeTheSchema) {
   ExpectOk({"health", "--fleet"});
   ExpectOk({"workers"});
   ExpectOk({"stats"});
+  {
+    ConsoleProcess console(Runtime(), "");
+    ASSERT_TRUE(console.WaitListening()) << console.process().Stderr();
+    for (const char* page : {"/", "/jobs", "/dead", "/snapshots", "/gc",
+                             "/audit", "/api/overview"}) {
+      HttpReply r = console.Get(page);
+      EXPECT_EQ(r.status, 200) << page << r.body;
+    }
+  }
   ExpectOk({"jobs"});
   ExpectOk({"jobs", "show", done_id});
   ExpectOk({"jobs", "cancel", later_id});

@@ -19,7 +19,7 @@ const AddFn kVerbGroups[] = {
     AddMigrateCommands, AddRolesCommands,     AddHealthCommands,
     AddWorkersCommands, AddStatsCommands,     AddJobsCommands,
     AddDlqCommands,     AddEnqueueCommands,   AddImportCommands,
-    AddStoreCommands,   AddSchedulesCommands,
+    AddStoreCommands,   AddSchedulesCommands, AddServeCommands,
 };
 
 const std::vector<Command>& AllCommands() {

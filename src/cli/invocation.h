@@ -80,6 +80,9 @@ class Invocation {
   };
   // The session of this run (opened once; see the contract).
   Result<db::PgConn*> Connect(Open how);
+  // Hands the session over to the caller (a verb that keeps it beyond the
+  // run, as serve does); null when not connected.
+  std::unique_ptr<db::PgConn> TakeConnection() { return std::move(conn_); }
   // The target URL of the session, once connected.
   const std::string& target() const { return target_; }
 

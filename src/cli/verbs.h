@@ -20,6 +20,7 @@ void AddEnqueueCommands(std::vector<Command>* out);    // enqueue_cmd.cc
 void AddImportCommands(std::vector<Command>* out);     // import_cmd.cc
 void AddStoreCommands(std::vector<Command>* out);      // store_cmd.cc
 void AddSchedulesCommands(std::vector<Command>* out);  // schedules_cmd.cc
+void AddServeCommands(std::vector<Command>* out);      // serve_cmd.cc
 
 }  // namespace awc::cli
 

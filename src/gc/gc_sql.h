@@ -216,17 +216,19 @@ SELECT planned_count, planned_bytes, deleted_count, deleted_bytes, kept_count
   FROM awc.gc_epochs WHERE id = $1
 )sql";
 
-// The last epoch of each tenant, for awcctl stats: (tenant, epoch id,
-// state, dry run, planned, deleted, kept, created_at ISO 8601 UTC, seconds
-// since it finished or NULL while open), by tenant.
+// The last epoch of each tenant, for awcctl stats and the console: (tenant,
+// epoch id, state, dry run, planned, deleted, kept, created_at ISO 8601
+// UTC, seconds since it finished or NULL while open), by tenant. One probe
+// of gc_epochs_tenant_idx per tenant, however long the history.
 inline constexpr const char* kLastEpochs = R"sql(
-SELECT DISTINCT ON (tenant_id)
-       tenant_id, id, state, dry_run, planned_count, deleted_count,
-       kept_count,
-       to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),
-       extract(epoch FROM now() - finished_at)
-  FROM awc.gc_epochs
- ORDER BY tenant_id, id DESC
+SELECT e.tenant_id, e.id, e.state, e.dry_run, e.planned_count,
+       e.deleted_count, e.kept_count,
+       to_char(e.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),
+       extract(epoch FROM now() - e.finished_at)
+  FROM awc.tenants t
+ CROSS JOIN LATERAL (SELECT * FROM awc.gc_epochs x WHERE x.tenant_id = t.id
+                      ORDER BY x.id DESC LIMIT 1) e
+ ORDER BY t.id
 )sql";
 
 #undef AWC_GC_NOT_LIVE

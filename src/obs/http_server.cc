@@ -109,9 +109,18 @@ int BoundPort(int fd) {
 
 }  // namespace
 
+const std::string* HttpRequest::Arg(std::string_view name) const {
+  const std::string* found = nullptr;
+  for (const auto& [k, v] : query) {
+    if (k == name) found = &v;
+  }
+  return found;
+}
+
 struct HttpServer::Impl {
   struct ev_loop* loop = nullptr;
-  Route route;
+  Handler handler;
+  HttpHeaders common;
   HttpServerOptions options;
   struct MHD_Daemon* daemon = nullptr;
   int port = 0;
@@ -198,7 +207,8 @@ void OnConnection(void* cls, struct MHD_Connection* conn, void**,
   impl->open[conn] = o;
 }
 
-MHD_Result Reply(struct MHD_Connection* conn, const HttpResponse& r) {
+MHD_Result Reply(struct MHD_Connection* conn, const HttpHeaders& common,
+                 const HttpResponse& r) {
   std::string body = Scrub(r.body);
   struct MHD_Response* resp = MHD_create_response_from_buffer(
       body.size(), body.data(), MHD_RESPMEM_MUST_COPY);
@@ -208,35 +218,60 @@ MHD_Result Reply(struct MHD_Connection* conn, const HttpResponse& r) {
   if (r.status == MHD_HTTP_METHOD_NOT_ALLOWED) {
     MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW, kAllowedMethods);
   }
+  for (const HttpHeaders* headers : {&common, &r.headers}) {
+    for (const auto& [name, value] : *headers) {
+      MHD_add_response_header(resp, name.c_str(), value.c_str());
+    }
+  }
   MHD_Result ret =
       MHD_queue_response(conn, static_cast<unsigned int>(r.status), resp);
   MHD_destroy_response(resp);
   return ret;
 }
 
+// MHD's first look at a request: keeps its raw target (MHD decodes the
+// path and its own way of splitting the query treats '+' as a '+'), which
+// the access handler gets as its *req_cls.
+void* OnUri(void*, const char* uri, struct MHD_Connection*) {
+  return new std::string(uri != nullptr ? uri : "");
+}
+
+void OnCompleted(void*, struct MHD_Connection*, void** req_cls,
+                 enum MHD_RequestTerminationCode) {
+  delete static_cast<std::string*>(*req_cls);
+  *req_cls = nullptr;
+}
+
 // MHD's access handler. Answers on the first call, once the headers are
 // in: nothing we serve needs a request body.
 MHD_Result OnRequest(void* cls, struct MHD_Connection* conn, const char* url,
                      const char* method, const char*, const char*, size_t*,
-                     void**) {
+                     void** req_cls) {
   auto* impl = static_cast<HttpServer::Impl*>(cls);
   HttpResponse response;
   if (strcmp(method, MHD_HTTP_METHOD_GET) != 0 &&
       strcmp(method, MHD_HTTP_METHOD_HEAD) != 0) {
     response.status = MHD_HTTP_METHOD_NOT_ALLOWED;
     response.body = "method not allowed\n";
-    return Reply(conn, response);
+    return Reply(conn, impl->common, response);
   }
-  std::string path = url != nullptr ? url : "/";
-  size_t query = path.find('?');
-  if (query != std::string::npos) path.erase(query);
+  HttpRequest request;
+  request.method = method;
+  request.path = url != nullptr ? url : "/";
+  size_t query = request.path.find('?');
+  if (query != std::string::npos) request.path.erase(query);
+  const auto* target = static_cast<const std::string*>(*req_cls);
+  if (target != nullptr) request.query = ParseQueryString(QueryOf(*target));
+  const char* host =
+      MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_HOST);
+  if (host != nullptr) request.host = host;
   try {
-    response = impl->route(path);
+    response = impl->handler(request);
   } catch (...) {
-    response =
-        HttpResponse{500, "text/plain; charset=utf-8", "internal error\n"};
+    response = HttpResponse{500, "text/plain; charset=utf-8",
+                            "internal error\n", {}};
   }
-  return Reply(conn, response);
+  return Reply(conn, impl->common, response);
 }
 
 }  // namespace
@@ -244,6 +279,17 @@ MHD_Result OnRequest(void* cls, struct MHD_Connection* conn, const char* url,
 Result<std::unique_ptr<HttpServer>> HttpServer::Start(
     struct ev_loop* loop, const std::string& host, int port, Route route,
     const HttpServerOptions& options) {
+  return Serve(
+      loop, host, port,
+      [route = std::move(route)](const HttpRequest& request) {
+        return route(request.path);
+      },
+      {}, options);
+}
+
+Result<std::unique_ptr<HttpServer>> HttpServer::Serve(
+    struct ev_loop* loop, const std::string& host, int port, Handler handler,
+    HttpHeaders common, const HttpServerOptions& options) {
   const std::string where = "cannot listen on " + DescribeAddress(host, port);
   if (port < 0 || port > 65535) {
     return Status::InvalidArgument(where + ": port out of range");
@@ -259,7 +305,8 @@ Result<std::unique_ptr<HttpServer>> HttpServer::Start(
 
   auto impl = std::make_unique<Impl>();
   impl->loop = loop;
-  impl->route = std::move(route);
+  impl->handler = std::move(handler);
+  impl->common = std::move(common);
   impl->options = options;
   impl->port = BoundPort(fd);
   unsigned int flags = MHD_USE_EPOLL;
@@ -272,7 +319,9 @@ Result<std::unique_ptr<HttpServer>> HttpServer::Start(
       static_cast<unsigned int>(options.idle_timeout_secs),
       MHD_OPTION_CONNECTION_LIMIT,
       static_cast<unsigned int>(options.connection_limit),
-      MHD_OPTION_NOTIFY_CONNECTION, &OnConnection, impl.get(), MHD_OPTION_END);
+      MHD_OPTION_NOTIFY_CONNECTION, &OnConnection, impl.get(),
+      MHD_OPTION_URI_LOG_CALLBACK, &OnUri, nullptr,
+      MHD_OPTION_NOTIFY_COMPLETED, &OnCompleted, nullptr, MHD_OPTION_END);
   if (impl->daemon == nullptr) {
     if (fcntl(fd, F_GETFD) != -1) close(fd);  // unless MHD already did
     return Status::Internal(where + ": libmicrohttpd did not start");

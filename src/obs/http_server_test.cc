@@ -13,6 +13,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -258,6 +259,81 @@ TEST_F(HttpServerTest, StopClosesEveryDescriptor) {
   EXPECT_EQ(Fetch("GET /metrics HTTP/1.0\r\n\r\n").status, 200);
   server_->Stop();
   EXPECT_EQ(OpenFds(), before);
+}
+
+// A server with a Handler: sees the whole request and adds common headers.
+class HttpHandlerTest : public HttpServerTest {
+ protected:
+  void SetUp() override {
+    loop_ = ev_loop_new(EVFLAG_AUTO);
+    ASSERT_NE(loop_, nullptr);
+    auto server = HttpServer::Serve(loop_, "127.0.0.1", 0,
+                                    [this](const HttpRequest& request) {
+                                      requests_.push_back(request);
+                                      if (request.path == "/throw")
+                                        throw std::runtime_error("boom");
+                                      HttpResponse r;
+                                      r.body = "ok\n";
+                                      r.headers = {{"X-Own", "1"}};
+                                      return r;
+                                    },
+                                    {{"X-Common", "yes"}});
+    ASSERT_TRUE(server.ok()) << server.status().ToString();
+    server_ = std::move(server).value();
+  }
+
+  std::vector<HttpRequest> requests_;
+};
+
+TEST_F(HttpHandlerTest, SeesMethodPathQueryAndHost) {
+  Reply r = Fetch(
+      "GET /jobs/%31?kind=a+b%2Bc&state=FAILED&kind=x%3Cy HTTP/1.1\r\n"
+      "Host: localhost:8080\r\nConnection: close\r\n\r\n");
+  EXPECT_EQ(r.status, 200) << r.headers;
+  ASSERT_EQ(requests_.size(), 1u);
+  const HttpRequest& q = requests_[0];
+  EXPECT_EQ(q.method, "GET");
+  EXPECT_EQ(q.path, "/jobs/1");
+  EXPECT_EQ(q.host, "localhost:8080");
+  ASSERT_EQ(q.query.size(), 3u);
+  EXPECT_EQ(q.query[0].second, "a b+c");
+  ASSERT_NE(q.Arg("kind"), nullptr);
+  EXPECT_EQ(*q.Arg("kind"), "x<y");  // the last one
+  EXPECT_EQ(*q.Arg("state"), "FAILED");
+  EXPECT_EQ(q.Arg("nope"), nullptr);
+}
+
+TEST_F(HttpHandlerTest, CommonHeadersComeFirstThenTheResponsesOwn) {
+  Reply r = Fetch("GET / HTTP/1.0\r\n\r\n");
+  EXPECT_EQ(r.status, 200);
+  size_t common = r.headers.find("X-Common: yes");
+  size_t own = r.headers.find("X-Own: 1");
+  ASSERT_NE(common, std::string::npos) << r.headers;
+  ASSERT_NE(own, std::string::npos) << r.headers;
+  EXPECT_LT(common, own);
+  EXPECT_TRUE(requests_[0].host.empty());
+}
+
+TEST_F(HttpHandlerTest, RefusedMethodsAndErrorsCarryTheCommonHeaders) {
+  for (const char* method : {"POST", "PUT", "DELETE", "PATCH", "OPTIONS"}) {
+    Reply r = Fetch(std::string(method) + " / HTTP/1.0\r\n\r\n");
+    EXPECT_EQ(r.status, 405) << method;
+    EXPECT_NE(r.headers.find("X-Common: yes"), std::string::npos) << method;
+  }
+  EXPECT_TRUE(requests_.empty());
+  Reply r = Fetch("GET /throw HTTP/1.0\r\n\r\n");
+  EXPECT_EQ(r.status, 500);
+  EXPECT_EQ(r.body, "internal error\n");
+  EXPECT_NE(r.headers.find("X-Common: yes"), std::string::npos);
+}
+
+TEST_F(HttpHandlerTest, HeadGetsTheHandlersHeadersWithoutBody) {
+  Reply r = Fetch("HEAD /x HTTP/1.0\r\n\r\n");
+  EXPECT_EQ(r.status, 200);
+  EXPECT_EQ(r.body, "");
+  EXPECT_NE(r.headers.find("X-Own: 1"), std::string::npos);
+  ASSERT_EQ(requests_.size(), 1u);
+  EXPECT_EQ(requests_[0].method, "HEAD");
 }
 
 // Opens `n` connections that each send the head of a request and never

@@ -46,6 +46,9 @@ Status CheckScheduleName(const std::string& name);
 
 // Built-in schedules first, then by name.
 Result<std::vector<ScheduleRow>> ListSchedules(db::PgConn& conn);
+// The same without creating the missing built-in ones first: it only reads
+// (the console's read-only session).
+Result<std::vector<ScheduleRow>> ReadSchedules(db::PgConn& conn);
 // Who holds the scheduler's lease; nullopt when nobody ever did.
 Result<std::optional<LeaseRow>> SchedulerLeader(db::PgConn& conn);
 

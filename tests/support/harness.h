@@ -192,6 +192,17 @@ int FreePort();
 // GET http://127.0.0.1:<port><path>; returns (status, body), status 0 when
 // the connection failed.
 std::pair<int, std::string> HttpGet(int port, const std::string& path);
+// Sends `request` (a whole HTTP/1.0 request, as written) to
+// 127.0.0.1:<port> and reads the reply to its end; status 0 when the
+// connection failed.
+struct HttpReply {
+  int status = 0;
+  std::string head;  // status line and headers
+  std::string body;
+  // The value of header `name` (case-insensitive), "" when absent.
+  std::string Header(const std::string& name) const;
+};
+HttpReply HttpExchange(int port, const std::string& request);
 
 }  // namespace awc::testing
 

@@ -1,0 +1,175 @@
+#include "console/html.h"
+
+#include <cstdio>
+
+#include "common/json.h"
+#include "console/relative_time.h"
+#include "obs/query_string.h"
+
+namespace awc::console {
+namespace {
+
+constexpr const char* kReplacement = "\xEF\xBF\xBD";  // U+FFFD
+constexpr const char* kNarrowSpace = "\xE2\x80\xAF";  // U+202F
+
+struct BadgeClass {
+  const char* state;
+  const char* cls;
+};
+
+// st-ok: done and well; st-wait: queued or planned; st-run: in progress;
+// st-warn: needs a look; st-bad: failed; st-off: over or stopped.
+constexpr BadgeClass kBadges[] = {
+    {"PENDING", "st-wait"}, {"RUNNING", "st-run"},   {"COMPLETED", "st-ok"},
+    {"FAILED", "st-bad"},   {"CANCELLED", "st-off"}, {"VALIDATING", "st-wait"},
+    {"READY", "st-ok"},     {"DEGRADED", "st-warn"}, {"RELEASED", "st-off"},
+    {"ACTIVE", "st-ok"},    {"EXPIRING", "st-warn"}, {"EXPIRED", "st-off"},
+    {"PLANNED", "st-wait"}, {"DELETING", "st-run"},  {"ABORTED", "st-bad"},
+    {"REFUSED", "st-warn"}, {"LIVE", "st-ok"},       {"idle", "st-ok"},
+    {"busy", "st-run"},     {"stopped", "st-off"},   {"fresh", "st-ok"},
+    {"stale", "st-bad"},    {"held", "st-ok"},       {"expired", "st-bad"},
+    {"paused", "st-warn"},  {"active", "st-ok"},     {"yes", "st-warn"},
+    {"dry run", "st-wait"},
+};
+
+}  // namespace
+
+std::string Escape(std::string_view text) {
+  std::string valid = ValidUtf8(text);
+  std::string out;
+  out.reserve(valid.size() + valid.size() / 8);
+  for (char c : valid) {
+    switch (c) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
+      default:
+        if ((static_cast<unsigned char>(c) < 0x20 && c != '\t' && c != '\n') ||
+            c == 0x7f) {
+          out += kReplacement;
+        } else {
+          out += c;
+        }
+    }
+  }
+  return out;
+}
+
+std::string Url(std::string_view path, const UrlArgs& args) {
+  std::string out(path);
+  char sep = '?';
+  for (const auto& [name, value] : args) {
+    if (value.empty()) continue;
+    out += sep;
+    out += obs::PercentEncode(name) + "=" + obs::PercentEncode(value);
+    sep = '&';
+  }
+  return out;
+}
+
+std::string Link(std::string_view url, std::string_view text) {
+  return "<a href=\"" + Escape(url) + "\">" + Escape(text) + "</a>";
+}
+
+std::string Count(int64_t n) {
+  std::string digits =
+      std::to_string(n < 0 ? -(n + 1) + 1ULL : static_cast<uint64_t>(n));
+  std::string out = n < 0 ? "-" : "";
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += kNarrowSpace;
+    out += digits[i];
+  }
+  return out;
+}
+
+std::string Bytes(int64_t n) {
+  static const char* const kUnits[] = {"KiB", "MiB", "GiB",
+                                       "TiB", "PiB", "EiB"};
+  if (n < 1024) return std::to_string(n) + " B";
+  double v = static_cast<double>(n);
+  int unit = -1;
+  while (v >= 1024 && unit < 5) {
+    v /= 1024;
+    ++unit;
+  }
+  char buf[32];
+  snprintf(buf, sizeof buf, "%.1f %s", v, kUnits[unit]);
+  return buf;
+}
+
+std::string Badge(std::string_view state) {
+  for (const BadgeClass& b : kBadges) {
+    if (state == b.state) {
+      return std::string("<span class=\"st ") + b.cls + "\">" + Escape(state) +
+             "</span>";
+    }
+  }
+  return "<span class=\"st\">" + Escape(state) + "</span>";
+}
+
+std::string When(std::string_view iso, double now) {
+  if (iso.empty()) return "<span class=\"none\">\xE2\x80\x93</span>";
+  std::optional<double> then = ParseIsoUtc(iso);
+  if (!then) return Escape(iso);
+  return "<time datetime=\"" + Escape(iso) + "\" title=\"" +
+         Escape(AbsoluteUtc(*then)) + "\">" + Escape(Relative(*then, now)) +
+         "</time>";
+}
+
+std::string Age(std::optional<double> secs) {
+  if (!secs) return "<span class=\"none\">\xE2\x80\x93</span>";
+  if (*secs < 1) return "just now";
+  return Escape(Duration(*secs) + " ago");
+}
+
+std::string ShortDigest(std::string_view digest) {
+  if (digest.empty()) return "<span class=\"none\">\xE2\x80\x93</span>";
+  constexpr size_t kShown = 7 + 12;  // "sha256:" and 12 hex digits
+  if (digest.size() <= kShown + 1) {
+    return "<code>" + Escape(digest) + "</code>";
+  }
+  return "<code title=\"" + Escape(digest) + "\">" +
+         Escape(digest.substr(0, kShown)) + "\xE2\x80\xA6</code>";
+}
+
+std::string Table::Html() const {
+  if (rows.empty()) return "<p class=\"none\">" + Escape(empty) + "</p>\n";
+  auto has = [](const std::vector<size_t>& cols, size_t col) {
+    for (size_t n : cols) {
+      if (n == col) return true;
+    }
+    return false;
+  };
+  auto open = [&](const char* tag, size_t col) {
+    if (has(numeric, col)) return std::string("<") + tag + " class=\"n\">";
+    if (has(wrap, col)) return std::string("<") + tag + " class=\"wrap\">";
+    return std::string("<") + tag + ">";
+  };
+  std::string out = "<table>\n<thead><tr>";
+  for (size_t i = 0; i < headers.size(); ++i) {
+    out += open("th", i) + Escape(headers[i]) + "</th>";
+  }
+  out += "</tr></thead>\n<tbody>\n";
+  for (const std::vector<std::string>& row : rows) {
+    out += "<tr>";
+    for (size_t i = 0; i < row.size(); ++i) {
+      out += open("td", i) + row[i] + "</td>";
+    }
+    out += "</tr>\n";
+  }
+  return out + "</tbody>\n</table>\n";
+}
+
+}  // namespace awc::console

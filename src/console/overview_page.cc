@@ -1,0 +1,173 @@
+// The overview: the queue, dead letters, the fleet, the scheduler, the
+// catalog and GC on one page.
+#include "console/pages.h"
+
+namespace awc::console {
+namespace {
+
+// A count linking to the listing it counts; zero is shown faint.
+std::string CountLink(int64_t n, const std::string& url) {
+  if (n == 0) return "<span class=\"zero\">0</span>";
+  return "<a href=\"" + Escape(url) + "\">" + Count(n) + "</a>";
+}
+
+std::string QueueSection(const Overview& o) {
+  Table t;
+  t.headers = {"kind", "ready",     "scheduled", "running",
+               "dead", "cancelled", "completed", "oldest ready"};
+  t.numeric = {1, 2, 3, 4, 5, 6, 7};
+  t.empty = "no jobs";
+  for (const KindDepth& k : o.queue) {
+    auto jobs = [&](const char* state) {
+      return Url("/jobs", {{"kind", k.kind}, {"state", state}});
+    };
+    std::string completed = CountLink(k.completed, jobs("COMPLETED"));
+    if (k.completed >= kCompletedCap) completed += "+";
+    t.Add({Link(Url("/jobs", {{"kind", k.kind}}), k.kind),
+           CountLink(k.ready, jobs("PENDING")),
+           CountLink(k.scheduled, jobs("PENDING")),
+           CountLink(k.running, jobs("RUNNING")),
+           CountLink(k.failed, Url("/dead", {{"kind", k.kind}})),
+           CountLink(k.cancelled, jobs("CANCELLED")), completed,
+           Age(k.oldest_ready_secs)});
+  }
+  std::string note = "<p class=\"note\">";
+  if (o.jobs_estimate > 0) {
+    note += "About " + Count(o.jobs_estimate) +
+            " jobs in awc.jobs (the planner's estimate). ";
+  }
+  note += "Completed jobs are counted up to " + Count(kCompletedCap) +
+          " per kind; <code>awcctl stats</code> counts them all.</p>\n";
+  return "<h2>Queue by kind</h2>\n" + t.Html() + note;
+}
+
+std::string DeadSection(const Overview& o) {
+  Table t;
+  t.headers = {"reason", "dead letters"};
+  t.numeric = {1};
+  t.empty = "no dead letters";
+  for (const queue::ReasonCount& r : o.dead_by_reason) {
+    std::string reason = r.reason.empty() ? "(not recorded)" : r.reason;
+    t.Add({Link(Url("/dead", {{"reason", r.reason}}), reason),
+           CountLink(r.count, Url("/dead", {{"reason", r.reason}}))});
+  }
+  return "<h2>Dead letters by reason</h2>\n" + t.Html();
+}
+
+std::string WorkersSection(const Overview& o) {
+  Table t;
+  t.headers = {"host",  "slot", "worker",    "pid",
+               "state", "job",  "heartbeat", "started"};
+  t.numeric = {1, 3};
+  t.empty = "no worker has written a heartbeat";
+  for (const fleet::WorkerRow& w : o.workers) {
+    std::string job = None();
+    if (w.job_id != 0) job = JobLink(w.job_id) + " " + Escape(w.job_kind);
+    t.Add({Escape(w.host), std::to_string(w.slot), Escape(w.worker_id),
+           std::to_string(w.pid), Badge(w.state), job,
+           Badge(w.fresh ? "fresh" : "stale") + " " + Age(w.heartbeat_age),
+           When(w.started_at, o.clock.now)});
+  }
+  return "<h2>Workers by host</h2>\n" + t.Html();
+}
+
+std::string Shorten(const std::string& text, size_t max) {
+  if (text.size() <= max) return text;
+  size_t cut = max;
+  // Do not cut a UTF-8 sequence in two.
+  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) {
+    --cut;
+  }
+  return text.substr(0, cut) + "\xE2\x80\xA6";
+}
+
+std::string SchedulerSection(const Overview& o) {
+  const SchedulerView& s = o.scheduler;
+  std::string out = "<h2>Scheduler</h2>\n";
+  if (!s.leader) {
+    out += "<p class=\"none\">No scheduler has led yet.</p>\n";
+  } else {
+    const scheduler::LeaseRow& l = *s.leader;
+    out += "<p>Leader " + Badge(l.expired ? "expired" : "held") + " <code>" +
+           Escape(l.holder) + "</code>, token " + std::to_string(l.token) +
+           ", lease ends " + When(l.expires_at, o.clock.now) + ".</p>\n";
+  }
+  Table t;
+  t.headers = {"schedule", "spec",     "kind", "state",
+               "next run", "last run", "runs", "last result"};
+  t.numeric = {6};
+  t.wrap = {7};
+  t.empty = "no schedules";
+  for (const scheduler::ScheduleRow& r : s.schedules) {
+    std::string kind = r.kind.empty() ? None() : Escape(r.kind);
+    if (r.builtin) kind += " <span class=\"none\">built-in</span>";
+    t.Add({Escape(r.name), "<code>" + Escape(r.spec) + "</code>", kind,
+           Badge(r.paused ? "paused" : "active"),
+           When(r.next_run_at, o.clock.now), When(r.last_run_at, o.clock.now),
+           Count(r.runs),
+           r.last_result.empty()
+               ? None()
+               : "<code title=\"" + Escape(r.last_result) + "\">" +
+                     Escape(Shorten(r.last_result, 80)) + "</code>"});
+  }
+  return out + t.Html();
+}
+
+// `cap` > 0: counts stop there, and a count that reached it reads "N+".
+std::string StatesTable(const char* what,
+                        const std::vector<catalog::StateCount>& rows,
+                        const char* link, int64_t cap) {
+  Table t;
+  t.headers = {"state", what};
+  t.numeric = {1};
+  t.empty = std::string("no ") + what;
+  for (const catalog::StateCount& r : rows) {
+    std::string n = link != nullptr
+                        ? CountLink(r.count, Url(link, {{"state", r.state}}))
+                        : Count(r.count);
+    if (cap > 0 && r.count >= cap) n += "+";
+    t.Add({Badge(r.state), n});
+  }
+  return t.Html();
+}
+
+std::string CatalogSection(const Overview& o) {
+  return "<section class=\"grid\"><div><h2>Snapshots by state</h2>\n" +
+         StatesTable("snapshots", o.snapshots, "/snapshots", kSnapshotCap) +
+         "<p class=\"note\">Counted up to " + Count(kSnapshotCap) +
+         " per state.</p>\n</div><div><h2>Workspaces by state</h2>\n" +
+         StatesTable("workspaces", o.workspaces, nullptr, 0) +
+         "</div></section>\n";
+}
+
+std::string GcSection(const Overview& o) {
+  Table t;
+  t.headers = {"tenant",  "epoch", "state",   "planned",
+               "deleted", "kept",  "started", "finished"};
+  t.numeric = {1, 3, 4, 5};
+  t.empty = "no GC epoch yet";
+  for (const gc::EpochSummary& e : o.epochs) {
+    std::string state = Badge(e.state);
+    if (e.dry_run) state += " " + Badge("dry run");
+    t.Add({Link(Url("/gc", {{"tenant", e.tenant_id}}), e.tenant_id),
+           std::to_string(e.epoch_id), state, Count(e.planned),
+           Count(e.deleted), Count(e.kept), When(e.created_at, o.clock.now),
+           e.finished_secs_ago ? Age(e.finished_secs_ago)
+                               : "<span class=\"none\">open</span>"});
+  }
+  return "<h2>Last GC epoch per tenant</h2>\n" + t.Html();
+}
+
+}  // namespace
+
+std::string RenderOverview(const Overview& o, const PageContext& ctx) {
+  std::string body = QueueSection(o);
+  body += "<section class=\"grid\"><div>" + DeadSection(o) + "</div><div>" +
+          GcSection(o) + "</div></section>\n";
+  body += WorkersSection(o);
+  body += SchedulerSection(o);
+  body += CatalogSection(o);
+  return Layout(ctx, "/", "Overview", &o.clock, body);
+}
+
+}  // namespace awc::console

@@ -1,0 +1,28 @@
+// Times as operators read them on the console: "3 min ago", "in 2 h".
+#ifndef AWC_CONSOLE_RELATIVE_TIME_H_
+#define AWC_CONSOLE_RELATIVE_TIME_H_
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace awc::console {
+
+// "YYYY-MM-DDTHH:MM:SSZ" (UTC, as the console's queries write times) as
+// seconds since the epoch; nullopt for anything else.
+std::optional<double> ParseIsoUtc(std::string_view iso);
+
+// A duration in the largest unit that fits, rounded down: "0 s", "59 s",
+// "3 min", "5 h", "2 d". Negative values read as their magnitude.
+std::string Duration(double secs);
+
+// The distance from `now` to `then`: "just now" within a second, else
+// "<Duration> ago" for the past and "in <Duration>" for the future.
+std::string Relative(double then, double now);
+
+// "YYYY-MM-DD HH:MM:SS UTC" for a hover text.
+std::string AbsoluteUtc(double when);
+
+}  // namespace awc::console
+
+#endif  // AWC_CONSOLE_RELATIVE_TIME_H_

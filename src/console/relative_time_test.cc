@@ -1,0 +1,54 @@
+#include "console/relative_time.h"
+
+#include <gtest/gtest.h>
+
+namespace awc::console {
+namespace {
+
+TEST(RelativeTimeTest, ParsesTheConsolesUtcForm) {
+  EXPECT_EQ(ParseIsoUtc("1970-01-01T00:00:00Z"), 0.0);
+  EXPECT_EQ(ParseIsoUtc("2026-11-30T09:44:56Z"), 1796031896.0);
+  EXPECT_EQ(ParseIsoUtc("2024-02-29T23:59:59Z"), 1709251199.0);
+}
+
+TEST(RelativeTimeTest, RefusesAnythingElse) {
+  for (const char* bad :
+       {"", "2026-11-30", "2026-11-30 09:44:56Z", "2026-11-30T09:44:56",
+        "2026-11-30T09:44:56+01", "2026-13-01T00:00:00Z",
+        "2026-00-01T00:00:00Z", "2026-01-32T00:00:00Z", "2026-01-01T24:00:00Z",
+        "2026-01-01T00:60:00Z", "2026-1-01T00:00:00Z", "20x6-01-01T00:00:00Z",
+        "2026-01-01T00:00:00Zextra"}) {
+    EXPECT_FALSE(ParseIsoUtc(bad).has_value()) << bad;
+  }
+}
+
+TEST(RelativeTimeTest, DurationsUseTheLargestUnitThatFits) {
+  EXPECT_EQ(Duration(0), "0 s");
+  EXPECT_EQ(Duration(0.9), "0 s");
+  EXPECT_EQ(Duration(59.9), "59 s");
+  EXPECT_EQ(Duration(60), "1 min");
+  EXPECT_EQ(Duration(3599), "59 min");
+  EXPECT_EQ(Duration(3600), "1 h");
+  EXPECT_EQ(Duration(86399), "23 h");
+  EXPECT_EQ(Duration(86400), "1 d");
+  EXPECT_EQ(Duration(400 * 86400.0), "400 d");
+  EXPECT_EQ(Duration(-180), "3 min");
+}
+
+TEST(RelativeTimeTest, PastFutureAndNow) {
+  double now = 1000000;
+  EXPECT_EQ(Relative(now - 180, now), "3 min ago");
+  EXPECT_EQ(Relative(now + 7200, now), "in 2 h");
+  EXPECT_EQ(Relative(now - 0.5, now), "just now");
+  EXPECT_EQ(Relative(now + 0.5, now), "just now");
+  EXPECT_EQ(Relative(now - 1, now), "1 s ago");
+  EXPECT_EQ(Relative(now - 3 * 86400 - 5, now), "3 d ago");
+}
+
+TEST(RelativeTimeTest, AbsoluteTimeForTheHoverText) {
+  EXPECT_EQ(AbsoluteUtc(1796031896), "2026-11-30 09:44:56 UTC");
+  EXPECT_EQ(AbsoluteUtc(1796031896.9), "2026-11-30 09:44:56 UTC");
+}
+
+}  // namespace
+}  // namespace awc::console

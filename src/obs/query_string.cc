@@ -1,0 +1,83 @@
+#include "obs/query_string.h"
+
+namespace awc::obs {
+namespace {
+
+int HexValue(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+}  // namespace
+
+std::string PercentDecode(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (c == '+') {
+      out += ' ';
+    } else if (c == '%' && i + 2 < text.size() && HexValue(text[i + 1]) >= 0 &&
+               HexValue(text[i + 2]) >= 0) {
+      out +=
+          static_cast<char>(HexValue(text[i + 1]) * 16 + HexValue(text[i + 2]));
+      i += 2;
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+QueryArgs ParseQueryString(std::string_view query) {
+  QueryArgs out;
+  size_t at = 0;
+  while (at <= query.size()) {
+    size_t amp = query.find('&', at);
+    if (amp == std::string_view::npos) amp = query.size();
+    std::string_view piece = query.substr(at, amp - at);
+    if (!piece.empty()) {
+      size_t eq = piece.find('=');
+      if (eq == std::string_view::npos) {
+        out.emplace_back(PercentDecode(piece), "");
+      } else {
+        out.emplace_back(PercentDecode(piece.substr(0, eq)),
+                         PercentDecode(piece.substr(eq + 1)));
+      }
+    }
+    at = amp + 1;
+  }
+  return out;
+}
+
+std::string_view QueryOf(std::string_view target) {
+  size_t q = target.find('?');
+  if (q == std::string_view::npos) return {};
+  std::string_view query = target.substr(q + 1);
+  size_t hash = query.find('#');
+  return hash == std::string_view::npos ? query : query.substr(0, hash);
+}
+
+std::string PercentEncode(std::string_view text) {
+  static const char kHex[] = "0123456789ABCDEF";
+  std::string out;
+  out.reserve(text.size());
+  for (char ch : text) {
+    unsigned char c = static_cast<unsigned char>(ch);
+    bool plain = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
+                 (c >= '0' && c <= '9') || c == '-' || c == '.' || c == '_' ||
+                 c == '~';
+    if (plain) {
+      out += ch;
+    } else {
+      out += '%';
+      out += kHex[c >> 4];
+      out += kHex[c & 15];
+    }
+  }
+  return out;
+}
+
+}  // namespace awc::obs

@@ -1,0 +1,38 @@
+// The query part of a request target (`/jobs?state=FAILED&kind=x`), as
+// browsers write it for links and GET forms, and the percent-encoding that
+// builds such targets.
+//
+// Contract: ParseQueryString never fails. It splits on '&', takes the text
+// before the first '=' of each piece as the name (a piece without '=' has
+// an empty value), turns '+' into a space and decodes %XX; a '%' not
+// followed by two hex digits stays as it is. Empty pieces are skipped. The
+// pairs keep their order; a name may repeat. Values are bytes: callers that
+// render them check or escape them.
+#ifndef AWC_OBS_QUERY_STRING_H_
+#define AWC_OBS_QUERY_STRING_H_
+
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace awc::obs {
+
+using QueryArgs = std::vector<std::pair<std::string, std::string>>;
+
+// The arguments of `query` (the text after '?', without it).
+QueryArgs ParseQueryString(std::string_view query);
+
+// `target`'s query: what follows its first '?', or "" when it has none.
+std::string_view QueryOf(std::string_view target);
+
+// Decodes %XX and '+' (a space) as ParseQueryString does.
+std::string PercentDecode(std::string_view text);
+
+// Encodes every byte but A-Z a-z 0-9 - . _ ~ as %XX: safe as a query name
+// or value and as a path segment.
+std::string PercentEncode(std::string_view text);
+
+}  // namespace awc::obs
+
+#endif  // AWC_OBS_QUERY_STRING_H_

@@ -2,37 +2,20 @@
 
 #include <libpq-fe.h>
 
+#include "common/percent_encode.h"
+
 namespace awc::cli {
 namespace {
-
-std::string Encode(std::string_view s) {
-  static const char kHex[] = "0123456789ABCDEF";
-  std::string out;
-  for (char ch : s) {
-    unsigned char c = static_cast<unsigned char>(ch);
-    bool plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-                 (c >= '0' && c <= '9') || c == '-' || c == '.' || c == '_' ||
-                 c == '~';
-    if (plain) {
-      out += ch;
-    } else {
-      out += '%';
-      out += kHex[c >> 4];
-      out += kHex[c & 15];
-    }
-  }
-  return out;
-}
 
 std::string Host(std::string_view host) {
   bool ipv6 = host.find(':') != std::string_view::npos &&
               host.find('/') == std::string_view::npos;
-  if (!ipv6) return Encode(host);
+  if (!ipv6) return PercentEncode(host);
   std::string out = "[";
   for (char c : host) {
     bool ok = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') ||
               (c >= 'A' && c <= 'F') || c == ':' || c == '.';
-    out += ok ? std::string(1, c) : Encode(std::string_view(&c, 1));
+    out += ok ? std::string(1, c) : PercentEncode(std::string_view(&c, 1));
   }
   return out + "]";
 }
@@ -43,10 +26,10 @@ std::string Or(const char* s) { return s != nullptr ? s : ""; }
 
 std::string TargetUrl(const TargetParts& parts) {
   std::string out = "postgresql://";
-  if (!parts.user.empty()) out += Encode(parts.user) + "@";
+  if (!parts.user.empty()) out += PercentEncode(parts.user) + "@";
   out += Host(parts.host);
-  if (!parts.port.empty()) out += ":" + Encode(parts.port);
-  out += "/" + Encode(parts.dbname);
+  if (!parts.port.empty()) out += ":" + PercentEncode(parts.port);
+  out += "/" + PercentEncode(parts.dbname);
   return out;
 }
 

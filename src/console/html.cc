@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "common/json.h"
+#include "common/percent_encode.h"
 #include "console/relative_time.h"
 #include "obs/query_string.h"
 
@@ -73,7 +74,7 @@ std::string Url(std::string_view path, const UrlArgs& args) {
   for (const auto& [name, value] : args) {
     if (value.empty()) continue;
     out += sep;
-    out += obs::PercentEncode(name) + "=" + obs::PercentEncode(value);
+    out += PercentEncode(name) + "=" + PercentEncode(value);
     sep = '&';
   }
   return out;

@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "obs/metrics_test_support.h"
+
 namespace awc::obs {
 namespace internal {
 // Test-only hook defined in metrics.cc (not part of metrics.h).
@@ -19,25 +21,9 @@ void SetSlotAllocationHookForTest(void (*hook)());
 
 namespace {
 
-Metrics NewMetrics() {
-  Result<Metrics> m = Metrics::CreateShared();
-  EXPECT_TRUE(m.ok()) << m.status().ToString();
-  return std::move(m).value();
-}
-
-std::vector<std::string> Lines(const std::string& text) {
-  std::vector<std::string> out;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) out.push_back(line);
-  return out;
-}
-
-bool HasLine(const std::string& text, const std::string& line) {
-  for (const std::string& l : Lines(text)) {
-    if (l == line) return true;
-  }
-  return false;
-}
+using testing::HasLine;
+using testing::Lines;
+using testing::NewMetrics;
 
 int CountPrefix(const std::string& text, const std::string& prefix) {
   int n = 0;

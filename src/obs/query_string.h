@@ -1,6 +1,6 @@
 // The query part of a request target (`/jobs?state=FAILED&kind=x`), as
-// browsers write it for links and GET forms, and the percent-encoding that
-// builds such targets.
+// browsers write it for links and GET forms; common/percent_encode.h builds
+// such targets.
 //
 // Contract: ParseQueryString never fails. It splits on '&', takes the text
 // before the first '=' of each piece as the name (a piece without '=' has
@@ -28,10 +28,6 @@ std::string_view QueryOf(std::string_view target);
 
 // Decodes %XX and '+' (a space) as ParseQueryString does.
 std::string PercentDecode(std::string_view text);
-
-// Encodes every byte but A-Z a-z 0-9 - . _ ~ as %XX: safe as a query name
-// or value and as a path segment.
-std::string PercentEncode(std::string_view text);
 
 }  // namespace awc::obs
 

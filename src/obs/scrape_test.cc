@@ -7,22 +7,14 @@
 #include <string>
 #include <vector>
 
+#include "obs/metrics_test_support.h"
+
 namespace awc::obs {
 namespace {
 
-std::vector<std::string> Lines(const std::string& text) {
-  std::vector<std::string> out;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) out.push_back(line);
-  return out;
-}
-
-bool HasLine(const std::string& text, const std::string& line) {
-  for (const std::string& l : Lines(text)) {
-    if (l == line) return true;
-  }
-  return false;
-}
+using testing::HasLine;
+using testing::Lines;
+using testing::NewMetrics;
 
 TEST(ScrapeTest, BuildInfoWorkerPhasesAndProcessAfterTheSharedOnes) {
   Metrics metrics = std::move(Metrics::CreateShared().value());

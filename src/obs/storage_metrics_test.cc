@@ -9,29 +9,14 @@
 #include <vector>
 
 #include "obs/metrics.h"
+#include "obs/metrics_test_support.h"
 
 namespace awc::obs {
 namespace {
 
-Metrics NewMetrics() {
-  Result<Metrics> m = Metrics::CreateShared();
-  EXPECT_TRUE(m.ok()) << m.status().ToString();
-  return std::move(m).value();
-}
-
-std::vector<std::string> Lines(const std::string& text) {
-  std::vector<std::string> out;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) out.push_back(line);
-  return out;
-}
-
-bool HasLine(const std::string& text, const std::string& line) {
-  for (const std::string& l : Lines(text)) {
-    if (l == line) return true;
-  }
-  return false;
-}
+using testing::HasLine;
+using testing::Lines;
+using testing::NewMetrics;
 
 // Sample lines (not comments) of the family `name` (its _bucket, _sum and
 // _count lines included).

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "common/percent_encode.h"
+
 namespace awc::store::s3 {
 namespace {
 
@@ -13,28 +15,11 @@ bool IsLowerHex(std::string_view s) {
 
 }  // namespace
 
-std::string UriEncode(std::string_view s, bool keep_slash) {
-  static constexpr char kHex[] = "0123456789ABCDEF";
-  std::string out;
-  out.reserve(s.size());
-  for (char c : s) {
-    if (IsUnreserved(c) || (keep_slash && c == '/')) {
-      out.push_back(c);
-    } else {
-      auto b = static_cast<unsigned char>(c);
-      out.push_back('%');
-      out.push_back(kHex[b >> 4]);
-      out.push_back(kHex[b & 0xf]);
-    }
-  }
-  return out;
-}
-
 std::string CanonicalQuery(
     std::vector<std::pair<std::string, std::string>> params) {
   for (auto& [k, v] : params) {
-    k = UriEncode(k, false);
-    v = UriEncode(v, false);
+    k = PercentEncode(k, false);
+    v = PercentEncode(v, false);
   }
   std::sort(params.begin(), params.end());
   std::string out;
@@ -76,14 +61,14 @@ std::string Addressing::Origin() const {
 
 std::string Addressing::ObjectUrl(std::string_view object_name) const {
   std::string url = Origin() + endpoint_.base_path;
-  if (path_style_) url += "/" + UriEncode(bucket_, false);
-  url += "/" + UriEncode(object_name, true);
+  if (path_style_) url += "/" + PercentEncode(bucket_, false);
+  url += "/" + PercentEncode(object_name, true);
   return url;
 }
 
 std::string Addressing::BucketUrl(std::string_view query) const {
   std::string url = Origin() + endpoint_.base_path;
-  url += path_style_ ? "/" + UriEncode(bucket_, false) : "/";
+  url += path_style_ ? "/" + PercentEncode(bucket_, false) : "/";
   if (!query.empty()) {
     url.push_back('?');
     url += query;

@@ -20,11 +20,8 @@
 
 namespace awc::store::s3 {
 
-// Percent-encodes every byte but A-Z a-z 0-9 - . _ ~ (and '/' when
-// `keep_slash`), with uppercase hex: the SigV4 URI encoding.
-std::string UriEncode(std::string_view s, bool keep_slash);
-
-// "k1=v1&k2=v2" sorted by name, names and values UriEncode()d; a parameter
+// "k1=v1&k2=v2" sorted by name, names and values PercentEncode()d
+// (common/percent_encode.h, SigV4's URI encoding); a parameter
 // with an empty value is written "k=", as SigV4 canonicalises it.
 std::string CanonicalQuery(
     std::vector<std::pair<std::string, std::string>> params);

@@ -387,7 +387,7 @@ class Bench:
             with open(path, "w") as f:
                 subprocess.run([script_bin] + args, stdout=f, check=True)
             self.scripts[variant] = path
-        self.graphile = args.graphile
+        self.graphile = self.a.graphile
         if self.graphile and not os.access(self.graphile, os.X_OK):
             die(f"{self.graphile} is missing: make deps-bench installs "
                 "graphile-worker (or set BENCH_GRAPHILE=off)")
@@ -399,7 +399,7 @@ class Bench:
             "('fsync', 'synchronous_commit')").split("\n"))
         self.durable = (settings.get("fsync") == "on" and
                         settings.get("synchronous_commit") == "on")
-        if not self.durable and not args.allow_nondurable:
+        if not self.durable and not self.a.allow_nondurable:
             die("the cluster does not flush its commits (fsync="
                 f"{settings.get('fsync')}, synchronous_commit="
                 f"{settings.get('synchronous_commit')}): make bench starts "
@@ -662,14 +662,20 @@ class Bench:
                 die("the latency fleet did not come up within 60 s")
             time.sleep(0.05)
         time.sleep(1.5)
-        # One committed INSERT per sample; NOTIFY is sent at each COMMIT.
+        # One committed INSERT per sample; NOTIFY is sent at each COMMIT,
+        # once its WAL is flushed. When the COMMIT returned is noted too
+        # (committed with the next sample), to tell the producer's flush
+        # from the pickup.
+        psql(db, "CREATE TABLE bench_committed (id bigint, at timestamptz)")
         psql(db, f"""
 DO $$
+DECLARE jid bigint;
 BEGIN
   FOR i IN 1..{samples} LOOP
     INSERT INTO awc.jobs (kind, payload, created_at)
-    VALUES ('bench_stamp', '{{}}', clock_timestamp());
+    VALUES ('bench_stamp', '{{}}', clock_timestamp()) RETURNING id INTO jid;
     COMMIT;
+    INSERT INTO bench_committed VALUES (jid, clock_timestamp());
     PERFORM pg_sleep({gap / 1000.0});
   END LOOP;
 END
@@ -685,13 +691,19 @@ $$""")
             "SELECT ((result->>'started_at')::numeric "
             "        - extract(epoch FROM created_at)) * 1000 "
             "FROM awc.jobs ORDER BY id").split("\n")]
+        after = sorted(float(x) for x in s.query(
+            "SELECT ((j.result->>'started_at')::numeric "
+            "        - extract(epoch FROM c.at)) * 1000 "
+            "FROM awc.jobs j JOIN bench_committed c USING (id)").split("\n"))
         workers = s.query("SELECT count(DISTINCT locked_by) FROM awc.jobs")
         s.close()
         d.stop()
         drop_db(db)
         lat.sort()
         return {"p50": percentile(lat, 50), "p99": percentile(lat, 99),
-                "max": lat[-1], "min": lat[0], "workers_used": int(workers)}
+                "max": lat[-1], "min": lat[0], "workers_used": int(workers),
+                "commit_p50": percentile(after, 50),
+                "commit_p99": percentile(after, 99)}
 
 
 def percentile(sorted_values, p):
@@ -896,6 +908,12 @@ def report(a, header, migrations, runs, info, lat, durable, graphile_version):
             line += (f"   goal <= {goals[key]:g} ms: "
                      f"{'met' if med(vals) <= goals[key] else 'NOT MET'}")
         out.append(line)
+    cp50 = med([r["commit_p50"] for r in lat])
+    cp99 = med([r["commit_p99"] for r in lat])
+    out.append(f"   from the producer's COMMIT returning (its WAL flush "
+               f"excluded): p50 {cp50:.2f} ms, p99 {cp99:.2f} ms")
+    out.append("   (negative: the handler started before the producer's "
+               "COMMIT returned to it)")
     out.append("   (workers that picked jobs up, per run: "
                f"{' '.join(str(r['workers_used']) for r in lat)})")
     return out

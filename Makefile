@@ -60,9 +60,9 @@ define install_packages
 endef
 
 .PHONY: all deps deps-build deps-test deps-bench deps-demo deps-deb deps-fuzz \
-  deps-npm deps-promtool build build-tests build-asan check demo install deb \
-  bench bench-storage bench-scheduler bench-console fuzz fuzz-build lint-man \
-  clean chaos
+  deps-npm deps-bench-npm deps-promtool build build-tests build-asan check \
+  demo install deb bench bench-storage bench-scheduler bench-console fuzz \
+  fuzz-build lint-man clean chaos
 
 all: build
 
@@ -70,7 +70,7 @@ deps-build:
 	$(call install_packages,$(PACKAGES_BUILD))
 deps-test: deps-build deps-npm deps-promtool
 	$(call install_packages,$(PACKAGES_TEST))
-deps-bench: deps-build deps-npm
+deps-bench: deps-build deps-bench-npm
 	$(call install_packages,$(PACKAGES_BENCH))
 deps-demo: deps-build
 	$(call install_packages,$(PACKAGES_DEMO))
@@ -93,6 +93,11 @@ S3RVER_VERSION    := 3.7.1
 PUPPETEER_VERSION := 24.43.1
 S3RVER_PREFIX     := $(CURDIR)/build-deps
 NPM_PACKAGES      := s3rver@$(S3RVER_VERSION) puppeteer-core@$(PUPPETEER_VERSION)
+# The queue benchmark's peer (bench/README.md), in a prefix of its own
+# beside s3rver: one npm install per prefix, so neither prunes the other.
+GRAPHILE_VERSION := 0.17.3
+GRAPHILE_PREFIX  ?= $(CURDIR)/build-deps/graphile-worker
+GRAPHILE_PKG     := $(GRAPHILE_PREFIX)/node_modules/graphile-worker/package.json
 
 deps-npm:
 	$(call install_packages,nodejs)
@@ -132,6 +137,14 @@ deps-promtool:
 	  dpkg-deb --fsys-tarfile $$tmp/prometheus_*.deb | \
 	    tar -x -C $(PROMTOOL_DIR) ./usr/bin/promtool; \
 	  status=$$?; rm -rf $$tmp; exit $$status; \
+	fi
+
+deps-bench-npm: deps-npm
+	@if ! grep -qs '"version": "$(GRAPHILE_VERSION)"' $(GRAPHILE_PKG); then \
+	  echo "installing: graphile-worker@$(GRAPHILE_VERSION) into $(GRAPHILE_PREFIX)"; \
+	  mkdir -p $(GRAPHILE_PREFIX) && \
+	  npm install --prefix $(GRAPHILE_PREFIX) --no-save --no-audit --no-fund \
+	    --loglevel=error graphile-worker@$(GRAPHILE_VERSION); \
 	fi
 
 # `make` builds the programs only; `make check` the same tree with the tests.
@@ -197,7 +210,9 @@ deb: deps-deb
 	  $(DEB_BUILD)/awc-worker_$(DEB_VERSION)_*.changes
 
 # The benchmarks build in their own tree (tests off) and run against a
-# throwaway cluster with default settings; knobs in bench/README.md.
+# throwaway cluster; knobs in bench/README.md. The queue suite gets a
+# durable one of its own (fsync on: pg_virtualenv's default is off), with
+# graphile-worker from GRAPHILE_PREFIX beside the daemon.
 # BENCH_SUITES: `queue`, `storage` or both (make bench-storage: storage).
 BENCH_BUILD  ?= build-bench
 BENCH_SUITES ?= queue storage
@@ -208,7 +223,14 @@ bench: deps-bench
 	cmake --build $(BENCH_BUILD) -j $(JOBS) \
 	  --target awc-worker-bench awc-bench-pgbench-script awc-bench-storage \
 	  awc-bench-scheduler
-	$(PG_VENV) bench/run.sh $(BENCH_BUILD) $(BENCH_SUITES)
+	@set -e; for suite in $(BENCH_SUITES); do \
+	  if [ "$$suite" = queue ]; then \
+	    BENCH_GRAPHILE="$${BENCH_GRAPHILE:-$(GRAPHILE_PREFIX)/node_modules/.bin/graphile-worker}" \
+	      $(PG_VENV) -o fsync=on bench/run.sh $(BENCH_BUILD) queue; \
+	  else \
+	    $(PG_VENV) bench/run.sh $(BENCH_BUILD) $$suite; \
+	  fi; \
+	done
 
 bench-storage:
 	$(MAKE) bench BENCH_SUITES=storage

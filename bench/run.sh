@@ -8,9 +8,12 @@
 # SUITE is `queue` (queue_bench.py), `storage` (storage_bench.py) or
 # `scheduler` (scheduler_bench.py) or `console` (console_bench.py), which
 # both need a cluster with fsync on (make bench-scheduler, make
-# bench-console); the default is queue and storage, queue first. Knobs
-# (environment): for the queue,
-# BENCH_JOBS (20000), BENCH_CONCURRENCY ("1 2 4 8"), BENCH_REPEAT (3),
+# bench-console); the default is queue and storage, queue first. The queue
+# suite refuses a cluster without fsync or synchronous commits (make bench
+# starts its own with -o fsync=on). Knobs (environment): for the queue,
+# BENCH_JOBS (20000), BENCH_CONCURRENCY ("2 4 8"), BENCH_REPEAT (3),
+# BENCH_GRAPHILE (the graphile-worker CLI, or off), BENCH_PGBENCH ("sync
+# async"), BENCH_DAEMON_BEFORE, BENCH_ALLOW_NONDURABLE,
 # BENCH_INFO_WORKERS (2), BENCH_LATENCY_WORKERS (2), BENCH_LATENCY_SAMPLES
 # (200), BENCH_LATENCY_GAP_MS (50), BENCH_RESULTS (default
 # bench/results/queue-<date>.txt); for storage, BENCH_STORAGE_PARTS

@@ -65,5 +65,110 @@ TEST_F(JobQueueTest, LagOfAJobRunAtItsTimeCountsFromRunAt) {
   EXPECT_LT(done->recorded.lag_secs, 100);
 }
 
+// Claims the one ready job, or fails the test.
+queue::Job ClaimOne(queue::JobQueue& queue) {
+  Result<std::optional<queue::Job>> job = queue.Claim();
+  EXPECT_TRUE(job.ok()) << job.status().ToString();
+  EXPECT_TRUE(job.ok() && job->has_value());
+  return job.ok() && job->has_value() ? **job : queue::Job{};
+}
+
+TEST_F(JobQueueTest, FinishOfACancelledJobIsDiscardedAndTheNextClaimed) {
+  int64_t first = db_.Enqueue("k", "{}");
+  queue::Job job = ClaimOne(*queue_);
+  ASSERT_EQ(job.id, first);
+  int64_t second = db_.Enqueue("k", "{}");
+  db_.Exec("UPDATE awc.jobs SET state = 'CANCELLED' WHERE id = $1",
+           {std::to_string(first)});
+  Result<queue::Finished> done =
+      queue_->Finish(job, queue::Outcome::Complete(R"({"x": 1})"), true);
+  ASSERT_TRUE(done.ok()) << done.status().ToString();
+  EXPECT_FALSE(done->recorded.applied);
+  EXPECT_EQ(done->recorded.state, queue::JobState::kCancelled);
+  EXPECT_EQ(db_.JobState(first), "CANCELLED");
+  EXPECT_EQ(db_.Scalar("SELECT coalesce(result::text, 'none') FROM awc.jobs "
+                       "WHERE id = $1",
+                       {std::to_string(first)}),
+            "none");
+  ASSERT_TRUE(done->next.has_value());
+  EXPECT_EQ(done->next->id, second);
+  EXPECT_EQ(db_.JobState(second), "RUNNING");
+}
+
+TEST_F(JobQueueTest, FinishOfAReclaimedJobIsDiscarded) {
+  int64_t id = db_.Enqueue("k", "{}");
+  queue::Job job = ClaimOne(*queue_);
+  // Its lease expired and another worker claimed it again.
+  db_.Exec(
+      "UPDATE awc.jobs SET locked_until = now() - interval '1 second' "
+      "WHERE id = $1",
+      {std::to_string(id)});
+  auto other_conn = db_.Connect("t-2");
+  queue::JobQueue other(other_conn.get(), "t-2", 30);
+  ASSERT_TRUE(other.Prepare().ok());
+  ASSERT_TRUE(other.ReclaimExpired(10).ok());
+  queue::Job again = ClaimOne(other);
+  ASSERT_EQ(again.id, id);
+  EXPECT_GT(again.lease_token, job.lease_token) << "a job's tokens only grow";
+
+  for (queue::Outcome outcome :
+       {queue::Outcome::Complete("{}"), queue::Outcome::Retry("late"),
+        queue::Outcome::Fail("late"), queue::Outcome::Defer(5, "late")}) {
+    Result<queue::Finished> done = queue_->Finish(job, outcome, true);
+    ASSERT_TRUE(done.ok()) << done.status().ToString();
+    EXPECT_FALSE(done->recorded.applied);
+    EXPECT_EQ(done->recorded.state, queue::JobState::kRunning);
+    EXPECT_FALSE(done->next.has_value());
+  }
+  EXPECT_EQ(db_.Scalar("SELECT locked_by || ' ' || attempts FROM awc.jobs "
+                       "WHERE id = $1",
+                       {std::to_string(id)}),
+            "t-2 2");
+  Result<queue::Finished> done =
+      other.Finish(again, queue::Outcome::Complete("{}"), false);
+  ASSERT_TRUE(done.ok());
+  EXPECT_TRUE(done->recorded.applied);
+  EXPECT_EQ(db_.JobState(id), "COMPLETED");
+}
+
+TEST_F(JobQueueTest, ARefusedRecordTakesTheClaimWithIt) {
+  int64_t first = db_.Enqueue("k", "{}");
+  queue::Job job = ClaimOne(*queue_);
+  int64_t second = db_.Enqueue("k", "{}");
+  // jsonb refuses a NUL character: the record fails, and the claim sent in
+  // the same pipeline must not commit without it.
+  Result<queue::Finished> done = queue_->Finish(
+      job, queue::Outcome::Complete(R"({"nul": "\u0000"})"), true);
+  ASSERT_FALSE(done.ok());
+  EXPECT_TRUE(done.status().IsInvalidArgument()) << done.status().ToString();
+  EXPECT_EQ(db_.JobState(first), "RUNNING");
+  EXPECT_EQ(db_.JobState(second), "PENDING");
+  // The session is usable afterwards (out of pipeline mode, no open
+  // transaction).
+  done = queue_->Finish(job, queue::Outcome::Complete("{}"), true);
+  ASSERT_TRUE(done.ok()) << done.status().ToString();
+  EXPECT_TRUE(done->recorded.applied);
+  ASSERT_TRUE(done->next.has_value());
+  EXPECT_EQ(done->next->id, second);
+}
+
+TEST_F(JobQueueTest, OnlyTheQueuesOwnCommitsAreAsynchronous) {
+  db_.Enqueue("k", "{}");
+  db_.Enqueue("k", "{}");
+  queue::Job job = ClaimOne(*queue_);
+  Result<queue::Finished> done =
+      queue_->Finish(job, queue::Outcome::Complete("{}"), true);
+  ASSERT_TRUE(done.ok());
+  // What a handler then commits on the same session waits for its flush.
+  Result<db::PgResult> setting = conn_->Exec("SHOW synchronous_commit");
+  ASSERT_TRUE(setting.ok());
+  EXPECT_EQ(setting->GetString(0, 0), "on")
+      << "kAsyncCommit must stay local to the queue's transaction";
+  ASSERT_TRUE(queue_->Claim().ok());
+  setting = conn_->Exec("SHOW synchronous_commit");
+  ASSERT_TRUE(setting.ok());
+  EXPECT_EQ(setting->GetString(0, 0), "on");
+}
+
 }  // namespace
 }  // namespace awc::testing

@@ -174,6 +174,68 @@ Result<PgResult> PgConn::ExecPrepared(const std::string& name,
                               nullptr, nullptr, 0));
 }
 
+Result<std::vector<PgResult>> PgConn::ExecPipeline(
+    const std::vector<Prepared>& statements) {
+  if (PQenterPipelineMode(conn_) != 1) return Check(nullptr).status();
+  bool sent = true;
+  for (const Prepared& st : statements) {
+    std::vector<const char*> values = ParamPointers(st.params);
+    if (PQsendQueryPrepared(conn_, st.name, static_cast<int>(values.size()),
+                            values.data(), nullptr, nullptr, 0) != 1) {
+      sent = false;
+      break;
+    }
+  }
+  // The sync ends the implicit transaction: a commit, or the rollback of
+  // everything after an error.
+  if (sent && PQpipelineSync(conn_) != 1) sent = false;
+  if (!sent) {
+    Status s = Check(nullptr).status();
+    (void)PQexitPipelineMode(conn_);
+    return s;
+  }
+  // Each statement's results end with a null; the sync's result ends the
+  // pipeline. After an error the statements left are reported aborted.
+  std::vector<PgResult> out;
+  Status error;
+  for (;;) {
+    PGresult* res = PQgetResult(conn_);
+    if (res == nullptr) {
+      if (IsBroken()) break;
+      continue;
+    }
+    ExecStatusType st = PQresultStatus(res);
+    if (st == PGRES_PIPELINE_SYNC) {
+      PQclear(res);
+      break;
+    }
+    if (st == PGRES_PIPELINE_ABORTED) {
+      PQclear(res);
+      continue;
+    }
+    Result<PgResult> r = Check(res);
+    if (!r.ok()) {
+      if (error.ok()) error = r.status();
+      if (IsBroken()) break;
+      continue;
+    }
+    out.push_back(std::move(*r));
+  }
+  if (PQexitPipelineMode(conn_) != 1 && error.ok() && !IsBroken()) {
+    error = Status::Internal("database error: cannot leave pipeline mode: " +
+                             CleanMessage(PQerrorMessage(conn_)));
+  }
+  if (error.ok() && out.size() != statements.size()) {
+    error = IsBroken() ? Status::Transient("database connection lost: " +
+                                           CleanMessage(PQerrorMessage(conn_)))
+                       : Status::Internal(
+                             "database error: a pipelined "
+                             "statement returned no result");
+  }
+  if (!error.ok()) return error;
+  return out;
+}
+
 void PgConn::SetFence(const char* sql, Params params, std::string refusal) {
   fence_sql_ = sql;
   fence_params_ = std::move(params);

@@ -94,6 +94,20 @@ class PgConn {
   // preparation is not remembered; the next run prepares again.
   Result<PgResult> ExecCached(const char* sql, const Params& params);
 
+  // One statement of ExecPipeline: the name of a statement prepared on this
+  // connection and its parameters.
+  struct Prepared {
+    const char* name;
+    Params params;
+  };
+  // Runs prepared statements in libpq's pipeline mode: all are sent at
+  // once and answered together (one round trip), as one implicit
+  // transaction that commits after the last. When one fails, none takes
+  // effect and its error is returned. Needs the connection idle (no open
+  // transaction: BEGIN ... COMMIT cannot wrap it); the fence is not run.
+  Result<std::vector<PgResult>> ExecPipeline(
+      const std::vector<Prepared>& statements);
+
   // True once the connection is unusable; the owner reconnects.
   bool IsBroken() const { return PQstatus(conn_) == CONNECTION_BAD; }
   // SQLSTATE of the last failed statement, or "".

@@ -27,6 +27,7 @@ JobQueue::JobQueue(db::PgConn* conn, std::string worker_id, int64_t lease_secs)
       rng_(Xorshift32::FromWorkerId(worker_id_)) {}
 
 Status JobQueue::Prepare() {
+  AWC_RETURN_IF_ERROR(conn_->Prepare("async_commit", sql::kAsyncCommit));
   AWC_RETURN_IF_ERROR(conn_->Prepare("claim", sql::kClaim));
   AWC_RETURN_IF_ERROR(conn_->Prepare("complete", sql::Fenced(sql::kComplete)));
   AWC_RETURN_IF_ERROR(conn_->Prepare("retry", sql::Fenced(sql::kRetry)));
@@ -38,60 +39,64 @@ Status JobQueue::Prepare() {
 }
 
 Result<std::optional<Job>> JobQueue::Claim() {
-  AWC_ASSIGN_OR_RETURN(db::PgResult r,
-                       conn_->ExecPrepared("claim", {worker_id_, lease_secs_}));
-  if (r.rows() == 0) return std::optional<Job>();
-  return std::optional<Job>(JobFromRow(r));
+  AWC_ASSIGN_OR_RETURN(Finished out, Run(nullptr, nullptr, true));
+  return std::move(out.next);
 }
 
 Result<Recorded> JobQueue::Record(const Job& job, const Outcome& outcome) {
-  std::string id = std::to_string(job.id);
-  std::string token = std::to_string(job.lease_token);
-  Result<db::PgResult> r = Status::Internal("unreachable");
-  switch (outcome.kind) {
-    case Outcome::Kind::kComplete:
-      r = conn_->ExecPrepared("complete", {id, token, outcome.result});
-      break;
-    case Outcome::Kind::kRetry:
-      r = conn_->ExecPrepared(
-          "retry", {id, token, SecondsText(NextRetryDelay(job.attempts)),
-                    outcome.error});
-      break;
-    case Outcome::Kind::kFail:
-      r = conn_->ExecPrepared(
-          "fail", {id, token, outcome.error, DeadReasonName(outcome.reason)});
-      break;
-    case Outcome::Kind::kDefer:
-      r = conn_->ExecPrepared("defer",
-                              {id, token, SecondsText(outcome.delay_secs)});
-      break;
-  }
-  if (!r.ok()) return r.status();
-  Recorded rec;
-  if (r->rows() == 0) return rec;  // the row is gone (deleted by its owner)
-  rec.applied = r->GetBool(0, 0);
-  rec.state = ParseJobState(r->Get(0, 1));
-  rec.attempts = static_cast<int>(r->GetInt(0, 2));
-  rec.lag_secs = r->GetDouble(0, 3) - job.run_at;
-  rec.dead_reason = ParseDeadReason(r->Get(0, 4));
-  return rec;
+  AWC_ASSIGN_OR_RETURN(Finished out, Run(&job, &outcome, false));
+  return out.recorded;
 }
 
 Result<Finished> JobQueue::Finish(const Job& job, const Outcome& outcome,
                                   bool claim_next) {
-  Finished out;
-  if (!claim_next) {
-    AWC_ASSIGN_OR_RETURN(out.recorded, Record(job, outcome));
-    return out;
+  return Run(&job, &outcome, claim_next);
+}
+
+db::PgConn::Prepared JobQueue::RecordStatement(const Job& job,
+                                               const Outcome& outcome) {
+  std::string id = std::to_string(job.id);
+  std::string token = std::to_string(job.lease_token);
+  switch (outcome.kind) {
+    case Outcome::Kind::kComplete:
+      return {"complete", {id, token, outcome.result}};
+    case Outcome::Kind::kRetry:
+      return {"retry",
+              {id, token, SecondsText(NextRetryDelay(job.attempts)),
+               outcome.error}};
+    case Outcome::Kind::kFail:
+      return {"fail",
+              {id, token, outcome.error, DeadReasonName(outcome.reason)}};
+    case Outcome::Kind::kDefer:
+      break;
   }
-  // One transaction, one commit: the outcome and the next claim. The claim
-  // still commits before its handler runs.
-  Status s = db::InTransaction(*conn_, [&]() -> Status {
-    AWC_ASSIGN_OR_RETURN(out.recorded, Record(job, outcome));
-    AWC_ASSIGN_OR_RETURN(out.next, Claim());
-    return Status::OK();
-  });
-  if (!s.ok()) return s;
+  return {"defer", {id, token, SecondsText(outcome.delay_secs)}};
+}
+
+Result<Finished> JobQueue::Run(const Job* job, const Outcome* outcome,
+                               bool claim) {
+  // One pipeline, one round trip, one asynchronous commit: the outcome
+  // and the next claim. The claim still commits before its handler runs.
+  std::vector<db::PgConn::Prepared> statements;
+  statements.push_back({"async_commit", {}});
+  if (job != nullptr) statements.push_back(RecordStatement(*job, *outcome));
+  if (claim) statements.push_back({"claim", {worker_id_, lease_secs_}});
+  AWC_ASSIGN_OR_RETURN(std::vector<db::PgResult> results,
+                       conn_->ExecPipeline(statements));
+  Finished out;
+  size_t next = 1;
+  if (job != nullptr) {
+    const db::PgResult& r = results[next++];
+    // No row: the job is gone (deleted by its owner).
+    if (r.rows() > 0) {
+      out.recorded.applied = r.GetBool(0, 0);
+      out.recorded.state = ParseJobState(r.Get(0, 1));
+      out.recorded.attempts = static_cast<int>(r.GetInt(0, 2));
+      out.recorded.lag_secs = r.GetDouble(0, 3) - job->run_at;
+      out.recorded.dead_reason = ParseDeadReason(r.Get(0, 4));
+    }
+  }
+  if (claim && results[next].rows() > 0) out.next = JobFromRow(results[next]);
   return out;
 }
 

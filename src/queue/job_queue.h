@@ -7,6 +7,12 @@
 //  - Record() is conditional on state RUNNING and the token; when it matches
 //    nothing the outcome is discarded and the row's current state returned
 //    with applied = false.
+//  - Claim, Record and Finish each take one round trip (a pipeline) and one
+//    commit, made without waiting for its WAL flush: a crash of the server
+//    may undo the latest of them, which only makes their jobs run again
+//    (docs/ARCHITECTURE.md, "Durability of the queue's commits"). Handlers'
+//    own transactions keep synchronous commits, and each flushes every
+//    earlier claim and record with it.
 //  - Retry delays come from backoff.h with this worker's xorshift32.
 //  - Every statement is prepared once, by Prepare(), on this connection.
 #ifndef AWC_QUEUE_JOB_QUEUE_H_
@@ -36,7 +42,7 @@ class JobQueue {
   Result<Recorded> Record(const Job& job, const Outcome& outcome);
 
   // Records `outcome` and, when `claim_next`, claims the next ready job in
-  // the same transaction (one commit per job).
+  // the same transaction (one commit and one round trip per job).
   Result<Finished> Finish(const Job& job, const Outcome& outcome,
                           bool claim_next);
   // Extends the lease; false when the job is no longer ours.
@@ -56,6 +62,12 @@ class JobQueue {
   const std::string& worker_id() const { return worker_id_; }
 
  private:
+  // The fenced statement recording `outcome` (queue_sql.h).
+  db::PgConn::Prepared RecordStatement(const Job& job, const Outcome& outcome);
+  // Records `*outcome` of `*job` when `job` is set, claims the next job
+  // when `claim`: one pipeline, one transaction.
+  Result<Finished> Run(const Job* job, const Outcome* outcome, bool claim);
+
   db::PgConn* conn_;
   std::string worker_id_;
   std::string lease_secs_;

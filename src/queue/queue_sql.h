@@ -12,6 +12,22 @@
 
 namespace awc::queue::sql {
 
+// The claim and the recording statements commit asynchronously (run in
+// one pipeline after this statement): a commit lost in a crash of the
+// server only makes the job run again (docs/ARCHITECTURE.md, "Durability
+// of the queue's commits").
+inline constexpr const char* kAsyncCommit =
+    "SELECT set_config('synchronous_commit', 'off', true)";
+
+// The fencing token of a claim: the database clock in microseconds times
+// 1024, plus 10 random bits. Two claims of one job are never within the
+// same microsecond, so a job's tokens only grow; and unlike a sequence,
+// whose advance is lost with an asynchronous commit, a token that a crash
+// took away is not handed out again to the job's next claim.
+#define AWC_QUEUE_NEW_TOKEN                                                \
+  "floor(extract(epoch FROM clock_timestamp()) * 1000000)::bigint * 1024 " \
+  "+ floor(random() * 1024)::bigint"
+
 // $1 worker id, $2 lease seconds. The last column is when the job became
 // ready: run_at, but never before the row was inserted (a producer's
 // run_at far in the past must not read as years of lag).
@@ -19,7 +35,7 @@ inline constexpr const char* kClaim = R"sql(
 UPDATE awc.jobs j
    SET state = 'RUNNING', attempts = j.attempts + 1, locked_by = $1,
        locked_until = now() + make_interval(secs => $2::float8),
-       lease_token = nextval('awc.job_lease_token_seq'), updated_at = now()
+       lease_token = )sql" AWC_QUEUE_NEW_TOKEN R"sql(, updated_at = now()
   FROM (SELECT id FROM awc.jobs
          WHERE state = 'PENDING' AND run_at <= now()
          ORDER BY run_at, id
@@ -297,6 +313,7 @@ SELECT coalesce(dead_reason, ''), count(*)
 )sql";
 
 #undef AWC_QUEUE_CHANGED
+#undef AWC_QUEUE_NEW_TOKEN
 #undef AWC_QUEUE_DLQ_MATCH
 #undef AWC_QUEUE_REQUEUE
 #undef AWC_QUEUE_EACH_ID

@@ -64,16 +64,20 @@ class Cluster:
             raise RuntimeError(f"{tool} failed: {r.stderr.strip()}")
         return r
 
-    def init(self):
+    def init(self, durable=False, extra=""):
+        """`durable`: fsync and full_page_writes on, as on a real server
+        (the chaos suite turns them off: only the server crashes). `extra`:
+        more postgresql.conf lines."""
         self._pg("initdb", "-D", self.data, "-U", "postgres", "--auth=trust",
                  "--no-sync", "-E", "UTF8", "--locale=C")
+        sync = "on" if durable else "off"
         with open(os.path.join(self.data, "postgresql.conf"), "a") as f:
             f.write(f"\nport = {self.port}\n"
                     "listen_addresses = '127.0.0.1'\n"
                     f"unix_socket_directories = '{self.dir}'\n"
-                    "fsync = off\nfull_page_writes = off\n"
+                    f"fsync = {sync}\nfull_page_writes = {sync}\n"
                     "max_connections = 100\nshared_buffers = 32MB\n"
-                    "log_min_messages = warning\n")
+                    "log_min_messages = warning\n" + extra)
 
     def start(self):
         self._pg("pg_ctl", "-D", self.data, "-l", self.log, "-w", "-t", "120",

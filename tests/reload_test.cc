@@ -185,6 +185,7 @@ TEST(ReloadTest, SettingsThatNeedARestartAreNamedAndKept) {
   DaemonProcess& d = *fleet.daemon;
   ASSERT_TRUE(WaitUntil([&] { return fleet.Workers().size() == 1; }))
       << d.Stderr();
+  std::set<pid_t> old = fleet.Workers();
   int64_t before = db.Enqueue("test_complete", "{}");
   ASSERT_TRUE(WaitUntil([&] { return db.JobState(before) == "COMPLETED"; }));
   ASSERT_EQ(d.EventsWith("job completed").size(), 1u);
@@ -201,6 +202,12 @@ TEST(ReloadTest, SettingsThatNeedARestartAreNamedAndKept) {
   EXPECT_EQ(Str(kept[0].get(), "setting"), "AWC_CAS_URL");
   EXPECT_EQ(d.Stderr().find(store.path()), std::string::npos);
 
+  // The old worker (still logging at info) may take a job enqueued before
+  // it has seen its SIGTERM: wait until only the new one runs.
+  ASSERT_TRUE(WaitUntil([&] {
+    std::set<pid_t> now = fleet.Workers();
+    return now.size() == 1 && !now.contains(*old.begin());
+  })) << d.Stderr();
   int64_t after = db.Enqueue("test_complete", "{}");
   EXPECT_TRUE(WaitUntil([&] { return db.JobState(after) == "COMPLETED"; }));
   EXPECT_EQ(d.EventsWith("job completed").size(), 1u) << d.Stderr();

@@ -230,7 +230,10 @@ TEST(StoreInitTest, AWorkerStartedAfterTheStoreWentAwayRefusesIt) {
   ASSERT_TRUE(InitStore("file://" + dir.path()));
   DaemonProcess d(
       FleetOptions(db, 1, {{"AWC_CAS_URL", "file://" + dir.path()}}));
-  ASSERT_TRUE(d.WaitForEvent("worker started")) << d.Stderr();
+  // Its heartbeat says the worker runs, so it has opened the store.
+  ASSERT_TRUE(WaitUntil([&] {
+    return db.Int("SELECT count(*) FROM awc.workers WHERE state = 'idle'") == 1;
+  })) << d.Stderr();
   // The volume goes: the running worker is not asked again, the next one
   // refuses the store and exits, and the supervisor says so.
   fs::remove(dir.path() + "/.awc-store");

@@ -332,7 +332,8 @@ int Walk(const Args& a) {
   }
   printf(
       "{\"scheme\": \"%s\", \"parallelism\": %d, \"seconds\": %.6f, "
-      "\"cpu_user\": %.3f, \"cpu_sys\": %.3f, \"objects\": %zu, "
+      "\"cpu_user\": %.3f, \"cpu_sys\": %.3f, \"objects\": %" PRIu64
+      ", "
       "\"bytes\": %" PRIu64 ", \"reads\": %" PRIu64
       ", \"checkpoints\": %" PRId64,
       store->scheme(), store->parallelism(), secs, c1.user - c0.user,

@@ -266,6 +266,56 @@ class Bench:
                      env, "walk")
         return r
 
+    # -- 4. the walk at scale: memory and objects/s
+
+    def scale_runs(self, prog, env, n):
+        return run_json([prog, "scale", "--tenant", TENANT, "--objects",
+                         str(n), "--fanout", str(self.a.scale_fanout)],
+                        env, f"scale {n} ({os.path.basename(prog)})")
+
+    def scale_part(self):
+        a = self.a
+        progs = [("new", self.prog)]
+        if a.baseline_build:
+            old = os.path.join(a.baseline_build, "bench", "awc-bench-storage")
+            if not os.access(old, os.X_OK):
+                die(f"{old} is missing (BENCH_BASELINE_BUILD)")
+            progs.insert(0, ("old", old))
+        else:
+            self.notes.append("scale: no BENCH_BASELINE_BUILD, so no old walk "
+                              "to compare with")
+        spill = os.path.join(self.workdir, "spill")
+        os.makedirs(spill, exist_ok=True)
+        root_dir = os.path.join(self.workdir, "scale-cas")
+        results = []
+        for n in a.scale_sizes:
+            if n <= a.scale_file_max:
+                env = self.env(AWC_CAS_URL=f"file://{root_dir}", TMPDIR=spill)
+                store = "file"
+            else:
+                env = self.env(AWC_CAS_URL="memory://", TMPDIR=spill)
+                store = "memory"
+            reps = a.scale_repeat if n <= a.scale_file_max else 1
+            log(f"scale: {n} objects over {store}:// (tree made once, then "
+                f"a warm-up walk)")
+            gen = self.scale_runs(self.prog, env, n)
+            runs = {name: [] for name, _ in progs}
+            for rep in range(1, reps + 1):
+                for name, prog in progs:
+                    r = self.scale_runs(prog, env, n)
+                    r["others"] = max(0.0, (r["_busy"] - r["_cpu"]) / r["_wall"])
+                    runs[name].append(r)
+                    log(f"scale run {rep}/{reps} {n} {name}: "
+                        f"{r['objects'] / r['seconds']:.0f} objects/s, peak "
+                        f"{(r['peak_kib'] - r['idle_kib']) / 1024:.1f} MiB "
+                        f"above idle")
+                    if os.listdir(spill):
+                        die(f"the walk left files in {spill}")
+            results.append({"n": n, "store": store, "gen": gen, "runs": runs,
+                            "reps": reps})
+        shutil.rmtree(root_dir, ignore_errors=True)
+        return results
+
     # -- 2. s3://
 
     def s3_part(self):
@@ -526,7 +576,7 @@ def summarize_explain(lines):
     return f"{filt}{probe}; {bufs}; {exe}"
 
 
-def report(a, header, notes, file_r, s3_r, gc_r):
+def report(a, header, notes, file_r, s3_r, gc_r, scale_r=None):
     out = ["awc-worker storage benchmarks (bench/storage_bench.py, "
            "make bench-storage)", ""]
     out += header
@@ -684,6 +734,60 @@ def report(a, header, notes, file_r, s3_r, gc_r):
                     f"{n} objects (custom plan, as the sweep's unnamed "
                     "statement gets; rolled back):", ""]
             out += ["   " + line for line in gc_r["explain"][n]]
+    if scale_r:
+        out += [
+            "4. The walk at scale: memory and objects/s (awc-bench-storage scale).",
+            f"   tree: N tiny blobs (about 20 bytes) under manifests of "
+            f"{a.scale_fanout} entries (root -> mids -> leaves -> blobs);",
+            "   file:// trees are written once as plain files and walked warm; "
+            f"above {a.scale_file_max} objects the store is memory:// in the "
+            "walking process",
+            "   (ten million files would need ~40 GB of 4 KiB blocks), its "
+            "objects part of the idle size.",
+            "   idle = VmRSS before the walk (store open, tree made); peak = "
+            "VmHWM after it, reset just before it",
+            "   (/proc/self/clear_refs); old = the baseline build "
+            "(BENCH_BASELINE_BUILD), new = this tree.",
+            "   goals: peak - idle <= 64 MiB at 10M objects; new objects/s >= "
+            "0.90 x old at 1M.",
+            ""]
+        hdr = (f"   {'objects':>9} | {'store':<6} | {'walk':<4} | "
+               f"{'objects/s':>9} | {'seconds':>8} | {'idle MiB':>8} | "
+               f"{'peak MiB':>8} | {'peak-idle':>9} | goal")
+        out += [hdr, "   " + "-" * (len(hdr) - 3)]
+        for r in scale_r:
+            for name, runs in r["runs"].items():
+                ops = med([x["objects"] / x["seconds"] for x in runs])
+                secs = med([x["seconds"] for x in runs])
+                idle = med([x["idle_kib"] / 1024 for x in runs])
+                peak = med([x["peak_kib"] / 1024 for x in runs])
+                grow = med([(x["peak_kib"] - x["idle_kib"]) / 1024 for x in runs])
+                goal = ""
+                if name == "new":
+                    goal = f"<= 64 MiB: {'met' if grow <= 64 else 'NOT met'}"
+                    old = r["runs"].get("old")
+                    if old:
+                        ratio = ops / med([x["objects"] / x["seconds"] for x in old])
+                        goal += f"; {ratio:.2f} x old"
+                        if r["n"] == 1000000:
+                            goal += (" (>= 0.90: "
+                                     f"{'met' if ratio >= 0.90 else 'NOT met'})")
+                out.append(f"   {r['runs'][name][0]['objects']:>9} | "
+                           f"{r['store']:<6} | {name:<4} | {ops:>9.0f} | "
+                           f"{secs:>8.2f} | {idle:>8.1f} | {peak:>8.1f} | "
+                           f"{grow:>9.1f} | {goal}")
+        out += ["", "   every run: objects/s (peak - idle MiB; CPU s of the "
+                "walk; other = CPUs busy outside the process)"]
+        for r in scale_r:
+            for name, runs in r["runs"].items():
+                cells = "  ".join(
+                    f"{x['objects'] / x['seconds']:.0f} ({(x['peak_kib'] - x['idle_kib']) / 1024:.1f}; "
+                    f"{x['cpu_user'] + x['cpu_sys']:.2f} s, other {x['others']:.2f})"
+                    for x in runs)
+                out.append(f"   {r['n']:>9} {name:<4} {cells}")
+        gens = ", ".join(f"{r['n']}: {r['gen']['gen_seconds']:.0f} s"
+                         for r in scale_r)
+        out += [f"   trees made in {gens}.", ""]
     return out
 
 
@@ -693,8 +797,8 @@ def main():
     ap.add_argument("--build-dir", required=True)
     here = os.path.dirname(os.path.abspath(__file__))
     ap.add_argument("--parts", default=os.environ.get(
-        "BENCH_STORAGE_PARTS", "file s3 gc"),
-        help="which parts (BENCH_STORAGE_PARTS, 'file s3 gc')")
+        "BENCH_STORAGE_PARTS", "file s3 gc scale"),
+        help="which parts (BENCH_STORAGE_PARTS, 'file s3 gc scale')")
     ap.add_argument("--repeat", type=int,
                     default=env_int("BENCH_STORAGE_REPEAT", 3))
     ap.add_argument("--file-mib", type=int,
@@ -714,6 +818,23 @@ def main():
                          "SNAPSHOT, 10000)")
     ap.add_argument("--gc-batch", type=int,
                     default=env_int("BENCH_GC_BATCH", 1000))
+    ap.add_argument("--scale-sizes",
+                    type=lambda s: [int(x) for x in s.split(",")],
+                    default=env_list("BENCH_SCALE_SIZES",
+                                     [100000, 1000000, 10000000]))
+    ap.add_argument("--scale-file-max", type=int,
+                    default=env_int("BENCH_SCALE_FILE_MAX", 1000000),
+                    help="largest scale tree over file:// (BENCH_SCALE_FILE_"
+                         "MAX); larger ones use memory://")
+    ap.add_argument("--scale-fanout", type=int,
+                    default=env_int("BENCH_SCALE_FANOUT", 1000))
+    ap.add_argument("--scale-repeat", type=int,
+                    default=env_int("BENCH_SCALE_REPEAT", 3),
+                    help="runs per file:// scale size (memory:// ones run once)")
+    ap.add_argument("--baseline-build",
+                    default=os.environ.get("BENCH_BASELINE_BUILD", ""),
+                    help="a bench build of the code to compare the scale walk "
+                         "with (BENCH_BASELINE_BUILD)")
     ap.add_argument("--s3rver", default=os.environ.get("AWC_S3RVER") or
                     os.path.join(os.path.dirname(here), "build-deps",
                                  "node_modules", "s3rver", "bin", "s3rver.js"))
@@ -740,10 +861,12 @@ def main():
         file_r = bench.file_part() if "file" in parts else None
         s3_r = bench.s3_part() if "s3" in parts else None
         gc_r = bench.gc_part() if "gc" in parts else None
+        scale_r = bench.scale_part() if "scale" in parts else None
     finally:
         shutil.rmtree(bench.workdir, ignore_errors=True)
 
-    write_report(report(a, header, bench.notes, file_r, s3_r, gc_r), started,
+    write_report(report(a, header, bench.notes, file_r, s3_r, gc_r, scale_r),
+                 started,
                  results)
 
 

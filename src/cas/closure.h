@@ -34,8 +34,9 @@
 //    is read no further, so its digest is not known).
 //  - Store errors other than "not found" and kCorruption are not verdicts:
 //    they come back as the Status (kTransient means retry the job later).
-//  - `checkpoint` is called between batches and, inside the read of one
-//    object, after every MiB of it (handlers renew their lease there, so a
+//  - `checkpoint` is called between batches, after every 2^20 entries of a
+//    depth's sorted pass and, inside the read of one object, after every
+//    MiB of it (handlers renew their lease there, so a
 //    single large object cannot outlast the lease); an error from it aborts
 //    the read and the walk with that error. It may be empty.
 //  - A malformed tenant id or root digest is kInvalidArgument.

@@ -87,8 +87,8 @@ TEST_F(SpillTest, SpoolInMemoryThenInAFileReadTwiceAndRemoved) {
 }
 
 TEST_F(SpillTest, SorterSortsInMemoryAndThroughMergedRuns) {
-  // 20000 records, 10 per run: 2000 runs, merged 32 at a time in rounds.
-  for (size_t budget : {size_t{1} << 20, sizeof(Rec) * 10}) {
+  // 20000 records, 100 per run: 200 runs, merged 32 at a time in rounds.
+  for (size_t budget : {size_t{1} << 20, sizeof(Rec) * 100}) {
     SpillFiles files(Options(budget));
     std::mt19937_64 rng(42);
     std::vector<Rec> want;

@@ -381,9 +381,13 @@ class Bench:
                 env = self.env(AWC_CAS_URL="memory://", TMPDIR=spill)
                 store = "memory"
             reps = a.scale_repeat if n <= a.scale_file_max else 1
-            log(f"scale: {n} objects over {store}:// (tree made once, then "
-                f"a warm-up walk)")
-            gen = self.scale_runs(self.prog, env, n)
+            if store == "file":
+                log(f"scale: {n} objects over file:// (tree made once, then "
+                    "a warm-up walk)")
+                gen = self.scale_runs(self.prog, env, n)
+            else:
+                log(f"scale: {n} objects over memory:// (made by every run)")
+                gen = None
             runs = {name: [] for name, _ in progs}
             for rep in range(1, reps + 1):
                 for name, prog in progs:
@@ -396,6 +400,8 @@ class Bench:
                         f"above idle")
                     if os.listdir(spill):
                         die(f"the walk left files in {spill}")
+            if gen is None:
+                gen = runs[progs[-1][0]][0]
             results.append({"n": n, "store": store, "gen": gen, "runs": runs,
                             "reps": reps})
         shutil.rmtree(root_dir, ignore_errors=True)

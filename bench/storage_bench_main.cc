@@ -26,11 +26,11 @@
 //       store's counters (most transfers in flight, connections opened).
 //
 //   scale --tenant T --objects N [--fanout 1000]
-//       The walk at scale: a tree of N tiny blobs (about 20 bytes each)
-//       under manifests of `fanout` entries (root -> mids -> leaves ->
-//       blobs). Over file:// it is written once as plain files (no fsync)
-//       and reused by later runs (.bench-scale-N-F in the store root holds
-//       its root digest); over memory:// it is made in this process with
+//       The walk at scale: a tree of N objects at most, tiny blobs (about
+//       20 bytes each) under manifests of `fanout` entries (root -> mids ->
+//       leaves -> blobs). Over file:// it is written once as plain files (no
+//       fsync) and reused by later runs (.bench-scale-N-F in the store root
+//       holds its root digest); over memory:// it is made in this process with
 //       Put. Then the peak RSS is reset (/proc/self/clear_refs), the idle
 //       RSS read and one cas::WalkClosure run. Prints its wall and CPU
 //       seconds, objects, and the RSS before it (VmRSS) and its peak
@@ -458,13 +458,27 @@ std::string MakeTinyTree(TinyWriter& w, uint64_t n, uint64_t fanout) {
   return w.Manifest("", std::move(mids)).digest;
 }
 
+// Objects in a tiny tree of `blobs` blobs: the blobs, the leaves, the mids
+// (at least one) and the root.
+uint64_t TinyTreeObjects(uint64_t blobs, uint64_t fanout) {
+  uint64_t leaves = (blobs + fanout - 1) / fanout;
+  uint64_t mids = std::max<uint64_t>(1, (leaves + fanout - 1) / fanout);
+  return blobs + leaves + mids + 1;
+}
+
 int Scale(const Args& a) {
   auto settings = LoadSettings();
   struct ev_loop* loop = ev_loop_new(EVFLAG_AUTO);
   auto store = OpenStore(settings, loop);
   std::string tenant = a.Str("tenant");
-  const uint64_t n = static_cast<uint64_t>(a.Num("objects", 100000));
+  const uint64_t total = static_cast<uint64_t>(a.Num("objects", 100000));
   const uint64_t fanout = static_cast<uint64_t>(a.Num("fanout", 1000));
+  if (total < 3 || fanout < 1) Die("--objects must be at least 3");
+  // As many blobs as make `total` objects with the manifests.
+  uint64_t n = total;
+  while (TinyTreeObjects(n, fanout) > total) {
+    n -= std::min(n - 1, TinyTreeObjects(n, fanout) - total);
+  }
   std::string scheme = store->scheme();
   std::string file_root;
   if (scheme == "file") {

@@ -17,13 +17,20 @@ only the GC part needs them) and measures:
      (rows made with generate_series, a realistic mix of referenced,
      pinned, young and eligible objects): a dry run (plan only) and one full
      epoch (plan, canary, delete 1000, verify) with gc::RunSweep, per
-     phase; and EXPLAIN (ANALYZE, BUFFERS) of the plan at the largest size.
+     phase; and EXPLAIN (ANALYZE, BUFFERS) of the plan at the largest size;
+  4. the walk at scale (awc-bench-storage scale): peak RSS above idle and
+     objects/s for trees of 100k and 1M tiny objects over file:// and 10M
+     over memory://, beside a baseline build (BENCH_BASELINE_BUILD);
+  5. validation over s3:// through a loopback proxy that adds a time to
+     first byte (20 ms) to every s3rver response, at concurrency 1, 4, 16
+     and 64 with ~1000 small objects, and MB/s with 64 MiB objects.
 
 Every configuration runs --repeat times, interleaved; tables show the
 median and every run. Standard library only.
 """
 
 import argparse
+import asyncio
 import datetime
 import json
 import os
@@ -34,6 +41,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.request
 
@@ -130,6 +138,83 @@ def free_port():
 
 
 # ---------------------------------------------------------------- s3rver
+
+class LatencyProxy:
+    """A loopback TCP proxy in front of s3rver that holds the first bytes of
+    each response for `delay` seconds before passing them on, as a real
+    object store's time to first byte. HTTP/1.1 without pipelining (libcurl
+    does not pipeline): the first bytes the server sends after the client
+    sent a request start its response. Runs its asyncio loop in a thread."""
+
+    def __init__(self, upstream_port, delay):
+        self.upstream_port = upstream_port
+        self.delay = delay
+        self.loop = asyncio.new_event_loop()
+        self.connections = 0
+        ready = threading.Event()
+
+        def run():
+            asyncio.set_event_loop(self.loop)
+            self.server = self.loop.run_until_complete(asyncio.start_server(
+                self._handle, "127.0.0.1", 0, backlog=1024))
+            self.port = self.server.sockets[0].getsockname()[1]
+            ready.set()
+            self.loop.run_forever()
+
+        self.thread = threading.Thread(target=run, daemon=True)
+        self.thread.start()
+        ready.wait()
+
+    def endpoint(self):
+        return f"http://127.0.0.1:{self.port}"
+
+    async def _handle(self, creader, cwriter):
+        self.connections += 1
+        try:
+            sreader, swriter = await asyncio.open_connection(
+                "127.0.0.1", self.upstream_port)
+        except OSError:
+            cwriter.close()
+            return
+        awaiting = [False]  # a request went up; its response has not started
+
+        async def up():
+            try:
+                while True:
+                    data = await creader.read(1 << 16)
+                    if not data:
+                        break
+                    awaiting[0] = True
+                    swriter.write(data)
+                    await swriter.drain()
+            except (ConnectionError, OSError):
+                pass
+            swriter.close()
+
+        async def down():
+            try:
+                while True:
+                    data = await sreader.read(1 << 18)
+                    if not data:
+                        break
+                    if awaiting[0]:
+                        awaiting[0] = False
+                        await asyncio.sleep(self.delay)
+                    cwriter.write(data)
+                    await cwriter.drain()
+            except (ConnectionError, OSError):
+                pass
+            cwriter.close()
+
+        await asyncio.gather(up(), down())
+
+    def stop(self):
+        def shut():
+            self.server.close()
+            self.loop.stop()
+        self.loop.call_soon_threadsafe(shut)
+        self.thread.join(5)
+
 
 class S3rver:
     """s3rver on a free loopback port, as tests/support/s3_server.cc starts
@@ -266,6 +351,62 @@ class Bench:
                      env, "walk")
         return r
 
+    # -- 4. the walk at scale: memory and objects/s
+
+    def scale_runs(self, prog, env, n):
+        return run_json([prog, "scale", "--tenant", TENANT, "--objects",
+                         str(n), "--fanout", str(self.a.scale_fanout)],
+                        env, f"scale {n} ({os.path.basename(prog)})")
+
+    def scale_part(self):
+        a = self.a
+        progs = [("new", self.prog)]
+        if a.baseline_build:
+            old = os.path.join(a.baseline_build, "bench", "awc-bench-storage")
+            if not os.access(old, os.X_OK):
+                die(f"{old} is missing (BENCH_BASELINE_BUILD)")
+            progs.insert(0, ("old", old))
+        else:
+            self.notes.append("scale: no BENCH_BASELINE_BUILD, so no old walk "
+                              "to compare with")
+        spill = os.path.join(self.workdir, "spill")
+        os.makedirs(spill, exist_ok=True)
+        root_dir = os.path.join(self.workdir, "scale-cas")
+        results = []
+        for n in a.scale_sizes:
+            if n <= a.scale_file_max:
+                env = self.env(AWC_CAS_URL=f"file://{root_dir}", TMPDIR=spill)
+                store = "file"
+            else:
+                env = self.env(AWC_CAS_URL="memory://", TMPDIR=spill)
+                store = "memory"
+            reps = a.scale_repeat if n <= a.scale_file_max else 1
+            if store == "file":
+                log(f"scale: {n} objects over file:// (tree made once, then "
+                    "a warm-up walk)")
+                gen = self.scale_runs(self.prog, env, n)
+            else:
+                log(f"scale: {n} objects over memory:// (made by every run)")
+                gen = None
+            runs = {name: [] for name, _ in progs}
+            for rep in range(1, reps + 1):
+                for name, prog in progs:
+                    r = self.scale_runs(prog, env, n)
+                    r["others"] = max(0.0, (r["_busy"] - r["_cpu"]) / r["_wall"])
+                    runs[name].append(r)
+                    log(f"scale run {rep}/{reps} {n} {name}: "
+                        f"{r['objects'] / r['seconds']:.0f} objects/s, peak "
+                        f"{(r['peak_kib'] - r['idle_kib']) / 1024:.1f} MiB "
+                        f"above idle")
+                    if os.listdir(spill):
+                        die(f"the walk left files in {spill}")
+            if gen is None:
+                gen = runs[progs[-1][0]][0]
+            results.append({"n": n, "store": store, "gen": gen, "runs": runs,
+                            "reps": reps})
+        shutil.rmtree(root_dir, ignore_errors=True)
+        return results
+
     # -- 2. s3://
 
     def s3_part(self):
@@ -314,6 +455,72 @@ class Bench:
         finally:
             srv.stop()
         return {"gen": gen, "runs": runs}
+
+    # -- 5. s3:// at a real object store's latency
+
+    def s3_latency_part(self):
+        a = self.a
+        script = a.s3rver
+        if not os.path.exists(script):
+            self.notes.append(f"S3 latency part skipped: s3rver is not "
+                              f"installed at {script} (make deps)")
+            return None
+        datadir = os.path.join(self.workdir, "s3rver-latency-data")
+        os.makedirs(datadir)
+        srv = S3rver(script, datadir,
+                     os.path.join(self.workdir, "s3rver-latency.log"))
+        proxy = None
+        try:
+            srv.create_bucket("bench")
+            proxy = LatencyProxy(srv.port, a.s3_ttfb_ms / 1000.0)
+
+            def env(endpoint, conc=None):
+                return self.env(AWC_CAS_URL="s3://bench",
+                                AWC_S3_ENDPOINT=endpoint,
+                                AWC_S3_FORCE_PATH_STYLE="true",
+                                AWC_S3_ACCESS_KEY_ID="S3RVER",
+                                AWC_S3_SECRET_ACCESS_KEY="S3RVER",
+                                AWC_S3_MAX_CONCURRENCY=conc)
+            log(f"s3 latency: uploading about {a.s3_small_objects} small "
+                "objects (direct to s3rver)")
+            # Blobs of 4-64 KiB (34 KiB on average) under 4 x 4 leaves.
+            small = run_json([self.prog, "gen", "--tenant", TENANT,
+                              "--total-mib",
+                              str(max(1, a.s3_small_objects * 34 // 1024)),
+                              "--large-mib", "0", "--fanout", "4"],
+                             env(srv.endpoint()), "gen (s3 small)")
+            log(f"s3 latency: uploading {a.s3_large_count} objects of 64 MiB")
+            large = run_json([self.prog, "gen", "--tenant", "large",
+                              "--total-mib", str(64 * a.s3_large_count),
+                              "--large-mib", "64", "--large-share", "1",
+                              "--fanout", "1"],
+                             env(srv.endpoint()), "gen (s3 large)")
+            self.walk(env(proxy.endpoint()), small["root"])  # warm-up
+            runs = {c: [] for c in a.s3_concurrency}
+            big = []
+            for rep in range(1, a.s3_latency_repeat + 1):
+                for c in a.s3_concurrency:
+                    s0 = srv.cpu()
+                    r = self.walk(env(proxy.endpoint(), c), small["root"])
+                    r["server_cpu"] = srv.cpu() - s0
+                    r["objps"] = r["objects"] / r["seconds"]
+                    runs[c].append(r)
+                    log(f"s3 latency run {rep}/{a.s3_latency_repeat} "
+                        f"concurrency {c:>3}: {r['objps']:7.0f} objects/s, "
+                        f"{r.get('max_in_flight')} in flight, "
+                        f"{r.get('connections')} connections")
+                r = run_json([self.prog, "walk", "--tenant", "large", "--root",
+                              large["root"]], env(proxy.endpoint(), 16),
+                             "walk (s3 large)")
+                r["mbps"] = r["bytes"] / r["seconds"] / MB
+                big.append(r)
+                log(f"s3 latency run {rep}/{a.s3_latency_repeat} 64 MiB "
+                    f"objects, concurrency 16: {r['mbps']:.1f} MB/s")
+        finally:
+            if proxy:
+                proxy.stop()
+            srv.stop()
+        return {"small": small, "large": large, "runs": runs, "big": big}
 
     # -- 3. GC
 
@@ -526,7 +733,7 @@ def summarize_explain(lines):
     return f"{filt}{probe}; {bufs}; {exe}"
 
 
-def report(a, header, notes, file_r, s3_r, gc_r):
+def report(a, header, notes, file_r, s3_r, gc_r, scale_r=None, s3l_r=None):
     out = ["awc-worker storage benchmarks (bench/storage_bench.py, "
            "make bench-storage)", ""]
     out += header
@@ -684,6 +891,112 @@ def report(a, header, notes, file_r, s3_r, gc_r):
                     f"{n} objects (custom plan, as the sweep's unnamed "
                     "statement gets; rolled back):", ""]
             out += ["   " + line for line in gc_r["explain"][n]]
+    if scale_r:
+        out += [
+            "4. The walk at scale: memory and objects/s (awc-bench-storage scale).",
+            f"   tree: N tiny blobs (about 20 bytes) under manifests of "
+            f"{a.scale_fanout} entries (root -> mids -> leaves -> blobs);",
+            "   file:// trees are written once as plain files and walked warm; "
+            f"above {a.scale_file_max} objects the store is memory:// in the "
+            "walking process",
+            "   (ten million files would need ~40 GB of 4 KiB blocks), its "
+            "objects part of the idle size.",
+            "   idle = VmRSS before the walk (store open, tree made); peak = "
+            "VmHWM after it, reset just before it",
+            "   (/proc/self/clear_refs); old = the baseline build "
+            "(BENCH_BASELINE_BUILD), new = this tree.",
+            "   goals: peak - idle <= 64 MiB at 10M objects; new objects/s >= "
+            "0.90 x old at 1M.",
+            ""]
+        hdr = (f"   {'objects':>9} | {'store':<6} | {'walk':<4} | "
+               f"{'objects/s':>9} | {'seconds':>8} | {'idle MiB':>8} | "
+               f"{'peak MiB':>8} | {'peak-idle':>9} | goal")
+        out += [hdr, "   " + "-" * (len(hdr) - 3)]
+        for r in scale_r:
+            for name, runs in r["runs"].items():
+                ops = med([x["objects"] / x["seconds"] for x in runs])
+                secs = med([x["seconds"] for x in runs])
+                idle = med([x["idle_kib"] / 1024 for x in runs])
+                peak = med([x["peak_kib"] / 1024 for x in runs])
+                grow = med([(x["peak_kib"] - x["idle_kib"]) / 1024 for x in runs])
+                goal = ""
+                if name == "new":
+                    goal = f"<= 64 MiB: {'met' if grow <= 64 else 'NOT met'}"
+                    old = r["runs"].get("old")
+                    if old:
+                        ratio = ops / med([x["objects"] / x["seconds"] for x in old])
+                        goal += f"; {ratio:.2f} x old"
+                        if r["n"] == 1000000:
+                            goal += (" (>= 0.90: "
+                                     f"{'met' if ratio >= 0.90 else 'NOT met'})")
+                out.append(f"   {r['runs'][name][0]['objects']:>9} | "
+                           f"{r['store']:<6} | {name:<4} | {ops:>9.0f} | "
+                           f"{secs:>8.2f} | {idle:>8.1f} | {peak:>8.1f} | "
+                           f"{grow:>9.1f} | {goal}")
+        out += ["", "   every run: objects/s (peak - idle MiB; CPU s of the "
+                "walk; other = CPUs busy outside the process)"]
+        for r in scale_r:
+            for name, runs in r["runs"].items():
+                cells = "  ".join(
+                    f"{x['objects'] / x['seconds']:.0f} ({(x['peak_kib'] - x['idle_kib']) / 1024:.1f}; "
+                    f"{x['cpu_user'] + x['cpu_sys']:.2f} s, other {x['others']:.2f})"
+                    for x in runs)
+                out.append(f"   {r['n']:>9} {name:<4} {cells}")
+        gens = ", ".join(f"{r['n']}: {r['gen']['gen_seconds']:.0f} s"
+                         for r in scale_r)
+        out += [f"   trees made in {gens}.", ""]
+    if s3l_r:
+        g = s3l_r["small"]
+        out += [
+            "5. Validation over s3:// at a real object store's latency: "
+            "s3rver behind a loopback proxy",
+            f"   (bench/storage_bench.py LatencyProxy) that holds the first "
+            f"bytes of every response {a.s3_ttfb_ms} ms (time to first byte).",
+            f"   tree: {g['objects']} objects, {g['bytes']} bytes: "
+            f"{g['small_blobs']} blobs of 4-64 KiB under {g['manifests']} "
+            "manifests; walk = cas::WalkClosure.",
+            "   goals: objects/s at 16 >= 12 x at 1; no collapse at 64 "
+            "(at least the figure at 16).",
+            ""]
+        hdr = (f"   {'AWC_S3_MAX_CONCURRENCY':<22} | {'objects/s':>9} | "
+               f"{'x conc. 1':>9} | {'seconds':>7} | {'in flight':>9} | "
+               f"{'conns':>5} | {'client ms/obj':>13} | {'s3rver CPU':>10} | "
+               "goal")
+        out += [hdr, "   " + "-" * (len(hdr) - 3)]
+        one = med([x["objps"] for x in s3l_r["runs"][a.s3_concurrency[0]]])
+        at16 = None
+        for c in a.s3_concurrency:
+            rs = s3l_r["runs"][c]
+            ops = med([x["objps"] for x in rs])
+            ratio = ops / one
+            goal = ""
+            if c == 16:
+                at16 = ops
+                goal = f">= 12: {'met' if ratio >= 12 else 'NOT met'}"
+            elif c == 64 and at16:
+                goal = (f">= at 16: "
+                        f"{'met' if ops >= 0.95 * at16 else 'NOT met'}")
+            out.append(
+                f"   {c:<22} | {ops:>9.0f} | {ratio:>9.1f} | "
+                f"{med([x['seconds'] for x in rs]):>7.2f} | "
+                f"{max(x.get('max_in_flight', 0) for x in rs):>9} | "
+                f"{max(x.get('connections', 0) for x in rs):>5} | "
+                f"{med([(x['cpu_user'] + x['cpu_sys']) * 1000 / x['objects'] for x in rs]):>13.3f} | "
+                f"{med([x['server_cpu'] / x['seconds'] for x in rs]):>10.2f} | "
+                f"{goal}")
+        out += ["", "   client ms/obj = CPU of the walking process per object; "
+                "s3rver CPU = its CPUs busy during the walk.",
+                "   every run: objects/s"]
+        for c in a.s3_concurrency:
+            out.append(f"   {c:>4}  " + "  ".join(
+                f"{x['objps']:.0f}" for x in s3l_r["runs"][c]))
+        L = s3l_r["large"]
+        out += ["",
+                f"   64 MiB objects: {L['large_blobs']} blobs of 64 MiB "
+                f"({L['bytes'] / 2**20:.0f} MiB), AWC_S3_MAX_CONCURRENCY=16: "
+                f"{med([x['mbps'] for x in s3l_r['big']]):.1f} MB/s "
+                f"(every run: " + ", ".join(
+                    f"{x['mbps']:.1f}" for x in s3l_r["big"]) + ")", ""]
     return out
 
 
@@ -693,8 +1006,9 @@ def main():
     ap.add_argument("--build-dir", required=True)
     here = os.path.dirname(os.path.abspath(__file__))
     ap.add_argument("--parts", default=os.environ.get(
-        "BENCH_STORAGE_PARTS", "file s3 gc"),
-        help="which parts (BENCH_STORAGE_PARTS, 'file s3 gc')")
+        "BENCH_STORAGE_PARTS", "file s3 gc scale s3-latency"),
+        help="which parts (BENCH_STORAGE_PARTS, 'file s3 gc scale "
+             "s3-latency')")
     ap.add_argument("--repeat", type=int,
                     default=env_int("BENCH_STORAGE_REPEAT", 3))
     ap.add_argument("--file-mib", type=int,
@@ -714,6 +1028,35 @@ def main():
                          "SNAPSHOT, 10000)")
     ap.add_argument("--gc-batch", type=int,
                     default=env_int("BENCH_GC_BATCH", 1000))
+    ap.add_argument("--scale-sizes",
+                    type=lambda s: [int(x) for x in s.split(",")],
+                    default=env_list("BENCH_SCALE_SIZES",
+                                     [100000, 1000000, 10000000]))
+    ap.add_argument("--scale-file-max", type=int,
+                    default=env_int("BENCH_SCALE_FILE_MAX", 1000000),
+                    help="largest scale tree over file:// (BENCH_SCALE_FILE_"
+                         "MAX); larger ones use memory://")
+    ap.add_argument("--scale-fanout", type=int,
+                    default=env_int("BENCH_SCALE_FANOUT", 1000))
+    ap.add_argument("--scale-repeat", type=int,
+                    default=env_int("BENCH_SCALE_REPEAT", 3),
+                    help="runs per file:// scale size (memory:// ones run once)")
+    ap.add_argument("--s3-ttfb-ms", type=int,
+                    default=env_int("BENCH_S3_TTFB_MS", 20))
+    ap.add_argument("--s3-concurrency",
+                    type=lambda s: [int(x) for x in s.split(",")],
+                    default=env_list("BENCH_S3_CONCURRENCY", [1, 4, 16, 64]))
+    ap.add_argument("--s3-small-objects", type=int,
+                    default=env_int("BENCH_S3_SMALL_OBJECTS", 1000))
+    ap.add_argument("--s3-large-count", type=int,
+                    default=env_int("BENCH_S3_LARGE_COUNT", 16),
+                    help="objects of 64 MiB for the MB/s figure")
+    ap.add_argument("--s3-latency-repeat", type=int,
+                    default=env_int("BENCH_S3_LATENCY_REPEAT", 3))
+    ap.add_argument("--baseline-build",
+                    default=os.environ.get("BENCH_BASELINE_BUILD", ""),
+                    help="a bench build of the code to compare the scale walk "
+                         "with (BENCH_BASELINE_BUILD)")
     ap.add_argument("--s3rver", default=os.environ.get("AWC_S3RVER") or
                     os.path.join(os.path.dirname(here), "build-deps",
                                  "node_modules", "s3rver", "bin", "s3rver.js"))
@@ -740,10 +1083,14 @@ def main():
         file_r = bench.file_part() if "file" in parts else None
         s3_r = bench.s3_part() if "s3" in parts else None
         gc_r = bench.gc_part() if "gc" in parts else None
+        scale_r = bench.scale_part() if "scale" in parts else None
+        s3l_r = bench.s3_latency_part() if "s3-latency" in parts else None
     finally:
         shutil.rmtree(bench.workdir, ignore_errors=True)
 
-    write_report(report(a, header, bench.notes, file_r, s3_r, gc_r), started,
+    write_report(report(a, header, bench.notes, file_r, s3_r, gc_r, scale_r,
+                        s3l_r),
+                 started,
                  results)
 
 

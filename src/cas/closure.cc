@@ -3,7 +3,8 @@
 #include <algorithm>
 #include <cstring>
 #include <limits>
-#include <random>
+#include <memory>
+#include <optional>
 #include <string_view>
 #include <utility>
 
@@ -17,7 +18,6 @@ constexpr size_t kMinBatch = 16;
 constexpr size_t kMaxBatch = 256;
 // Manifest bytes one batch may buffer (a batch always holds at least one).
 constexpr uint64_t kBatchManifestBytes = 64 * 1024 * 1024;
-constexpr uint32_t kNone = std::numeric_limits<uint32_t>::max();
 // Inside one object's read, the checkpoint runs after each this many bytes
 // (a lease must not run out while one large object streams).
 constexpr uint64_t kCheckpointBytes = 1024 * 1024;
@@ -26,71 +26,6 @@ size_t BatchSize(const store::ObjectStore& store) {
   size_t n = 4 * static_cast<size_t>(std::max(store.parallelism(), 1));
   return std::clamp(n, kMinBatch, kMaxBatch);
 }
-
-// An open-addressing set of indexes into the closure's object list, keyed
-// by their digests: 4 bytes a slot, so ten million objects cost tens of
-// megabytes rather than a node each. Hashing is seeded per walk, so
-// manifests cannot be crafted to collide.
-class DigestIndex {
- public:
-  explicit DigestIndex(const std::vector<ClosureObject>& objects)
-      : objects_(objects), slots_(1024, kNone), seed_(RandomSeed()) {}
-
-  // The index of the object with `digest`, or kNone.
-  uint32_t Find(const digest::RawDigest& digest) const {
-    size_t mask = slots_.size() - 1;
-    for (size_t i = Hash(digest) & mask;; i = (i + 1) & mask) {
-      uint32_t idx = slots_[i];
-      if (idx == kNone || objects_[idx].sha256 == digest) return idx;
-    }
-  }
-
-  // Adds objects[idx], whose digest is not in the set yet.
-  void Insert(uint32_t idx) {
-    if ((size_ + 1) * 10 > slots_.size() * 7) Grow();
-    Place(idx);
-    ++size_;
-  }
-
- private:
-  static uint64_t RandomSeed() {
-    std::random_device rd;
-    return (static_cast<uint64_t>(rd()) << 32) ^ rd();
-  }
-
-  uint64_t Hash(const digest::RawDigest& digest) const {
-    uint64_t h = seed_;
-    for (size_t off = 0; off < digest.size(); off += 8) {
-      uint64_t w = 0;
-      std::memcpy(&w, digest.data() + off, 8);
-      h = (h ^ w) * 0x9e3779b97f4a7c15ULL;
-      h ^= h >> 29;
-    }
-    h ^= h >> 32;
-    h *= 0xd6e8feb86659fd93ULL;
-    return h ^ (h >> 32);
-  }
-
-  void Place(uint32_t idx) {
-    size_t mask = slots_.size() - 1;
-    size_t i = Hash(objects_[idx].sha256) & mask;
-    while (slots_[i] != kNone) i = (i + 1) & mask;
-    slots_[i] = idx;
-  }
-
-  void Grow() {
-    std::vector<uint32_t> old(slots_.size() * 2, kNone);
-    old.swap(slots_);
-    for (uint32_t idx : old) {
-      if (idx != kNone) Place(idx);
-    }
-  }
-
-  const std::vector<ClosureObject>& objects_;
-  std::vector<uint32_t> slots_;  // size a power of two
-  size_t size_ = 0;
-  uint64_t seed_;
-};
 
 // One object's read: the sink hashes and counts; manifests are also kept,
 // up to their declared size and never past the manifest limit.
@@ -190,6 +125,60 @@ Verdict CheckRead(Read& r, std::string_view digest, uint64_t manifest_max,
   return Verdict::kOk;
 }
 
+// A manifest entry met during one depth; `seq` numbers them as met.
+struct EntryRecord {
+  digest::RawDigest digest{};
+  uint64_t seq = 0;
+  uint64_t size = 0;
+  bool manifest = false;
+};
+
+int CompareDigests(const digest::RawDigest& a, const digest::RawDigest& b) {
+  return std::memcmp(a.data(), b.data(), a.size());
+}
+
+struct EntryByDigest {
+  bool operator()(const EntryRecord& a, const EntryRecord& b) const {
+    int c = CompareDigests(a.digest, b.digest);
+    return c != 0 ? c < 0 : a.seq < b.seq;
+  }
+};
+
+// An object of the next depth: new (first named by entry `seq`), or
+// known already and to be read again as a manifest.
+struct NextRecord {
+  uint64_t seq = 0;
+  ClosureObject object;
+  bool is_new = false;
+};
+
+struct NextBySeq {
+  bool operator()(const NextRecord& a, const NextRecord& b) const {
+    return a.seq < b.seq;
+  }
+};
+
+// The first problem a depth's entries show, by entry number.
+struct Problem {
+  uint64_t seq = std::numeric_limits<uint64_t>::max();
+  Verdict verdict = Verdict::kOk;
+  std::string digest;
+  std::string detail;
+
+  bool found() const { return verdict != Verdict::kOk; }
+};
+
+// During the sorted pass over a depth's entries, the checkpoint runs after
+// each this many of them.
+constexpr uint64_t kCheckpointEntries = 1 << 20;
+
+// The walk, one depth (a "wave") at a time. `seen_` holds every object of
+// the depths up to the current one, sorted by digest; `queue_` the current
+// depth's objects in the order they are read. The entries the current
+// depth's manifests name are collected in a sorter; Settle() merges them
+// with `seen_` to find the next depth's objects and the problems, which it
+// orders by entry number, so the verdict is the one an entry-by-entry walk
+// would give.
 class Walker {
  public:
   Walker(store::ObjectStore& store, const std::string& tenant_id,
@@ -198,62 +187,36 @@ class Walker {
         tenant_id_(tenant_id),
         limits_(limits),
         checkpoint_(checkpoint),
-        max_objects_(std::min<uint64_t>(limits.max_objects, kNone - 1)),
-        index_(report_.objects) {}
+        files_(std::make_shared<SpillFiles>(limits.spill)),
+        budget_(std::max<size_t>(limits.spill.memory_bytes, 8 * 1024)) {}
 
   Result<ClosureReport> Run(const std::string& root_digest) {
     if (limits_.max_depth < 0) {
       Fail(Verdict::kDepthExceeded, root_digest, DepthDetail());
       return Finish();
     }
-    if (max_objects_ < 1) {
+    if (limits_.max_objects < 1) {
       Fail(Verdict::kTooManyObjects, root_digest, ObjectsDetail());
       return Finish();
     }
-    digest::RawDigest root;
-    digest::ParseDigest(root_digest, &root);  // validated by the caller
-    report_.objects.push_back({root, 0, true});
-    index_.Insert(0);
-    std::vector<Item> wave = {{0, true}};
-    size_t batch_max = BatchSize(store_);
-    bool first_batch = true;
-    for (int depth = 0; !wave.empty() && !failed_; ++depth) {
-      std::vector<Item> next;
-      uint32_t known_before = static_cast<uint32_t>(report_.objects.size());
-      for (size_t pos = 0; pos < wave.size() && !failed_;) {
-        if (!first_batch && checkpoint_) AWC_RETURN_IF_ERROR(checkpoint_());
-        first_batch = false;
-        size_t end = pos;
-        uint64_t manifest_bytes = 0;
-        while (end < wave.size() && end - pos < batch_max) {
-          if (wave[end].manifest) {
-            uint64_t b = limits_.manifest_max_bytes;
-            if (depth > 0) b = std::min(b, report_.objects[wave[end].idx].size);
-            if (end > pos && manifest_bytes + b > kBatchManifestBytes) break;
-            manifest_bytes += b;
-          }
-          ++end;
-        }
-        AWC_RETURN_IF_ERROR(
-            ReadBatch(wave, pos, end, depth, known_before, next));
-        pos = end;
-      }
-      // A blob named as a manifest later in this wave is read as one.
-      for (Item& item : next) {
-        if (item.idx >= known_before) {
-          item.manifest = report_.objects[item.idx].is_manifest;
-        }
-      }
-      wave = std::move(next);
+    ClosureObject root;
+    digest::ParseDigest(root_digest, &root.sha256);  // validated by the caller
+    root.is_manifest = true;
+    seen_ = NewSpool();
+    AWC_RETURN_IF_ERROR(seen_->Finish());
+    queue_ = NewSpool();
+    AWC_RETURN_IF_ERROR(queue_->Append(root));
+    AWC_RETURN_IF_ERROR(queue_->Finish());
+    for (int depth = 0; !failed_ && queue_->size() > 0; ++depth) {
+      AWC_RETURN_IF_ERROR(Wave(depth));
     }
     return Finish();
   }
 
  private:
-  struct Item {
-    uint32_t idx;
-    bool manifest;  // read as a manifest (else only hashed)
-  };
+  std::shared_ptr<Spool<ClosureObject>> NewSpool() {
+    return std::make_shared<Spool<ClosureObject>>(files_.get(), budget_ / 8);
+  }
 
   std::string DepthDetail() const {
     return "manifests are nested deeper than " +
@@ -272,29 +235,79 @@ class Walker {
   }
 
   ClosureReport Finish() {
-    if (failed_) {
-      std::vector<ClosureObject>().swap(report_.objects);
-    } else {
-      for (const ClosureObject& o : report_.objects) report_.bytes += o.size;
+    if (!failed_) {
+      report_.objects = ClosureObjects(files_, seen_);
+      report_.bytes = bytes_;
     }
     return std::move(report_);
   }
 
-  // Reads wave[begin, end) at `depth` and takes in what the manifests
-  // name. Objects with an index >= `known_before` have not been read yet.
-  Status ReadBatch(const std::vector<Item>& wave, size_t begin, size_t end,
-                   int depth, uint32_t known_before, std::vector<Item>& next) {
-    size_t n = end - begin;
+  // Reads the objects of `queue_` at `depth` in batches; then settles the
+  // entries their manifests name.
+  Status Wave(int depth) {
+    entries_ = std::make_unique<Sorter<EntryRecord, EntryByDigest>>(
+        files_.get(), budget_ / 4);
+    seq_ = 0;
+    Problem bad_read;
+    Status stopped;
+    {
+      AWC_ASSIGN_OR_RETURN(auto reader, queue_->NewReader());
+      size_t batch_max = BatchSize(store_);
+      std::optional<ClosureObject> peeked;
+      std::vector<ClosureObject> batch;
+      for (;;) {
+        batch.clear();
+        uint64_t manifest_bytes = 0;
+        while (batch.size() < batch_max) {
+          ClosureObject o;
+          if (peeked) {
+            o = *peeked;
+            peeked.reset();
+          } else {
+            AWC_ASSIGN_OR_RETURN(bool more, reader->Next(&o));
+            if (!more) break;
+          }
+          if (o.is_manifest) {
+            uint64_t b = limits_.manifest_max_bytes;
+            if (depth > 0) b = std::min(b, o.size);
+            if (!batch.empty() && manifest_bytes + b > kBatchManifestBytes) {
+              peeked = o;
+              break;
+            }
+            manifest_bytes += b;
+          }
+          batch.push_back(o);
+        }
+        if (batch.empty()) break;
+        if (!first_batch_ && checkpoint_) AWC_RETURN_IF_ERROR(checkpoint_());
+        first_batch_ = false;
+        stopped = ReadBatch(batch, depth, &bad_read);
+        if (!stopped.ok() || bad_read.found()) break;
+      }
+    }
+    queue_.reset();
+    // Entries met before a bad object come first: their problems win.
+    AWC_RETURN_IF_ERROR(Settle(depth));
+    if (failed_) return Status::OK();
+    if (bad_read.found()) {
+      Fail(bad_read.verdict, bad_read.digest, std::move(bad_read.detail));
+      return Status::OK();
+    }
+    return stopped;
+  }
+
+  // Reads `batch` at `depth` and collects the entries its manifests name.
+  // A bad object is left in `bad_read` (the batch's first, in order).
+  Status ReadBatch(const std::vector<ClosureObject>& batch, int depth,
+                   Problem* bad_read) {
+    size_t n = batch.size();
     std::vector<Read> reads(n);
-    // Copies: taking in entries may reallocate report_.objects.
     std::vector<std::string> digests(n);
     for (size_t i = 0; i < n; ++i) {
-      const Item& item = wave[begin + i];
-      const ClosureObject& o = report_.objects[item.idx];
-      digests[i] = o.digest();
-      reads[i].manifest = item.manifest;
-      reads[i].has_declared = item.idx != 0 || depth != 0;
-      reads[i].declared = o.size;
+      digests[i] = batch[i].digest();
+      reads[i].manifest = batch[i].is_manifest;
+      reads[i].has_declared = depth != 0;
+      reads[i].declared = batch[i].size;
     }
     std::vector<store::ObjectStore::GetRequest> requests;
     MakeRequests(tenant_id_, digests, reads, limits_.manifest_max_bytes,
@@ -304,78 +317,157 @@ class Walker {
 
     for (size_t i = 0; i < n; ++i) {
       Read& r = reads[i];
-      uint32_t idx = wave[begin + i].idx;
       if (!Judged(r)) return r.status;
       std::string detail;
       Verdict v = CheckRead(r, digests[i], limits_.manifest_max_bytes, &detail);
       if (v != Verdict::kOk) {
-        Fail(v, digests[i], std::move(detail));
+        *bad_read = {0, v, digests[i], std::move(detail)};
         return Status::OK();
       }
-      if (!r.has_declared) report_.objects[idx].size = r.length;
+      if (depth == 0) {
+        // The root: its size is what was read.
+        ClosureObject root = batch[i];
+        root.size = r.length;
+        seen_ = NewSpool();
+        AWC_RETURN_IF_ERROR(seen_->Append(root));
+        AWC_RETURN_IF_ERROR(seen_->Finish());
+      }
       if (!r.manifest) continue;
       Result<Manifest> m = ParseManifest(r.buffer);
       std::string().swap(r.buffer);
       if (!m.ok()) {
-        Fail(Verdict::kMalformedManifest, digests[i], m.status().message());
+        *bad_read = {0, Verdict::kMalformedManifest, digests[i],
+                     m.status().message()};
         return Status::OK();
       }
       for (const ManifestEntry& e : m->entries) {
-        TakeEntry(e, depth + 1, known_before, next);
-        if (failed_) return Status::OK();
+        EntryRecord rec;
+        digest::ParseDigest(e.digest, &rec.digest);  // checked by the parser
+        rec.seq = seq_++;
+        rec.size = e.size;
+        rec.manifest = e.kind == ManifestEntry::Kind::kManifest;
+        AWC_RETURN_IF_ERROR(entries_->Add(rec));
       }
     }
     return Status::OK();
   }
 
-  // Records that a manifest at depth - 1 names `e`.
-  void TakeEntry(const ManifestEntry& e, int depth, uint32_t known_before,
-                 std::vector<Item>& next) {
-    bool is_manifest = e.kind == ManifestEntry::Kind::kManifest;
-    digest::RawDigest raw;
-    digest::ParseDigest(e.digest, &raw);  // ParseManifest checked its syntax
-    uint32_t idx = index_.Find(raw);
-    if (idx == kNone) {
-      if (report_.objects.size() >= max_objects_) {
-        Fail(Verdict::kTooManyObjects, e.digest, ObjectsDetail());
-        return;
+  // Merges the entries met at `depth` (sorted by digest, then as met) with
+  // `seen_`: an entry's digest is new, or known with a size and a kind. A
+  // known blob named as a manifest is read again at the next depth; a new
+  // one is read there as a manifest. Then the next depth's objects are put
+  // back in the order their entries were met, counting new ones against the
+  // object limit, up to the first problem.
+  Status Settle(int depth) {
+    AWC_ASSIGN_OR_RETURN(auto entries, entries_->Finish());
+    AWC_ASSIGN_OR_RETURN(auto seen, seen_->NewReader());
+    std::shared_ptr<Spool<ClosureObject>> next_seen = NewSpool();
+    Sorter<NextRecord, NextBySeq> next(files_.get(), budget_ / 4);
+    const bool too_deep = depth + 1 > limits_.max_depth;
+    Problem first;
+    auto note = [&first](uint64_t seq, Verdict v, const ClosureObject& o,
+                         std::string detail) {
+      if (seq < first.seq) first = {seq, v, o.digest(), std::move(detail)};
+    };
+    uint64_t bytes = 0, merged = 0;
+    auto keep = [&](const ClosureObject& o) {
+      bytes += o.size;
+      return next_seen->Append(o);
+    };
+    ClosureObject s;
+    EntryRecord e;
+    AWC_ASSIGN_OR_RETURN(bool have_s, seen->Next(&s));
+    AWC_ASSIGN_OR_RETURN(bool have_e, entries->Next(&e));
+    while (have_e) {
+      while (have_s && CompareDigests(s.sha256, e.digest) < 0) {
+        AWC_RETURN_IF_ERROR(keep(s));
+        AWC_ASSIGN_OR_RETURN(have_s, seen->Next(&s));
       }
-      if (is_manifest && depth > limits_.max_depth) {
-        Fail(Verdict::kDepthExceeded, e.digest, DepthDetail());
-        return;
+      ClosureObject known;
+      bool is_new = !(have_s && s.sha256 == e.digest);
+      uint64_t first_seq = e.seq;
+      if (is_new) {
+        known.sha256 = e.digest;
+        known.size = e.size;
+        known.is_manifest = e.manifest;
+        if (e.manifest && too_deep) {
+          note(e.seq, Verdict::kDepthExceeded, known, DepthDetail());
+        }
+        AWC_ASSIGN_OR_RETURN(have_e, entries->Next(&e));
+      } else {
+        known = s;
+        AWC_ASSIGN_OR_RETURN(have_s, seen->Next(&s));
       }
-      idx = static_cast<uint32_t>(report_.objects.size());
-      report_.objects.push_back({raw, e.size, is_manifest});
-      index_.Insert(idx);
-      next.push_back({idx, is_manifest});
-      return;
+      while (have_e && e.digest == known.sha256) {
+        if (e.size != known.size) {
+          note(e.seq, Verdict::kSizeMismatch, known,
+               "object is declared with sizes " + std::to_string(known.size) +
+                   " and " + std::to_string(e.size));
+        } else if (e.manifest && !known.is_manifest) {
+          if (too_deep) {
+            note(e.seq, Verdict::kDepthExceeded, known, DepthDetail());
+          } else {
+            known.is_manifest = true;
+            if (!is_new) AWC_RETURN_IF_ERROR(next.Add({e.seq, known, false}));
+          }
+        }
+        if (++merged % kCheckpointEntries == 0 && checkpoint_) {
+          AWC_RETURN_IF_ERROR(checkpoint_());
+        }
+        AWC_ASSIGN_OR_RETURN(have_e, entries->Next(&e));
+      }
+      if (is_new) AWC_RETURN_IF_ERROR(next.Add({first_seq, known, true}));
+      AWC_RETURN_IF_ERROR(keep(known));
     }
-    ClosureObject& o = report_.objects[idx];
-    if (o.size != e.size) {
-      Fail(Verdict::kSizeMismatch, e.digest,
-           "object is declared with sizes " + std::to_string(o.size) + " and " +
-               std::to_string(e.size));
-      return;
+    while (have_s) {
+      AWC_RETURN_IF_ERROR(keep(s));
+      AWC_ASSIGN_OR_RETURN(have_s, seen->Next(&s));
     }
-    if (!is_manifest || o.is_manifest) return;
-    // Known so far only as a blob: it must parse as a manifest too.
-    if (depth > limits_.max_depth) {
-      Fail(Verdict::kDepthExceeded, e.digest, DepthDetail());
-      return;
+    AWC_RETURN_IF_ERROR(next_seen->Finish());
+    entries.reset();
+    entries_.reset();
+
+    AWC_ASSIGN_OR_RETURN(auto in_order, next.Finish());
+    std::shared_ptr<Spool<ClosureObject>> next_queue = NewSpool();
+    uint64_t objects = seen_->size();
+    NextRecord n;
+    for (;;) {
+      AWC_ASSIGN_OR_RETURN(bool more, in_order->Next(&n));
+      if (!more || n.seq > first.seq) break;
+      if (n.is_new) {
+        if (objects >= limits_.max_objects) {
+          Fail(Verdict::kTooManyObjects, n.object.digest(), ObjectsDetail());
+          return Status::OK();
+        }
+        ++objects;
+      }
+      if (n.seq == first.seq) break;
+      AWC_RETURN_IF_ERROR(next_queue->Append(n.object));
     }
-    o.is_manifest = true;
-    // Not read yet: it waits in `next`, whose kinds are settled when that
-    // wave starts. Else read it once more, as a manifest.
-    if (idx < known_before) next.push_back({idx, true});
+    if (first.found()) {
+      Fail(first.verdict, first.digest, std::move(first.detail));
+      return Status::OK();
+    }
+    AWC_RETURN_IF_ERROR(next_queue->Finish());
+    queue_ = std::move(next_queue);
+    seen_ = std::move(next_seen);
+    bytes_ = bytes;
+    return Status::OK();
   }
 
   store::ObjectStore& store_;
   const std::string& tenant_id_;
   const ClosureLimits& limits_;
   const Checkpoint& checkpoint_;
-  uint64_t max_objects_;
+  std::shared_ptr<SpillFiles> files_;
+  size_t budget_;
   ClosureReport report_;
-  DigestIndex index_;
+  std::shared_ptr<Spool<ClosureObject>> seen_;   // depths up to the current
+  std::shared_ptr<Spool<ClosureObject>> queue_;  // the current depth
+  std::unique_ptr<Sorter<EntryRecord, EntryByDigest>> entries_;
+  uint64_t seq_ = 0;
+  uint64_t bytes_ = 0;
+  bool first_batch_ = true;
   bool failed_ = false;
 };
 
@@ -403,6 +495,35 @@ const char* VerdictCode(Verdict verdict) {
       return "invalid_object";
   }
   return "unknown";
+}
+
+Status ClosureObjects::ForEachBatch(
+    size_t batch,
+    const std::function<Status(const std::vector<ClosureObject>&)>& fn) const {
+  if (!spool_ || batch == 0) return Status::OK();
+  AWC_ASSIGN_OR_RETURN(auto reader, spool_->NewReader());
+  std::vector<ClosureObject> out;
+  out.reserve(static_cast<size_t>(std::min<uint64_t>(batch, size())));
+  ClosureObject o;
+  for (;;) {
+    AWC_ASSIGN_OR_RETURN(bool more, reader->Next(&o));
+    if (more) out.push_back(o);
+    if (!out.empty() && (out.size() == batch || !more)) {
+      AWC_RETURN_IF_ERROR(fn(out));
+      out.clear();
+    }
+    if (!more) return Status::OK();
+  }
+}
+
+Result<std::vector<ClosureObject>> ClosureObjects::All() const {
+  std::vector<ClosureObject> all;
+  AWC_RETURN_IF_ERROR(
+      ForEachBatch(std::max<uint64_t>(size(), 1), [&all](const auto& batch) {
+        all.insert(all.end(), batch.begin(), batch.end());
+        return Status::OK();
+      }));
+  return all;
 }
 
 Result<ClosureReport> WalkClosure(store::ObjectStore& store,

@@ -4,7 +4,8 @@
 //
 // WalkClosure contract:
 //  - Visits each digest once, however many manifests share it (a DAG),
-//    breadth first, one depth after the other; objects are read through
+//    breadth first, one depth after the other (a depth's objects in the
+//    order their first entries were met); objects are read through
 //    ObjectStore::GetMany in batches of at most 4 * store.parallelism()
 //    requests (at least 16, at most 256, and no more manifest bytes than
 //    64 MiB unless a single manifest needs more), so a store that overlaps
@@ -33,11 +34,22 @@
 //    is read no further, so its digest is not known).
 //  - Store errors other than "not found" and kCorruption are not verdicts:
 //    they come back as the Status (kTransient means retry the job later).
-//  - `checkpoint` is called between batches and, inside the read of one
-//    object, after every MiB of it (handlers renew their lease there, so a
+//  - `checkpoint` is called between batches, after every 2^20 entries of a
+//    depth's sorted pass and, inside the read of one object, after every
+//    MiB of it (handlers renew their lease there, so a
 //    single large object cannot outlast the lease); an error from it aborts
 //    the read and the walk with that error. It may be empty.
 //  - A malformed tenant id or root digest is kInvalidArgument.
+//  - Memory does not grow with the closure: the digests seen so far, the
+//    next depth's objects and the entries the manifests of a depth name are
+//    kept in limits.spill (cas/spill.h: records in memory up to its budget,
+//    then in temporary files, removed when the walk and its report are
+//    done). A depth's entries are checked against what was seen before in
+//    one sorted pass when the depth's reads are done (or stop at a bad
+//    object); the verdict is still the one of the first problem in the
+//    order above. Beyond the budget, the walk holds one batch of reads and
+//    fixed buffers (64 KiB per open spill file, at most 32 merged at once).
+//    Spill files that cannot be written are a Status error (kIoError).
 //
 // VerifyObjects (scrub) re-reads a known list of objects, checking digest
 // and size, and reports every bad one instead of stopping at the first; it
@@ -47,10 +59,12 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "cas/spill.h"
 #include "common/status.h"
 #include "digest/ids.h"
 #include "store/object_store.h"
@@ -61,6 +75,7 @@ struct ClosureLimits {
   uint64_t manifest_max_bytes = 16 * 1024 * 1024;
   int max_depth = 64;
   uint64_t max_objects = 10'000'000;
+  SpillOptions spill;  // where the walk keeps what does not fit its budget
 };
 
 enum class Verdict {
@@ -90,13 +105,38 @@ struct ClosureObject {
   std::string digest() const { return digest::FormatDigest(sha256); }
 };
 
+// The objects of a walked closure, each digest once, in digest order. They
+// stay where the walk left them (memory, or a temporary file removed with
+// the last copy of this handle), so a large closure is read in batches.
+class ClosureObjects {
+ public:
+  ClosureObjects() = default;
+  explicit ClosureObjects(std::shared_ptr<void> owner,
+                          std::shared_ptr<const Spool<ClosureObject>> spool)
+      : owner_(std::move(owner)), spool_(std::move(spool)) {}
+
+  uint64_t size() const { return spool_ ? spool_->size() : 0; }
+  bool empty() const { return size() == 0; }
+
+  // Calls `fn` with consecutive batches of at most `batch` objects, in
+  // digest order, until done or it returns an error (then returned).
+  Status ForEachBatch(
+      size_t batch,
+      const std::function<Status(const std::vector<ClosureObject>&)>& fn) const;
+  // All of them at once (small closures, tests).
+  Result<std::vector<ClosureObject>> All() const;
+
+ private:
+  std::shared_ptr<void> owner_;  // the walk's files (keeps them until done)
+  std::shared_ptr<const Spool<ClosureObject>> spool_;
+};
+
 struct ClosureReport {
   Verdict verdict = Verdict::kOk;
   std::string digest;  // the offending object when verdict != kOk
   std::string detail;  // one line for operators; never object contents
-  // The closure in the order visited, each digest once, and the sum of
-  // its sizes; empty and 0 when verdict != kOk.
-  std::vector<ClosureObject> objects;
+  // The closure and the sum of its sizes; empty and 0 when verdict != kOk.
+  ClosureObjects objects;
   uint64_t bytes = 0;
   uint64_t reads = 0;  // reads issued to the store
 };

@@ -12,14 +12,13 @@ TEST_F(ClosureTest, FlatTreeWithEmptyAndMultiChunkBlobs) {
   EXPECT_EQ(r.verdict, Verdict::kOk);
   EXPECT_TRUE(r.digest.empty());
   ASSERT_EQ(r.objects.size(), 4u);
-  EXPECT_EQ(r.objects[0].digest(), root);
-  EXPECT_EQ(r.objects[0].size, root_bytes.size());
-  EXPECT_TRUE(r.objects[0].is_manifest);
-  int i = 1;
+  ClosureObject top = Find(r, root);
+  EXPECT_EQ(top.size, root_bytes.size());
+  EXPECT_TRUE(top.is_manifest);
   for (const ManifestEntry& want : {a, e, z}) {
-    EXPECT_EQ(r.objects[i].digest(), want.digest);
-    EXPECT_EQ(r.objects[i].size, want.size);
-    EXPECT_FALSE(r.objects[i++].is_manifest);
+    ClosureObject got = Find(r, want.digest);
+    EXPECT_EQ(got.size, want.size);
+    EXPECT_FALSE(got.is_manifest);
   }
   EXPECT_EQ(r.bytes, root_bytes.size() + 5 + 0 + 200000);
   EXPECT_EQ(r.reads, 4u);
@@ -34,11 +33,12 @@ TEST_F(ClosureTest, NestedTreeIsWalkedBreadthFirst) {
   std::string root = Root({readme, src, docs});
   ClosureReport r = MustWalk(root);
   ASSERT_EQ(r.verdict, Verdict::kOk) << r.detail;
-  std::vector<std::string> got;
-  for (const ClosureObject& o : r.objects) got.push_back(o.digest());
-  EXPECT_EQ(got, (std::vector<std::string>{root, readme.digest, docs.digest,
-                                           src.digest, lib.digest, main.digest,
-                                           x.digest}));
+  // Read one depth after the other, each depth in the order its entries
+  // were met (manifests list entries by name).
+  EXPECT_EQ(probe_.order(), (std::vector<std::string>{
+                                root, readme.digest, docs.digest, src.digest,
+                                lib.digest, main.digest, x.digest}));
+  EXPECT_EQ(r.objects.size(), 7u);
   EXPECT_EQ(r.reads, 7u);
 }
 
@@ -171,15 +171,15 @@ TEST_F(ClosureTest, BlobAlsoNamedAsManifestIsParsed) {
   ClosureReport r = MustWalk(Root({as_blob, Named(inner, "b")}));
   ASSERT_EQ(r.verdict, Verdict::kOk) << r.detail;
   ASSERT_EQ(r.objects.size(), 3u);
-  EXPECT_TRUE(r.objects[1].is_manifest);
-  EXPECT_EQ(r.objects[2].digest(), leaf.digest);
+  EXPECT_TRUE(Find(r, inner.digest).is_manifest);
+  EXPECT_FALSE(Find(r, leaf.digest).is_manifest);
   EXPECT_EQ(r.reads, 3u);
   // Read as a blob first, named as a manifest one level down: read again.
   r = MustWalk(Root({as_blob, Dir("d", {inner})}));
   ASSERT_EQ(r.verdict, Verdict::kOk) << r.detail;
   EXPECT_EQ(r.objects.size(), 4u);
   EXPECT_EQ(r.reads, 5u);
-  EXPECT_TRUE(r.objects[1].is_manifest);
+  EXPECT_TRUE(Find(r, inner.digest).is_manifest);
   // Content that is no manifest fails however the blob was named first.
   ManifestEntry text = Blob("t", "text");
   ManifestEntry text_dir{"u", Kind::kManifest, text.digest, text.size};

@@ -7,12 +7,14 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstddef>
 #include <iterator>
 #include <map>
 #include <memory>
 #include <optional>
 #include <set>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -38,6 +40,7 @@ class ProbeStore : public ObjectStore {
   const char* scheme() const override { return inner_.scheme(); }
   Status Get(const ObjectKey& key, const store::ChunkSink& sink) override {
     ++gets_[key.digest];
+    order_.push_back(key.digest);
     auto it = faults_.find(key.digest);
     if (it != faults_.end()) return it->second;
     if (endless_.count(key.digest) > 0) {
@@ -89,9 +92,21 @@ class ProbeStore : public ObjectStore {
     return it == gets_.end() ? 0 : it->second;
   }
   const std::map<std::string, int>& all_gets() const { return gets_; }
+  // The digests read, in the order the reads were issued.
+  const std::vector<std::string>& order() const { return order_; }
   const std::vector<size_t>& batches() const { return batches_; }
   void set_parallelism(int p) { parallelism_ = p; }
   void set_reverse(bool r) { reverse_ = r; }
+  // A store over the same objects with the same faults and settings, and
+  // counters of its own.
+  ProbeStore Twin() const {
+    ProbeStore t(inner_);
+    t.faults_ = faults_;
+    t.endless_ = endless_;
+    t.parallelism_ = parallelism_;
+    t.reverse_ = reverse_;
+    return t;
+  }
 
  private:
   ObjectStore& inner_;
@@ -99,6 +114,7 @@ class ProbeStore : public ObjectStore {
   std::set<std::string> endless_;
   uint64_t endless_delivered_ = 0;
   std::map<std::string, int> gets_;
+  std::vector<std::string> order_;
   std::vector<size_t> batches_;
   int parallelism_ = 1;
   bool reverse_ = false;
@@ -163,12 +179,62 @@ class ClosureTest : public ::testing::Test {
     return VerifyObjects(probe_, kTenant, targets,
                          [this] { return Checkpoint(); });
   }
-  // A walk that must end in a verdict, not a Status error.
+  // A walk that must end in a verdict, not a Status error. The same walk
+  // with a spill budget of a few records (its sets, queues and sorts in
+  // files) must end the same.
   ClosureReport MustWalk(const std::string& root,
                          const ClosureLimits& limits = {}) {
     Result<ClosureReport> r = Walk(root, limits);
     EXPECT_TRUE(r.ok()) << r.status().ToString();
-    return r.ok() ? *r : ClosureReport{};
+    if (!r.ok()) return ClosureReport{};
+    ProbeStore twin = probe_.Twin();
+    ClosureLimits tiny = limits;
+    tiny.spill.memory_bytes = kTinySpillBudget;
+    Result<ClosureReport> s =
+        WalkClosure(twin, kTenant, root, tiny, [] { return Status::OK(); });
+    EXPECT_TRUE(s.ok()) << s.status().ToString();
+    if (s.ok()) {
+      EXPECT_EQ(VerdictCode(s->verdict), std::string(VerdictCode(r->verdict)));
+      EXPECT_EQ(s->digest, r->digest);
+      EXPECT_EQ(s->detail, r->detail);
+      EXPECT_EQ(s->bytes, r->bytes);
+      EXPECT_EQ(s->reads, r->reads);
+      // Read in the same order as the walk just made on probe_.
+      const std::vector<std::string>& all = probe_.order();
+      size_t n = twin.order().size();
+      EXPECT_TRUE(n <= all.size() &&
+                  std::equal(twin.order().begin(), twin.order().end(),
+                             all.end() - static_cast<std::ptrdiff_t>(n)));
+      EXPECT_EQ(Objects(*s), Objects(*r));
+    }
+    return *r;
+  }
+  static constexpr size_t kTinySpillBudget = 1024;
+
+  // The closure as (digest, size, manifest) in digest order.
+  static std::vector<std::tuple<std::string, uint64_t, bool>> Objects(
+      const ClosureReport& r) {
+    Result<std::vector<ClosureObject>> all = r.objects.All();
+    EXPECT_TRUE(all.ok()) << all.status().ToString();
+    std::vector<std::tuple<std::string, uint64_t, bool>> out;
+    if (!all.ok()) return out;
+    for (const ClosureObject& o : *all) {
+      out.emplace_back(o.digest(), o.size, o.is_manifest);
+    }
+    EXPECT_TRUE(std::is_sorted(out.begin(), out.end()));
+    return out;
+  }
+  // The closure object `digest` (size 0 and not a manifest when absent).
+  static ClosureObject Find(const ClosureReport& r, const std::string& digest) {
+    Result<std::vector<ClosureObject>> all = r.objects.All();
+    EXPECT_TRUE(all.ok());
+    if (all.ok()) {
+      for (const ClosureObject& o : *all) {
+        if (o.digest() == digest) return o;
+      }
+    }
+    ADD_FAILURE() << digest << " is not in the closure";
+    return ClosureObject{};
   }
   void ExpectVerdict(const std::string& root, Verdict v,
                      const std::string& digest,

@@ -10,8 +10,9 @@
 namespace awc::catalog {
 namespace {
 
-// Closure rows go in batches, so a ten-million-object closure never builds
-// one giant statement.
+// Closure rows go in batches, read from the walk's closure in digest order,
+// so a ten-million-object closure never builds one giant statement nor sits
+// in memory whole.
 constexpr size_t kInsertBatch = 10000;
 // At most this many bad digests are listed in failure and audit data.
 constexpr size_t kMaxListedBad = 1000;
@@ -43,28 +44,31 @@ Result<bool> CommitValidated(db::PgConn& conn, const Snapshot& snap,
     AWC_ASSIGN_OR_RETURN(db::PgResult locked,
                          conn.ExecCached(sql::kLockValidating, {Id(snap.id)}));
     if (locked.rows() == 0) return false;
-    for (size_t off = 0; off < report.objects.size(); off += kInsertBatch) {
-      size_t end = std::min(report.objects.size(), off + kInsertBatch);
-      std::vector<std::string> digests;
-      std::vector<uint64_t> sizes;
-      for (size_t i = off; i < end; ++i) {
-        digests.push_back(report.objects[i].digest());
-        sizes.push_back(report.objects[i].size);
-      }
-      // An object GC has started to delete cannot join a READY closure.
-      AWC_ASSIGN_OR_RETURN(std::string deleting,
-                           FirstDeleting(conn, snap.tenant_id, digests));
-      if (!deleting.empty()) {
-        return Status::Transient("object " + deleting +
-                                 " is being deleted by GC");
-      }
-      AWC_RETURN_IF_ERROR(
-          conn.ExecCached(sql::kInsertClosure,
-                          {Id(snap.id), db::ArrayLiteral(digests)})
-              .status());
-      AWC_RETURN_IF_ERROR(
-          AddMissingObjects(conn, snap.tenant_id, digests, sizes));
-    }
+    AWC_RETURN_IF_ERROR(report.objects.ForEachBatch(
+        kInsertBatch,
+        [&](const std::vector<cas::ClosureObject>& batch) -> Status {
+          std::vector<std::string> digests;
+          std::vector<uint64_t> sizes;
+          digests.reserve(batch.size());
+          sizes.reserve(batch.size());
+          for (const cas::ClosureObject& o : batch) {
+            digests.push_back(o.digest());
+            sizes.push_back(o.size);
+          }
+          // An object GC has started to delete cannot join a READY
+          // closure.
+          AWC_ASSIGN_OR_RETURN(std::string deleting,
+                               FirstDeleting(conn, snap.tenant_id, digests));
+          if (!deleting.empty()) {
+            return Status::Transient("object " + deleting +
+                                     " is being deleted by GC");
+          }
+          AWC_RETURN_IF_ERROR(
+              conn.ExecCached(sql::kInsertClosure,
+                              {Id(snap.id), db::ArrayLiteral(digests)})
+                  .status());
+          return AddMissingObjects(conn, snap.tenant_id, digests, sizes);
+        }));
     AWC_RETURN_IF_ERROR(
         conn.ExecCached(sql::kSetReady,
                         {Id(snap.id), std::to_string(report.objects.size()),

@@ -1,6 +1,5 @@
 // The closure walk past its memory budget: what it keeps in spill files,
 // and that the verdicts and closures stay those of the model.
-#include <filesystem>
 #include <random>
 
 #include "cas/closure_test_fixture.h"
@@ -10,15 +9,6 @@ namespace awc::cas {
 namespace {
 
 using store::storetest::ScopedTempDir;
-
-size_t FilesIn(const std::string& dir) {
-  size_t n = 0;
-  for ([[maybe_unused]] const auto& e :
-       std::filesystem::directory_iterator(dir)) {
-    ++n;
-  }
-  return n;
-}
 
 // Random DAGs: blobs and manifests shared across levels, compared with
 // the set of digests reachable in the model that made them.
@@ -90,7 +80,7 @@ TEST_F(ClosureTest, SpillFilesLiveAsLongAsTheReport) {
     ClosureReport r = MustWalk(root, limits);
     ASSERT_EQ(r.verdict, Verdict::kOk) << r.detail;
     EXPECT_EQ(r.objects.size(), 1021u);
-    EXPECT_EQ(FilesIn(tmp.path()), 1u);  // the closure, read in batches
+    EXPECT_EQ(tmp.Entries(), 1u);  // the closure, read in batches
     size_t seen = 0, batches = 0;
     ASSERT_TRUE(r.objects
                     .ForEachBatch(100,
@@ -105,18 +95,18 @@ TEST_F(ClosureTest, SpillFilesLiveAsLongAsTheReport) {
     EXPECT_EQ(batches, 11u);
     ClosureReport copy = r;  // copies share the file
     r = ClosureReport{};
-    EXPECT_EQ(FilesIn(tmp.path()), 1u);
+    EXPECT_EQ(tmp.Entries(), 1u);
     EXPECT_EQ(copy.objects.size(), 1021u);
     // An error from the callback ends the reading.
     Status s = copy.objects.ForEachBatch(
         10, [](const auto&) { return Status::Internal("stop"); });
     EXPECT_EQ(s.message(), "stop");
   }
-  EXPECT_EQ(FilesIn(tmp.path()), 0u);
+  EXPECT_EQ(tmp.Entries(), 0u);
   // A failed walk leaves nothing behind.
   probe_.Fail(dirs[7].digest, Status::NotFound("gone"));
   ExpectVerdict(root, Verdict::kMissingObject, dirs[7].digest, limits);
-  EXPECT_EQ(FilesIn(tmp.path()), 0u);
+  EXPECT_EQ(tmp.Entries(), 0u);
   // Spill files that cannot be made are a Status error, not a verdict.
   limits.spill.dir = tmp.path() + "/missing";
   probe_.ClearFaults();

@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdint>
-#include <filesystem>
 #include <random>
 #include <vector>
 
@@ -24,15 +23,6 @@ struct Rec {
 struct ByKey {
   bool operator()(const Rec& a, const Rec& b) const { return a.key < b.key; }
 };
-
-size_t FilesIn(const std::string& dir) {
-  size_t n = 0;
-  for ([[maybe_unused]] const auto& e :
-       std::filesystem::directory_iterator(dir)) {
-    ++n;
-  }
-  return n;
-}
 
 template <typename Reader>
 std::vector<Rec> Drain(Reader& r) {
@@ -70,7 +60,7 @@ TEST_F(SpillTest, SpoolInMemoryThenInAFileReadTwiceAndRemoved) {
       ASSERT_TRUE(spool.Finish().ok());
       EXPECT_EQ(spool.size(), 5000u);
       EXPECT_EQ(spool.in_memory(), budget > 5000 * sizeof(Rec));
-      EXPECT_EQ(FilesIn(tmp_.path()), spool.in_memory() ? 0u : 1u);
+      EXPECT_EQ(tmp_.Entries(), spool.in_memory() ? 0u : 1u);
       auto a = spool.NewReader();
       auto b = spool.NewReader();
       ASSERT_TRUE(a.ok() && b.ok());
@@ -82,7 +72,7 @@ TEST_F(SpillTest, SpoolInMemoryThenInAFileReadTwiceAndRemoved) {
       }
       EXPECT_EQ(got_b.size(), want.size());
     }
-    EXPECT_EQ(FilesIn(tmp_.path()), 0u) << "budget " << budget;
+    EXPECT_EQ(tmp_.Entries(), 0u) << "budget " << budget;
   }
 }
 
@@ -117,9 +107,9 @@ TEST_F(SpillTest, SorterSortsInMemoryAndThroughMergedRuns) {
       // Far fewer files than runs are left while reading: rounds remove
       // the runs they merged.
       constexpr size_t kFanIn = Sorter<Rec, ByKey>::kMaxFanIn;
-      EXPECT_LE(FilesIn(tmp_.path()), kFanIn);
+      EXPECT_LE(tmp_.Entries(), kFanIn);
     }
-    EXPECT_EQ(FilesIn(tmp_.path()), 0u) << "budget " << budget;
+    EXPECT_EQ(tmp_.Entries(), 0u) << "budget " << budget;
   }
 }
 
@@ -150,7 +140,7 @@ TEST_F(SpillTest, EnvErrorsComeBackAndLeaveNoFiles) {
     EXPECT_FALSE(s.ok());
     EXPECT_NE(s.message().find("disk full"), std::string::npos) << s.message();
   }
-  EXPECT_EQ(FilesIn(tmp_.path()), 0u);
+  EXPECT_EQ(tmp_.Entries(), 0u);
   env.Reset();
   {
     SpillFiles files(o);
@@ -169,7 +159,7 @@ TEST_F(SpillTest, EnvErrorsComeBackAndLeaveNoFiles) {
     auto reader = sorter.Finish();
     EXPECT_FALSE(reader.ok());
   }
-  EXPECT_EQ(FilesIn(tmp_.path()), 0u);
+  EXPECT_EQ(tmp_.Entries(), 0u);
 }
 
 }  // namespace

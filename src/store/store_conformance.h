@@ -83,6 +83,9 @@ class ScopedTempDir {
   ScopedTempDir& operator=(const ScopedTempDir&) = delete;
 
   const std::string& path() const { return path_; }
+  // How many entries the directory holds (not counting those of its
+  // subdirectories).
+  size_t Entries() const;
 
  private:
   std::string path_;

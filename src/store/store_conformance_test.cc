@@ -32,6 +32,15 @@ ScopedTempDir::~ScopedTempDir() {
   std::filesystem::remove_all(path_, ec);
 }
 
+size_t ScopedTempDir::Entries() const {
+  size_t n = 0;
+  for ([[maybe_unused]] const auto& e :
+       std::filesystem::directory_iterator(path_)) {
+    ++n;
+  }
+  return n;
+}
+
 Fetched Fetch(ObjectStore* store, const ObjectKey& key) {
   Fetched f;
   f.status = store->Get(key, [&f](std::string_view chunk) {

@@ -30,7 +30,6 @@ import argparse
 import os
 import random
 import re
-import shutil
 import signal
 import subprocess
 import sys
@@ -42,7 +41,7 @@ sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from checks import Checker  # noqa: E402
-from fleet import Fleet  # noqa: E402
+from fleet import Fleet, sanitizer_reports, tear_down  # noqa: E402
 from pgcluster import Cluster, PgError, client_env  # noqa: E402
 from workload import TENANTS, Producer, enqueue_sql  # noqa: E402
 
@@ -307,11 +306,8 @@ class Run:
                 c.gc_safety(db, live, snaps)
                 c.audit(db, jobs, snaps)
         for f in self.fleets:
-            with open(f.log_path, errors="replace") as fh:
-                for line in fh:
-                    if ("AddressSanitizer" in line or "runtime error:" in line
-                            or "LeakSanitizer" in line):
-                        c.bad(f"{f.name}: {line.strip()[:300]}")
+            for line in sanitizer_reports(f):
+                c.bad(f"{f.name}: {line}")
         return c
 
     def report(self, c, started):
@@ -347,14 +343,7 @@ class Run:
         return not violations
 
     def cleanup(self, keep):
-        for f in getattr(self, "fleets", []):
-            f.stop(timeout=5)
-        self.pg.close_sessions()
-        self.pg.stop()
-        if keep:
-            log(f"kept {self.work}")
-        else:
-            shutil.rmtree(self.work, ignore_errors=True)
+        tear_down(getattr(self, "fleets", []), self.pg, self.work, keep, log)
 
 
 def main():

@@ -29,7 +29,6 @@ over and over and checks that it only ever makes jobs run again:
 import argparse
 import os
 import random
-import shutil
 import signal
 import subprocess
 import sys
@@ -40,7 +39,7 @@ sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from checks import Checker  # noqa: E402
-from fleet import Fleet  # noqa: E402
+from fleet import Fleet, sanitizer_reports, tear_down  # noqa: E402
 from pgcluster import Cluster, PgError, client_env  # noqa: E402
 from workload import SCHEMA, enqueue_sql  # noqa: E402
 
@@ -162,22 +161,13 @@ class Run:
         log(f"{len(jobs)} jobs checked, {c.counts['effects checked']} "
             f"effects; {reruns} ran more than once, {reclaimed} of them "
             "after a lease expired (a record or a worker lost)")
-        with open(self.fleet.log_path, errors="replace") as fh:
-            for line in fh:
-                if ("AddressSanitizer" in line or "runtime error:" in line
-                        or "LeakSanitizer" in line):
-                    c.bad(f"fleet: {line.strip()[:300]}")
+        for line in sanitizer_reports(self.fleet):
+            c.bad(f"fleet: {line}")
         return self.violations + c.violations
 
     def cleanup(self, keep):
-        if self.fleet:
-            self.fleet.stop(timeout=5)
-        self.pg.close_sessions()
-        self.pg.stop()
-        if keep:
-            log(f"kept {self.work}")
-        else:
-            shutil.rmtree(self.work, ignore_errors=True)
+        fleets = [self.fleet] if self.fleet else []
+        tear_down(fleets, self.pg, self.work, keep, log)
 
 
 def main():

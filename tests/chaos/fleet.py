@@ -9,6 +9,7 @@ wait for them, then kill what is left.
 """
 
 import os
+import shutil
 import signal
 import subprocess
 import time
@@ -119,3 +120,24 @@ class Fleet:
                 return "".join(f.readlines()[-lines:])
         except OSError:
             return ""
+
+
+def sanitizer_reports(fleet):
+    """The lines of `fleet`'s log where ASan, LSan or UBSan reported."""
+    with open(fleet.log_path, errors="replace") as fh:
+        for line in fh:
+            if ("AddressSanitizer" in line or "runtime error:" in line
+                    or "LeakSanitizer" in line):
+                yield line.strip()[:300]
+
+
+def tear_down(fleets, pg, work, keep, log):
+    """Stops the fleets and the cluster; removes `work` unless `keep`."""
+    for f in fleets:
+        f.stop(timeout=5)
+    pg.close_sessions()
+    pg.stop()
+    if keep:
+        log(f"kept {work}")
+    else:
+        shutil.rmtree(work, ignore_errors=True)

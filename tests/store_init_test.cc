@@ -230,7 +230,9 @@ TEST(StoreInitTest, AWorkerStartedAfterTheStoreWentAwayRefusesIt) {
   ASSERT_TRUE(InitStore("file://" + dir.path()));
   DaemonProcess d(
       FleetOptions(db, 1, {{"AWC_CAS_URL", "file://" + dir.path()}}));
-  // Its heartbeat says the worker runs, so it has opened the store.
+  // The schema is migrated before any worker starts; the worker's
+  // heartbeat says it runs, so it has opened the store.
+  ASSERT_TRUE(d.WaitForEvent("worker started")) << d.Stderr();
   ASSERT_TRUE(WaitUntil([&] {
     return db.Int("SELECT count(*) FROM awc.workers WHERE state = 'idle'") == 1;
   })) << d.Stderr();

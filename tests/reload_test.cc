@@ -49,12 +49,20 @@ int64_t Attempts(TestDatabase& db, int64_t id) {
                 {std::to_string(id)});
 }
 
-TEST(ReloadTest, NewWorkersStartAndOldOnesFinishTheirJobs) {
+// Every test starts from a fleet of one worker, running.
+class ReloadTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_TRUE(WaitUntil([&] { return fleet.Workers().size() == 1; }))
+        << d.Stderr();
+  }
+
   TestDatabase db;
-  ReloadableFleet fleet(db);
+  ReloadableFleet fleet{db};
   DaemonProcess& d = *fleet.daemon;
-  ASSERT_TRUE(WaitUntil([&] { return fleet.Workers().size() == 1; }))
-      << d.Stderr();
+};
+
+TEST_F(ReloadTest, NewWorkersStartAndOldOnesFinishTheirJobs) {
   std::set<pid_t> old = fleet.Workers();
 
   int64_t id = db.Enqueue("test_sleep", R"({"ms": 3000})");
@@ -112,12 +120,7 @@ TEST(ReloadTest, NewWorkersStartAndOldOnesFinishTheirJobs) {
   EXPECT_TRUE(WIFEXITED(*code) && WEXITSTATUS(*code) == 0) << d.Stderr();
 }
 
-TEST(ReloadTest, FewerWorkersByReloadWhileEveryWorkerIsBusy) {
-  TestDatabase db;
-  ReloadableFleet fleet(db);
-  DaemonProcess& d = *fleet.daemon;
-  ASSERT_TRUE(WaitUntil([&] { return fleet.Workers().size() == 1; }))
-      << d.Stderr();
+TEST_F(ReloadTest, FewerWorkersByReloadWhileEveryWorkerIsBusy) {
   fleet.WriteConfig(2, "memory://");
   d.Signal(SIGHUP);
   ASSERT_TRUE(WaitUntil([&] { return fleet.Workers().size() == 2; }))
@@ -149,12 +152,7 @@ TEST(ReloadTest, FewerWorkersByReloadWhileEveryWorkerIsBusy) {
   EXPECT_TRUE(d.running());
 }
 
-TEST(ReloadTest, AConfigurationThatDoesNotLoadChangesNothing) {
-  TestDatabase db;
-  ReloadableFleet fleet(db);
-  DaemonProcess& d = *fleet.daemon;
-  ASSERT_TRUE(WaitUntil([&] { return fleet.Workers().size() == 1; }))
-      << d.Stderr();
+TEST_F(ReloadTest, AConfigurationThatDoesNotLoadChangesNothing) {
   std::set<pid_t> before = fleet.Workers();
 
   fleet.WriteConfig(0, "memory://");
@@ -179,12 +177,7 @@ TEST(ReloadTest, AConfigurationThatDoesNotLoadChangesNothing) {
   EXPECT_TRUE(d.running());
 }
 
-TEST(ReloadTest, SettingsThatNeedARestartAreNamedAndKept) {
-  TestDatabase db;
-  ReloadableFleet fleet(db);
-  DaemonProcess& d = *fleet.daemon;
-  ASSERT_TRUE(WaitUntil([&] { return fleet.Workers().size() == 1; }))
-      << d.Stderr();
+TEST_F(ReloadTest, SettingsThatNeedARestartAreNamedAndKept) {
   std::set<pid_t> old = fleet.Workers();
   int64_t before = db.Enqueue("test_complete", "{}");
   ASSERT_TRUE(WaitUntil([&] { return db.JobState(before) == "COMPLETED"; }));

@@ -74,7 +74,7 @@ std::string JobRowsTable(const std::vector<queue::JobRow>& rows, double now,
                          const char* empty);
 // A link to a job: "#<id>" to /jobs/<id>.
 std::string JobLink(int64_t id);
-// A placeholder for a missing value.
+// The mark shown where a value is missing (an en dash, muted).
 std::string None();
 
 }  // namespace awc::console

@@ -124,6 +124,18 @@ inline constexpr const char* kSetLockTimeout =
   "ON CONFLICT (kind, dedupe_key) WHERE dedupe_key IS NOT NULL " \
   "AND state IN ('PENDING', 'RUNNING') DO NOTHING"
 
+// The tail of a snapshot planner: one `kind` job per snapshot id of `due`,
+// deduplicated per snapshot; returns (due, enqueued).
+#define AWC_ENQUEUE_DUE_SNAPSHOTS(kind)                  \
+  "ins AS (\n"                                           \
+  "  INSERT INTO awc.jobs (kind, payload, dedupe_key)\n" \
+  "  SELECT '" kind                                      \
+  "', jsonb_build_object('snapshot_id', id),\n"          \
+  "         'snapshot:' || id\n"                         \
+  "    FROM due\n" AWC_DEDUPE_CONFLICT                   \
+  "\n  RETURNING 1)\n"                                   \
+  "SELECT (SELECT count(*) FROM due), (SELECT count(*) FROM ins)\n"
+
 // gc: one gc_sweep per tenant that has objects.
 inline constexpr const char* kPlanGc =
     R"sql(
@@ -212,15 +224,7 @@ due AS (
            OR extract(epoch FROM now() - c.created_at) >= ws.within)
           AND NOT (SELECT p.pinned FROM awc.snapshots p WHERE p.id = c.id))
    LIMIT $1),
-ins AS (
-  INSERT INTO awc.jobs (kind, payload, dedupe_key)
-  SELECT 'snapshot_retain', jsonb_build_object('snapshot_id', id),
-         'snapshot:' || id
-    FROM due
-)sql" AWC_DEDUPE_CONFLICT R"sql(
-  RETURNING 1)
-SELECT (SELECT count(*) FROM due), (SELECT count(*) FROM ins)
-)sql";
+)sql" AWC_ENQUEUE_DUE_SNAPSHOTS("snapshot_retain");
 
 // scrub: $1 interval seconds (AWC_SCRUB_INTERVAL_SECS), $2 limit
 // (AWC_SCRUB_MAX_PER_RUN). READY snapshots last verified (scrubbed, else
@@ -234,15 +238,7 @@ WITH due AS (
          < now() - make_interval(secs => $1::float8)
    ORDER BY coalesce(scrubbed_at, validated_at, created_at), id
    LIMIT $2),
-ins AS (
-  INSERT INTO awc.jobs (kind, payload, dedupe_key)
-  SELECT 'snapshot_scrub', jsonb_build_object('snapshot_id', id),
-         'snapshot:' || id
-    FROM due
-)sql" AWC_DEDUPE_CONFLICT R"sql(
-  RETURNING 1)
-SELECT (SELECT count(*) FROM due), (SELECT count(*) FROM ins)
-)sql";
+)sql" AWC_ENQUEUE_DUE_SNAPSHOTS("snapshot_scrub");
 
 // validate: $1 minimum age in seconds, $2 limit. VALIDATING snapshots older
 // than that with no PENDING or RUNNING validation job, whoever enqueued it
@@ -261,15 +257,7 @@ WITH due AS (
               AND j.payload -> 'snapshot_id' = to_jsonb(s.id))
    ORDER BY s.created_at, s.id
    LIMIT $2),
-ins AS (
-  INSERT INTO awc.jobs (kind, payload, dedupe_key)
-  SELECT 'snapshot_validate', jsonb_build_object('snapshot_id', id),
-         'snapshot:' || id
-    FROM due
-)sql" AWC_DEDUPE_CONFLICT R"sql(
-  RETURNING 1)
-SELECT (SELECT count(*) FROM due), (SELECT count(*) FROM ins)
-)sql";
+)sql" AWC_ENQUEUE_DUE_SNAPSHOTS("snapshot_validate");
 
 // An operator schedule's firing: $1 kind, $2 payload, $3 dedupe key. A row
 // (id) when the job was enqueued, none when one is still live.
@@ -344,6 +332,7 @@ DELETE FROM awc.gc_candidates
     LIMIT $2))
 )sql";
 
+#undef AWC_ENQUEUE_DUE_SNAPSHOTS
 #undef AWC_DEDUPE_CONFLICT
 #undef AWC_POLICY_INT_OK
 #undef AWC_POLICY_VALID

@@ -228,7 +228,7 @@ bench: deps-bench
 	    BENCH_GRAPHILE="$${BENCH_GRAPHILE:-$(GRAPHILE_PREFIX)/node_modules/.bin/graphile-worker}" \
 	      $(PG_VENV) -o fsync=on bench/run.sh $(BENCH_BUILD) queue; \
 	  else \
-	    $(PG_VENV) bench/run.sh $(BENCH_BUILD) $$suite; \
+	    $(PG_VENV) -o fsync=on bench/run.sh $(BENCH_BUILD) $$suite; \
 	  fi; \
 	done
 

@@ -27,8 +27,8 @@ import urllib.request
 
 sys.dont_write_bytecode = True  # no bench/__pycache__ from the import below
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from queue_bench import (create_db, db_url, die, env_int, log, med,  # noqa: E402
-                         percentile, psql, write_report)
+from queue_bench import (cpu_and_memory, create_db, db_url, die,  # noqa: E402
+                         env_int, log, med, percentile, psql, write_report)
 
 DB = "awc_console_bench"
 LIMIT_MS = 100.0
@@ -344,8 +344,7 @@ def main():
                         "' ' ORDER BY name) FROM pg_settings WHERE name IN "
                         "('fsync', 'synchronous_commit', 'shared_buffers', "
                         "'full_page_writes', 'autovacuum')")
-    model = next((line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo")
-                  if line.startswith("model name")), "?")
+    model, _ = cpu_and_memory()
     commit = subprocess.run(["git", "describe", "--always", "--dirty"],
                             capture_output=True, text=True,
                             cwd=os.path.dirname(os.path.abspath(__file__)))

@@ -719,7 +719,8 @@ def med(values):
 
 # ------------------------------------------------------------------ report
 
-def machine_info(bench):
+def cpu_and_memory():
+    """The CPU model name and the memory in kB, from /proc."""
     model = "?"
     with open("/proc/cpuinfo") as f:
         for line in f:
@@ -731,6 +732,11 @@ def machine_info(bench):
         for line in f:
             if line.startswith("MemTotal:"):
                 mem_kb = int(line.split()[1])
+    return model, mem_kb
+
+
+def machine_info(bench):
+    model, mem_kb = cpu_and_memory()
     settings = bench.admin.query(
         "SELECT string_agg(name || '=' || current_setting(name), ' ' "
         "ORDER BY name) FROM pg_settings WHERE name IN ('fsync', "

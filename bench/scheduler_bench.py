@@ -32,8 +32,9 @@ import time
 
 sys.dont_write_bytecode = True  # no bench/__pycache__ from the import below
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from queue_bench import (create_db, db_url, die, drop_db, env_int,  # noqa: E402
-                         fmt_runs, log, med, psql, write_report)
+from queue_bench import (cpu_and_memory, create_db, db_url, die,  # noqa: E402
+                         drop_db, env_int, fmt_runs, log, med, psql,
+                         write_report)
 
 SCHEDULES = ["gc", "expire", "retain", "scrub", "validate", "prune"]
 PRUNE_PARTS = ["jobs", "dead_letters", "audit_events", "gc_candidates"]
@@ -142,17 +143,7 @@ def tool(args, build, what):
 
 
 def machine_info():
-    model = "?"
-    with open("/proc/cpuinfo") as f:
-        for line in f:
-            if line.startswith("model name"):
-                model = line.split(":", 1)[1].strip()
-                break
-    mem_kb = 0
-    with open("/proc/meminfo") as f:
-        for line in f:
-            if line.startswith("MemTotal:"):
-                mem_kb = int(line.split()[1])
+    model, mem_kb = cpu_and_memory()
     settings = psql("postgres",
                     "SELECT string_agg(name || '=' || current_setting(name), "
                     "' ' ORDER BY name) FROM pg_settings WHERE name IN "

@@ -2,6 +2,9 @@
 // survives, dry run, batch and canary, the lock, crash and resume.
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <thread>
+
 #include "gc/sweep.h"
 #include "handlers/storage_handlers.h"
 #include "store/memory_store.h"
@@ -301,7 +304,7 @@ TEST_F(GcTest, CrashBetweenStoreDeleteAndRowRemovalResumes) {
 TEST_F(GcTest, AStalledSweeperDoesNotCompleteAnEpochAnotherOneFinished) {
   auto garbage = Garbage(4, "g");
   gc::SweepHooks stall;
-  stall.after_store_delete = [&](int64_t) {
+  stall.after_mark = [&](int64_t) {
     // The first sweeper stalls past its lock's TTL; another one takes the
     // lock over, finishes the epoch, audits it and lets the lock go.
     db_.Exec("UPDATE awc.gc_locks SET expires_at = now() - interval '1 s'");
@@ -317,6 +320,41 @@ TEST_F(GcTest, AStalledSweeperDoesNotCompleteAnEpochAnotherOneFinished) {
   EXPECT_EQ(db_.Int("SELECT count(*) FROM awc.audit_events WHERE event = "
                     "'gc.epoch'"),
             1);
+}
+
+// A sweeper that stalls (SIGSTOP, a slow store) after reading its batch and
+// before deleting it from the store keeps the lock however long it stalls:
+// no one else can finish the batch, so no producer can upload one of its
+// objects again before this sweeper's late delete.
+TEST_F(GcTest, AStalledSweeperKeepsTheLockWhileItDeletesABatch) {
+  auto garbage = Garbage(4, "g");
+  gc::SweepOptions o = Options();
+  o.lock_ttl_secs = 0.3;
+  gc::SweepHooks stall;
+  gc::SweepReport other;
+  stall.before_store_delete = [&](int64_t) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(600));  // > TTL
+    auto conn = db_.Connect("other sweeper");
+    auto r = gc::RunSweep(*conn, *store_, "t1", Options(), nullptr);
+    EXPECT_TRUE(r.ok()) << r.status().ToString();
+    if (r.ok()) other = *r;
+    for (const auto& d : garbage) {
+      EXPECT_TRUE(InStore(d)) << d;
+      EXPECT_EQ(
+          db_.Scalar("SELECT state FROM awc.objects WHERE digest = $1", {d}),
+          "DELETING");
+    }
+    return Status::OK();
+  };
+  auto stalled = gc::RunSweep(ctx_->db(), *store_, "t1", o, nullptr, stall);
+  EXPECT_EQ(gc::VerdictName(other.verdict), std::string("locked_out"));
+  EXPECT_NE(other.reason.find("deleting a batch"), std::string::npos)
+      << other.reason;
+  ASSERT_TRUE(stalled.ok()) << stalled.status().ToString();
+  EXPECT_EQ(gc::VerdictName(stalled->verdict), std::string("completed"));
+  EXPECT_EQ(stalled->deleted, 4);
+  for (const auto& d : garbage) EXPECT_TRUE(Gone(d));
+  EXPECT_EQ(db_.Int("SELECT count(*) FROM awc.gc_epochs"), 1);
 }
 
 TEST_F(GcTest, CrashAfterPlanOrMarkResumes) {

@@ -9,6 +9,9 @@
 namespace awc {
 namespace {
 
+// Shorter secrets are not searched for in text: they would match anywhere.
+constexpr size_t kMinSecretSize = 4;
+
 std::vector<std::string>& Secrets() {
   static std::vector<std::string> secrets;
   return secrets;
@@ -100,10 +103,41 @@ std::string RedactUrl(std::string url) {
   return RedactUrlQuery(std::move(url), authority);
 }
 
+// The values of the secret options libpq reads from `opts`.
+std::vector<std::string> SecretValues(const PQconninfoOption* opts) {
+  std::vector<std::string> out;
+  for (const PQconninfoOption* o = opts; o->keyword != nullptr; ++o) {
+    if (IsSecretOption(o->keyword) && o->val != nullptr && *o->val != 0 &&
+        std::string_view(o->val) != kRedacted) {
+      out.emplace_back(o->val);
+    }
+  }
+  return out;
+}
+
+// True when libpq reads no secret from `redacted` and it shows none of the
+// original's `secrets`, also percent-encoded. Secrets shorter than a
+// registered one (RegisterSecret) are not searched for: one or two
+// characters occur in any host name.
+bool ShowsNoSecret(const std::string& redacted,
+                   const std::vector<std::string>& secrets) {
+  ConnInfoPtr check = ParseConnInfo(redacted);
+  if (check == nullptr || !SecretValues(check.get()).empty()) return false;
+  std::string decoded = PercentDecode(redacted);
+  for (const std::string& secret : secrets) {
+    if (secret.size() < kMinSecretSize) continue;
+    if (redacted.find(secret) != std::string::npos ||
+        decoded.find(secret) != std::string::npos) {
+      return false;
+    }
+  }
+  return true;
+}
+
 }  // namespace
 
 void RegisterSecret(std::string_view secret) {
-  if (secret.size() < 4) return;
+  if (secret.size() < kMinSecretSize) return;
   auto& secrets = Secrets();
   if (std::find(secrets.begin(), secrets.end(), secret) == secrets.end()) {
     secrets.emplace_back(secret);
@@ -144,19 +178,17 @@ std::string RedactConnInfo(std::string_view conninfo) {
   ConnInfoPtr opts = ParseConnInfo(conninfo);
   if (!opts) return "(unparseable connection string)";
   if (IsUrl(conninfo)) {
-    std::string url = RedactUrl(std::string(conninfo));
-    // Safety net: what libpq reads from the result must hold no secret.
-    ConnInfoPtr check = ParseConnInfo(url);
-    bool clean = check != nullptr;
-    for (PQconninfoOption* o = check.get(); clean && o->keyword != nullptr;
-         ++o) {
-      if (IsSecretOption(o->keyword) && o->val != nullptr && *o->val != 0 &&
-          std::string_view(o->val) != kRedacted) {
-        clean = false;
-      }
-    }
-    if (clean) return url;
-    return std::string(conninfo.substr(0, conninfo.find("://") + 3)) +
+    // Where the user info ends and the query starts is ambiguous when a
+    // password holds '?' or '@', or a query value holds '@'. Secret query
+    // parameters are therefore redacted both as the original reads and as
+    // what is left after the user info's password is gone.
+    size_t authority = conninfo.find("://") + 3;
+    std::string url =
+        RedactUrl(RedactUrlQuery(std::string(conninfo), authority));
+    // Safety net: the result shows none of the original's secrets, and
+    // libpq reads none from it.
+    if (ShowsNoSecret(url, SecretValues(opts.get()))) return url;
+    return std::string(conninfo.substr(0, authority)) +
            std::string(kRedacted);
   }
   std::string out;

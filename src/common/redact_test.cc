@@ -140,6 +140,17 @@ TEST_F(RedactTest, UrlQueryPasswordAfterAnAtSign) {
       "postgresql://h/db?application_name=a@b&password=********");
 }
 
+// Found by fuzz/conninfo_fuzz.cc: with no user info, an '@' in the query
+// made the user-info rule swallow the query's start, and the password
+// parameter after it was shown.
+TEST_F(RedactTest, UrlQueryPasswordAfterAnAtSignWithoutHostOrUser) {
+  const std::string url = "postgres://:/?user=@&password=s5cost";
+  ASSERT_EQ(ConnInfoPassword(url), "s5cost");
+  std::string out = RedactConnInfo(url);
+  EXPECT_EQ(out.find("s5cost"), std::string::npos) << out;
+  EXPECT_EQ(ConnInfoPassword(out).find("s5cost"), std::string::npos) << out;
+}
+
 TEST_F(RedactTest, UrlEmptyQueryPasswordIsKept) {
   EXPECT_EQ(RedactConnInfo("postgresql://h/db?password="),
             "postgresql://h/db?password=");

@@ -47,6 +47,17 @@ VALUES ($1, $2, now() + make_interval(secs => $3::float8))
 RETURNING holder
 )sql";
 
+// $1 a duration ("1000ms"). Taking the lock waits at most this long for
+// a sweeper that holds the lock row while it deletes a batch (step 5).
+inline constexpr const char* kBoundLockWait =
+    "SELECT set_config('lock_timeout', $1, true)";
+
+// The transaction of a batch's store delete holds the lock row until the
+// batch's rows are gone, so a server-side idle timeout must not end it
+// while the store call runs: the lock could then be taken over mid-delete.
+inline constexpr const char* kNoIdleTimeout =
+    "SELECT set_config('idle_in_transaction_session_timeout', '0', true)";
+
 // $1 tenant, $2 holder, $3 TTL seconds. A row while the lock is still ours.
 inline constexpr const char* kRenewLock = R"sql(
 UPDATE awc.gc_locks SET expires_at = now() + make_interval(secs => $3::float8)

@@ -13,6 +13,9 @@ namespace {
 
 // S3 DeleteObjects takes at most 1000 keys; batches after the canary match.
 constexpr int64_t kMaxBatch = 1000;
+// How long taking the lock waits for a sweeper that is deleting a batch
+// before the sweep is locked out (and its job deferred).
+constexpr const char* kLockWait = "1000ms";
 
 std::string S(int64_t v) { return std::to_string(v); }
 
@@ -46,13 +49,26 @@ class Sweep {
   }
 
   Result<bool> TakeLock() {
-    AWC_ASSIGN_OR_RETURN(
-        db::PgResult r,
-        conn_.Exec(sql::kTakeLock, {tenant_, opt_.holder, Ttl()}));
-    if (r.rows() == 1) return true;
+    bool busy = false;
+    Result<bool> took = db::InTransactionResult(conn_, [&]() -> Result<bool> {
+      AWC_RETURN_IF_ERROR(
+          conn_.Exec(sql::kBoundLockWait, {kLockWait}).status());
+      Result<db::PgResult> r =
+          conn_.Exec(sql::kTakeLock, {tenant_, opt_.holder, Ttl()});
+      busy = !r.ok() && conn_.last_sqlstate() == "55P03";
+      if (!r.ok()) return r.status();
+      return r->rows() == 1;
+    });
+    if (!took.ok() && !busy) return took.status();
+    if (took.ok() && *took) return true;
+    report_.verdict = SweepReport::Verdict::kLockedOut;
+    if (busy) {
+      report_.reason = "GC lock of tenant " + tenant_ +
+                       " is held by a sweeper deleting a batch";
+      return false;
+    }
     AWC_ASSIGN_OR_RETURN(db::PgResult h,
                          conn_.Exec(sql::kLockHolder, {tenant_}));
-    report_.verdict = SweepReport::Verdict::kLockedOut;
     report_.reason =
         "GC lock of tenant " + tenant_ + " is held by " +
         (h.rows() ? h.GetString(0, 0) : std::string("another sweep"));
@@ -188,25 +204,33 @@ class Sweep {
     }));
     AWC_RETURN_IF_ERROR(Hook(hooks_.after_mark));
 
-    AWC_ASSIGN_OR_RETURN(
-        db::PgResult doomed,
-        conn_.Exec(sql::kDeletingInBatch, {epoch, S(lo), S(hi)}));
-    std::vector<store::ObjectKey> keys;
-    for (int i = 0; i < doomed.rows(); ++i) {
-      keys.push_back({tenant_, doomed.GetString(i, 0)});
-    }
-    if (!keys.empty()) {
-      AWC_ASSIGN_OR_RETURN(std::vector<Status> results,
-                           store_.DeleteMany(keys));
-      for (const Status& r : results) {
-        if (!r.ok()) return r.WithContext("deleting from the store");
-      }
-    }
-    AWC_RETURN_IF_ERROR(Hook(hooks_.after_store_delete));
-
+    // Read, store delete and row removal in one transaction that holds the
+    // lock row from RenewLock on: while this sweeper is anywhere between
+    // reading its batch and removing its rows, however long it stalls, no
+    // other sweeper can take the lock over, finish the batch and let a
+    // producer upload one of these objects again, which a late delete would
+    // then remove (docs/ARCHITECTURE.md, "GC safety", step 5).
     int64_t count = 0;
     int64_t bytes = 0;
     AWC_RETURN_IF_ERROR(db::InTransaction(conn_, [&]() -> Status {
+      AWC_RETURN_IF_ERROR(conn_.Exec(sql::kNoIdleTimeout).status());
+      AWC_RETURN_IF_ERROR(RenewLock());
+      AWC_ASSIGN_OR_RETURN(
+          db::PgResult doomed,
+          conn_.Exec(sql::kDeletingInBatch, {epoch, S(lo), S(hi)}));
+      AWC_RETURN_IF_ERROR(Hook(hooks_.before_store_delete));
+      std::vector<store::ObjectKey> keys;
+      for (int i = 0; i < doomed.rows(); ++i) {
+        keys.push_back({tenant_, doomed.GetString(i, 0)});
+      }
+      if (!keys.empty()) {
+        AWC_ASSIGN_OR_RETURN(std::vector<Status> results,
+                             store_.DeleteMany(keys));
+        for (const Status& r : results) {
+          if (!r.ok()) return r.WithContext("deleting from the store");
+        }
+      }
+      AWC_RETURN_IF_ERROR(Hook(hooks_.after_store_delete));
       AWC_ASSIGN_OR_RETURN(
           db::PgResult done,
           conn_.Exec(sql::kFinishBatch, {tenant_, epoch, S(lo), S(hi)}));

@@ -6,7 +6,8 @@
 // Contract:
 //  1. The tenant's GC lock (a TTL row in awc.gc_locks, renewed as the sweep
 //     progresses and checked before every batch) is taken first; held by
-//     someone else -> verdict kLockedOut and nothing else happens.
+//     someone else, or held by a sweeper that is deleting a batch for
+//     longer than a second -> verdict kLockedOut and nothing else happens.
 //  2. An unfinished epoch of the tenant is resumed (with the settings it was
 //     planned with); otherwise a new one is planned: if a VALIDATING
 //     snapshot is older than the grace, nothing is planned (kRefused);
@@ -17,8 +18,9 @@
 //  4. Candidates are deleted in order, the first canary_size as a canary
 //     batch, then batches of at most 1000. Per batch: one transaction
 //     re-checks every candidate under its row lock and marks the still
-//     eligible ones DELETING (the rest KEPT); the store deletes them
-//     (absent objects are fine); one transaction removes their rows. After
+//     eligible ones DELETING (the rest KEPT); a second one, holding the
+//     lock row throughout, reads them, deletes them from the store (absent
+//     objects are fine) and removes their rows. After
 //     the canary batch, no deleted digest may be live; if one is, the epoch
 //     is aborted, nothing more is deleted (kAborted).
 //  5. The epoch's outcome and the audit event gc.epoch are recorded and the
@@ -58,6 +60,7 @@ struct SweepOptions {
 struct SweepHooks {
   std::function<Status(int64_t epoch)> after_plan;
   std::function<Status(int64_t epoch)> after_mark;
+  std::function<Status(int64_t epoch)> before_store_delete;
   std::function<Status(int64_t epoch)> after_store_delete;
   std::function<Status(int64_t epoch)> before_canary_check;
   std::function<void(int64_t objects, int64_t bytes)> deleted;

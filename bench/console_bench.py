@@ -27,8 +27,8 @@ import urllib.request
 
 sys.dont_write_bytecode = True  # no bench/__pycache__ from the import below
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from queue_bench import (cpu_and_memory, create_db, db_url, die,  # noqa: E402
-                         env_int, log, med, percentile, psql, write_report)
+from bench_common import (cpu_and_memory, create_db, db_url, die,  # noqa: E402
+                          env_int, log, med, percentile, psql, write_report)
 
 DB = "awc_console_bench"
 LIMIT_MS = 100.0

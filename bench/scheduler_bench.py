@@ -32,9 +32,9 @@ import time
 
 sys.dont_write_bytecode = True  # no bench/__pycache__ from the import below
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from queue_bench import (cpu_and_memory, create_db, db_url, die,  # noqa: E402
-                         drop_db, env_int, fmt_runs, log, med, psql,
-                         write_report)
+from bench_common import (cpu_and_memory, create_db, db_url, die,  # noqa: E402
+                          drop_db, env_int, fmt_runs, log, med, psql,
+                          write_report)
 
 SCHEDULES = ["gc", "expire", "retain", "scrub", "validate", "prune"]
 PRUNE_PARTS = ["jobs", "dead_letters", "audit_events", "gc_candidates"]

@@ -1,0 +1,251 @@
+"""What the benchmark scripts of bench/ share (queue_bench.py,
+storage_bench.py, scheduler_bench.py, console_bench.py and their modules):
+logging and the environment knobs, PostgreSQL through psql (one-shot
+commands, a long-lived session, databases), the CPU readers (/proc: the
+cluster's processes, the whole machine, one process), statistics, the CPU
+model and memory of a report's header, and writing the report. Standard
+library only.
+"""
+
+import os
+import re
+import statistics
+import subprocess
+import sys
+import time
+
+CLK_TCK = os.sysconf("SC_CLK_TCK")
+
+
+def log(msg):
+    print(f"[bench {time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr,
+          flush=True)
+
+
+def die(msg):
+    log(f"error: {msg}")
+    sys.exit(1)
+
+
+def env_int(name, default):
+    v = os.environ.get(name, "")
+    return int(v) if v.strip() else default
+
+
+def env_list(name, default):
+    v = os.environ.get(name, "")
+    if not v.strip():
+        return default
+    return [int(x) for x in re.split(r"[ ,]+", v.strip()) if x]
+
+
+# --------------------------------------------------------------- PostgreSQL
+
+def psql(db, *commands):
+    """Runs each command (its own transaction) with psql; returns stdout."""
+    args = ["psql", "-X", "-A", "-t", "-q", "-v", "ON_ERROR_STOP=1", "-d", db]
+    for c in commands:
+        args += ["-c", c]
+    r = subprocess.run(args, capture_output=True, text=True)
+    if r.returncode != 0:
+        die(f"psql failed on {db}: {r.stderr.strip()}")
+    return r.stdout.strip()
+
+
+class Session:
+    """One long-lived psql connection, for polling without spawning."""
+
+    def __init__(self, db):
+        self.p = subprocess.Popen(
+            ["psql", "-X", "-A", "-t", "-q", "-v", "ON_ERROR_STOP=1",
+             "-d", db],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+            bufsize=1)
+
+    def query(self, sql):
+        self.p.stdin.write(sql.rstrip().rstrip(";") + ";\n\\echo __awc_end__\n")
+        self.p.stdin.flush()
+        lines = []
+        while True:
+            line = self.p.stdout.readline()
+            if line == "":
+                die(f"psql session ended during: {sql}")
+            line = line.rstrip("\n")
+            if line == "__awc_end__":
+                return "\n".join(lines)
+            lines.append(line)
+
+    def close(self):
+        self.p.stdin.close()
+        self.p.wait()
+
+
+def db_url(db):
+    return (f"postgresql://{os.environ['PGUSER']}:{os.environ['PGPASSWORD']}"
+            f"@{os.environ['PGHOST']}:{os.environ['PGPORT']}/{db}")
+
+
+def create_db(name, template=None, strategy=None):
+    args = ["createdb"] + (["-T", template] if template else [])
+    args += (["-S", strategy] if strategy else []) + [name]
+    for attempt in range(50):
+        r = subprocess.run(args, capture_output=True, text=True)
+        if r.returncode == 0:
+            return
+        # The template's last backend may still be exiting.
+        if "being accessed by other users" in r.stderr and attempt < 49:
+            time.sleep(0.1)
+            continue
+        die(f"createdb {name}: {r.stderr.strip()}")
+
+
+def drop_db(name):
+    subprocess.run(["dropdb", "--if-exists", "--force", name], check=True)
+
+
+# --------------------------------------------------------------------- CPU
+
+class PgCpu:
+    """CPU seconds spent by the PostgreSQL cluster (postmaster, its live
+    children, and the children it has reaped: exited backends)."""
+
+    def __init__(self, postmaster_pid):
+        self.pm = postmaster_pid
+
+    @staticmethod
+    def _stat(pid):
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                s = f.read()
+        except OSError:
+            return None
+        fields = s[s.rindex(")") + 2:].split()
+        # fields[0] is state (field 3): utime is field 14, cutime field 16.
+        return int(fields[1]), [int(x) for x in fields[11:15]]
+
+    def settle(self, db, timeout=10.0):
+        """Waits until the backends of `db` have exited and been reaped: an
+        exited, unreaped backend (a zombie) shows no CPU time at all."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            busy = False
+            for entry in os.listdir("/proc"):
+                if not entry.isdigit():
+                    continue
+                try:
+                    with open(f"/proc/{entry}/stat") as f:
+                        s = f.read()
+                    with open(f"/proc/{entry}/cmdline", "rb") as f:
+                        cmd = f.read().decode(errors="replace")
+                except OSError:
+                    continue
+                fields = s[s.rindex(")") + 2:].split()
+                if int(fields[1]) != self.pm:
+                    continue
+                # An exiting process has an empty cmdline.
+                if fields[0] in ("Z", "X") or not cmd or f" {db} " in cmd:
+                    busy = True
+                    break
+            if not busy:
+                return
+            time.sleep(0.01)
+        log(f"warning: backends of {db} still present after {timeout}s; "
+            "PostgreSQL CPU figures may be low")
+
+    def now(self):
+        # A child reaped while /proc is scanned would be counted neither as
+        # a live child nor in the postmaster's cutime, and an exited child
+        # not reaped yet shows no CPU time: sample until neither happened.
+        for _ in range(100):
+            before = self._stat(self.pm)
+            total, zombie = self._children()
+            after = self._stat(self.pm)
+            if (before and after and before[1][2:] == after[1][2:]
+                    and not zombie):
+                break
+            time.sleep(0.01)
+        return (sum(after[1]) if after else 0) / CLK_TCK + total
+
+    def _children(self):
+        """(CPU seconds of the live children, whether one has exited)"""
+        total, zombie = 0, False
+        for entry in os.listdir("/proc"):
+            if not entry.isdigit():
+                continue
+            try:
+                with open(f"/proc/{entry}/stat") as f:
+                    stat = f.read()
+            except OSError:
+                continue
+            fields = stat[stat.rindex(")") + 2:].split()
+            if int(fields[1]) != self.pm:
+                continue
+            if fields[0] in ("Z", "X"):
+                zombie = True
+            total += int(fields[11]) + int(fields[12])
+        return total / CLK_TCK, zombie
+
+
+def cpu_busy():
+    """CPU seconds the whole machine has been busy (all CPUs, /proc/stat)."""
+    with open("/proc/stat") as f:
+        v = [int(x) for x in f.readline().split()[1:]]
+    # user nice system idle iowait irq softirq steal ...
+    return (sum(v[:8]) - v[3] - v[4]) / CLK_TCK
+
+
+def proc_cpu(pid):
+    """CPU seconds of a process and its reaped children (/proc)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            s = f.read()
+    except OSError:
+        return 0.0
+    fields = s[s.rindex(")") + 2:].split()
+    return sum(int(x) for x in fields[11:15]) / CLK_TCK
+
+
+# -------------------------------------------------------------- statistics
+
+def percentile(sorted_values, p):
+    """Nearest-rank percentile."""
+    k = max(0, min(len(sorted_values) - 1,
+                   -(-len(sorted_values) * p // 100) - 1))
+    return sorted_values[int(k)]
+
+
+def med(values):
+    return statistics.median(values)
+
+
+def fmt_runs(values, spec="{:.0f}"):
+    return " ".join(spec.format(v) for v in values)
+
+
+# ------------------------------------------------------------------ report
+
+def cpu_and_memory():
+    """The CPU model name and the memory in kB, from /proc."""
+    model = "?"
+    with open("/proc/cpuinfo") as f:
+        for line in f:
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    mem_kb = 0
+    with open("/proc/meminfo") as f:
+        for line in f:
+            if line.startswith("MemTotal:"):
+                mem_kb = int(line.split()[1])
+    return model, mem_kb
+
+
+def write_report(lines, started, results):
+    """Prints the report with the total time and writes it to `results`."""
+    lines = lines + ["", f"total benchmark time {time.monotonic() - started:.0f} s"]
+    text = "\n".join(lines) + "\n"
+    print(text, end="")
+    os.makedirs(os.path.dirname(results), exist_ok=True)
+    with open(results, "w") as f:
+        f.write(text)
+    log(f"results written to {results}")

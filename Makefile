@@ -4,10 +4,12 @@
 #   make install    PREFIX=/usr/local DESTDIR=
 #   make demo       a worker fleet over a file:// store on a throwaway
 #                   PostgreSQL cluster, with a summary of what it did
-#   make check      unit and integration tests (plain and ASan/UBSan builds)
-#                   against a throwaway PostgreSQL cluster and s3rver, a
-#                   /metrics scrape checked by promtool, a short fuzz run,
-#                   the Debian package built and installed
+#   make check      unit and integration tests (ASan/UBSan build) against a
+#                   throwaway PostgreSQL cluster and s3rver, a /metrics
+#                   scrape checked by promtool, a short fuzz run, the Debian
+#                   package built, installed and run
+#   make check-plain  the same unit and integration tests in the optimised
+#                   build
 #   make deb        the Debian package, in build-deb/ (lintian-checked)
 #   make bench      the benchmarks of bench/ (see bench/README.md)
 #   make bench-storage  only the storage benchmarks
@@ -61,6 +63,7 @@ endef
 
 .PHONY: all deps deps-build deps-test deps-bench deps-demo deps-deb deps-fuzz \
   deps-npm deps-bench-npm deps-promtool build build-tests build-asan check \
+  check-plain \
   demo install deb bench bench-storage bench-scheduler bench-console fuzz \
   fuzz-build lint-man clean chaos
 
@@ -173,13 +176,19 @@ PG_VENV = pg_virtualenv -t -c "-p $(PG_PORT)"
 PG_ENV  = $(PG_VENV) -o max_connections=300 -o fsync=off
 CTEST  := ctest --output-on-failure --no-tests=error -j $(JOBS)
 
-check: build-tests build-asan lint-man fuzz-build deb
-	PROMTOOL=$(PROMTOOL) $(PG_ENV) sh -c '$(CTEST) --test-dir $(BUILD) && \
-	  ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
-	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-	  $(CTEST) --test-dir $(ASAN_BUILD)'
+# The tests run once, in the ASan/UBSan tree; the optimised binaries the
+# package ships are run by the package test. `make check-plain` runs the
+# same tests in the optimised tree of `make build`.
+SANITIZER_ENV = ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+check: build-asan lint-man fuzz-build deb
+	PROMTOOL=$(PROMTOOL) $(SANITIZER_ENV) $(PG_ENV) \
+	  $(CTEST) --test-dir $(ASAN_BUILD)
 	fuzz/run.sh $(FUZZ_BUILD) $(CHECK_FUZZ_SECONDS)
 	$(PG_VENV) $(SUDO_KEEP_ENV) tests/package_test.sh $(DEB_BUILD)
+
+check-plain: build-tests
+	PROMTOOL=$(PROMTOOL) $(PG_ENV) $(CTEST) --test-dir $(BUILD)
 
 demo: deps-demo build
 	$(PG_VENV) contrib/demo/run.sh $(BUILD)

@@ -9,6 +9,7 @@ library only.
 
 import os
 import re
+import socket
 import statistics
 import subprocess
 import sys
@@ -203,6 +204,13 @@ def proc_cpu(pid):
         return 0.0
     fields = s[s.rindex(")") + 2:].split()
     return sum(int(x) for x in fields[11:15]) / CLK_TCK
+
+
+def free_port():
+    """A TCP port of 127.0.0.1 that nothing listens on right now."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
 
 
 # -------------------------------------------------------------- statistics

@@ -19,7 +19,6 @@ import datetime
 import os
 import platform
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -28,7 +27,8 @@ import urllib.request
 sys.dont_write_bytecode = True  # no bench/__pycache__ from the import below
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bench_common import (cpu_and_memory, create_db, db_url, die,  # noqa: E402
-                          env_int, log, med, percentile, psql, write_report)
+                          env_int, free_port, log, med, percentile, psql,
+                          write_report)
 
 DB = "awc_console_bench"
 LIMIT_MS = 100.0
@@ -267,12 +267,6 @@ def pages(a):
         ("audit of a tenant", "/audit?tenant=t042"),
         ("audit of a subject", f"/audit?subject=snapshot/{degraded}"),
     ]
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def fetch(port, target):

@@ -101,6 +101,9 @@ def main():
     ap.add_argument("--s3-large-count", type=int,
                     default=env_int("BENCH_S3_LARGE_COUNT", 16),
                     help="objects of 64 MiB for the MB/s figure")
+    ap.add_argument("--s3-servers", type=int,
+                    default=env_int("BENCH_S3_SERVERS", 2),
+                    help="s3rver processes behind the latency proxy")
     ap.add_argument("--s3-latency-repeat", type=int,
                     default=env_int("BENCH_S3_LATENCY_REPEAT", 3))
     ap.add_argument("--baseline-build",

@@ -319,9 +319,11 @@ def report(a, header, notes, file_r, s3_r, gc_r, scale_r=None, s3l_r=None):
         g = s3l_r["small"]
         out += [
             "5. Validation over s3:// at a real object store's latency: "
-            "s3rver behind a loopback proxy",
-            f"   (bench/storage_bench.py LatencyProxy) that holds the first "
-            f"bytes of every response {a.s3_ttfb_ms} ms (time to first byte).",
+            f"{a.s3_servers} s3rver processes (one data directory) behind a",
+            f"   loopback proxy (bench/storage_s3rver.py LatencyProxy) that "
+            f"holds the first bytes of every response {a.s3_ttfb_ms} ms",
+            "   (time to first byte) and hands client connections to the "
+            "servers in turn.",
             f"   tree: {g['objects']} objects, {g['bytes']} bytes: "
             f"{g['small_blobs']} blobs of 4-64 KiB under {g['manifests']} "
             "manifests; walk = cas::WalkClosure.",
@@ -355,7 +357,7 @@ def report(a, header, notes, file_r, s3_r, gc_r, scale_r=None, s3l_r=None):
                 f"{med([x['server_cpu'] / x['seconds'] for x in rs]):>10.2f} | "
                 f"{goal}")
         out += ["", "   client ms/obj = CPU of the walking process per object; "
-                "s3rver CPU = its CPUs busy during the walk.",
+                "s3rver CPU = their CPUs busy during the walk.",
                 "   every run: objects/s"]
         for c in a.s3_concurrency:
             out.append(f"   {c:>4}  " + "  ".join(

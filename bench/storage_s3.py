@@ -74,12 +74,22 @@ def s3_latency_part(bench):
         return None
     datadir = os.path.join(bench.workdir, "s3rver-latency-data")
     os.makedirs(datadir)
-    srv = S3rver(script, datadir,
-                 os.path.join(bench.workdir, "s3rver-latency.log"))
+    # Several s3rver processes serve the one data directory (GETs read its
+    # files), so that the store, not one JavaScript thread, keeps up with
+    # the client; the first takes the uploads.
+    servers = []
     proxy = None
     try:
+        for i in range(a.s3_servers):
+            servers.append(S3rver(script, datadir, os.path.join(
+                bench.workdir, f"s3rver-latency-{i}.log")))
+        srv = servers[0]
         srv.create_bucket("bench")
-        proxy = LatencyProxy(srv.port, a.s3_ttfb_ms / 1000.0)
+        proxy = LatencyProxy([x.port for x in servers],
+                             a.s3_ttfb_ms / 1000.0)
+
+        def servers_cpu():
+            return sum(x.cpu() for x in servers)
 
         def env(endpoint, conc=None):
             return bench.env(AWC_CAS_URL="s3://bench",
@@ -107,9 +117,9 @@ def s3_latency_part(bench):
         big = []
         for rep in range(1, a.s3_latency_repeat + 1):
             for c in a.s3_concurrency:
-                s0 = srv.cpu()
+                s0 = servers_cpu()
                 r = bench.walk(env(proxy.endpoint(), c), small["root"])
-                r["server_cpu"] = srv.cpu() - s0
+                r["server_cpu"] = servers_cpu() - s0
                 r["objps"] = r["objects"] / r["seconds"]
                 runs[c].append(r)
                 log(f"s3 latency run {rep}/{a.s3_latency_repeat} "
@@ -126,5 +136,6 @@ def s3_latency_part(bench):
     finally:
         if proxy:
             proxy.stop()
-        srv.stop()
+        for x in servers:
+            x.stop()
     return {"small": small, "large": large, "runs": runs, "big": big}

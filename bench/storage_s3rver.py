@@ -12,7 +12,7 @@ import threading
 import time
 import urllib.request
 
-from bench_common import die, proc_cpu
+from bench_common import die, free_port, proc_cpu
 
 LIVE_PGIDS = []  # process groups (s3rver) to kill if the benchmark dies
 
@@ -27,21 +27,18 @@ def kill_live():
             pass
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 class LatencyProxy:
     """A loopback TCP proxy in front of s3rver that holds the first bytes of
     each response for `delay` seconds before passing them on, as a real
     object store's time to first byte. HTTP/1.1 without pipelining (libcurl
     does not pipeline): the first bytes the server sends after the client
-    sent a request start its response. Runs its asyncio loop in a thread."""
+    sent a request start its response. Client connections go to the
+    `upstream_ports` in turn (several s3rver processes serving one data
+    directory: one JavaScript thread serves only a few hundred requests a
+    second). Runs its asyncio loop in a thread."""
 
-    def __init__(self, upstream_port, delay):
-        self.upstream_port = upstream_port
+    def __init__(self, upstream_ports, delay):
+        self.upstream_ports = list(upstream_ports)
         self.delay = delay
         self.loop = asyncio.new_event_loop()
         self.connections = 0
@@ -63,10 +60,12 @@ class LatencyProxy:
         return f"http://127.0.0.1:{self.port}"
 
     async def _handle(self, creader, cwriter):
+        upstream = self.upstream_ports[self.connections %
+                                       len(self.upstream_ports)]
         self.connections += 1
         try:
             sreader, swriter = await asyncio.open_connection(
-                "127.0.0.1", self.upstream_port)
+                "127.0.0.1", upstream)
         except OSError:
             cwriter.close()
             return

@@ -14,8 +14,13 @@
 namespace awc::cas {
 namespace {
 
+// A batch is read with up to the store's parallelism in flight and ends
+// when its slowest read does: the more reads per batch, the less the walk
+// waits on one slow response (a real store's latency has a long tail).
+// Blob reads buffer nothing, so a batch costs little memory.
+constexpr size_t kReadsPerSlot = 16;
 constexpr size_t kMinBatch = 16;
-constexpr size_t kMaxBatch = 256;
+constexpr size_t kMaxBatch = 1024;
 // Manifest bytes one batch may buffer (a batch always holds at least one).
 constexpr uint64_t kBatchManifestBytes = 64 * 1024 * 1024;
 // Inside one object's read, the checkpoint runs after each this many bytes
@@ -23,7 +28,8 @@ constexpr uint64_t kBatchManifestBytes = 64 * 1024 * 1024;
 constexpr uint64_t kCheckpointBytes = 1024 * 1024;
 
 size_t BatchSize(const store::ObjectStore& store) {
-  size_t n = 4 * static_cast<size_t>(std::max(store.parallelism(), 1));
+  size_t n =
+      kReadsPerSlot * static_cast<size_t>(std::max(store.parallelism(), 1));
   return std::clamp(n, kMinBatch, kMaxBatch);
 }
 

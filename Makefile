@@ -174,7 +174,10 @@ PG_PORT = $$(shuf -i 20000-40000 -n 1)
 PG_VENV = pg_virtualenv -t -c "-p $(PG_PORT)"
 # The tests' cluster: many daemons at once, no need for durable commits.
 PG_ENV  = $(PG_VENV) -o max_connections=300 -o fsync=off
-CTEST  := ctest --output-on-failure --no-tests=error -j $(JOBS)
+# The tests mostly wait (for daemons, leases, the database): one more at a
+# time than there are CPUs keeps the CPUs busy.
+TEST_JOBS ?= $(shell echo $$(($(JOBS) + 1)))
+CTEST  := ctest --output-on-failure --no-tests=error -j $(TEST_JOBS)
 
 # The tests run once, in the ASan/UBSan tree; the optimised binaries the
 # package ships are run by the package test. `make check-plain` runs the

@@ -7,8 +7,10 @@ model and memory of a report's header, and writing the report. Standard
 library only.
 """
 
+import atexit
 import os
 import re
+import signal
 import socket
 import statistics
 import subprocess
@@ -106,6 +108,31 @@ def drop_db(name):
 
 # --------------------------------------------------------------------- CPU
 
+def stat_fields(pid):
+    """The fields of /proc/PID/stat after the command name, or None when the
+    process is gone: [0] is the state (field 3 of proc(5)), [1] the parent,
+    [11:15] utime, stime, cutime and cstime in clock ticks."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            s = f.read()
+    except OSError:
+        return None
+    return s[s.rindex(")") + 2:].split()
+
+
+# Process groups (daemons, peers, s3rver) to kill if the benchmark dies.
+LIVE_PGIDS = []
+
+
+@atexit.register
+def kill_live():
+    for pid in LIVE_PGIDS:
+        try:
+            os.killpg(pid, signal.SIGKILL)
+        except OSError:
+            pass
+
+
 class PgCpu:
     """CPU seconds spent by the PostgreSQL cluster (postmaster, its live
     children, and the children it has reaped: exited backends)."""
@@ -115,13 +142,9 @@ class PgCpu:
 
     @staticmethod
     def _stat(pid):
-        try:
-            with open(f"/proc/{pid}/stat") as f:
-                s = f.read()
-        except OSError:
+        fields = stat_fields(pid)
+        if fields is None:
             return None
-        fields = s[s.rindex(")") + 2:].split()
-        # fields[0] is state (field 3): utime is field 14, cutime field 16.
         return int(fields[1]), [int(x) for x in fields[11:15]]
 
     def settle(self, db, timeout=10.0):
@@ -133,15 +156,13 @@ class PgCpu:
             for entry in os.listdir("/proc"):
                 if not entry.isdigit():
                     continue
+                fields = stat_fields(entry)
                 try:
-                    with open(f"/proc/{entry}/stat") as f:
-                        s = f.read()
                     with open(f"/proc/{entry}/cmdline", "rb") as f:
                         cmd = f.read().decode(errors="replace")
                 except OSError:
                     continue
-                fields = s[s.rindex(")") + 2:].split()
-                if int(fields[1]) != self.pm:
+                if fields is None or int(fields[1]) != self.pm:
                     continue
                 # An exiting process has an empty cmdline.
                 if fields[0] in ("Z", "X") or not cmd or f" {db} " in cmd:
@@ -173,13 +194,8 @@ class PgCpu:
         for entry in os.listdir("/proc"):
             if not entry.isdigit():
                 continue
-            try:
-                with open(f"/proc/{entry}/stat") as f:
-                    stat = f.read()
-            except OSError:
-                continue
-            fields = stat[stat.rindex(")") + 2:].split()
-            if int(fields[1]) != self.pm:
+            fields = stat_fields(entry)
+            if fields is None or int(fields[1]) != self.pm:
                 continue
             if fields[0] in ("Z", "X"):
                 zombie = True
@@ -197,13 +213,8 @@ def cpu_busy():
 
 def proc_cpu(pid):
     """CPU seconds of a process and its reaped children (/proc)."""
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            s = f.read()
-    except OSError:
-        return 0.0
-    fields = s[s.rindex(")") + 2:].split()
-    return sum(int(x) for x in fields[11:15]) / CLK_TCK
+    fields = stat_fields(pid)
+    return sum(int(x) for x in fields[11:15]) / CLK_TCK if fields else 0.0
 
 
 def free_port():

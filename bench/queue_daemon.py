@@ -3,26 +3,13 @@ daemon (awc-worker-bench) as a process, and part 1, N pre-filled
 bench_noop jobs drained by it with C workers. Standard library only.
 """
 
-import atexit
 import os
 import signal
 import subprocess
 import time
 
-from bench_common import Session, cpu_busy, db_url, die, drop_db
+from bench_common import LIVE_PGIDS, Session, cpu_busy, db_url, die, drop_db
 from queue_costs import Costs
-
-LIVE_DAEMONS = []  # process groups to kill if the benchmark dies
-
-
-@atexit.register
-def _kill_live_daemons():
-    for pid in LIVE_DAEMONS:
-        try:
-            os.killpg(pid, signal.SIGKILL)
-        except OSError:
-            pass
-
 
 class Daemon:
     """The daemon as a process of its own group, on database `db` with C
@@ -50,7 +37,7 @@ class Daemon:
             self.p = subprocess.Popen([binary], env=env, stdin=subprocess.DEVNULL,
                                       stdout=out, stderr=err,
                                       start_new_session=True)
-        LIVE_DAEMONS.append(self.p.pid)
+        LIVE_PGIDS.append(self.p.pid)
         self.cpu_s = None
 
     def check_alive(self):
@@ -71,7 +58,7 @@ class Daemon:
         while True:
             pid, status, ru = os.wait4(self.p.pid, os.WNOHANG)
             if pid == self.p.pid:
-                LIVE_DAEMONS.remove(self.p.pid)
+                LIVE_PGIDS.remove(self.p.pid)
                 self.p.returncode = os.waitstatus_to_exitcode(status)
                 # wait4's rusage includes the workers the master reaped.
                 self.cpu_s = ru.ru_utime + ru.ru_stime

@@ -8,10 +8,9 @@ import os
 import subprocess
 import time
 
-from bench_common import (Session, cpu_busy, create_db, db_url, die,
-                          drop_db, psql)
+from bench_common import (LIVE_PGIDS, Session, cpu_busy, create_db, db_url,
+                          die, drop_db, psql)
 from queue_costs import Costs
-from queue_daemon import LIVE_DAEMONS
 
 GRAPHILE_TEMPLATE_DB = "awc_bench_graphile_template"
 
@@ -61,7 +60,7 @@ def run_graphile(bench, c):
         cwd=bench.graphile_dir, stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL, stderr=err, start_new_session=True)
     err.close()
-    LIVE_DAEMONS.append(p.pid)
+    LIVE_PGIDS.append(p.pid)
     # graphile-worker deletes a job when it completes: the rate is the
     # jobs done between the first poll that saw progress and the poll
     # that saw none left, over the time between them (50 ms polls).
@@ -89,7 +88,7 @@ def run_graphile(bench, c):
     while True:  # --once: it exits once nothing is runnable
         pid, status, ru = os.wait4(p.pid, 0)
         if pid == p.pid:
-            LIVE_DAEMONS.remove(p.pid)
+            LIVE_PGIDS.remove(p.pid)
             cpu_s = ru.ru_utime + ru.ru_stime
             if os.waitstatus_to_exitcode(status) != 0:
                 die(f"graphile-worker exited with "

@@ -30,7 +30,6 @@ median and every run. Standard library only.
 """
 
 import argparse
-import atexit
 import datetime
 import os
 import shutil
@@ -46,7 +45,6 @@ from storage_file import file_part  # noqa: E402
 from storage_gc import gc_part  # noqa: E402
 from storage_report import machine_info, report  # noqa: E402
 from storage_s3 import s3_latency_part, s3_part  # noqa: E402
-from storage_s3rver import kill_live  # noqa: E402
 from storage_scale import scale_part  # noqa: E402
 
 
@@ -122,7 +120,6 @@ def main():
              "bench/results/storage-<date>.txt)")
     a = ap.parse_args()
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
-    atexit.register(kill_live)
     results = a.results or os.path.join(
         here, "results", f"storage-{datetime.date.today().isoformat()}.txt")
     parts = a.parts.replace(",", " ").split()

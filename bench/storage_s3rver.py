@@ -12,20 +12,7 @@ import threading
 import time
 import urllib.request
 
-from bench_common import die, free_port, proc_cpu
-
-LIVE_PGIDS = []  # process groups (s3rver) to kill if the benchmark dies
-
-
-def kill_live():
-    """Kills the s3rver process groups still running (storage_bench.py
-    registers it with atexit)."""
-    for pid in LIVE_PGIDS:
-        try:
-            os.killpg(pid, signal.SIGKILL)
-        except OSError:
-            pass
-
+from bench_common import LIVE_PGIDS, die, free_port, proc_cpu
 
 class LatencyProxy:
     """A loopback TCP proxy in front of s3rver that holds the first bytes of

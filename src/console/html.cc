@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "common/json.h"
+#include "common/markup_escape.h"
 #include "common/percent_encode.h"
 #include "console/relative_time.h"
 #include "obs/query_string.h"
@@ -36,36 +37,16 @@ constexpr BadgeClass kBadges[] = {
 }  // namespace
 
 std::string Escape(std::string_view text) {
-  std::string valid = ValidUtf8(text);
-  std::string out;
-  out.reserve(valid.size() + valid.size() / 8);
-  for (char c : valid) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&#39;";
-        break;
-      default:
-        if ((static_cast<unsigned char>(c) < 0x20 && c != '\t' && c != '\n') ||
-            c == 0x7f) {
-          out += kReplacement;
-        } else {
-          out += c;
-        }
+  std::string visible;
+  for (char c : ValidUtf8(text)) {
+    if ((static_cast<unsigned char>(c) < 0x20 && c != '\t' && c != '\n') ||
+        c == 0x7f) {
+      visible += kReplacement;
+    } else {
+      visible += c;
     }
   }
-  return out;
+  return EscapeMarkup(visible);
 }
 
 std::string Url(std::string_view path, const UrlArgs& args) {

@@ -4,6 +4,8 @@
 #include <cerrno>
 #include <cstdlib>
 
+#include "common/markup_escape.h"
+
 namespace awc::store::s3 {
 namespace {
 
@@ -238,33 +240,6 @@ Result<XmlElement> ParseXml(std::string_view doc) {
   return Parser(doc).Document();
 }
 
-std::string XmlEscape(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  for (char c : text) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&apos;";
-        break;
-      default:
-        out.push_back(c);
-    }
-  }
-  return out;
-}
-
 ErrorBody ParseErrorBody(std::string_view body) {
   ErrorBody out;
   Result<XmlElement> root = ParseXml(body);
@@ -304,7 +279,7 @@ std::string BuildDeleteRequest(const std::vector<std::string>& keys,
   out += quiet ? "<Quiet>true</Quiet>" : "<Quiet>false</Quiet>";
   for (const std::string& k : keys) {
     out += "<Object><Key>";
-    out += XmlEscape(k);
+    out += EscapeMarkup(k);
     out += "</Key></Object>";
   }
   out += "</Delete>";

@@ -33,9 +33,6 @@ struct XmlElement {
 // input.
 Result<XmlElement> ParseXml(std::string_view doc);
 
-// Escapes & < > " ' for element text.
-std::string XmlEscape(std::string_view text);
-
 // <Error><Code>…</Code><Message>…</Message></Error>; empty fields when the
 // body is empty or is not such a document (a HEAD response, a proxy page).
 struct ErrorBody {

@@ -1,0 +1,23 @@
+#include "common/markup_escape.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace awc {
+namespace {
+
+TEST(EscapeMarkupTest, EscapesTheFiveSpecialCharacters) {
+  EXPECT_EQ(EscapeMarkup("a&b<c>\"d'"), "a&amp;b&lt;c&gt;&quot;d&#39;");
+  EXPECT_EQ(EscapeMarkup("<script>alert(1)</script>"),
+            "&lt;script&gt;alert(1)&lt;/script&gt;");
+}
+
+TEST(EscapeMarkupTest, KeepsEveryOtherByte) {
+  std::string bytes("plain \t\n\x01\x7f\xff text", 18);
+  EXPECT_EQ(EscapeMarkup(bytes), bytes);
+  EXPECT_EQ(EscapeMarkup(""), "");
+}
+
+}  // namespace
+}  // namespace awc

@@ -8,7 +8,9 @@ library only.
 """
 
 import atexit
+import datetime
 import os
+import platform
 import re
 import signal
 import socket
@@ -257,6 +259,51 @@ def cpu_and_memory():
             if line.startswith("MemTotal:"):
                 mem_kb = int(line.split()[1])
     return model, mem_kb
+
+
+def require_durable(make_target, allow=False):
+    """True when the cluster flushes its commits (fsync and
+    synchronous_commit on, PostgreSQL's defaults). Otherwise dies, naming
+    the make target that starts a durable cluster, unless `allow`: then
+    False, and the report must say so."""
+    fsync = psql("postgres", "SHOW fsync")
+    sync = psql("postgres", "SHOW synchronous_commit")
+    if fsync == "on" and sync == "on":
+        return True
+    if not allow:
+        die(f"the cluster does not flush its commits (fsync={fsync}, "
+            f"synchronous_commit={sync}): the figures are taken at "
+            f"PostgreSQL's default durability ({make_target} starts such a "
+            "cluster; BENCH_ALLOW_NONDURABLE=1 measures anyway)")
+    return False
+
+
+def git_commit():
+    """`git describe --always --dirty` of this tree, or "?"."""
+    r = subprocess.run(["git", "describe", "--always", "--dirty"],
+                       capture_output=True, text=True,
+                       cwd=os.path.dirname(os.path.abspath(__file__)))
+    return r.stdout.strip() or "?"
+
+
+def load_avg():
+    """The 1, 5 and 15 minute load averages, as /proc/loadavg has them."""
+    with open("/proc/loadavg") as f:
+        return " ".join(f.read().split()[0:3])
+
+
+def run_header(postgresql, *extra):
+    """The lines that open a report: date, commit, machine, the
+    PostgreSQL line given, `extra` lines, the load at the start."""
+    model, mem_kb = cpu_and_memory()
+    now = datetime.datetime.now().astimezone().isoformat(timespec="seconds")
+    return [f"date        {now}",
+            f"commit      {git_commit()}",
+            f"machine     {os.cpu_count()} CPUs ({model}), "
+            f"{mem_kb / 1048576:.1f} GiB, Linux {platform.release()}",
+            f"postgresql  {postgresql}",
+            *extra,
+            f"load avg    {load_avg()} at start"]
 
 
 def write_report(lines, started, results):

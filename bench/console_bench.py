@@ -27,7 +27,8 @@ import urllib.request
 sys.dont_write_bytecode = True  # no bench/__pycache__ from the import below
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bench_common import (cpu_and_memory, create_db, db_url, die,  # noqa: E402
-                          env_int, free_port, log, med, percentile, psql,
+                          env_int, free_port, git_commit, load_avg, log,
+                          med, percentile, psql, require_durable,
                           write_report)
 
 DB = "awc_console_bench"
@@ -294,16 +295,11 @@ def main():
     awcctl = os.path.join(a.build_dir, "awcctl")
     started = time.monotonic()
 
-    fsync = psql("postgres", "SHOW fsync")
-    sync = psql("postgres", "SHOW synchronous_commit")
-    if fsync != "on" or sync != "on":
-        die(f"the cluster runs with fsync={fsync}, synchronous_commit={sync}: "
-            "the console benchmark wants PostgreSQL's default durability "
-            "(make bench-console starts one with fsync on)")
+    require_durable("make bench-console")
     subprocess.run(["dropdb", "--if-exists", "--force", DB], check=True)
     create_db(DB)
     counts, states = fill(a, awcctl)
-    load_start = " ".join(open("/proc/loadavg").read().split()[0:3])
+    load_start = load_avg()
 
     port = free_port()
     env = dict(os.environ, DATABASE_URL=db_url(DB))
@@ -339,19 +335,16 @@ def main():
                         "('fsync', 'synchronous_commit', 'shared_buffers', "
                         "'full_page_writes', 'autovacuum')")
     model, _ = cpu_and_memory()
-    commit = subprocess.run(["git", "describe", "--always", "--dirty"],
-                            capture_output=True, text=True,
-                            cwd=os.path.dirname(os.path.abspath(__file__)))
     out = ["awc-worker console benchmark (bench/console_bench.py, "
            "make bench-console)", "",
            f"date        {datetime.datetime.now().astimezone().isoformat(timespec='seconds')}",
-           f"commit      {commit.stdout.strip() or '?'}",
+           f"commit      {git_commit()}",
            f"machine     {os.cpu_count()} CPUs ({model}), Linux {platform.release()}",
            f"postgresql  {psql(DB, 'SHOW server_version')}, {settings}",
            f"data        {counts}",
            f"jobs        {states}",
            f"load avg    {load_start} at the first request, "
-           f"{' '.join(open('/proc/loadavg').read().split()[0:3])} at the last "
+           f"{load_avg()} at the last "
            "(the machine is shared)",
            f"method      {a.requests} timed requests per page, round-robin over "
            "the pages after 3 warm-up rounds; one client, loopback; ms from "

@@ -37,7 +37,8 @@ import time
 sys.dont_write_bytecode = True  # no bench/__pycache__ from the imports below
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bench_common import (PgCpu, Session, create_db, die, drop_db,  # noqa: E402
-                          env_int, env_list, log, psql, write_report)
+                          env_int, env_list, log, psql, require_durable,
+                          write_report)
 from queue_daemon import Daemon, run_daemon  # noqa: E402
 from queue_graphile import (GRAPHILE_TEMPLATE_DB,  # noqa: E402
                             make_graphile_template, run_graphile)
@@ -80,16 +81,7 @@ class Bench:
         self.graphile_version = ""
         self.seq = 0
         self.admin = Session("postgres")
-        settings = dict(x.split("=", 1) for x in self.admin.query(
-            "SELECT name || '=' || setting FROM pg_settings WHERE name IN "
-            "('fsync', 'synchronous_commit')").split("\n"))
-        self.durable = (settings.get("fsync") == "on" and
-                        settings.get("synchronous_commit") == "on")
-        if not self.durable and not self.a.allow_nondurable:
-            die("the cluster does not flush its commits (fsync="
-                f"{settings.get('fsync')}, synchronous_commit="
-                f"{settings.get('synchronous_commit')}): make bench starts "
-                "one with fsync on; --allow-nondurable measures anyway")
+        self.durable = require_durable("make bench", self.a.allow_nondurable)
         backend = int(self.admin.query("SELECT pg_backend_pid()"))
         self.pg_cpu = PgCpu(PgCpu._stat(backend)[0])
 

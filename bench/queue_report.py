@@ -4,16 +4,12 @@ and 3 (idle pickup latency), medians and every run. Standard library
 only.
 """
 
-import datetime
-import os
-import platform
 import subprocess
 
-from bench_common import cpu_and_memory, fmt_runs, med
+from bench_common import fmt_runs, med, run_header
 
 
 def machine_info(bench):
-    model, mem_kb = cpu_and_memory()
     settings = bench.admin.query(
         "SELECT string_agg(name || '=' || current_setting(name), ' ' "
         "ORDER BY name) FROM pg_settings WHERE name IN ('fsync', "
@@ -22,20 +18,9 @@ def machine_info(bench):
     version = bench.admin.query("SHOW server_version")
     pgbench = subprocess.run([bench.pgbench, "--version"], capture_output=True,
                              text=True).stdout.strip()
-    commit = subprocess.run(["git", "describe", "--always", "--dirty"],
-                            capture_output=True, text=True,
-                            cwd=os.path.dirname(os.path.abspath(__file__)))
-    return [
-        f"date        {datetime.datetime.now().astimezone().isoformat(timespec='seconds')}",
-        f"commit      {commit.stdout.strip() or '?'}",
-        f"machine     {os.cpu_count()} CPUs ({model}), "
-        f"{mem_kb / 1048576:.1f} GiB, Linux {platform.release()}",
-        f"postgresql  {version}, pg_virtualenv throwaway cluster on localhost "
-        f"(TCP), {settings}",
-        f"pgbench     {pgbench}",
-        f"load avg    {' '.join(open('/proc/loadavg').read().split()[0:3])} "
-        "at start",
-    ]
+    return run_header(f"{version}, pg_virtualenv throwaway cluster on "
+                      f"localhost (TCP), {settings}",
+                      f"pgbench     {pgbench}")
 
 
 

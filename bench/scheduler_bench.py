@@ -25,16 +25,15 @@ import argparse
 import datetime
 import json
 import os
-import platform
 import subprocess
 import sys
 import time
 
 sys.dont_write_bytecode = True  # no bench/__pycache__ from the import below
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_common import (cpu_and_memory, create_db, db_url, die,  # noqa: E402
+from bench_common import (create_db, db_url, die,  # noqa: E402
                           drop_db, env_int, fmt_runs, log, med, psql,
-                          write_report)
+                          require_durable, run_header, write_report)
 
 SCHEDULES = ["gc", "expire", "retain", "scrub", "validate", "prune"]
 PRUNE_PARTS = ["jobs", "dead_letters", "audit_events", "gc_candidates"]
@@ -143,26 +142,14 @@ def tool(args, build, what):
 
 
 def machine_info():
-    model, mem_kb = cpu_and_memory()
     settings = psql("postgres",
                     "SELECT string_agg(name || '=' || current_setting(name), "
                     "' ' ORDER BY name) FROM pg_settings WHERE name IN "
                     "('fsync', 'synchronous_commit', 'shared_buffers', "
                     "'work_mem', 'full_page_writes', 'jit', 'autovacuum')")
     version = psql("postgres", "SHOW server_version")
-    commit = subprocess.run(["git", "describe", "--always", "--dirty"],
-                            capture_output=True, text=True,
-                            cwd=os.path.dirname(os.path.abspath(__file__)))
-    return [
-        f"date        {datetime.datetime.now().astimezone().isoformat(timespec='seconds')}",
-        f"commit      {commit.stdout.strip() or '?'}",
-        f"machine     {os.cpu_count()} CPUs ({model}), "
-        f"{mem_kb / 1048576:.1f} GiB, Linux {platform.release()}",
-        f"postgresql  {version}, pg_virtualenv throwaway cluster on localhost "
-        f"(TCP), {settings}",
-        f"load avg    {' '.join(open('/proc/loadavg').read().split()[0:3])} "
-        "at start",
-    ]
+    return run_header(f"{version}, pg_virtualenv throwaway cluster on "
+                      f"localhost (TCP), {settings}")
 
 
 def main():
@@ -183,10 +170,7 @@ def main():
     a = ap.parse_args()
     started = time.monotonic()
 
-    if psql("postgres", "SHOW fsync") != "on":
-        die("fsync is off in this cluster; the scheduler benchmark runs at "
-            "PostgreSQL's default durability (pg_virtualenv -o fsync=on, as "
-            "make bench-scheduler does)")
+    require_durable("make bench-scheduler")
     header = machine_info()
 
     drop_db(DB)

@@ -12,7 +12,7 @@ import subprocess
 import time
 
 from bench_common import (PgCpu, Session, create_db, db_url, drop_db, log,
-                          psql)
+                          psql, require_durable)
 from storage_common import TENANT, run_json
 
 
@@ -80,7 +80,9 @@ def gc_part(bench):
             bench.notes.append("GC part skipped: not run under "
                               "pg_virtualenv (PG* unset)")
             return None
-    out = {"sizes": a.gc_sizes, "runs": {}, "populate": {}, "db": {}}
+    out = {"sizes": a.gc_sizes, "runs": {}, "populate": {}, "db": {},
+           "durable": require_durable("make bench-storage",
+                                      a.allow_nondurable)}
     admin = Session("postgres")
     pg_cpu = PgCpu(PgCpu._stat(int(admin.query(
         "SELECT pg_backend_pid()")))[0])

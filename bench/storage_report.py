@@ -12,7 +12,7 @@ import platform
 import subprocess
 import tempfile
 
-from bench_common import med, psql
+from bench_common import git_commit, load_avg, med, psql
 
 
 def machine_info(a):
@@ -44,8 +44,8 @@ def machine_info(a):
             s3rver_version = json.load(f)["version"]
     except (OSError, ValueError, KeyError):
         pass
-    pg = "not used"
-    if "PGHOST" in os.environ:
+    pg = "not used"  # only the GC part uses it
+    if "PGHOST" in os.environ and "gc" in a.parts.replace(",", " ").split():
         pg = psql("postgres", "SELECT version()").split(" on ")[0] + ", " + \
             psql("postgres",
                  "SELECT string_agg(name || '=' || current_setting(name), ' ' "
@@ -53,10 +53,7 @@ def machine_info(a):
                  "'shared_buffers', 'work_mem', 'jit', "
                  "'max_parallel_workers_per_gather', 'synchronous_commit')")
     fs = first_line(["stat", "-f", "-c", "%T", a.tmpdir or tempfile.gettempdir()])
-    commit = subprocess.run(["git", "describe", "--always", "--dirty"],
-                            capture_output=True, text=True,
-                            cwd=os.path.dirname(os.path.abspath(__file__)))
-    commit = os.environ.get("BENCH_COMMIT") or commit.stdout.strip() or "?"
+    commit = os.environ.get("BENCH_COMMIT") or git_commit()
     # Uncommitted changes to what is measured (bench/ itself is not).
     changed = subprocess.run(
         ["git", "status", "--porcelain", "--", ":/src", ":/migrations",
@@ -76,8 +73,7 @@ def machine_info(a):
         " (--silent), loopback",
         f"hashers     {first_line(['sha256sum', '--version'])}; "
         f"{first_line(['openssl', 'version'])}",
-        f"load avg    {' '.join(open('/proc/loadavg').read().split()[0:3])} "
-        "at start",
+        f"load avg    {load_avg()} at start",
     ]
 
 
@@ -193,7 +189,10 @@ def report(a, header, notes, file_r, s3_r, gc_r, scale_r=None, s3l_r=None):
     if gc_r:
         out += [
             "3. GC cost for one tenant (gc::RunSweep in-process, "
-            f"AWC_GC_BATCH_SIZE={a.gc_batch}, canary 10, grace 86400 s).",
+            f"AWC_GC_BATCH_SIZE={a.gc_batch}, canary 10, grace 86400 s)"
+            + ("." if gc_r["durable"] else
+               ": NOT DURABLE (fsync or synchronous_commit off), not a "
+               "headline figure."),
             "   Mix by i % 100: 80 % in READY snapshots' closures (a quarter "
             "in two), 5 % only in RELEASED ones, 2 % pinned,",
             "   10 % unreferenced and old, 3 % unreferenced and young: 15 % "

@@ -13,6 +13,13 @@ from storage_common import MB, TENANT, run_json
 from storage_s3rver import LatencyProxy, S3rver
 
 
+def s3_settings(endpoint):
+    """The daemon's settings for bucket "bench" of s3rver at `endpoint`."""
+    return dict(AWC_CAS_URL="s3://bench", AWC_S3_ENDPOINT=endpoint,
+                AWC_S3_FORCE_PATH_STYLE="true", AWC_S3_ACCESS_KEY_ID="S3RVER",
+                AWC_S3_SECRET_ACCESS_KEY="S3RVER")
+
+
 # -- 2. s3://
 
 def s3_part(bench):
@@ -27,11 +34,7 @@ def s3_part(bench):
     srv = S3rver(script, datadir, os.path.join(bench.workdir, "s3rver.log"))
     try:
         srv.create_bucket("bench")
-        base = dict(AWC_CAS_URL="s3://bench",
-                    AWC_S3_ENDPOINT=srv.endpoint(),
-                    AWC_S3_FORCE_PATH_STYLE="true",
-                    AWC_S3_ACCESS_KEY_ID="S3RVER",
-                    AWC_S3_SECRET_ACCESS_KEY="S3RVER")
+        base = s3_settings(srv.endpoint())
         log(f"s3: uploading a {a.s3_mib} MiB tree to s3rver "
             f"(port {srv.port})")
         s0 = srv.cpu()
@@ -92,12 +95,8 @@ def s3_latency_part(bench):
             return sum(x.cpu() for x in servers)
 
         def env(endpoint, conc=None):
-            return bench.env(AWC_CAS_URL="s3://bench",
-                            AWC_S3_ENDPOINT=endpoint,
-                            AWC_S3_FORCE_PATH_STYLE="true",
-                            AWC_S3_ACCESS_KEY_ID="S3RVER",
-                            AWC_S3_SECRET_ACCESS_KEY="S3RVER",
-                            AWC_S3_MAX_CONCURRENCY=conc)
+            return bench.env(**s3_settings(endpoint),
+                             AWC_S3_MAX_CONCURRENCY=conc)
         log(f"s3 latency: uploading about {a.s3_small_objects} small "
             "objects (direct to s3rver)")
         # Blobs of 4-64 KiB (34 KiB on average) under 4 x 4 leaves.

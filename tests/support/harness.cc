@@ -495,32 +495,9 @@ HttpReply HttpExchange(int port, const std::string& request) {
 }
 
 std::pair<int, std::string> HttpGet(int port, const std::string& path) {
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  timeval tv = {10, 0};
-  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-  sockaddr_in addr = {};
-  addr.sin_family = AF_INET;
-  addr.sin_port = htons(static_cast<uint16_t>(port));
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
-    close(fd);
-    return {0, ""};
-  }
-  std::string req = "GET " + path + " HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n";
-  if (write(fd, req.data(), req.size()) < 0) {
-    close(fd);
-    return {0, ""};
-  }
-  std::string resp;
-  char buf[4096];
-  ssize_t n;
-  while ((n = read(fd, buf, sizeof buf)) > 0)
-    resp.append(buf, static_cast<size_t>(n));
-  close(fd);
-  if (resp.size() < 12) return {0, resp};
-  int status = atoi(resp.c_str() + 9);
-  size_t body = resp.find("\r\n\r\n");
-  return {status, body == std::string::npos ? "" : resp.substr(body + 4)};
+  HttpReply r = HttpExchange(
+      port, "GET " + path + " HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n");
+  return {r.status, r.body};
 }
 
 bool InitStore(const std::string& url,

@@ -20,17 +20,27 @@ def s3_settings(endpoint):
                 AWC_S3_SECRET_ACCESS_KEY="S3RVER")
 
 
+def s3rver_data(bench, part, name):
+    """(s3rver's script, a new data directory `name` in the work
+    directory), or (None, None) with a note that `part` was skipped when
+    s3rver is not installed."""
+    script = bench.a.s3rver
+    if not os.path.exists(script):
+        bench.notes.append(f"{part} skipped: s3rver is not installed at "
+                          f"{script} (make deps)")
+        return None, None
+    datadir = os.path.join(bench.workdir, name)
+    os.makedirs(datadir)
+    return script, datadir
+
+
 # -- 2. s3://
 
 def s3_part(bench):
     a = bench.a
-    script = a.s3rver
-    if not os.path.exists(script):
-        bench.notes.append(f"S3 part skipped: s3rver is not installed at "
-                          f"{script} (make deps)")
+    script, datadir = s3rver_data(bench, "S3 part", "s3rver-data")
+    if not script:
         return None
-    datadir = os.path.join(bench.workdir, "s3rver-data")
-    os.makedirs(datadir)
     srv = S3rver(script, datadir, os.path.join(bench.workdir, "s3rver.log"))
     try:
         srv.create_bucket("bench")
@@ -70,13 +80,10 @@ def s3_part(bench):
 
 def s3_latency_part(bench):
     a = bench.a
-    script = a.s3rver
-    if not os.path.exists(script):
-        bench.notes.append(f"S3 latency part skipped: s3rver is not "
-                          f"installed at {script} (make deps)")
+    script, datadir = s3rver_data(bench, "S3 latency part",
+                                  "s3rver-latency-data")
+    if not script:
         return None
-    datadir = os.path.join(bench.workdir, "s3rver-latency-data")
-    os.makedirs(datadir)
     # Several s3rver processes serve the one data directory (GETs read its
     # files), so that the store, not one JavaScript thread, keeps up with
     # the client; the first takes the uploads.

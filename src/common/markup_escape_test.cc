@@ -14,7 +14,8 @@ TEST(EscapeMarkupTest, EscapesTheFiveSpecialCharacters) {
 }
 
 TEST(EscapeMarkupTest, KeepsEveryOtherByte) {
-  std::string bytes("plain \t\n\x01\x7f\xff text", 18);
+  const char raw[] = "plain \t\n\x01\x7f\xff text";
+  std::string bytes(raw, sizeof raw - 1);
   EXPECT_EQ(EscapeMarkup(bytes), bytes);
   EXPECT_EQ(EscapeMarkup(""), "");
 }

@@ -78,6 +78,9 @@ class Env {
   virtual double NowMonotonic() = 0;
   // Seconds since the epoch (CLOCK_REALTIME).
   virtual double NowWall() = 0;
+  // Seconds since the system booted, time suspended included
+  // (CLOCK_BOOTTIME, the clock of the start times in /proc/<pid>/stat).
+  virtual double NowBoot() = 0;
   // Sleeps `seconds` (restarting after signals).
   virtual void SleepFor(double seconds) = 0;
 

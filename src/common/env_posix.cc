@@ -114,6 +114,7 @@ class PosixEnv : public Env {
  public:
   double NowMonotonic() override { return ClockSeconds(CLOCK_MONOTONIC); }
   double NowWall() override { return ClockSeconds(CLOCK_REALTIME); }
+  double NowBoot() override { return ClockSeconds(CLOCK_BOOTTIME); }
 
   void SleepFor(double seconds) override {
     if (seconds <= 0) return;

@@ -83,16 +83,11 @@ void RenderStat(PromText* out, const ProcSource& src, double ticks,
     Gauge(out, "process_virtual_memory_bytes", "Virtual memory size in bytes.",
           *vsize);
   }
-  Result<std::string> boot = src.env->ReadFile(src.stat);
-  if (!start || !boot.ok()) return;
-  std::optional<std::string_view> btime = LineAfter(*boot, "btime ");
-  std::optional<double> boot_secs =
-      btime ? ParseNumber(Words(*btime).empty() ? "" : Words(*btime)[0])
-            : std::nullopt;
-  if (!boot_secs) return;
+  if (!start) return;
+  double boot = src.env->NowWall() - src.env->NowBoot();
   Gauge(out, "process_start_time_seconds",
         "Start time of the process since unix epoch in seconds.",
-        *boot_secs + *start / ticks);
+        boot + *start / ticks);
 }
 
 void RenderFds(PromText* out, const ProcSource& src) {

@@ -9,6 +9,9 @@
 //    limit; absent when unlimited).
 //  - Reads go through Env; a file that cannot be read or parsed leaves out
 //    the metrics that come from it, never the scrape.
+//  - Only /proc/self is read, which the unit's ProcSubset=pid leaves
+//    visible: the boot time the start time counts from is Env::NowWall()
+//    less Env::NowBoot(), not the btime of /proc/stat.
 #ifndef AWC_OBS_PROCESS_METRICS_H_
 #define AWC_OBS_PROCESS_METRICS_H_
 
@@ -22,7 +25,6 @@ namespace awc::obs {
 struct ProcSource {
   Env* env = Env::Default();
   std::string self = "/proc/self";  // stat, limits, fd/
-  std::string stat = "/proc/stat";  // btime: boot time, seconds since epoch
   long clock_ticks = 0;             // per second; 0: sysconf(_SC_CLK_TCK)
   long page_size = 0;               // bytes; 0: sysconf(_SC_PAGESIZE)
 };

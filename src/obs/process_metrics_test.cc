@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "obs/metrics_test_support.h"
+#include "testing/fault_env.h"
 
 namespace awc::obs {
 namespace {
@@ -18,15 +19,34 @@ using testing::HasLine;
 using testing::Lines;
 using testing::NewMetrics;
 
-// A fake /proc: <dir>/self/{stat,limits,fd/} and <dir>/stat.
+// The system's files, with the clocks stopped 100 s after a boot at
+// 1700000000 (seconds since the epoch).
+class BootedAtEnv : public FaultEnv {
+ public:
+  BootedAtEnv() : FaultEnv(Env::Default()) {}
+  double NowWall() override { return 1700000100; }
+  double NowBoot() override { return 100; }
+};
+
+// The system as the unit's ProcSubset=pid shows it: /proc/stat is absent.
+class NoProcStatEnv : public FaultEnv {
+ public:
+  NoProcStatEnv() : FaultEnv(Env::Default()) {}
+  Result<std::string> ReadFile(const std::string& path) override {
+    if (path == "/proc/stat") return ErrnoStatus("cannot open", path, ENOENT);
+    return FaultEnv::ReadFile(path);
+  }
+};
+
+// A fake /proc/self: <dir>/self/{stat,limits,fd/}.
 class ProcessMetricsTest : public ::testing::Test {
  protected:
   ProcessMetricsTest() {
     char tmpl[] = "/tmp/awc-proc-XXXXXX";
     dir_ = mkdtemp(tmpl);
     Run("mkdir -p " + dir_ + "/self/fd");
+    source_.env = &env_;
     source_.self = dir_ + "/self";
-    source_.stat = dir_ + "/stat";
     source_.clock_ticks = 100;
     source_.page_size = 4096;
   }
@@ -44,6 +64,7 @@ class ProcessMetricsTest : public ::testing::Test {
     return out.Take();
   }
 
+  BootedAtEnv env_;
   std::string dir_;
   ProcSource source_;
 };
@@ -57,7 +78,6 @@ constexpr const char* kStat =
 
 TEST_F(ProcessMetricsTest, ReadsTheStandardMetricsFromProc) {
   Write("self/stat", kStat);
-  Write("stat", "cpu  1 2 3\nbtime 1700000000\nprocesses 5\n");
   Write("self/limits",
         "Limit                     Soft Limit           Hard Limit           "
         "Units     \n"
@@ -77,7 +97,7 @@ TEST_F(ProcessMetricsTest, ReadsTheStandardMetricsFromProc) {
 }
 
 TEST_F(ProcessMetricsTest, WhatCannotBeReadIsLeftOut) {
-  // No stat files, an unlimited soft limit: only the open descriptors.
+  // No stat file, an unlimited soft limit: only the open descriptors.
   Write("self/limits",
         "Max open files            unlimited            unlimited            "
         "files     \n");
@@ -114,6 +134,44 @@ TEST(ProcessMetricsRealTest, TheRealProcessHasPlausibleValues) {
     EXPECT_GT(start, 1577836800);
     EXPECT_LE(start, static_cast<double>(time(nullptr)) + 1);
   }
+}
+
+// The value of the sample `name` in `text`, or -1.
+double SampleValue(const std::string& text, const std::string& name) {
+  for (const std::string& l : Lines(text)) {
+    if (l.rfind(name + " ", 0) == 0) return std::stod(l.substr(name.size()));
+  }
+  return -1;
+}
+
+TEST(ProcessMetricsRealTest, StartTimeNeedsNoProcStat) {
+  NoProcStatEnv env;
+  ProcSource source;
+  source.env = &env;
+  PromText out;
+  RenderProcessMetrics(&out, source);
+  std::string text = out.Take();
+  double start = SampleValue(text, "process_start_time_seconds");
+  ASSERT_GT(start, 0) << text;
+
+  // What the kernel's boot time (btime, whole seconds) gives for the
+  // start time of this process (field 22 of /proc/self/stat, in ticks).
+  std::ifstream proc_stat("/proc/stat");
+  std::string line;
+  double btime = -1;
+  while (std::getline(proc_stat, line)) {
+    if (line.rfind("btime ", 0) == 0) btime = std::stod(line.substr(6));
+  }
+  if (btime < 0) GTEST_SKIP() << "/proc/stat has no btime here";
+  std::stringstream self;
+  self << std::ifstream("/proc/self/stat").rdbuf();
+  std::string fields = self.str().substr(self.str().rfind(')') + 1);
+  std::istringstream words(fields);
+  std::string word;
+  for (int i = 3; i <= 22; ++i) words >> word;
+  double expected =
+      btime + std::stod(word) / static_cast<double>(sysconf(_SC_CLK_TCK));
+  EXPECT_NEAR(start, expected, 2.0) << text;
 }
 
 }  // namespace

@@ -61,6 +61,7 @@ class FaultEnv : public Env {
 
   double NowMonotonic() override { return base_->NowMonotonic(); }
   double NowWall() override { return base_->NowWall(); }
+  double NowBoot() override { return base_->NowBoot(); }
   void SleepFor(double seconds) override { base_->SleepFor(seconds); }
   Result<std::string> ReadFile(const std::string& path) override;
   Result<std::unique_ptr<SequentialFile>> NewSequentialFile(

@@ -1,7 +1,7 @@
 # awc-worker — the operator's entry point. CMake does the building.
 #
 #   make            build build/awc-worker and build/awcctl
-#   make install    PREFIX=/usr/local DESTDIR=
+#   make install    PREFIX=/usr/local DESTDIR= (stripped binaries)
 #   make demo       a worker fleet over a file:// store on a throwaway
 #                   PostgreSQL cluster, with a summary of what it did
 #   make check      unit and integration tests (ASan/UBSan build) against a
@@ -199,8 +199,10 @@ demo: deps-demo build
 lint-man: deps-test
 	mandoc -Tlint -Wwarning man/*.[0-9]
 
+# The binaries stripped, as the package ships them (their symbols are in
+# the build tree).
 install: build
-	DESTDIR="$(DESTDIR)" cmake --install $(BUILD)
+	DESTDIR="$(DESTDIR)" cmake --install $(BUILD) --strip
 
 # The Debian package, built from a copy of the tree in $(DEB_BUILD) (the
 # packaging tools write next to the source directory), then checked with

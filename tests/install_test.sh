@@ -1,11 +1,15 @@
 #!/bin/sh
-# make install's layout: cmake --install into a DESTDIR, under the prefix
-# the tree was configured with (make passes PREFIX at configure time, so the
-# binaries' default settings file matches where it is installed); then
-# every file, the units' paths, and an operator's settings file kept on
-# reinstall.
+# make install's layout: the Makefile's install recipe on the tree BUILD
+# (not rebuilt) into a DESTDIR, under the prefix the tree was configured
+# with (make passes PREFIX at configure time, so the binaries' default
+# settings file matches where it is installed); then every file, the
+# binaries stripped, the units' paths, and an operator's settings file kept
+# on reinstall.
+#
+#   install_test.sh BUILD SOURCE
 set -eu
 build=$1
+source=$2
 dest=$(mktemp -d "${TMPDIR:-/tmp}/awc-install.XXXXXX")
 trap 'rm -rf "$dest"' EXIT
 prefix=$(sed -n 's/^CMAKE_INSTALL_PREFIX:PATH=//p' "$build/CMakeCache.txt")
@@ -19,7 +23,13 @@ fail() {
   exit 1
 }
 
-DESTDIR="$dest" cmake --install "$build" >/dev/null
+# `make install`, with its `build` prerequisite taken as done (-o).
+make_install() {
+  env -u MAKEFLAGS -u MAKELEVEL make -s -C "$source" -o build install \
+    BUILD="$build" DESTDIR="$dest" >/dev/null
+}
+
+make_install
 for f in sbin/awc-worker bin/awcctl share/man/man8/awc-worker.8 \
          share/man/man1/awcctl.1 share/man/man5/awc-worker.conf.5 \
          lib/systemd/system/awc-worker.service \
@@ -31,6 +41,11 @@ done
 conf=$dest$etc/awc-worker/awc-worker.conf
 [ -f "$conf" ] || fail "missing: $etc/awc-worker/awc-worker.conf"
 [ -x "$dest$prefix/sbin/awc-worker" ] || fail "awc-worker not executable"
+for b in sbin/awc-worker bin/awcctl; do
+  if readelf -S "$dest$prefix/$b" | grep -Eq '\.(symtab|debug_info) '; then
+    fail "$prefix/$b is not stripped"
+  fi
+done
 "$dest$prefix/sbin/awc-worker" --version | grep -q '^awc-worker ' ||
   fail "installed binary does not run"
 
@@ -65,6 +80,6 @@ bash -c '
 
 # A second install keeps the operator's settings file.
 echo "[worker]" >"$conf"
-DESTDIR="$dest" cmake --install "$build" >/dev/null
+make_install
 [ "$(cat "$conf")" = "[worker]" ] || fail "reinstalling replaced the settings file"
 echo "install layout ok ($prefix)"

@@ -154,24 +154,31 @@ TEST_F(ReloadTest, FewerWorkersByReloadWhileEveryWorkerIsBusy) {
 
 TEST_F(ReloadTest, AConfigurationThatDoesNotLoadChangesNothing) {
   std::set<pid_t> before = fleet.Workers();
+  const std::string kFailed = "reload failed; the running configuration stays";
+
+  // Both reloads come while a job runs.
+  int64_t running = db.Enqueue("test_sleep", R"({"ms": 3000})");
+  ASSERT_TRUE(WaitUntil([&] { return db.JobState(running) == "RUNNING"; }));
 
   fleet.WriteConfig(0, "memory://");
   d.Signal(SIGHUP);
-  ASSERT_TRUE(d.WaitForEvent("reload failed; the running configuration stays"))
-      << d.Stderr();
-  std::string error = Str(
-      d.EventsWith("reload failed; the running configuration stays")[0].get(),
-      "error");
+  ASSERT_TRUE(d.WaitForEvent(kFailed)) << d.Stderr();
+  std::string error = Str(d.EventsWith(kFailed)[0].get(), "error");
   EXPECT_NE(error.find("concurrency"), std::string::npos) << error;
 
   fleet.dir.Write("awc-worker.conf", "[worker]\nno_such_key = 1\n");
   d.Signal(SIGHUP);
-  ASSERT_TRUE(
-      d.WaitForEvent("reload failed; the running configuration stays", 30, 2))
-      << d.Stderr();
+  ASSERT_TRUE(d.WaitForEvent(kFailed, 30, 2)) << d.Stderr();
+  error = Str(d.EventsWith(kFailed)[1].get(), "error");
+  EXPECT_NE(error.find("no_such_key"), std::string::npos) << error;
 
+  // The job in flight finishes in its first attempt; no worker was replaced.
+  ASSERT_TRUE(WaitUntil([&] { return db.JobState(running) == "COMPLETED"; }))
+      << d.Stderr();
+  EXPECT_EQ(Attempts(db, running), 1);
   EXPECT_EQ(fleet.Workers(), before);
   EXPECT_TRUE(d.EventsWith("configuration reloaded").empty());
+  EXPECT_TRUE(d.EventsWith("worker exited").empty()) << d.Stderr();
   int64_t id = db.Enqueue("test_complete", "{}");
   EXPECT_TRUE(WaitUntil([&] { return db.JobState(id) == "COMPLETED"; }));
   EXPECT_TRUE(d.running());

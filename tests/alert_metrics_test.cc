@@ -208,6 +208,61 @@ TEST_F(AlertMetricsTest, GcEpochsAndWhatTheyDeleted) {
   EXPECT_EQ(Get(body, "delete", "error"), 0);
 }
 
+TEST_F(AlertMetricsTest, GcEpochsThatStopShortOfDeleting) {
+  // t1: garbage, planned but kept by the dry run.
+  std::string doomed = cas_.Blob("one");
+  cas_.AgeAll(3 * 86400);
+  // t2: a snapshot VALIDATING for longer than the grace (86400 s): its
+  // closure is unknown, so GC refuses to plan.
+  CasFixture t2(db_, *store_, "t2");
+  int64_t pending = t2.Snapshot(t2.Blob("pending"), "VALIDATING");
+  db_.Exec(
+      "UPDATE awc.snapshots SET created_at = now() - interval '2 days' "
+      "WHERE id = $1",
+      {std::to_string(pending)});
+  // t3: an epoch cut short after its canary batch, as a crash leaves it,
+  // one of whose deleted objects a READY snapshot references: the planning
+  // error the canary exists to catch. Its epoch is not a dry run.
+  CasFixture t3(db_, *store_, "t3");
+  std::string live = cas::DigestOf("referenced after all");
+  t3.Snapshot(live, "READY");
+  std::string epoch = db_.Scalar(
+      "INSERT INTO awc.gc_epochs (tenant_id, state, grace_secs, batch_size, "
+      "canary_size) VALUES ('t3', 'DELETING', 86400, 1000, 1) RETURNING id");
+  db_.Exec(
+      "INSERT INTO awc.gc_candidates (epoch_id, tenant_id, digest, size, "
+      "seq, state) VALUES ($1, 't3', $2, 5, 1, 'DELETED')",
+      {epoch, live});
+  Start({{"AWC_GC_DRY_RUN", "1"}});
+
+  for (const char* tenant : {"t1", "t2", "t3"}) {
+    int64_t sweep = db_.Enqueue(
+        "gc_sweep", R"({"tenant_id": ")" + std::string(tenant) + R"("})");
+    ASSERT_TRUE(WaitUntil([&] { return db_.JobState(sweep) == "COMPLETED"; }))
+        << tenant << "\n"
+        << daemon_->Stderr();
+  }
+  EXPECT_EQ(access(PathOf(doomed).c_str(), F_OK), 0);
+  EXPECT_EQ(db_.Scalar("SELECT string_agg(tenant_id || ' ' || state, ', ' "
+                       "ORDER BY tenant_id) FROM awc.gc_epochs"),
+            "t1 COMPLETED, t2 REFUSED, t3 ABORTED");
+
+  std::string body = Scrape();
+  EXPECT_EQ(MetricValue(body, R"(awc_gc_epochs_total{result="dry_run"})"), 1)
+      << body;
+  EXPECT_EQ(MetricValue(body, R"(awc_gc_epochs_total{result="refused"})"), 1);
+  EXPECT_EQ(MetricValue(body, R"(awc_gc_epochs_total{result="aborted"})"), 1);
+  EXPECT_EQ(MetricValue(body, R"(awc_gc_epochs_total{result="completed"})"), 0);
+  EXPECT_EQ(MetricValue(body, R"(awc_gc_epochs_total{result="deferred"})"), 0);
+  EXPECT_EQ(MetricValue(body, "awc_gc_objects_deleted_total"), 0);
+  // No delete request reached the store.
+  EXPECT_EQ(body.find("op=\"delete\""), std::string::npos);
+  auto aborted =
+      daemon_->EventsWith("GC canary found a live object; epoch aborted");
+  ASSERT_EQ(aborted.size(), 1u) << daemon_->Stderr();
+  EXPECT_EQ(Str(aborted[0].get(), "digest"), live);
+}
+
 TEST_F(AlertMetricsTest, ReclaimedLeasesAreCounted) {
   // Left behind by workers that died: one with attempts left (requeued),
   // one with none (dead-lettered); and one whose lease is still good.

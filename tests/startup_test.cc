@@ -1,8 +1,10 @@
 // Startup of the shipped binary: every failure prints "awc-worker: <error>"
-// and exits 1, and no secret reaches any output.
+// (after the journal's priority prefix under systemd) and exits 1, and no
+// secret reaches any output.
 #include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -64,6 +66,38 @@ TEST(StartupTest, NonIntegerSettingNamesTheSetting) {
   EXPECT_EQ(r.code, 1);
   EXPECT_EQ(r.err,
             "awc-worker: AWC_WORKER_CONCURRENCY: \"four\" is not an integer\n");
+}
+
+// Under systemd, stderr is the journal's stream (JOURNAL_STREAM names it)
+// and the error carries its syslog priority, which the journal strips;
+// anywhere else the line is plain.
+TEST(StartupTest, UnderTheJournalTheErrorCarriesItsPriority) {
+  const std::string kError =
+      "awc-worker: AWC_WORKER_CONCURRENCY: \"four\" is not an integer\n";
+  struct stat null_st;
+  ASSERT_EQ(stat("/dev/null", &null_st), 0);
+  const std::string kElsewhere =
+      std::to_string(null_st.st_dev) + ":" + std::to_string(null_st.st_ino);
+  struct Case {
+    bool journal_stream;
+    std::string stream;  // JOURNAL_STREAM otherwise; "" for none
+    std::string prefix;
+  };
+  for (const Case& c : {Case{true, "", "<3>"}, Case{false, "", ""},
+                        Case{false, kElsewhere, ""}}) {
+    DaemonProcess::Options o;
+    o.binary = ShippedDaemonPath();
+    o.env = {{"DATABASE_URL", ClusterUrl("postgres")},
+             {"AWC_CAS_URL", "memory://"},
+             {"AWC_WORKER_CONCURRENCY", "four"}};
+    if (!c.stream.empty()) o.env.push_back({"JOURNAL_STREAM", c.stream});
+    o.journal_stream = c.journal_stream;
+    DaemonProcess d(o);
+    std::optional<int> status = d.WaitExit();
+    ASSERT_TRUE(status && WIFEXITED(*status)) << d.Stderr();
+    EXPECT_EQ(WEXITSTATUS(*status), 1);
+    EXPECT_EQ(d.Stderr(), c.prefix + kError) << c.stream;
+  }
 }
 
 TEST(StartupTest, OutOfRangeSettings) {

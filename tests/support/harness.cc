@@ -163,7 +163,7 @@ std::vector<std::string> ChildEnv(
   for (char** e = environ; *e != nullptr; ++e) {
     std::string_view kv(*e);
     if (kv.starts_with("AWC_") || kv.starts_with("DATABASE_URL=") ||
-        kv.starts_with("NOTIFY_SOCKET=")) {
+        kv.starts_with("NOTIFY_SOCKET=") || kv.starts_with("JOURNAL_STREAM=")) {
       continue;
     }
     env.emplace_back(kv);
@@ -176,6 +176,17 @@ std::vector<std::string> ChildEnv(
 
 DaemonProcess::DaemonProcess(Options options)
     : out_path_(TempPath("stdout")), err_path_(TempPath("stderr")) {
+  if (options.journal_stream) {
+    // Made here so that its inode is known; the child truncates, not
+    // replaces, it.
+    int fd = open(err_path_.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+    struct stat st;
+    if (fd >= 0 && fstat(fd, &st) == 0) {
+      options.env.push_back({"JOURNAL_STREAM", std::to_string(st.st_dev) + ":" +
+                                                   std::to_string(st.st_ino)});
+    }
+    if (fd >= 0) close(fd);
+  }
   std::vector<std::string> env = ChildEnv(options.env);
   std::vector<std::string> args = {options.binary};
   args.insert(args.end(), options.args.begin(), options.args.end());

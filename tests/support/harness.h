@@ -74,11 +74,14 @@ class DaemonProcess {
     std::string binary = TestDaemonPath();
     std::vector<std::string> args;
     std::vector<std::pair<std::string, std::string>> env;
+    // Stderr as systemd connects it to the journal: JOURNAL_STREAM names
+    // the file stderr is captured to ("<device>:<inode>").
+    bool journal_stream = false;
   };
 
   // Starts the process in its own process group, stdout and stderr captured
-  // to files. The environment is this process's, minus DATABASE_URL, AWC_*
-  // and NOTIFY_SOCKET, plus `env`.
+  // to files. The environment is this process's, minus DATABASE_URL, AWC_*,
+  // NOTIFY_SOCKET and JOURNAL_STREAM, plus `env`.
   explicit DaemonProcess(Options options);
   // Kills the whole process group if it is still running.
   ~DaemonProcess();

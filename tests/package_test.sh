@@ -6,11 +6,16 @@
 # capabilities, as the unit runs it) against the test cluster: refused
 # without its store, then, once awcctl (as that user) has made it, run
 # until it is ready and its scheduler has led and fired every built-in
-# schedule, and stopped with SIGTERM. The package is purged afterwards.
+# schedule, and stopped with SIGTERM. Then an upgrade to the same package
+# with a higher version keeps the edited conffile, the user and the state
+# directory, and the package is removed and purged. What the maintainer
+# scripts ask of systemd is checked at each step: the first install starts
+# nothing, the upgrade stops nothing and restarts the running instances
+# once the new files are in place, the removal stops them.
 #
-# Needs root (make check runs it through sudo when not root) and the
-# cluster of pg_virtualenv (PGHOST, PGPORT, PGUSER, PGPASSWORD). Refuses to
-# run where awc-worker is already installed.
+# Needs root (make check runs it through sudo when not root), mount
+# namespaces (unshare), and the cluster of pg_virtualenv (PGHOST, PGPORT,
+# PGUSER, PGPASSWORD). Refuses to run where awc-worker is already installed.
 set -eu
 dir=$1
 arch=$(dpkg --print-architecture)
@@ -39,7 +44,33 @@ cleanup() {
 }
 trap cleanup EXIT
 
-dpkg -i "$deb" >"$work/dpkg.log" 2>&1 || { cat "$work/dpkg.log" >&2; fail "dpkg -i failed"; }
+# The maintainer scripts as under systemd, which is not PID 1 here: in a
+# mount namespace of their own /run/systemd/system exists (their test for
+# a running systemd), and systemctl and deb-systemd-invoke only write what
+# they are asked to do to $work/systemd.log, one call a line.
+fakebin=$work/bin
+mkdir "$fakebin"
+for tool in systemctl deb-systemd-invoke; do
+  printf '#!/bin/sh\necho "%s $*" >>"%s"\n' "$tool" "$work/systemd.log" \
+    >"$fakebin/$tool"
+  chmod +x "$fakebin/$tool"
+done
+under_systemd() {
+  : >"$work/systemd.log"
+  unshare --mount --propagation private sh -c '
+    mount -t tmpfs tmpfs /run/systemd && mkdir /run/systemd/system &&
+    PATH="$0:$PATH" exec "$@"' "$fakebin" "$@" </dev/null
+}
+# Fails unless systemd was asked to do exactly the lines of $1, in order
+# ($2 names the step).
+systemd_asked() {
+  if [ -n "$1" ]; then printf '%s\n' "$1"; fi >"$work/systemd.want"
+  diff -u "$work/systemd.want" "$work/systemd.log" >&2 ||
+    fail "$2: systemd was not asked for the above"
+}
+
+under_systemd dpkg -i "$deb" >"$work/dpkg.log" 2>&1 ||
+  { cat "$work/dpkg.log" >&2; fail "dpkg -i failed"; }
 
 # Files, and the binaries stripped (their symbols are in -dbgsym).
 for f in /usr/sbin/awc-worker /usr/bin/awcctl \
@@ -89,6 +120,7 @@ done
 if [ -e /etc/systemd/system/multi-user.target.wants/awc-worker.service ]; then
   fail "the service is enabled before it is configured"
 fi
+systemd_asked "" "the first install"
 
 # The installed daemon, as its user, on a database of its own.
 db=awc_package_$$
@@ -156,6 +188,35 @@ wait "$daemon" || code=$?
 daemon=
 [ "$code" = 0 ] || { cat "$work/daemon.out" >&2; fail "the daemon exited $code after SIGTERM"; }
 psql -q -d postgres -c "DROP DATABASE $db" || true
+
+# An upgrade: the same files under a higher version.
+version=$(dpkg-deb -f "$deb" Version)
+dpkg-deb -R "$deb" "$work/next"
+sed -i "s/^Version: .*/Version: $version+1/" "$work/next/DEBIAN/control"
+dpkg-deb -b "$work/next" "$work/next.deb" >/dev/null
+conf=/etc/awc-worker/awc-worker.conf
+echo "# kept by upgrades ($$)" >>"$conf"
+under_systemd dpkg -i "$work/next.deb" >"$work/dpkg.log" 2>&1 ||
+  { cat "$work/dpkg.log" >&2; fail "the upgrade failed"; }
+[ "$(dpkg-query -W -f='${Version}' awc-worker)" = "$version+1" ] ||
+  fail "the upgrade did not install $version+1"
+grep -qx "# kept by upgrades ($$)" "$conf" ||
+  fail "the upgrade replaced the edited $conf"
+[ "$(id -u awc-worker)" = "$uid" ] || fail "the upgrade changed the user's uid"
+[ "$(stat -c '%U:%G %a' /var/lib/awc-worker)" = "awc-worker:awc-worker 750" ] ||
+  fail "after the upgrade, /var/lib/awc-worker: $(stat -c '%U:%G %a' /var/lib/awc-worker)"
+[ "$(stat -c %U "$store/.awc-store")" = awc-worker ] ||
+  fail "the upgrade lost the store in the state directory"
+systemd_asked "systemctl --system daemon-reload
+deb-systemd-invoke try-restart awc-worker.service awc-worker@*.service" \
+  "the upgrade"
+
+# Removed: every instance stopped; the conffile stays until purged.
+under_systemd dpkg -r awc-worker >"$work/dpkg.log" 2>&1 ||
+  { cat "$work/dpkg.log" >&2; fail "dpkg -r failed"; }
+[ -e "$conf" ] || fail "dpkg -r removed $conf"
+systemd_asked "deb-systemd-invoke stop awc-worker.service awc-worker@*.service
+systemctl --system daemon-reload" "the removal"
 
 # Purged: the files go, the user stays (removing it could orphan files).
 dpkg --purge awc-worker >/dev/null

@@ -80,23 +80,25 @@ def machine_info(a):
 def summarize_explain(lines):
     """One line: the eligible scan's filter, the loops of a per-object
     snapshot_objects probe, the statement's buffers and execution time."""
-    filt, loops, bufs, exe = "?", "", "?", "?"
+    filt, loops, bufs, exe, workers = "?", "", "?", "?", ""
     anti = [line.strip().lstrip("-> ").split("  (")[0] for line in lines
             if "Anti Join" in line]
     if anti:
         filt = f"{len(anti)} anti-joins ({', '.join(sorted(set(anti)))})"
-    for i, line in enumerate(lines):
+    for line in lines:
         t = line.strip()
         if t.startswith("Filter:") and "SubPlan" in t and filt == "?":
             filt = t[len("Filter: "):]
         if "snapshot_objects_digest_idx" in t and "loops=" in t:
             loops = t[t.rindex("loops=") + 6:].rstrip(")")
-        if t.startswith("Buffers:") and bufs == "?" and i == 1:
+        if t.startswith("Buffers:") and bufs == "?":
             bufs = t[len("Buffers: "):]
+        if t.startswith("Workers Launched:") and not workers:
+            workers = f", {t[len('Workers Launched: '):]} parallel workers"
         if t.startswith("Execution Time:"):
             exe = t[len("Execution Time: "):]
     probe = f", snapshot_objects probed {loops} times" if loops else ""
-    return f"{filt}{probe}; {bufs}; {exe}"
+    return f"{filt}{probe}{workers}; {bufs}; {exe}"
 
 
 def report(a, header, notes, file_r, s3_r, gc_r, scale_r=None, s3l_r=None):
@@ -229,6 +231,15 @@ def report(a, header, notes, file_r, s3_r, gc_r, scale_r=None, s3l_r=None):
                 f"{sizes[i]}->{sizes[i + 1]}: x{med([x['plan'] for x in gc_r['runs'][sizes[i + 1]]]) / med([x['plan'] for x in gc_r['runs'][sizes[i]]]):.1f}"
                 f" / x{sizes[i + 1] / sizes[i]:.0f}"
                 for i in range(len(sizes) - 1)))
+        big = [n for n in sizes if n >= 10_000_000]
+        if big:
+            n = big[0]
+            full = med([x["full_seconds"] for x in gc_r["runs"][n]])
+            out.append(
+                f"   goal: a full epoch (plan + {a.gc_batch} deletions) at "
+                f"{n} objects <= 15 s: {full:.1f} s, "
+                f"{'met' if full <= 15 else 'NOT met'}"
+                + ("" if gc_r["durable"] else " (not durable)"))
         out += ["", "   databases (objects | snapshot_objects | snapshots | "
                 "pins | database | awc.objects | awc.snapshot_objects), "
                 "fill time:"]
@@ -246,7 +257,7 @@ def report(a, header, notes, file_r, s3_r, gc_r, scale_r=None, s3l_r=None):
                 f"{x['_cpu']:.2f} + {x['pg_cpu']:.2f}, other {x['others']:.2f}"
                 for x in gc_r["runs"][n]))
         if gc_r.get("explain"):
-            out += ["", "   The plan statement (gc::sql::kPlan) by size, from "
+            out += ["", "   The plan statement (gc::sql::kEligible) by size, from "
                     "EXPLAIN (ANALYZE, BUFFERS) after the last run:",
                     "   the filter of the eligible objects' scan (a 'hashed "
                     "SubPlan' is built once, a plain 'SubPlan' runs once",
@@ -256,9 +267,9 @@ def report(a, header, notes, file_r, s3_r, gc_r, scale_r=None, s3l_r=None):
                 lines = gc_r["explain"][n]
                 out.append(f"   {n:>9}: " + summarize_explain(lines))
             n = sizes[-1]
-            out += ["", f"   EXPLAIN (ANALYZE, BUFFERS) of gc::sql::kPlan at "
+            out += ["", f"   EXPLAIN (ANALYZE, BUFFERS) of gc::sql::kEligible at "
                     f"{n} objects (custom plan, as the sweep's unnamed "
-                    "statement gets; rolled back):", ""]
+                    "statement gets):", ""]
             out += ["   " + line for line in gc_r["explain"][n]]
     if scale_r:
         out += [

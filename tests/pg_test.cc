@@ -1,6 +1,8 @@
 // PgConn against a real PostgreSQL: ExecCached prepares each statement text
 // once per connection, and neither a rolled-back transaction nor a failed
-// preparation leaves it confused about what is prepared.
+// preparation leaves it confused about what is prepared; ExecEachRow hands
+// over rows one at a time and leaves the connection usable whatever stops
+// it.
 #include <gtest/gtest.h>
 
 #include "tests/support/harness.h"
@@ -74,6 +76,57 @@ TEST_F(PgCachedTest, AFailedPreparationIsTriedAgain) {
         << bad.status().message();
   }
   EXPECT_EQ(Prepared(), std::string("awc_cached_1=") + kDouble);
+}
+
+TEST_F(PgCachedTest, EachRowArrivesAloneAndInOrder) {
+  int64_t expected = 1;
+  int64_t sum = 0;
+  Status s = conn_->ExecEachRow(
+      "SELECT i, i * $1::int FROM generate_series(1, 10000) i", {"3"},
+      [&](const db::PgResult& row) -> Status {
+        EXPECT_EQ(row.rows(), 1);
+        EXPECT_EQ(row.GetInt(0, 0), expected++);
+        sum += row.GetInt(0, 1);
+        return Status::OK();
+      });
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_EQ(expected, 10001);
+  EXPECT_EQ(sum, 3 * 10000 * 10001 / 2);
+  // No rows at all is fine too.
+  int rows = 0;
+  ASSERT_TRUE(conn_
+                  ->ExecEachRow("SELECT 1 WHERE false", {},
+                                [&](const db::PgResult&) {
+                                  ++rows;
+                                  return Status::OK();
+                                })
+                  .ok());
+  EXPECT_EQ(rows, 0);
+  EXPECT_EQ(Run(kDouble, 7), 14);
+}
+
+TEST_F(PgCachedTest, EachRowStopsAtTheFirstErrorEitherSide) {
+  // The caller's error: later rows are dropped, the connection is idle.
+  int seen = 0;
+  Status mine = conn_->ExecEachRow("SELECT i FROM generate_series(1, 1000) i",
+                                   {}, [&](const db::PgResult& row) -> Status {
+                                     ++seen;
+                                     if (row.GetInt(0, 0) == 3)
+                                       return Status::Internal("enough");
+                                     return Status::OK();
+                                   });
+  EXPECT_EQ(mine.message(), "enough");
+  EXPECT_EQ(seen, 3);
+  EXPECT_EQ(Run(kTriple, 2), 6);
+  // The server's error after some rows were sent: the error, with its
+  // SQLSTATE, and the connection usable.
+  Status theirs = conn_->ExecEachRow(
+      "SELECT 10 / (5 - i) FROM generate_series(1, 100000) i", {},
+      [&](const db::PgResult&) { return Status::OK(); });
+  EXPECT_FALSE(theirs.ok());
+  EXPECT_NE(theirs.message().find("22012"), std::string::npos)
+      << theirs.message();
+  EXPECT_EQ(Run(kTriple, 3), 9);
 }
 
 }  // namespace

@@ -6,6 +6,8 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <string>
+#include <vector>
 
 #include "migrate/embedded_migrations.h"
 #include "tests/support/console_fixture.h"
@@ -44,6 +46,38 @@ class TestRoles {
 
   std::string owner, migrator, runtime;
 };
+
+// How to take the newest migration's objects away again, and a query that
+// is true while they are still away. One entry per migration that may be
+// the newest one: the test that needs it says so when it is missing.
+struct LastMigrationUndo {
+  std::vector<std::string> statements;
+  std::string still_undone;
+};
+
+LastMigrationUndo UndoOfLastMigration(int version) {
+  switch (version) {
+    case 6: {  // the console's indexes
+      LastMigrationUndo undo;
+      for (const char* index :
+           {"jobs_kind_state_idx", "jobs_dead_reason_idx",
+            "audit_events_event_id_idx", "audit_events_subject_id_idx",
+            "audit_events_tenant_id_idx", "snapshots_state_idx",
+            "gc_epochs_tenant_idx"}) {
+        undo.statements.push_back(std::string("DROP INDEX awc.") + index);
+      }
+      undo.still_undone =
+          "SELECT to_regclass('awc.jobs_kind_state_idx') IS NULL";
+      return undo;
+    }
+    case 7:  // the GC plan's statistics
+      return {{"DROP STATISTICS awc.objects_touched_stats"},
+              "SELECT NOT EXISTS (SELECT 1 FROM pg_statistic_ext WHERE "
+              "stxname = 'objects_touched_stats')"};
+    default:
+      return {};
+  }
+}
 
 class RolesTest : public ::testing::Test {
  protected:
@@ -137,20 +171,17 @@ TEST_F(RolesTest, TheRuntimeRoleRunsEverythingButCannotChangeTheSchema) {
   const migrate::Migration& last = migrate::EmbeddedMigrations().back();
   db_.Exec("DELETE FROM awc.schema_migrations WHERE version = $1",
            {std::to_string(last.version)});
-  // The last migration (0006) adds the console's indexes.
-  for (const char* index :
-       {"jobs_kind_state_idx", "jobs_dead_reason_idx",
-        "audit_events_event_id_idx", "audit_events_subject_id_idx",
-        "audit_events_tenant_id_idx", "snapshots_state_idx",
-        "gc_epochs_tenant_idx"}) {
-    db_.Exec(std::string("DROP INDEX awc.") + index);
-  }
+  // Its objects go too, so that applying it needs DDL again. The check
+  // afterwards shows that the refused run created none of them.
+  const LastMigrationUndo undo = UndoOfLastMigration(last.version);
+  ASSERT_FALSE(undo.statements.empty())
+      << "tell this test how to undo migration " << last.version;
+  for (const std::string& statement : undo.statements) db_.Exec(statement);
   CommandResult denied = AsRuntime({"migrate"});
   EXPECT_EQ(denied.code, 1);
   EXPECT_NE(denied.err.find("(SQLSTATE 42501)"), std::string::npos)
       << denied.err;
-  EXPECT_EQ(db_.Scalar("SELECT to_regclass('awc.jobs_kind_state_idx') IS NULL"),
-            "t");
+  EXPECT_EQ(db_.Scalar(undo.still_undone), "t");
   // The daemon in check mode refuses to start on it rather than migrate.
   CommandResult check = RunProcess(ShippedDaemonPath(), {},
                                    {{"DATABASE_URL", Runtime()},

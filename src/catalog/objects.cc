@@ -5,16 +5,6 @@
 #include "catalog/catalog_sql.h"
 
 namespace awc::catalog {
-namespace {
-
-std::string SizesLiteral(const std::vector<uint64_t>& sizes) {
-  std::vector<std::string> text;
-  text.reserve(sizes.size());
-  for (uint64_t s : sizes) text.push_back(std::to_string(s));
-  return db::ArrayLiteral(text);
-}
-
-}  // namespace
 
 Result<std::map<std::string, ObjectState>> InventoryStates(
     db::PgConn& conn, const std::string& tenant,
@@ -49,7 +39,7 @@ Result<std::vector<std::string>> RegisterObjects(
     AWC_ASSIGN_OR_RETURN(
         db::PgResult r,
         conn.Exec(sql::kRegisterObjects,
-                  {tenant, db::ArrayLiteral(ours), SizesLiteral(our_sizes)}));
+                  {tenant, db::ArrayLiteral(ours), db::ArrayLiteral(our_sizes)}));
     for (int i = 0; i < r.rows(); ++i) live.insert(r.GetString(i, 0));
   }
   if (!deduplicated.empty()) {
@@ -78,7 +68,7 @@ Status AddMissingObjects(db::PgConn& conn, const std::string& tenant,
                          const std::vector<uint64_t>& sizes) {
   return conn
       .ExecCached(sql::kAddMissingObjects,
-                  {tenant, db::ArrayLiteral(digests), SizesLiteral(sizes)})
+                  {tenant, db::ArrayLiteral(digests), db::ArrayLiteral(sizes)})
       .status();
 }
 

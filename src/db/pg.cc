@@ -70,6 +70,13 @@ std::string ArrayLiteral(const std::vector<std::string>& values) {
   return out;
 }
 
+std::string ArrayLiteral(const std::vector<uint64_t>& values) {
+  std::vector<std::string> text;
+  text.reserve(values.size());
+  for (uint64_t v : values) text.push_back(std::to_string(v));
+  return ArrayLiteral(text);
+}
+
 PgResult& PgResult::operator=(PgResult&& other) noexcept {
   if (this != &other) {
     if (res_ != nullptr) PQclear(res_);
@@ -159,6 +166,36 @@ Result<PgResult> PgConn::Exec(const std::string& sql, const Params& params) {
   std::vector<const char*> values = ParamPointers(params);
   return Check(PQexecParams(conn_, sql.c_str(), static_cast<int>(values.size()),
                             nullptr, values.data(), nullptr, nullptr, 0));
+}
+
+Status PgConn::SendSingleRow(const std::string& sql, const Params& params) {
+  std::vector<const char*> values = ParamPointers(params);
+  if (PQsendQueryParams(conn_, sql.c_str(), static_cast<int>(values.size()),
+                        nullptr, values.data(), nullptr, nullptr, 0) != 1) {
+    return Check(nullptr).status();
+  }
+  if (PQsetSingleRowMode(conn_) != 1) {
+    // Only fails right after a send that did not go out; drain it.
+    while (PGresult* res = PQgetResult(conn_)) PQclear(res);
+    return Status::Internal("database error: single-row mode refused");
+  }
+  return Status::OK();
+}
+
+Result<std::optional<PgResult>> PgConn::NextRow() {
+  PGresult* res = PQgetResult(conn_);
+  if (res == nullptr) return std::optional<PgResult>();
+  ExecStatusType st = PQresultStatus(res);
+  if (st == PGRES_SINGLE_TUPLE) return std::optional<PgResult>(PgResult(res));
+  if (st == PGRES_TUPLES_OK || st == PGRES_COMMAND_OK) {
+    // The end of the rows; the next call returns nullptr.
+    PQclear(res);
+    return NextRow();
+  }
+  // An error: read what remains so the connection is idle again.
+  Result<PgResult> failed = Check(res);
+  while (PGresult* rest = PQgetResult(conn_)) PQclear(rest);
+  return failed.status();
 }
 
 Status PgConn::Prepare(const std::string& name, const std::string& sql) {

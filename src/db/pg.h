@@ -84,6 +84,25 @@ class PgConn {
   Result<PgResult> Exec(std::string_view sql);
   // Runs one statement with text parameters ($1, $2, ...).
   Result<PgResult> Exec(const std::string& sql, const Params& params);
+  // Runs one statement with text parameters and hands its rows to `row` one
+  // at a time (libpq's single-row mode), so a result of millions of rows
+  // never sits in memory; each PgResult holds exactly one row. The server
+  // still runs the statement to completion, so it may use a parallel plan
+  // (a cursor would not). When `row` returns an error, the rest of the rows
+  // are read and dropped and that error is returned; the connection stays
+  // usable.
+  template <typename Fn>
+  Status ExecEachRow(const std::string& sql, const Params& params, Fn&& row) {
+    AWC_RETURN_IF_ERROR(SendSingleRow(sql, params));
+    Status first;
+    for (;;) {
+      Result<std::optional<PgResult>> next = NextRow();
+      if (!next.ok()) return first.ok() ? next.status() : first;
+      if (!next->has_value()) return first;
+      if (first.ok()) first = row(**next);
+    }
+  }
+
   // Prepares `sql` under `name` for this connection.
   Status Prepare(const std::string& name, const std::string& sql);
   Result<PgResult> ExecPrepared(const std::string& name, const Params& params);
@@ -133,6 +152,10 @@ class PgConn {
 
  private:
   explicit PgConn(PGconn* conn) : conn_(conn) {}
+  // ExecEachRow's halves: send in single-row mode; then the next row, or
+  // nullopt once the statement is done (every result read).
+  Status SendSingleRow(const std::string& sql, const Params& params);
+  Result<std::optional<PgResult>> NextRow();
   Result<PgResult> Check(PGresult* res);
 
   PGconn* conn_;
@@ -174,6 +197,8 @@ auto InTransactionResult(PgConn& conn, Fn&& body) -> decltype(body()) {
 // A PostgreSQL array literal ("{a,b}") of `values`, each quoted and escaped,
 // to pass as one text parameter cast to text[] (or bigint[]).
 std::string ArrayLiteral(const std::vector<std::string>& values);
+// The same for numbers (bigint[]).
+std::string ArrayLiteral(const std::vector<uint64_t>& values);
 
 // One line, secrets scrubbed: the form every libpq message takes in a Status.
 std::string CleanMessage(const char* libpq_message);

@@ -8,7 +8,7 @@
 //
 // Values travel only as $n parameters. The statements run a few times per
 // epoch, not per job, and are not prepared: each is planned for its actual
-// tenant (tests/gc_plan_test.cc pins the plan's anti-joins).
+// tenant (tests/gc_plan_test.cc pins the plan's anti-joins and its scan).
 #ifndef AWC_GC_GC_SQL_H_
 #define AWC_GC_GC_SQL_H_
 
@@ -106,25 +106,34 @@ VALUES ($1, $2, $3, $4, $5, $6, $7, $8,
 RETURNING id
 )sql";
 
-// $1 tenant, $2 grace, $3 epoch, $4 batch size. Records the candidates
-// (oldest first, at most $4) and the counts of everything eligible.
-inline constexpr const char* kPlan = R"sql(
-WITH eligible AS MATERIALIZED (
-  SELECT o.digest, o.size, greatest(o.created_at, o.last_seen_at) AS touched
-    FROM awc.objects o
-   WHERE o.tenant_id = $1 AND o.state = 'LIVE'
-     AND greatest(o.created_at, o.last_seen_at)
-         < now() - make_interval(secs => $2::float8)
-     AND )sql" AWC_GC_NOT_LIVE("o.digest") R"sql( ),
-chosen AS (
+// $1 tenant, $2 grace. Every eligible object: digest, size, and its last
+// touch in microseconds since the epoch (the deletion order, with the
+// digest). The worker streams the rows and keeps only the counts and the
+// oldest batch (gc/eligible_tally.h). Read-only on purpose: PostgreSQL may
+// then run the anti-joins with parallel workers, and nothing is
+// materialized on the server (docs/ARCHITECTURE.md, "GC at scale").
+inline constexpr const char* kEligible = R"sql(
+SELECT o.digest, o.size,
+       (extract(epoch FROM greatest(o.created_at, o.last_seen_at))
+        * 1000000)::int8
+  FROM awc.objects o
+ WHERE o.tenant_id = $1 AND o.state = 'LIVE'
+   AND greatest(o.created_at, o.last_seen_at)
+       < now() - make_interval(secs => $2::float8)
+   AND )sql" AWC_GC_NOT_LIVE("o.digest") R"sql(
+)sql";
+
+// $1 tenant, $2 epoch, $3 candidates' digests (text[], deletion order),
+// $4 their sizes (bigint[]), $5 eligible count, $6 eligible bytes. Records
+// the plan; returns the counts and how many candidates were recorded.
+inline constexpr const char* kRecordPlan = R"sql(
+WITH chosen AS (
   INSERT INTO awc.gc_candidates (epoch_id, tenant_id, digest, size, seq)
-  SELECT $3, $1, digest, size, row_number() OVER (ORDER BY touched, digest)
-    FROM (SELECT * FROM eligible ORDER BY touched, digest LIMIT $4) x
+  SELECT $2, $1, c.digest, c.size, c.seq
+    FROM unnest($3::text[], $4::int8[]) WITH ORDINALITY AS c(digest, size, seq)
   RETURNING 1)
-UPDATE awc.gc_epochs
-   SET planned_count = (SELECT count(*) FROM eligible),
-       planned_bytes = (SELECT coalesce(sum(size), 0) FROM eligible)
- WHERE id = $3
+UPDATE awc.gc_epochs SET planned_count = $5, planned_bytes = $6
+ WHERE id = $2
 RETURNING planned_count, planned_bytes, (SELECT count(*) FROM chosen)
 )sql";
 

@@ -1,10 +1,13 @@
 #include "gc/sweep.h"
 
 #include <algorithm>
+#include <string>
+#include <vector>
 
 #include "catalog/audit.h"
 #include "common/json.h"
 #include "common/numbers.h"
+#include "gc/eligible_tally.h"
 #include "gc/gc_sql.h"
 #include "obs/log.h"
 
@@ -128,12 +131,7 @@ class Sweep {
         return Audit();
       }
       AWC_ASSIGN_OR_RETURN(report_.epoch_id, InsertEpoch("PLANNED", ""));
-      AWC_ASSIGN_OR_RETURN(
-          db::PgResult plan,
-          conn_.Exec(sql::kPlan, {tenant_, grace, S(report_.epoch_id),
-                                  S(opt_.batch_size)}));
-      report_.planned = plan.GetInt(0, 0);
-      report_.planned_bytes = plan.GetInt(0, 1);
+      AWC_RETURN_IF_ERROR(Plan(grace));
       if (!opt_.dry_run) return Status::OK();
       report_.verdict = SweepReport::Verdict::kDryRun;
       final_verdict = true;
@@ -144,6 +142,34 @@ class Sweep {
     if (final_verdict) return false;
     AWC_RETURN_IF_ERROR(Hook(hooks_.after_plan));
     return true;
+  }
+
+  // Counts the eligible objects and records the oldest batch of them as
+  // the epoch's candidates, in deletion order.
+  Status Plan(const std::string& grace) {
+    EligibleTally tally(
+        static_cast<size_t>(std::max<int64_t>(0, opt_.batch_size)));
+    AWC_RETURN_IF_ERROR(conn_.ExecEachRow(
+        sql::kEligible, {tenant_, grace}, [&](const db::PgResult& row) {
+          tally.Offer({row.GetInt(0, 2), row.GetString(0, 0),
+                       static_cast<uint64_t>(row.GetInt(0, 1))});
+          return Status::OK();
+        }));
+    std::vector<std::string> digests;
+    std::vector<uint64_t> sizes;
+    for (EligibleTally::Object& o : tally.TakeOldest()) {
+      digests.push_back(std::move(o.digest));
+      sizes.push_back(o.size);
+    }
+    AWC_ASSIGN_OR_RETURN(
+        db::PgResult plan,
+        conn_.Exec(sql::kRecordPlan,
+                   {tenant_, S(report_.epoch_id), db::ArrayLiteral(digests),
+                    db::ArrayLiteral(sizes), S(tally.count()),
+                    std::to_string(tally.bytes())}));
+    report_.planned = plan.GetInt(0, 0);
+    report_.planned_bytes = plan.GetInt(0, 1);
+    return Status::OK();
   }
 
   Result<int64_t> InsertEpoch(const char* state, const std::string& reason) {

@@ -76,6 +76,11 @@ std::string Count(int64_t n) {
   return out;
 }
 
+std::string CountUpTo(int64_t n, int64_t cap) {
+  if (cap > 0 && n >= cap) return "\xE2\x89\xA5 " + Count(cap);  // U+2265
+  return Count(n);
+}
+
 std::string Bytes(int64_t n) {
   static const char* const kUnits[] = {"KiB", "MiB", "GiB",
                                        "TiB", "PiB", "EiB"};

@@ -33,6 +33,10 @@ std::string Link(std::string_view url, std::string_view text);
 // 1234567 as "1 234 567" (narrow no-break spaces between the groups).
 std::string Count(int64_t n);
 
+// A count that stops at `cap` (when cap > 0): one that reached it is a
+// lower bound and reads "≥ 1 000"; any other is Count(n).
+std::string CountUpTo(int64_t n, int64_t cap);
+
 // A byte count in binary units: "0 B", "512 B", "1.5 KiB", "3.0 GiB".
 std::string Bytes(int64_t n);
 

@@ -87,6 +87,12 @@ TEST(HtmlTest, TimesAreRelativeWithTheAbsoluteTimeOnHover) {
   EXPECT_EQ(Age(std::nullopt), "<span class=\"none\">\xE2\x80\x93</span>");
 }
 
+TEST(HtmlTest, CappedCountsReadAsLowerBounds) {
+  EXPECT_EQ(CountUpTo(999, 1000), "999");
+  EXPECT_EQ(CountUpTo(1000, 1000), "\xE2\x89\xA5 " + Count(1000));
+  EXPECT_EQ(CountUpTo(12345, 0), Count(12345));
+}
+
 TEST(HtmlTest, DigestsAreShortenedWithTheWholeOnHover) {
   std::string d = "sha256:" + std::string(64, 'a');
   EXPECT_EQ(ShortDigest(d), "<code title=\"" + d + "\">sha256:" +

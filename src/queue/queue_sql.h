@@ -32,8 +32,11 @@ inline constexpr const char* kAsyncCommit =
 // was inserted (a producer's run_at far in the past must not read as years
 // of lag); a PENDING job is ready once this time has come. Every reading of
 // how long a job waited counts from it: the lag of kClaim and
-// kReclaimExpired, kJobStats (awcctl stats) and kQueueDepth (the metrics).
-// Unqualified, and part of this header's interface: not #undef'd below.
+// kReclaimExpired, kJobStats (awcctl stats), kQueueDepth (the metrics) and
+// the console's overview (console/console_sql.h). jobs_pending_ready_idx
+// (migrations/0008_console_backlog.sql) indexes it by kind for PENDING
+// jobs, so the text must stay as it is here. Unqualified, and part of this
+// header's interface: not #undef'd below.
 #define AWC_QUEUE_READY_SINCE "greatest(run_at, created_at)"
 
 // $1 worker id, $2 lease seconds. The last column is when the job became

@@ -29,7 +29,7 @@ std::string QueueSection(const Overview& o) {
            CountLink(k.failed, Url("/dead", {{"kind", k.kind}})),
            CountLink(k.cancelled, jobs("CANCELLED")),
            CountLink(k.completed, jobs("COMPLETED"), kJobCountCap),
-           Age(k.oldest_ready_secs)});
+           Age(k.oldest_ready_secs, o.clock.now)});
   }
   std::string note = "<p class=\"note\">";
   if (o.jobs_estimate > 0) {
@@ -66,7 +66,8 @@ std::string WorkersSection(const Overview& o) {
     if (w.job_id != 0) job = JobLink(w.job_id) + " " + Escape(w.job_kind);
     t.Add({Escape(w.host), std::to_string(w.slot), Escape(w.worker_id),
            std::to_string(w.pid), Badge(w.state), job,
-           Badge(w.fresh ? "fresh" : "stale") + " " + Age(w.heartbeat_age),
+           Badge(w.fresh ? "fresh" : "stale") + " " +
+               Age(w.heartbeat_age, o.clock.now),
            When(w.started_at, o.clock.now)});
   }
   return "<h2>Workers by host</h2>\n" + t.Html();
@@ -152,7 +153,7 @@ std::string GcSection(const Overview& o) {
     t.Add({Link(Url("/gc", {{"tenant", e.tenant_id}}), e.tenant_id),
            std::to_string(e.epoch_id), state, Count(e.planned),
            Count(e.deleted), Count(e.kept), When(e.created_at, o.clock.now),
-           e.finished_secs_ago ? Age(e.finished_secs_ago)
+           e.finished_secs_ago ? Age(e.finished_secs_ago, o.clock.now)
                                : "<span class=\"none\">open</span>"});
   }
   return "<h2>Last GC epoch per tenant</h2>\n" + t.Html();

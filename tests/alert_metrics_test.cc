@@ -329,12 +329,15 @@ TEST_F(AlertMetricsTest, TheSchedulerSamplesTheQueueDepth) {
       "('snapshot_scrub', '{\"snapshot_id\": 1}', now() + interval '1 "
       "hour')");
   Start({{"AWC_SCHEDULER", "on"}, {"AWC_WORKER_CONCURRENCY", "1"}});
-  // The one worker busy, a job ready for a minute waits behind it.
+  // The one worker busy, a job ready for a minute waits behind it; so does
+  // one inserted just now with a run_at a year ago, which has waited only
+  // since it was inserted.
   int64_t busy = db_.Enqueue("test_sleep", R"({"ms": 60000})");
   ASSERT_TRUE(WaitUntil([&] { return db_.JobState(busy) == "RUNNING"; }));
   db_.Exec(
-      "INSERT INTO awc.jobs (kind, run_at) VALUES ('test_complete', now() - "
-      "interval '60 seconds')");
+      "INSERT INTO awc.jobs (kind, run_at, created_at) VALUES "
+      "('test_complete', now() - interval '60 seconds', now() - interval '60 "
+      "seconds'), ('workspace_expire', now() - interval '365 days', now())");
   std::string body;
   ASSERT_TRUE(WaitUntil([&] {
     body = Scrape();
@@ -362,6 +365,14 @@ TEST_F(AlertMetricsTest, TheSchedulerSamplesTheQueueDepth) {
       MetricValue(body,
                   R"(awc_queue_oldest_pending_seconds{kind="test_complete"})"),
       60);
+  EXPECT_EQ(
+      MetricValue(body,
+                  R"(awc_queue_jobs{kind="workspace_expire",state="pending"})"),
+      1);
+  EXPECT_LT(
+      MetricValue(
+          body, R"(awc_queue_oldest_pending_seconds{kind="workspace_expire"})"),
+      3600);
   // Not ready yet: nothing has waited.
   EXPECT_EQ(
       MetricValue(body,

@@ -1,13 +1,14 @@
 // awcctl's targeting and safety: the target line for every form a password
-// can take (never the password), -d, DATABASE_URL_FILE and url_file, the
-// production guard with and without a terminal, exit codes, and --help for
-// every verb.
+// can take (never the password), awcctl serve's line and pages, -d,
+// DATABASE_URL_FILE and url_file, the production guard with and without a
+// terminal, exit codes, and --help for every verb.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <regex>
 #include <sstream>
 
+#include "tests/support/console_fixture.h"
 #include "tests/support/harness.h"
 
 namespace awc::testing {
@@ -93,6 +94,22 @@ TEST_F(AwcctlTargetTest, TheTargetLineNeverShowsThePasswordWhateverItsForm) {
       RunAwcctl({"--database-url=" + base + "?password=" + Password(), "jobs"},
                 {kNoPgPassword}),
       "--database-url=");
+}
+
+// awcctl serve, which runs until it is stopped, starts with the same line,
+// and its pages name the target without the password too.
+TEST_F(AwcctlTargetTest, ServeShowsTheTargetWithoutThePassword) {
+  ConsoleProcess console(db_);  // DATABASE_URL with the password in it
+  ASSERT_TRUE(console.WaitListening()) << console.process().Stderr();
+  std::string err = console.process().Stderr();
+  EXPECT_TRUE(err.starts_with(Target())) << err;
+  EXPECT_EQ(err.find(Password()), std::string::npos) << err;
+  HttpReply page = console.Get("/");
+  ASSERT_EQ(page.status, 200);
+  std::string url = Target().substr(std::string("awcctl: target ").size());
+  url.pop_back();  // the newline
+  EXPECT_NE(page.body.find(url), std::string::npos) << page.body;
+  EXPECT_EQ(page.body.find(Password()), std::string::npos);
 }
 
 TEST_F(AwcctlTargetTest, DashDOverridesTheSettings) {

@@ -83,7 +83,7 @@ TEST_F(QueuePlanTest, TheDepthSampleReadsOnlyTheLiveStates) {
   ASSERT_TRUE(r.ok()) << r.status().message();
   std::string plan = r->GetString(0, 0);
   for (const char* index :
-       {"jobs_claim_idx", "jobs_lease_idx", "jobs_dead_letter_idx"}) {
+       {"jobs_pending_ready_idx", "jobs_lease_idx", "jobs_dead_letter_idx"}) {
     EXPECT_NE(plan.find(std::string("\"Index Name\": \"") + index + "\""),
               std::string::npos)
         << index << "\n"

@@ -74,6 +74,10 @@ LastMigrationUndo UndoOfLastMigration(int version) {
       return {{"DROP STATISTICS awc.objects_touched_stats"},
               "SELECT NOT EXISTS (SELECT 1 FROM pg_statistic_ext WHERE "
               "stxname = 'objects_touched_stats')"};
+    case 8:  // the console's indexes for a backlog
+      return {{"DROP INDEX awc.jobs_pending_ready_idx",
+               "DROP INDEX awc.jobs_dead_id_idx"},
+              "SELECT to_regclass('awc.jobs_pending_ready_idx') IS NULL"};
     default:
       return {};
   }

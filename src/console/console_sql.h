@@ -14,6 +14,8 @@
 #ifndef AWC_CONSOLE_CONSOLE_SQL_H_
 #define AWC_CONSOLE_CONSOLE_SQL_H_
 
+#include "queue/queue_sql.h"
+
 namespace awc::console::sql {
 
 #define AWC_CONSOLE_TS(col) \
@@ -38,11 +40,24 @@ inline constexpr const char* kClock =
   "  SELECT (SELECT min(j.kind) FROM awc.jobs j WHERE j.kind > k.kind)\n" \
   "    FROM kinds k WHERE k.kind IS NOT NULL)\n"
 
-// $1 the cap on COMPLETED counts. Per kind: (kind, ready, scheduled,
-// running, failed, cancelled, completed up to $1, seconds the oldest ready
-// job has waited or NULL), by kind.
+// $1 the cap on the counts of ready, scheduled and COMPLETED jobs. Per
+// kind: (kind, ready up to $1, scheduled up to $1, running, failed,
+// cancelled, completed up to $1, seconds the oldest ready job has waited
+// or NULL), by kind. A PENDING job is ready once AWC_QUEUE_READY_SINCE
+// (queue/queue_sql.h) has come, and has waited since then, as awcctl stats
+// counts it. PENDING jobs are read from jobs_pending_ready_idx
+// (migrations/0008_console_backlog.sql): each count stops at the cap and
+// the oldest is one probe, so a backlog costs no more than a quiet queue.
 inline constexpr const char* kQueueDepth = AWC_CONSOLE_KINDS R"sql(
-SELECT k.kind, p.ready, p.scheduled,
+SELECT k.kind,
+       (SELECT count(*) FROM (SELECT 1 FROM awc.jobs j
+                               WHERE j.kind = k.kind AND j.state = 'PENDING'
+                                 AND )sql" AWC_QUEUE_READY_SINCE R"sql( <= now()
+                               LIMIT $1) c),
+       (SELECT count(*) FROM (SELECT 1 FROM awc.jobs j
+                               WHERE j.kind = k.kind AND j.state = 'PENDING'
+                                 AND )sql" AWC_QUEUE_READY_SINCE R"sql( > now()
+                               LIMIT $1) c),
        (SELECT count(*) FROM awc.jobs j
          WHERE j.kind = k.kind AND j.state = 'RUNNING'),
        (SELECT count(*) FROM awc.jobs j
@@ -52,15 +67,12 @@ SELECT k.kind, p.ready, p.scheduled,
        (SELECT count(*) FROM (SELECT 1 FROM awc.jobs j
                                WHERE j.kind = k.kind AND j.state = 'COMPLETED'
                                LIMIT $1) c),
-       p.oldest
+       (SELECT extract(epoch FROM now()
+                                  - min()sql" AWC_QUEUE_READY_SINCE R"sql())
+          FROM awc.jobs j
+         WHERE j.kind = k.kind AND j.state = 'PENDING'
+           AND )sql" AWC_QUEUE_READY_SINCE R"sql( <= now())
   FROM kinds k
- CROSS JOIN LATERAL (
-       SELECT count(*) FILTER (WHERE j.run_at <= now()) AS ready,
-              count(*) FILTER (WHERE j.run_at > now()) AS scheduled,
-              extract(epoch FROM now() - min(j.run_at)
-                                  FILTER (WHERE j.run_at <= now())) AS oldest
-         FROM awc.jobs j
-        WHERE j.kind = k.kind AND j.state = 'PENDING') p
  WHERE k.kind IS NOT NULL
  ORDER BY k.kind
 )sql";

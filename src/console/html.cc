@@ -34,6 +34,12 @@ constexpr BadgeClass kBadges[] = {
     {"dry run", "st-wait"},
 };
 
+// `text` as a <time> of `then`, with its absolute time on hover.
+std::string TimeTag(double then, const std::string& text) {
+  return "<time datetime=\"" + Escape(IsoUtc(then)) + "\" title=\"" +
+         Escape(AbsoluteUtc(then)) + "\">" + Escape(text) + "</time>";
+}
+
 }  // namespace
 
 std::string Escape(std::string_view text) {
@@ -76,6 +82,11 @@ std::string Count(int64_t n) {
   return out;
 }
 
+std::string CountUpTo(int64_t n, int64_t cap) {
+  if (cap > 0 && n >= cap) return "\xE2\x89\xA5 " + Count(cap);  // U+2265
+  return Count(n);
+}
+
 std::string Bytes(int64_t n) {
   static const char* const kUnits[] = {"KiB", "MiB", "GiB",
                                        "TiB", "PiB", "EiB"};
@@ -101,23 +112,23 @@ std::string Badge(std::string_view state) {
   return "<span class=\"st\">" + Escape(state) + "</span>";
 }
 
+std::string None() { return "<span class=\"none\">\xE2\x80\x93</span>"; }
+
 std::string When(std::string_view iso, double now) {
-  if (iso.empty()) return "<span class=\"none\">\xE2\x80\x93</span>";
+  if (iso.empty()) return None();
   std::optional<double> then = ParseIsoUtc(iso);
   if (!then) return Escape(iso);
-  return "<time datetime=\"" + Escape(iso) + "\" title=\"" +
-         Escape(AbsoluteUtc(*then)) + "\">" + Escape(Relative(*then, now)) +
-         "</time>";
+  return TimeTag(*then, Relative(*then, now));
 }
 
-std::string Age(std::optional<double> secs) {
-  if (!secs) return "<span class=\"none\">\xE2\x80\x93</span>";
-  if (*secs < 1) return "just now";
-  return Escape(Duration(*secs) + " ago");
+std::string Age(std::optional<double> secs, double now) {
+  if (!secs) return None();
+  return TimeTag(now - *secs,
+                 *secs < 1 ? "just now" : Duration(*secs) + " ago");
 }
 
 std::string ShortDigest(std::string_view digest) {
-  if (digest.empty()) return "<span class=\"none\">\xE2\x80\x93</span>";
+  if (digest.empty()) return None();
   constexpr size_t kShown = 7 + 12;  // "sha256:" and 12 hex digits
   if (digest.size() <= kShown + 1) {
     return "<code>" + Escape(digest) + "</code>";

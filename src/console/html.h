@@ -33,6 +33,10 @@ std::string Link(std::string_view url, std::string_view text);
 // 1234567 as "1 234 567" (narrow no-break spaces between the groups).
 std::string Count(int64_t n);
 
+// A count that stops at `cap` (when cap > 0): one that reached it is a
+// lower bound and reads "≥ 1 000"; any other is Count(n).
+std::string CountUpTo(int64_t n, int64_t cap);
+
 // A byte count in binary units: "0 B", "512 B", "1.5 KiB", "3.0 GiB".
 std::string Bytes(int64_t n);
 
@@ -41,18 +45,22 @@ std::string Bytes(int64_t n);
 // leases get their colour; anything else is shown plain.
 std::string Badge(std::string_view state);
 
+// The mark shown where a value is missing (an en dash, muted).
+std::string None();
+
 // A point in time as its distance from `now` ("3 min ago", "in 2 h"),
 // with the absolute time on hover: <time datetime="..." title="...">.
-// `iso` is "YYYY-MM-DDTHH:MM:SSZ"; "" gives "–". A time that does not
+// `iso` is "YYYY-MM-DDTHH:MM:SSZ"; "" gives None(). A time that does not
 // parse is shown as it is.
 std::string When(std::string_view iso, double now);
 
-// An age in seconds ("3 min") with "ago", for values computed by the
-// database (a heartbeat's age); nullopt gives "–".
-std::string Age(std::optional<double> secs);
+// An age in seconds computed by the database (a heartbeat's age), as
+// "3 min ago", with the absolute time it goes back to, `now` - `secs`, on
+// hover as When() has it; `now` is the page's clock. nullopt gives None().
+std::string Age(std::optional<double> secs, double now);
 
 // A digest shortened to "sha256:0123456789ab…" with the whole digest on
-// hover; "" gives "–".
+// hover; "" gives None().
 std::string ShortDigest(std::string_view digest);
 
 // A table: the header cells (plain text) and rows of cells (HTML, already

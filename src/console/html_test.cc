@@ -82,9 +82,27 @@ TEST(HtmlTest, TimesAreRelativeWithTheAbsoluteTimeOnHover) {
             "title=\"2026-11-30 11:44:56 UTC\">in 2 h</time>");
   EXPECT_EQ(When("", now), "<span class=\"none\">\xE2\x80\x93</span>");
   EXPECT_EQ(When("<b>soon</b>", now), "&lt;b&gt;soon&lt;/b&gt;");
-  EXPECT_EQ(Age(42.5), "42 s ago");
-  EXPECT_EQ(Age(0.2), "just now");
-  EXPECT_EQ(Age(std::nullopt), "<span class=\"none\">\xE2\x80\x93</span>");
+  EXPECT_EQ(None(), "<span class=\"none\">\xE2\x80\x93</span>");
+}
+
+TEST(HtmlTest, AgesShowTheTimeTheyGoBackToOnHover) {
+  double now = 1796031896;  // 2026-11-30T09:44:56Z
+  EXPECT_EQ(Age(42.5, now),
+            "<time datetime=\"2026-11-30T09:44:13Z\" "
+            "title=\"2026-11-30 09:44:13 UTC\">42 s ago</time>");
+  EXPECT_EQ(Age(3 * 3600 + 60, now),
+            "<time datetime=\"2026-11-30T06:43:56Z\" "
+            "title=\"2026-11-30 06:43:56 UTC\">3 h ago</time>");
+  EXPECT_EQ(Age(0.2, now),
+            "<time datetime=\"2026-11-30T09:44:55Z\" "
+            "title=\"2026-11-30 09:44:55 UTC\">just now</time>");
+  EXPECT_EQ(Age(std::nullopt, now), None());
+}
+
+TEST(HtmlTest, CappedCountsReadAsLowerBounds) {
+  EXPECT_EQ(CountUpTo(999, 1000), "999");
+  EXPECT_EQ(CountUpTo(1000, 1000), "\xE2\x89\xA5 " + Count(1000));
+  EXPECT_EQ(CountUpTo(12345, 0), Count(12345));
 }
 
 TEST(HtmlTest, DigestsAreShortenedWithTheWholeOnHover) {

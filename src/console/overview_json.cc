@@ -45,7 +45,9 @@ json_t* Queue(const Overview& o) {
     Set(row, "failed", json_integer(k.failed));
     Set(row, "cancelled", json_integer(k.cancelled));
     Set(row, "completed", json_integer(k.completed));
-    Set(row, "completed_capped", json_boolean(k.completed >= kCompletedCap));
+    Set(row, "ready_capped", json_boolean(k.ready >= kJobCountCap));
+    Set(row, "scheduled_capped", json_boolean(k.scheduled >= kJobCountCap));
+    Set(row, "completed_capped", json_boolean(k.completed >= kJobCountCap));
     Set(row, "oldest_ready_s", Secs(k.oldest_ready_secs));
     json_array_append_new(arr, row);
   }
@@ -147,7 +149,9 @@ std::string OverviewJson(const Overview& o) {
   Set(d, "scheduler", Scheduler(o.scheduler));
   Set(d, "snapshots", States(o.snapshots));
   json_t* caps = json_object();
-  Set(caps, "completed", json_integer(kCompletedCap));
+  Set(caps, "ready", json_integer(kJobCountCap));
+  Set(caps, "scheduled", json_integer(kJobCountCap));
+  Set(caps, "completed", json_integer(kJobCountCap));
   Set(caps, "snapshots", json_integer(kSnapshotCap));
   Set(d, "count_caps", caps);
   Set(d, "workspaces", States(o.workspaces));

@@ -5,10 +5,11 @@
 namespace awc::console {
 namespace {
 
-// A count linking to the listing it counts; zero is shown faint.
-std::string CountLink(int64_t n, const std::string& url) {
+// A count linking to the listing it counts, counted up to `cap` (0: no
+// cap; see CountUpTo); zero is shown faint.
+std::string CountLink(int64_t n, const std::string& url, int64_t cap = 0) {
   if (n == 0) return "<span class=\"zero\">0</span>";
-  return "<a href=\"" + Escape(url) + "\">" + Count(n) + "</a>";
+  return "<a href=\"" + Escape(url) + "\">" + CountUpTo(n, cap) + "</a>";
 }
 
 std::string QueueSection(const Overview& o) {
@@ -21,22 +22,22 @@ std::string QueueSection(const Overview& o) {
     auto jobs = [&](const char* state) {
       return Url("/jobs", {{"kind", k.kind}, {"state", state}});
     };
-    std::string completed = CountLink(k.completed, jobs("COMPLETED"));
-    if (k.completed >= kCompletedCap) completed += "+";
     t.Add({Link(Url("/jobs", {{"kind", k.kind}}), k.kind),
-           CountLink(k.ready, jobs("PENDING")),
-           CountLink(k.scheduled, jobs("PENDING")),
+           CountLink(k.ready, jobs("PENDING"), kJobCountCap),
+           CountLink(k.scheduled, jobs("PENDING"), kJobCountCap),
            CountLink(k.running, jobs("RUNNING")),
            CountLink(k.failed, Url("/dead", {{"kind", k.kind}})),
-           CountLink(k.cancelled, jobs("CANCELLED")), completed,
-           Age(k.oldest_ready_secs)});
+           CountLink(k.cancelled, jobs("CANCELLED")),
+           CountLink(k.completed, jobs("COMPLETED"), kJobCountCap),
+           Age(k.oldest_ready_secs, o.clock.now)});
   }
   std::string note = "<p class=\"note\">";
   if (o.jobs_estimate > 0) {
     note += "About " + Count(o.jobs_estimate) +
             " jobs in awc.jobs (the planner's estimate). ";
   }
-  note += "Completed jobs are counted up to " + Count(kCompletedCap) +
+  note += "Ready, scheduled and completed jobs are counted up to " +
+          Count(kJobCountCap) +
           " per kind; <code>awcctl stats</code> counts them all.</p>\n";
   return "<h2>Queue by kind</h2>\n" + t.Html() + note;
 }
@@ -65,7 +66,8 @@ std::string WorkersSection(const Overview& o) {
     if (w.job_id != 0) job = JobLink(w.job_id) + " " + Escape(w.job_kind);
     t.Add({Escape(w.host), std::to_string(w.slot), Escape(w.worker_id),
            std::to_string(w.pid), Badge(w.state), job,
-           Badge(w.fresh ? "fresh" : "stale") + " " + Age(w.heartbeat_age),
+           Badge(w.fresh ? "fresh" : "stale") + " " +
+               Age(w.heartbeat_age, o.clock.now),
            When(w.started_at, o.clock.now)});
   }
   return "<h2>Workers by host</h2>\n" + t.Html();
@@ -113,7 +115,7 @@ std::string SchedulerSection(const Overview& o) {
   return out + t.Html();
 }
 
-// `cap` > 0: counts stop there, and a count that reached it reads "N+".
+// `cap` > 0: counts stop there (CountUpTo).
 std::string StatesTable(const char* what,
                         const std::vector<catalog::StateCount>& rows,
                         const char* link, int64_t cap) {
@@ -122,11 +124,10 @@ std::string StatesTable(const char* what,
   t.numeric = {1};
   t.empty = std::string("no ") + what;
   for (const catalog::StateCount& r : rows) {
-    std::string n = link != nullptr
-                        ? CountLink(r.count, Url(link, {{"state", r.state}}))
-                        : Count(r.count);
-    if (cap > 0 && r.count >= cap) n += "+";
-    t.Add({Badge(r.state), n});
+    t.Add({Badge(r.state),
+           link != nullptr
+               ? CountLink(r.count, Url(link, {{"state", r.state}}), cap)
+               : CountUpTo(r.count, cap)});
   }
   return t.Html();
 }
@@ -152,7 +153,7 @@ std::string GcSection(const Overview& o) {
     t.Add({Link(Url("/gc", {{"tenant", e.tenant_id}}), e.tenant_id),
            std::to_string(e.epoch_id), state, Count(e.planned),
            Count(e.deleted), Count(e.kept), When(e.created_at, o.clock.now),
-           e.finished_secs_ago ? Age(e.finished_secs_ago)
+           e.finished_secs_ago ? Age(e.finished_secs_ago, o.clock.now)
                                : "<span class=\"none\">open</span>"});
   }
   return "<h2>Last GC epoch per tenant</h2>\n" + t.Html();

@@ -6,8 +6,6 @@
 
 namespace awc::console {
 
-std::string None() { return "<span class=\"none\">\xE2\x80\x93</span>"; }
-
 std::string JobLink(int64_t id) {
   return Link("/jobs/" + std::to_string(id), "#" + std::to_string(id));
 }

@@ -74,8 +74,6 @@ std::string JobRowsTable(const std::vector<queue::JobRow>& rows, double now,
                          const char* empty);
 // A link to a job: "#<id>" to /jobs/<id>.
 std::string JobLink(int64_t id);
-// The mark shown where a value is missing (an en dash, muted).
-std::string None();
 
 }  // namespace awc::console
 

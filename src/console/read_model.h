@@ -33,17 +33,22 @@ struct Clock {
 };
 
 // The queue of one kind. Finished jobs are many and counting them all reads
-// the whole history: COMPLETED is counted up to kCompletedCap.
-inline constexpr int64_t kCompletedCap = 1000;
+// the whole history, and a backlog of queued ones can be as long: ready,
+// scheduled and COMPLETED jobs are each counted up to kJobCountCap, and a
+// count that reached it is a lower bound.
+inline constexpr int64_t kJobCountCap = 1000;
 struct KindDepth {
   std::string kind;
-  int64_t ready = 0;      // PENDING, run_at reached
-  int64_t scheduled = 0;  // PENDING, run_at in the future
+  // PENDING and ready: their run_at has come and they were inserted
+  // (AWC_QUEUE_READY_SINCE in queue/queue_sql.h). At most kJobCountCap.
+  int64_t ready = 0;
+  int64_t scheduled = 0;  // PENDING, not ready yet; at most kJobCountCap
   int64_t running = 0;
   int64_t failed = 0;
   int64_t cancelled = 0;
-  int64_t completed = 0;  // at most kCompletedCap
-  // Seconds the oldest ready job has waited; nullopt when none.
+  int64_t completed = 0;  // at most kJobCountCap
+  // Seconds the oldest ready job has waited since it became ready, as
+  // awcctl stats counts them; nullopt when none.
   std::optional<double> oldest_ready_secs;
 };
 

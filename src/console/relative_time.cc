@@ -18,6 +18,14 @@ bool Digits(std::string_view s, size_t at, size_t n, int* out) {
   return true;
 }
 
+// `when` broken down in UTC, to the second (rounded down); false when it
+// is out of range.
+bool BrokenDownUtc(double when, struct tm* tm) {
+  if (!std::isfinite(when)) return false;
+  time_t t = static_cast<time_t>(std::floor(when));
+  return gmtime_r(&t, tm) != nullptr;
+}
+
 }  // namespace
 
 std::optional<double> ParseIsoUtc(std::string_view iso) {
@@ -69,11 +77,18 @@ std::string Relative(double then, double now) {
 }
 
 std::string AbsoluteUtc(double when) {
-  time_t t = static_cast<time_t>(std::floor(when));
   struct tm tm;
-  if (gmtime_r(&t, &tm) == nullptr) return "?";
+  if (!BrokenDownUtc(when, &tm)) return "?";
   char buf[40];
   strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S UTC", &tm);
+  return buf;
+}
+
+std::string IsoUtc(double when) {
+  struct tm tm;
+  if (!BrokenDownUtc(when, &tm)) return "?";
+  char buf[40];
+  strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
   return buf;
 }
 

@@ -23,6 +23,10 @@ std::string Relative(double then, double now);
 // "YYYY-MM-DD HH:MM:SS UTC" for a hover text.
 std::string AbsoluteUtc(double when);
 
+// "YYYY-MM-DDTHH:MM:SSZ", as ParseIsoUtc() reads it, for a machine-readable
+// time (seconds rounded down).
+std::string IsoUtc(double when);
+
 }  // namespace awc::console
 
 #endif  // AWC_CONSOLE_RELATIVE_TIME_H_

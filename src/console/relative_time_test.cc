@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 namespace awc::console {
 namespace {
 
@@ -48,6 +50,13 @@ TEST(RelativeTimeTest, PastFutureAndNow) {
 TEST(RelativeTimeTest, AbsoluteTimeForTheHoverText) {
   EXPECT_EQ(AbsoluteUtc(1796031896), "2026-11-30 09:44:56 UTC");
   EXPECT_EQ(AbsoluteUtc(1796031896.9), "2026-11-30 09:44:56 UTC");
+}
+
+TEST(RelativeTimeTest, IsoTimeIsWhatParseIsoUtcReads) {
+  EXPECT_EQ(IsoUtc(1796031896.9), "2026-11-30T09:44:56Z");
+  EXPECT_EQ(ParseIsoUtc(IsoUtc(1796031896)), 1796031896);
+  EXPECT_EQ(IsoUtc(0), "1970-01-01T00:00:00Z");
+  EXPECT_EQ(IsoUtc(std::nan("")), "?");
 }
 
 }  // namespace

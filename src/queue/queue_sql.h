@@ -28,9 +28,19 @@ inline constexpr const char* kAsyncCommit =
   "floor(extract(epoch FROM clock_timestamp()) * 1000000)::bigint * 1024 " \
   "+ floor(random() * 1024)::bigint"
 
+// When a PENDING job became ready: its run_at, but never before the row
+// was inserted (a producer's run_at far in the past must not read as years
+// of lag); a PENDING job is ready once this time has come. Every reading of
+// how long a job waited counts from it: the lag of kClaim and
+// kReclaimExpired, kJobStats (awcctl stats), kQueueDepth (the metrics) and
+// the console's overview (console/console_sql.h). jobs_pending_ready_idx
+// (migrations/0008_console_backlog.sql) indexes it by kind for PENDING
+// jobs, so the text must stay as it is here. Unqualified, and part of this
+// header's interface: not #undef'd below.
+#define AWC_QUEUE_READY_SINCE "greatest(run_at, created_at)"
+
 // $1 worker id, $2 lease seconds. The last column is when the job became
-// ready: run_at, but never before the row was inserted (a producer's
-// run_at far in the past must not read as years of lag).
+// ready (AWC_QUEUE_READY_SINCE).
 inline constexpr const char* kClaim = R"sql(
 UPDATE awc.jobs j
    SET state = 'RUNNING', attempts = j.attempts + 1, locked_by = $1,
@@ -43,7 +53,7 @@ UPDATE awc.jobs j
          FOR UPDATE SKIP LOCKED) c
  WHERE j.id = c.id
 RETURNING j.id, j.kind, j.payload::text, j.attempts, j.max_attempts,
-          j.lease_token, extract(epoch FROM greatest(j.run_at, j.created_at))
+          j.lease_token, extract(epoch FROM )sql" AWC_QUEUE_READY_SINCE R"sql()
 )sql";
 
 // The recording statements below are UPDATEs fenced on state RUNNING and
@@ -136,7 +146,7 @@ UPDATE awc.jobs j
  WHERE j.id = c.id
 RETURNING j.id, j.kind, j.state, j.attempts,
           extract(epoch FROM now()) -
-          extract(epoch FROM greatest(j.run_at, j.created_at)),
+          extract(epoch FROM )sql" AWC_QUEUE_READY_SINCE R"sql(),
           j.dead_reason
 )sql";
 
@@ -269,8 +279,7 @@ inline constexpr const char* kPurgeDeadLetters =
 
 // Jobs by kind: (kind, pending, running, completed, failed, cancelled,
 // seconds the oldest ready PENDING job has waited or NULL), by kind; a job
-// waits from when it became ready, never before it was inserted (as
-// kClaim counts).
+// waits from AWC_QUEUE_READY_SINCE.
 inline constexpr const char* kJobStats = R"sql(
 SELECT kind,
        count(*) FILTER (WHERE state = 'PENDING'),
@@ -278,22 +287,24 @@ SELECT kind,
        count(*) FILTER (WHERE state = 'COMPLETED'),
        count(*) FILTER (WHERE state = 'FAILED'),
        count(*) FILTER (WHERE state = 'CANCELLED'),
-       extract(epoch FROM now() - min(greatest(run_at, created_at))
-               FILTER (WHERE state = 'PENDING' AND run_at <= now()))
+       extract(epoch FROM now() - min()sql" AWC_QUEUE_READY_SINCE R"sql()
+               FILTER (WHERE state = 'PENDING'
+                         AND )sql" AWC_QUEUE_READY_SINCE R"sql( <= now()))
   FROM awc.jobs
  GROUP BY kind
  ORDER BY kind
 )sql";
 
 // The depth of the queue, sampled for the metrics: (kind, state, count,
-// seconds the oldest ready job has waited or NULL) for the PENDING, RUNNING
-// and FAILED jobs only, each state read through its own partial index
-// (a RUNNING job always has its locked_until, which jobs_lease_idx
-// covers), so the sample stays cheap however many finished jobs the table
-// keeps.
+// seconds the oldest ready job has waited, from AWC_QUEUE_READY_SINCE, or
+// NULL) for the PENDING, RUNNING and FAILED jobs only, each state read
+// through its own partial index (a RUNNING job always has its
+// locked_until, which jobs_lease_idx covers), so the sample stays cheap
+// however many finished jobs the table keeps.
 inline constexpr const char* kQueueDepth = R"sql(
 SELECT kind, 'PENDING', count(*),
-       extract(epoch FROM now() - min(run_at) FILTER (WHERE run_at <= now()))
+       extract(epoch FROM now() - min()sql" AWC_QUEUE_READY_SINCE R"sql()
+               FILTER (WHERE )sql" AWC_QUEUE_READY_SINCE R"sql( <= now()))
   FROM awc.jobs WHERE state = 'PENDING' GROUP BY kind
 UNION ALL
 SELECT kind, 'RUNNING', count(*), NULL

@@ -1,0 +1,142 @@
+// The console's overview over HTTP, against a real database: how long the
+// oldest ready job has waited, as awcctl stats counts it; a backlog longer
+// than the counts' cap, shown as a lower bound.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <regex>
+
+#include "common/json.h"
+#include "console/read_model.h"
+#include "tests/support/console_fixture.h"
+
+namespace awc::testing {
+namespace {
+
+// Each row of `rows` (an array of objects) by its string field `key`.
+std::map<std::string, json_t*> ByKey(json_t* rows, const char* key) {
+  std::map<std::string, json_t*> out;
+  for (size_t i = 0; i < json_array_size(rows); ++i) {
+    json_t* row = json_array_get(rows, i);
+    out[Str(row, key)] = row;
+  }
+  return out;
+}
+
+class ConsoleOverviewTest : public ::testing::Test {
+ protected:
+  void SetUp() override { db_.Migrate(); }
+
+  // The queue of /api/overview by kind; empty (and a failure) when it
+  // does not answer.
+  std::map<std::string, json_t*> Queue(ConsoleProcess& console) {
+    HttpReply r = console.Get("/api/overview");
+    EXPECT_EQ(r.status, 200) << r.body;
+    Result<JsonPtr> doc = ParseJson(r.body);
+    EXPECT_TRUE(doc.ok()) << r.body;
+    if (!doc.ok()) return {};
+    api_ = std::move(*doc);
+    return ByKey(json_object_get(api_.get(), "queue"), "kind");
+  }
+
+  TestDatabase db_;
+  JsonPtr api_;
+};
+
+// A job's wait starts when it could first run, never before it was
+// inserted: a producer's run_at a month before the insert does not read as
+// a month of waiting, on the console as in awcctl stats.
+TEST_F(ConsoleOverviewTest, TheOldestReadyJobWaitsAsAwcctlStatsCountsIt) {
+  db_.Exec(
+      "INSERT INTO awc.jobs (kind, run_at) VALUES "
+      "('test_complete', now() - interval '30 days')");
+  db_.Exec(
+      "INSERT INTO awc.jobs (kind, run_at, created_at) VALUES "
+      "('test_sleep', now() - interval '2 hours', now() - interval '3 hours')");
+  ConsoleProcess console(db_);
+  ASSERT_TRUE(console.WaitListening()) << console.process().Stderr();
+
+  std::map<std::string, json_t*> queue = Queue(console);
+  ASSERT_EQ(queue.size(), 2u);
+  double month_old_run_at = Num(queue["test_complete"], "oldest_ready_s");
+  double waited_two_hours = Num(queue["test_sleep"], "oldest_ready_s");
+  EXPECT_GE(month_old_run_at, 0);
+  EXPECT_LT(month_old_run_at, 3600);
+  EXPECT_GE(waited_two_hours, 2 * 3600);
+  EXPECT_LT(waited_two_hours, 3 * 3600);
+  EXPECT_EQ(Int(queue["test_complete"], "ready"), 1);
+
+  CommandResult stats =
+      RunAwcctl({"stats", "--json"}, {{"DATABASE_URL", db_.url()}});
+  ASSERT_EQ(stats.code, 0) << stats.err;
+  Result<JsonPtr> doc = ParseJson(stats.out);
+  ASSERT_TRUE(doc.ok()) << stats.out;
+  std::map<std::string, json_t*> jobs =
+      ByKey(json_object_get(doc->get(), "jobs"), "kind");
+  EXPECT_LT(Num(jobs["test_complete"], "oldest_pending_s"), 3600);
+  EXPECT_GE(Num(jobs["test_sleep"], "oldest_pending_s"), 2 * 3600);
+  EXPECT_LT(Num(jobs["test_sleep"], "oldest_pending_s"), 3 * 3600);
+
+  // On the page, the wait in the last column, with the time it started on
+  // hover.
+  HttpReply page = console.Get("/");
+  ASSERT_EQ(page.status, 200);
+  EXPECT_EQ(page.body.find("30 d ago"), std::string::npos);
+  EXPECT_TRUE(std::regex_search(
+      page.body,
+      std::regex(
+          "<td class=\"n\"><time datetime=\"[0-9-]{10}T[0-9:]{8}Z\" "
+          "title=\"[0-9-]{10} [0-9:]{8} UTC\">2 h ago</time></td></tr>")))
+      << page.body;
+}
+
+// More ready and scheduled jobs than the overview counts: each count stops
+// at the cap and says it is a lower bound, in the page and in the JSON.
+TEST_F(ConsoleOverviewTest, ABacklogIsCountedUpToTheCapAndShownAsALowerBound) {
+  const int64_t cap = console::kJobCountCap;
+  db_.Exec(
+      "INSERT INTO awc.jobs (kind, run_at) SELECT 'test_complete', "
+      "now() - interval '1 minute' FROM generate_series(1, $1)",
+      {std::to_string(cap + 5)});
+  db_.Exec(
+      "INSERT INTO awc.jobs (kind, run_at) SELECT 'test_complete', "
+      "now() + interval '1 hour' FROM generate_series(1, $1)",
+      {std::to_string(cap + 5)});
+  db_.Exec(
+      "INSERT INTO awc.jobs (kind, run_at) SELECT 'test_sleep', "
+      "now() + interval '1 hour' FROM generate_series(1, $1)",
+      {std::to_string(cap - 1)});
+  ConsoleProcess console(db_);
+  ASSERT_TRUE(console.WaitListening()) << console.process().Stderr();
+
+  std::map<std::string, json_t*> queue = Queue(console);
+  ASSERT_EQ(queue.count("test_complete"), 1u);
+  json_t* backlog = queue["test_complete"];
+  EXPECT_EQ(Int(backlog, "ready"), cap);
+  EXPECT_TRUE(json_is_true(json_object_get(backlog, "ready_capped")));
+  EXPECT_EQ(Int(backlog, "scheduled"), cap);
+  EXPECT_TRUE(json_is_true(json_object_get(backlog, "scheduled_capped")));
+  json_t* below = queue["test_sleep"];
+  EXPECT_EQ(Int(below, "scheduled"), cap - 1);
+  EXPECT_FALSE(json_is_true(json_object_get(below, "scheduled_capped")));
+  EXPECT_EQ(Int(json_object_get(api_.get(), "count_caps"), "ready"), cap);
+
+  HttpReply page = console.Get("/");
+  ASSERT_EQ(page.status, 200);
+  std::string at_least =
+      "\xE2\x89\xA5 1\xE2\x80\xAF"
+      "000</a>";
+  std::string pending =
+      "<a href=\"/jobs?kind=test_complete&amp;state=PENDING\">";
+  EXPECT_NE(page.body.find(pending + at_least + "</td><td class=\"n\">" +
+                           pending + at_least),
+            std::string::npos)
+      << page.body;
+  EXPECT_NE(page.body.find("Ready, scheduled and completed jobs are counted "
+                           "up to 1\xE2\x80\xAF"
+                           "000 per kind"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace awc::testing

@@ -76,20 +76,28 @@ std::string Relative(double then, double now) {
   return d > 0 ? Duration(d) + " ago" : "in " + Duration(d);
 }
 
-std::string AbsoluteUtc(double when) {
+namespace {
+
+enum class UtcForm { kReadable, kIso };
+
+std::string FormatUtc(double when, UtcForm form) {
   struct tm tm;
   if (!BrokenDownUtc(when, &tm)) return "?";
   char buf[40];
-  strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S UTC", &tm);
+  if (form == UtcForm::kIso) {
+    strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  } else {
+    strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S UTC", &tm);
+  }
   return buf;
 }
 
-std::string IsoUtc(double when) {
-  struct tm tm;
-  if (!BrokenDownUtc(when, &tm)) return "?";
-  char buf[40];
-  strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
+}  // namespace
+
+std::string AbsoluteUtc(double when) {
+  return FormatUtc(when, UtcForm::kReadable);
 }
+
+std::string IsoUtc(double when) { return FormatUtc(when, UtcForm::kIso); }
 
 }  // namespace awc::console

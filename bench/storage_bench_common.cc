@@ -58,6 +58,16 @@ std::unique_ptr<awc::store::ObjectStore> OpenStore(
   return std::move(*store);
 }
 
+StoreSetup::StoreSetup()
+    : settings(LoadSettings()),
+      loop(ev_loop_new(EVFLAG_AUTO)),
+      store(OpenStore(settings, loop)) {}
+
+StoreSetup::~StoreSetup() {
+  store.reset();
+  ev_loop_destroy(loop);
+}
+
 std::unique_ptr<awc::db::PgConn> Connect(const awc::config::Settings& s) {
   if (s.database_url.empty()) Die("DATABASE_URL is not set");
   auto conn = awc::db::PgConn::Connect(s.database_url, "awc-bench-storage");

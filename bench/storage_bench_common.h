@@ -77,6 +77,20 @@ awc::config::Settings LoadSettings();
 std::unique_ptr<awc::store::ObjectStore> OpenStore(
     const awc::config::Settings& s, struct ev_loop* loop);
 
+// What every subcommand that reads or writes objects starts from: the
+// settings, an event loop and the store of AWC_CAS_URL on it (OpenStore).
+// The store goes before the loop it runs on.
+struct StoreSetup {
+  StoreSetup();
+  ~StoreSetup();
+  StoreSetup(const StoreSetup&) = delete;
+  StoreSetup& operator=(const StoreSetup&) = delete;
+
+  awc::config::Settings settings;
+  struct ev_loop* loop;
+  std::unique_ptr<awc::store::ObjectStore> store;
+};
+
 // A connection to DATABASE_URL.
 std::unique_ptr<awc::db::PgConn> Connect(const awc::config::Settings& s);
 

@@ -33,9 +33,9 @@ awc::gc::SweepOptions SweepOptionsFrom(const awc::config::Settings& s,
 }  // namespace
 
 int Gc(const Args& a) {
-  auto settings = LoadSettings();
-  struct ev_loop* loop = ev_loop_new(EVFLAG_AUTO);
-  auto store = OpenStore(settings, loop);
+  StoreSetup setup;
+  const awc::config::Settings& settings = setup.settings;
+  awc::store::ObjectStore& store = *setup.store;
   auto conn = Connect(settings);
   std::string tenant = a.Str("tenant");
   int64_t objects_before =
@@ -52,7 +52,7 @@ int Gc(const Args& a) {
     auto o = SweepOptionsFrom(settings, "bench-dry-" + std::to_string(i));
     o.dry_run = true;
     double t0 = Now();
-    auto r = awc::gc::RunSweep(*conn, *store, tenant, o, nullptr);
+    auto r = awc::gc::RunSweep(*conn, store, tenant, o, nullptr);
     dry_secs[i] = Now() - t0;
     if (!r.ok()) Die("dry run: " + r.status().message());
     if (r->verdict != awc::gc::SweepReport::Verdict::kDryRun) {
@@ -77,7 +77,7 @@ int Gc(const Args& a) {
          static_cast<uint64_t>(i));
     auto key = awc::store::MakeKey(tenant, digest);
     if (!key.ok()) Die(key.status().message());
-    Check(store->Put(*key, filler), "put candidate");
+    Check(store.Put(*key, filler), "put candidate");
     expected.insert(digest);
   }
   double fill_secs = Now() - f0;
@@ -102,7 +102,7 @@ int Gc(const Args& a) {
   Cpu c0 = Cpu::Self();
   double t0 = Now();
   auto full = awc::gc::RunSweep(
-      *conn, *store, tenant, o, [&] { return at("checkpoint"); }, hooks);
+      *conn, store, tenant, o, [&] { return at("checkpoint"); }, hooks);
   double t_end = Now();
   Cpu c1 = Cpu::Self();
   if (!full.ok()) Die("full epoch: " + full.status().message());
@@ -154,7 +154,7 @@ int Gc(const Args& a) {
   int64_t still_stored = 0;
   for (const std::string& d : expected) {
     auto key = awc::store::MakeKey(tenant, d);
-    if (store->Head(*key).ok()) ++still_stored;
+    if (store.Head(*key).ok()) ++still_stored;
   }
   int64_t objects_after =
       std::stoll(Q(*conn,
@@ -175,8 +175,6 @@ int Gc(const Args& a) {
          full->deleted, full->kept, same ? "true" : "false", still_stored,
          objects_after, (c1.user - c0.user) + (c1.sys - c0.sys));
   conn.reset();
-  store.reset();
-  ev_loop_destroy(loop);
   if (!same || still_stored != 0 ||
       objects_after != objects_before - full->deleted) {
     Die("the full epoch did not delete exactly the dry run's candidates");

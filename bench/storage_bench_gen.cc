@@ -75,9 +75,8 @@ class TreeWriter {
 }  // namespace
 
 int Gen(const Args& a) {
-  auto settings = LoadSettings();
-  struct ev_loop* loop = ev_loop_new(EVFLAG_AUTO);
-  auto store = OpenStore(settings, loop);
+  StoreSetup setup;
+  awc::store::ObjectStore& store = *setup.store;
   std::string tenant = a.Str("tenant");
   const uint64_t total = static_cast<uint64_t>(a.Num("total-mib", 256)) << 20;
   const uint64_t large = static_cast<uint64_t>(a.Num("large-mib", 32)) << 20;
@@ -92,7 +91,7 @@ int Gen(const Args& a) {
   const uint64_t small_budget = total - std::min(total, n_large * large);
 
   double t0 = Now();
-  TreeWriter w(*store, tenant);
+  TreeWriter w(store, tenant);
   std::string data;
   uint64_t blob = 0;
   std::vector<awc::cas::ManifestEntry> root;
@@ -128,8 +127,6 @@ int Gen(const Args& a) {
          ", \"small_blobs\": %" PRIu64 ", \"seconds\": %.3f}\n",
          top.digest.c_str(), w.objects(), w.bytes(), w.manifests(), n_large,
          n_small, secs);
-  store.reset();
-  ev_loop_destroy(loop);
   return 0;
 }
 

@@ -135,9 +135,9 @@ uint64_t TinyTreeObjects(uint64_t blobs, uint64_t fanout) {
 }  // namespace
 
 int Scale(const Args& a) {
-  auto settings = LoadSettings();
-  struct ev_loop* loop = ev_loop_new(EVFLAG_AUTO);
-  auto store = OpenStore(settings, loop);
+  StoreSetup setup;
+  const awc::config::Settings& settings = setup.settings;
+  awc::store::ObjectStore& store = *setup.store;
   std::string tenant = a.Str("tenant");
   const uint64_t total = static_cast<uint64_t>(a.Num("objects", 100000));
   const uint64_t fanout = static_cast<uint64_t>(a.Num("fanout", 1000));
@@ -147,7 +147,7 @@ int Scale(const Args& a) {
   while (TinyTreeObjects(n, fanout) > total) {
     n -= std::min(n - 1, TinyTreeObjects(n, fanout) - total);
   }
-  std::string scheme = store->scheme();
+  std::string scheme = store.scheme();
   std::string file_root;
   if (scheme == "file") {
     file_root = settings.cas_url.substr(std::string("file://").size());
@@ -165,7 +165,7 @@ int Scale(const Args& a) {
     reused = static_cast<bool>(std::getline(in, root)) && !root.empty();
   }
   if (!reused) {
-    TinyWriter w(*store, tenant, file_root);
+    TinyWriter w(store, tenant, file_root);
     root = MakeTinyTree(w, n, fanout);
     if (!file_root.empty()) std::ofstream(mark) << root << "\n";
   }
@@ -182,7 +182,7 @@ int Scale(const Args& a) {
   long idle = StatusKib("VmRSS");
   Cpu c0 = Cpu::Self();
   t0 = Now();
-  auto report = awc::cas::WalkClosure(*store, tenant, root, limits,
+  auto report = awc::cas::WalkClosure(store, tenant, root, limits,
                                       [] { return Status::OK(); });
   double secs = Now() - t0;
   Cpu c1 = Cpu::Self();
@@ -199,8 +199,6 @@ int Scale(const Args& a) {
          "\"gen_seconds\": %.3f, \"reused\": %s}\n",
          scheme.c_str(), objects, n, secs, c1.user - c0.user, c1.sys - c0.sys,
          idle, peak, gen_secs, reused ? "true" : "false");
-  store.reset();
-  ev_loop_destroy(loop);
   return 0;
 }
 

@@ -20,16 +20,16 @@
 namespace awc::bench {
 
 int Walk(const Args& a) {
-  auto settings = LoadSettings();
-  struct ev_loop* loop = ev_loop_new(EVFLAG_AUTO);
-  auto store = OpenStore(settings, loop);
+  StoreSetup setup;
+  const awc::config::Settings& settings = setup.settings;
+  awc::store::ObjectStore& store = *setup.store;
   std::string tenant = a.Str("tenant");
   std::string root = a.Str("root");
   awc::cas::ClosureLimits limits = awc::options::ClosureLimitsFrom(settings);
   int64_t checkpoints = 0;
   Cpu c0 = Cpu::Self();
   double t0 = Now();
-  auto report = awc::cas::WalkClosure(*store, tenant, root, limits, [&] {
+  auto report = awc::cas::WalkClosure(store, tenant, root, limits, [&] {
     ++checkpoints;
     return Status::OK();
   });
@@ -46,20 +46,18 @@ int Walk(const Args& a) {
       ", "
       "\"bytes\": %" PRIu64 ", \"reads\": %" PRIu64
       ", \"checkpoints\": %" PRId64,
-      store->scheme(), store->parallelism(), secs, c1.user - c0.user,
+      store.scheme(), store.parallelism(), secs, c1.user - c0.user,
       c1.sys - c0.sys, report->objects.size(), report->bytes, report->reads,
       checkpoints);
 #if AWC_WITH_S3
-  if (std::string(store->scheme()) == "s3") {
-    awc::store::S3Stats st = awc::store::GetS3Stats(*store);
+  if (std::string(store.scheme()) == "s3") {
+    awc::store::S3Stats st = awc::store::GetS3Stats(store);
     printf(", \"max_in_flight\": %d, \"transfers\": %" PRId64
            ", \"connections\": %" PRId64,
            st.max_in_flight, st.transfers, st.connections_opened);
   }
 #endif
   printf("}\n");
-  store.reset();
-  ev_loop_destroy(loop);
   return 0;
 }
 

@@ -81,7 +81,7 @@ class Bench:
         self.graphile_version = ""
         self.seq = 0
         self.admin = Session("postgres")
-        self.durable = require_durable("make bench", self.a.allow_nondurable)
+        require_durable("make bench")
         backend = int(self.admin.query("SELECT pg_backend_pid()"))
         self.pg_cpu = PgCpu(PgCpu._stat(backend)[0])
 
@@ -167,10 +167,6 @@ def main():
                     help="another awc-worker-bench (say, built from the "
                          "previous commit) to run beside this one "
                          "(BENCH_DAEMON_BEFORE)")
-    ap.add_argument("--allow-nondurable", action="store_true",
-                    default=os.environ.get("BENCH_ALLOW_NONDURABLE") == "1",
-                    help="measure on a cluster without fsync or "
-                         "synchronous_commit (BENCH_ALLOW_NONDURABLE=1)")
     ap.add_argument("--info-workers", type=int,
                     default=env_int("BENCH_INFO_WORKERS", 2),
                     help="C of the extra run with AWC_LOG_LEVEL=info "
@@ -256,7 +252,7 @@ def main():
     shutil.rmtree(bench.workdir, ignore_errors=True)
 
     write_report(report(a, header, bench.migrations, runs, info, lat,
-                        bench.durable, bench.graphile_version),
+                        bench.graphile_version),
                  started, results)
 
 

@@ -36,16 +36,14 @@ GOAL_RATIO = 2.0
 GOAL_P50_MS, GOAL_P99_MS = 1.0, 5.0
 
 
-def report(a, header, migrations, runs, info, lat, durable, graphile_version):
+def report(a, header, migrations, runs, info, lat, graphile_version):
     out = ["awc-worker queue benchmark (bench/queue_bench.py, make bench)", ""]
     out += header
     out += [f"graphile    {graphile_version or 'not run'}",
             f"migrations  {migrations}",
             f"parameters  jobs={a.jobs} repeat={a.repeat} lease={a.lease}s; "
             "medians of the runs, every run listed below",
-            "cluster     " + ("DURABLE: fsync=on, synchronous_commit=on" if
-                              durable else "NOT DURABLE (--allow-nondurable):"
-                              " commits are not flushed"),
+            "cluster     DURABLE: fsync=on, synchronous_commit=on",
             ""]
     conc = a.concurrency
     out += [

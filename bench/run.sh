@@ -1,19 +1,19 @@
 #!/bin/bash
 # The benchmarks (make bench, make bench-storage). Runs under
-# `pg_virtualenv -t`, which starts a throwaway cluster and exports
-# PGHOST/PGPORT/PGUSER/PGPASSWORD.
+# `pg_virtualenv -t -o fsync=on`, which starts a throwaway cluster at
+# PostgreSQL's default durability (pg_virtualenv's own default is fsync
+# off) and exports PGHOST/PGPORT/PGUSER/PGPASSWORD.
 #
-#   pg_virtualenv -t bench/run.sh BUILD_DIR [SUITE...]
+#   pg_virtualenv -t -o fsync=on bench/run.sh BUILD_DIR [SUITE...]
 #
-# SUITE is `queue` (queue_bench.py), `storage` (storage_bench.py) or
-# `scheduler` (scheduler_bench.py) or `console` (console_bench.py), which
-# both need a cluster with fsync on (make bench-scheduler, make
-# bench-console); the default is queue and storage, queue first. The queue
-# suite refuses a cluster without fsync or synchronous commits (make bench
-# starts its own with -o fsync=on). Knobs (environment): for the queue,
+# SUITE is `queue` (queue_bench.py), `storage` (storage_bench.py),
+# `scheduler` (scheduler_bench.py) or `console` (console_bench.py); the
+# default is queue and storage, queue first. Every suite that uses
+# PostgreSQL refuses a cluster without fsync or synchronous commits.
+# Knobs (environment): for the queue,
 # BENCH_JOBS (20000), BENCH_CONCURRENCY ("2 4 8"), BENCH_REPEAT (3),
 # BENCH_GRAPHILE (the graphile-worker CLI, or off), BENCH_PGBENCH ("sync
-# async"), BENCH_DAEMON_BEFORE, BENCH_ALLOW_NONDURABLE,
+# async"), BENCH_DAEMON_BEFORE,
 # BENCH_INFO_WORKERS (2), BENCH_LATENCY_WORKERS (2), BENCH_LATENCY_SAMPLES
 # (200), BENCH_LATENCY_GAP_MS (50), BENCH_RESULTS (default
 # bench/results/queue-<date>.txt); for storage, BENCH_STORAGE_PARTS
@@ -36,7 +36,7 @@
 set -euo pipefail
 
 if [ $# -lt 1 ]; then
-  echo "usage: pg_virtualenv -t $0 BUILD_DIR [queue] [storage] [scheduler] [console]" >&2
+  echo "usage: pg_virtualenv -t -o fsync=on $0 BUILD_DIR [queue] [storage] [scheduler] [console]" >&2
   exit 2
 fi
 build=$(cd "$1" && pwd)

@@ -114,10 +114,6 @@ def main():
     ap.add_argument("--tmpdir", default=os.environ.get("BENCH_TMPDIR", ""),
                     help="scratch directory for the stores (BENCH_TMPDIR; "
                          "default $TMPDIR or /tmp)")
-    ap.add_argument("--allow-nondurable", action="store_true",
-                    default=os.environ.get("BENCH_ALLOW_NONDURABLE") == "1",
-                    help="run the GC part on a cluster without fsync or "
-                         "synchronous_commit (BENCH_ALLOW_NONDURABLE=1)")
     ap.add_argument("--results", default=os.environ.get(
         "BENCH_STORAGE_RESULTS", ""),
         help="results file (BENCH_STORAGE_RESULTS; default "

@@ -80,9 +80,8 @@ def gc_part(bench):
             bench.notes.append("GC part skipped: not run under "
                               "pg_virtualenv (PG* unset)")
             return None
-    out = {"sizes": a.gc_sizes, "runs": {}, "populate": {}, "db": {},
-           "durable": require_durable("make bench-storage",
-                                      a.allow_nondurable)}
+    require_durable("make bench-storage")
+    out = {"sizes": a.gc_sizes, "runs": {}, "populate": {}, "db": {}}
     admin = Session("postgres")
     pg_cpu = PgCpu(PgCpu._stat(int(admin.query(
         "SELECT pg_backend_pid()")))[0])

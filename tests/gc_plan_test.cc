@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
 #include "gc/gc_sql.h"
 #include "tests/support/harness.h"
@@ -14,8 +15,9 @@ namespace {
 
 // A tenant of 20,000 objects, all past a grace of an hour, 16,000 of them
 // in the closures of four READY snapshots, analyzed. Returns the JSON plan
-// of kEligible, planned with `work_mem`.
-std::string PlanOfATenantPastItsGrace(TestDatabase& db, const char* work_mem) {
+// of kEligible, planned after the SET of each of `settings`.
+std::string PlanOfATenantPastItsGrace(
+    TestDatabase& db, const std::vector<std::string>& settings) {
   db.Migrate();
   db.Exec("INSERT INTO awc.tenants (id) VALUES ('t1')");
   db.Exec(
@@ -34,8 +36,9 @@ std::string PlanOfATenantPastItsGrace(TestDatabase& db, const char* work_mem) {
       "16000) i");
   db.Exec("ANALYZE");
   auto conn = db.Connect();
-  EXPECT_TRUE(
-      conn->Exec(std::string("SET work_mem = '") + work_mem + "'").ok());
+  for (const std::string& setting : settings) {
+    EXPECT_TRUE(conn->Exec("SET " + setting).ok()) << setting;
+  }
   auto plan =
       conn->Exec(std::string("EXPLAIN (FORMAT JSON) ") + gc::sql::kEligible,
                  {"t1", "3600"});
@@ -45,7 +48,7 @@ std::string PlanOfATenantPastItsGrace(TestDatabase& db, const char* work_mem) {
 
 TEST(GcPlanTest, LivenessIsAntiJoinsEvenWhenTheClosureOutgrowsWorkMem) {
   TestDatabase db;
-  std::string text = PlanOfATenantPastItsGrace(db, "64kB");
+  std::string text = PlanOfATenantPastItsGrace(db, {"work_mem = '64kB'"});
   EXPECT_NE(text.find("\"Join Type\": \"Anti\""), std::string::npos) << text;
   // No correlated subquery filters the tenant's objects.
   EXPECT_EQ(text.find("\"Subplan Name\": \"SubPlan"), std::string::npos)
@@ -58,7 +61,7 @@ TEST(GcPlanTest, LivenessIsAntiJoinsEvenWhenTheClosureOutgrowsWorkMem) {
 // the table. Without them it guesses a third (6,667 here).
 TEST(GcPlanTest, ThePlannerKnowsHowManyObjectsArePastTheGrace) {
   TestDatabase db;
-  std::string text = PlanOfATenantPastItsGrace(db, "4MB");
+  std::string text = PlanOfATenantPastItsGrace(db, {"work_mem = '4MB'"});
   size_t scan = text.find("\"Relation Name\": \"objects\"");
   ASSERT_NE(scan, std::string::npos) << text;
   const std::string key = "\"Plan Rows\": ";
@@ -67,6 +70,19 @@ TEST(GcPlanTest, ThePlannerKnowsHowManyObjectsArePastTheGrace) {
   double estimate = std::stod(text.substr(rows + key.size()));
   EXPECT_GT(estimate, 0.8 * 20000) << text;
   EXPECT_LT(estimate, 1.2 * 20000) << text;
+}
+
+// The plan's statement only reads, so PostgreSQL may run it with parallel
+// workers (docs/ARCHITECTURE.md, "GC at scale"): with parallelism made
+// free, its plan gathers from workers. A statement that writes, as the
+// plan once did, never gets a Gather.
+TEST(GcPlanTest, TheEligibleObjectsMayBeReadInParallel) {
+  TestDatabase db;
+  std::string text = PlanOfATenantPastItsGrace(
+      db, {"parallel_setup_cost = 0", "parallel_tuple_cost = 0",
+           "min_parallel_table_scan_size = 0",
+           "max_parallel_workers_per_gather = 2"});
+  EXPECT_NE(text.find("\"Node Type\": \"Gather"), std::string::npos) << text;
 }
 
 }  // namespace

@@ -8,9 +8,13 @@
 // Values travel as $n parameters. Listings are keyset-paged on the id,
 // newest first: "older" pages take the rows below a cursor, "newer" ones
 // the rows above it (in ascending order; the caller reverses them). The
-// job statements walk the index jobs_kind_state_idx (kind, state, id) of
-// migrations/0006_console.sql one (kind, state) pair at a time, so
-// their cost follows the rows they show, not the size of the history.
+// job statements read each state of awc.jobs through the partial index
+// that holds it (migrations/0009_jobs_write_cost.sql): PENDING jobs from
+// jobs_pending_ready_idx, RUNNING ones from jobs_lease_idx, dead letters
+// from jobs_dead_letter_idx, COMPLETED and CANCELLED ones from
+// jobs_finished_kind_idx, so their cost follows the rows they show, not
+// the size of the history, and no index is written for the console alone
+// while a job is queued or runs.
 #ifndef AWC_CONSOLE_CONSOLE_SQL_H_
 #define AWC_CONSOLE_CONSOLE_SQL_H_
 
@@ -31,14 +35,32 @@ inline constexpr const char* kClock =
          WHERE oid = 'awc.jobs'::regclass)
 )sql";
 
-// The kinds of awc.jobs, by kind: a walk over jobs_kind_state_idx that
-// takes one step per kind, however many jobs each has.
-#define AWC_CONSOLE_KINDS                                                 \
-  "WITH RECURSIVE kinds(kind) AS (\n"                                     \
-  "  SELECT min(kind) FROM awc.jobs\n"                                    \
-  "  UNION ALL\n"                                                         \
-  "  SELECT (SELECT min(j.kind) FROM awc.jobs j WHERE j.kind > k.kind)\n" \
-  "    FROM kinds k WHERE k.kind IS NOT NULL)\n"
+// One walk over the kinds of the jobs in `where`, which must match a
+// partial index's predicate that leads with the kind: one step per kind,
+// however many jobs each has.
+#define AWC_CONSOLE_KINDS_IN(name, where)               \
+  name "(kind) AS (\n"                                  \
+       "  SELECT min(kind) FROM awc.jobs WHERE " where  \
+       "\n"                                             \
+       "  UNION ALL\n"                                  \
+       "  SELECT (SELECT min(j.kind) FROM awc.jobs j\n" \
+       "           WHERE " where                        \
+       " AND j.kind > w.kind)\n"                        \
+       "    FROM " name " w WHERE w.kind IS NOT NULL)"
+
+// The kinds of awc.jobs (and a NULL), each state's from its own index:
+// RUNNING jobs are few, one per busy worker at most.
+#define AWC_CONSOLE_KINDS \
+  "WITH RECURSIVE "                                                      \
+  AWC_CONSOLE_KINDS_IN("pending_kinds", "state = 'PENDING'") ",\n"       \
+  AWC_CONSOLE_KINDS_IN("dead_kinds", "state = 'FAILED'") ",\n"           \
+  AWC_CONSOLE_KINDS_IN("finished_kinds",                                 \
+                       "state IN ('COMPLETED', 'CANCELLED')") ",\n"      \
+  "kinds(kind) AS (\n"                                                   \
+  "  SELECT kind FROM pending_kinds UNION SELECT kind FROM dead_kinds\n" \
+  "  UNION SELECT kind FROM finished_kinds\n"                            \
+  "  UNION SELECT kind FROM awc.jobs\n"                                  \
+  "         WHERE state = 'RUNNING' AND locked_until IS NOT NULL)\n"
 
 // $1 the cap on the counts of ready, scheduled and COMPLETED jobs. Per
 // kind: (kind, ready up to $1, scheduled up to $1, running, failed,
@@ -48,6 +70,7 @@ inline constexpr const char* kClock =
 // counts it. PENDING jobs are read from jobs_pending_ready_idx
 // (migrations/0008_console_backlog.sql): each count stops at the cap and
 // the oldest is one probe, so a backlog costs no more than a quiet queue.
+// A RUNNING job always has its locked_until (jobs_lease_idx).
 inline constexpr const char* kQueueDepth = AWC_CONSOLE_KINDS R"sql(
 SELECT k.kind,
        (SELECT count(*) FROM (SELECT 1 FROM awc.jobs j
@@ -59,7 +82,8 @@ SELECT k.kind,
                                  AND )sql" AWC_QUEUE_READY_SINCE R"sql( > now()
                                LIMIT $1) c),
        (SELECT count(*) FROM awc.jobs j
-         WHERE j.kind = k.kind AND j.state = 'RUNNING'),
+         WHERE j.kind = k.kind AND j.state = 'RUNNING'
+           AND j.locked_until IS NOT NULL),
        (SELECT count(*) FROM awc.jobs j
          WHERE j.kind = k.kind AND j.state = 'FAILED'),
        (SELECT count(*) FROM awc.jobs j
@@ -86,32 +110,50 @@ SELECT k.kind,
                        "coalesce(j.dead_reason, ''), "                       \
                        "coalesce(j.last_error, '')"
 
+// The ids of one kind's jobs in one state past the cursor, for a job
+// page: none unless the filter $1 allows the state. `where` picks the
+// state the way its index's predicate does.
+#define AWC_CONSOLE_JOB_IDS(state, where, cmp, dir)                    \
+  "    (SELECT x.id FROM awc.jobs x\n"                                 \
+  "      WHERE $1 IN ('', '" state "') AND x.kind = k.kind AND " where \
+  " AND x.id " cmp                                                     \
+  " $4\n"                                                              \
+  "      ORDER BY x.id " dir " LIMIT $5)\n"
+
 // $1 state or '', $2 kind or '', $3 dead reason or '', $4 cursor, $5 limit.
-// One page of jobs: for each (kind, state) pair the filter allows, the ids
-// past the cursor from jobs_kind_state_idx alone (an index-only scan: the
-// planner would rather walk the primary key and filter, which reads the
-// whole history when the pair is rare), merged; then those rows. `cmp` and
-// `dir` make it an older page (<, DESC) or a newer one (>, ASC).
-#define AWC_CONSOLE_JOB_PAGE(cmp, dir)                                       \
-  AWC_CONSOLE_KINDS                                                          \
-  ", picked(kind) AS (\n"                                                    \
-  "  SELECT kind FROM kinds WHERE kind IS NOT NULL AND $2 = ''\n"            \
-  "  UNION ALL SELECT $2 WHERE $2 <> ''),\n"                                 \
-  "page(id) AS (\n"                                                          \
-  "  SELECT i.id FROM picked k\n"                                            \
-  "   CROSS JOIN unnest(CASE WHEN $1 = '' THEN ARRAY['PENDING', 'RUNNING', " \
-  "'COMPLETED', 'FAILED', 'CANCELLED'] ELSE ARRAY[$1] END) s(state)\n"       \
-  "   CROSS JOIN LATERAL (\n"                                                \
-  "     SELECT x.id FROM awc.jobs x\n"                                       \
-  "      WHERE x.kind = k.kind AND x.state = s.state\n"                      \
-  "        AND ($3 = '' OR x.dead_reason = $3) AND x.id " cmp                \
-  " $4\n"                                                                    \
-  "      ORDER BY x.id " dir                                                 \
-  " LIMIT $5) i\n"                                                           \
-  "   ORDER BY i.id " dir                                                    \
-  " LIMIT $5)\n"                                                             \
-  "SELECT " AWC_CONSOLE_JOB_ROW                                              \
-  "\n  FROM page p JOIN awc.jobs j ON j.id = p.id\n"                         \
+// One page of jobs: for each kind and state the filter allows, the ids
+// past the cursor from that state's index, merged; then those rows. Only
+// dead letters have a reason. `cmp` and `dir` make it an older page (<,
+// DESC) or a newer one (>, ASC).
+#define AWC_CONSOLE_JOB_PAGE(cmp, dir) \
+  AWC_CONSOLE_KINDS                    \
+  ", picked(kind) AS (\n"                                                  \
+  "  SELECT kind FROM kinds WHERE kind IS NOT NULL AND $2 = ''\n"          \
+  "  UNION ALL SELECT $2 WHERE $2 <> ''),\n"                               \
+  "page(id) AS (\n"                                                        \
+  "  SELECT i.id FROM picked k CROSS JOIN LATERAL (\n"                     \
+  AWC_CONSOLE_JOB_IDS("PENDING", "x.state = 'PENDING' AND $3 = ''", cmp,   \
+                      dir)                                                 \
+  "    UNION ALL\n"                                                        \
+  AWC_CONSOLE_JOB_IDS("RUNNING",                                           \
+                      "x.state = 'RUNNING' AND x.locked_until IS NOT NULL" \
+                      " AND $3 = ''",                                      \
+                      cmp, dir)                                            \
+  "    UNION ALL\n"                                                        \
+  AWC_CONSOLE_JOB_IDS("FAILED",                                            \
+                      "x.state = 'FAILED' AND ($3 = '' OR x.dead_reason = $3)", \
+                      cmp, dir)                                            \
+  "    UNION ALL\n"                                                        \
+  AWC_CONSOLE_JOB_IDS("COMPLETED", "x.state = 'COMPLETED' AND $3 = ''",    \
+                      cmp, dir)                                            \
+  "    UNION ALL\n"                                                        \
+  AWC_CONSOLE_JOB_IDS("CANCELLED", "x.state = 'CANCELLED' AND $3 = ''",    \
+                      cmp, dir)                                            \
+  "  ) i\n"                                                                \
+  "   ORDER BY i.id " dir                                                  \
+  " LIMIT $5)\n"                                                           \
+  "SELECT " AWC_CONSOLE_JOB_ROW                                            \
+  "\n  FROM page p JOIN awc.jobs j ON j.id = p.id\n"                       \
   " ORDER BY j.id " dir
 
 inline constexpr const char* kJobsOlder = AWC_CONSOLE_JOB_PAGE("<", "DESC");
@@ -218,8 +260,10 @@ inline constexpr const char* kGcLocks =
 #undef AWC_CONSOLE_SNAPSHOT_PAGE
 #undef AWC_CONSOLE_SNAPSHOT_ROW
 #undef AWC_CONSOLE_JOB_PAGE
+#undef AWC_CONSOLE_JOB_IDS
 #undef AWC_CONSOLE_JOB_ROW
 #undef AWC_CONSOLE_KINDS
+#undef AWC_CONSOLE_KINDS_IN
 #undef AWC_CONSOLE_TS
 
 }  // namespace awc::console::sql

@@ -1,0 +1,99 @@
+// The plans of the console's job statements on a table of mostly finished
+// jobs, as a fleet's is between prunes: each state is read through its own
+// partial index, none by scanning the table. Plan shapes, not timings.
+#include <gtest/gtest.h>
+
+#include "console/console_sql.h"
+#include "tests/support/harness.h"
+
+namespace awc::testing {
+namespace {
+
+class ConsolePlanTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    db_.Migrate();
+    // 200000 COMPLETED jobs of a common kind, 20 of a rare one; 300
+    // PENDING, 2 RUNNING, 11 FAILED and 5 CANCELLED.
+    db_.Exec(
+        "INSERT INTO awc.jobs (kind, payload, state, finished_at) SELECT "
+        "CASE WHEN g % 10000 = 0 THEN 'rare' ELSE 'common' END, '{}', "
+        "'COMPLETED', now() FROM generate_series(1, 200000) g");
+    db_.Exec(
+        "INSERT INTO awc.jobs (kind, payload) SELECT 'common', '{}' FROM "
+        "generate_series(1, 300)");
+    db_.Exec(
+        "UPDATE awc.jobs SET state = 'RUNNING', lease_token = id, "
+        "locked_until = now() + interval '5 minutes' WHERE id IN (5, 6)");
+    db_.Exec(
+        "UPDATE awc.jobs SET state = 'FAILED', dead_reason = "
+        "'handler_failed' WHERE id BETWEEN 100 AND 110");
+    db_.Exec(
+        "UPDATE awc.jobs SET state = 'CANCELLED' WHERE id BETWEEN 200 AND 204");
+    db_.Exec("VACUUM ANALYZE awc.jobs");
+    conn_ = db_.Connect();
+  }
+
+  // The plan of `sql` with `params` ($1, $2, ...), as JSON text.
+  std::string Plan(const std::string& sql,
+                   const std::vector<std::string>& params) {
+    auto r = conn_->Exec("EXPLAIN (FORMAT JSON) " + sql,
+                         db::Params(params.begin(), params.end()));
+    EXPECT_TRUE(r.ok()) << r.status().message();
+    return r.ok() ? r->GetString(0, 0) : "";
+  }
+
+  static bool Uses(const std::string& plan, const std::string& index) {
+    return plan.find("\"Index Name\": \"" + index + "\"") != std::string::npos;
+  }
+
+  TestDatabase db_;
+  std::unique_ptr<db::PgConn> conn_;
+};
+
+TEST_F(ConsolePlanTest, TheOverviewReadsEachStateThroughItsIndex) {
+  std::string plan = Plan(console::sql::kQueueDepth, {"1000"});
+  for (const char* index : {"jobs_pending_ready_idx", "jobs_lease_idx",
+                            "jobs_dead_letter_idx", "jobs_finished_kind_idx"}) {
+    EXPECT_TRUE(Uses(plan, index)) << index << "\n" << plan;
+  }
+  EXPECT_EQ(plan.find("Seq Scan"), std::string::npos) << plan;
+}
+
+TEST_F(ConsolePlanTest, JobPagesReadEachStateThroughItsIndex) {
+  const std::string top = "9223372036854775807";
+  // ($1 state, $2 kind, $3 reason, $4 cursor, $5 limit), the index the
+  // state's ids must come from (all of them when unfiltered).
+  struct Case {
+    std::vector<std::string> params;
+    std::vector<const char*> indexes;
+  };
+  for (const Case& c : std::vector<Case>{
+           {{"", "", "", top, "50"},
+            {"jobs_pending_ready_idx", "jobs_lease_idx", "jobs_dead_letter_idx",
+             "jobs_finished_kind_idx"}},
+           {{"COMPLETED", "rare", "", top, "50"}, {"jobs_finished_kind_idx"}},
+           {{"CANCELLED", "", "", "100000", "50"}, {"jobs_finished_kind_idx"}},
+           {{"PENDING", "common", "", top, "50"}, {"jobs_pending_ready_idx"}},
+           {{"RUNNING", "", "", top, "50"}, {"jobs_lease_idx"}},
+           {{"FAILED", "", "handler_failed", top, "50"},
+            {"jobs_dead_letter_idx"}}}) {
+    for (const char* sql :
+         {console::sql::kJobsOlder, console::sql::kJobsNewer}) {
+      std::vector<std::string> params = c.params;
+      if (sql == console::sql::kJobsNewer) params[3] = "0";
+      std::string plan = Plan(sql, params);
+      for (const char* index : c.indexes) {
+        EXPECT_TRUE(Uses(plan, index))
+            << index << " " << ::testing::PrintToString(params) << "\n"
+            << plan;
+      }
+      EXPECT_EQ(plan.find("Seq Scan"), std::string::npos)
+          << ::testing::PrintToString(params) << "\n"
+          << plan;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace awc::testing

@@ -78,8 +78,9 @@ LastMigrationUndo UndoOfLastMigration(int version) {
       return {{"DROP INDEX awc.jobs_pending_ready_idx",
                "DROP INDEX awc.jobs_dead_id_idx"},
               "SELECT to_regclass('awc.jobs_pending_ready_idx') IS NULL"};
-    case 9:  // the console's index of finished jobs
+    case 9:  // the console's indexes of one state each
       return {{"DROP INDEX awc.jobs_finished_kind_idx",
+               "DROP INDEX awc.jobs_pending_kind_idx",
                "CREATE INDEX jobs_kind_state_idx ON awc.jobs (kind, state, id) "
                "INCLUDE (run_at, dead_reason)"},
               "SELECT to_regclass('awc.jobs_finished_kind_idx') IS NULL"};

@@ -10,11 +10,11 @@
 // the rows above it (in ascending order; the caller reverses them). The
 // job statements read each state of awc.jobs through the partial index
 // that holds it (migrations/0009_jobs_write_cost.sql): PENDING jobs from
-// jobs_pending_ready_idx, RUNNING ones from jobs_lease_idx, dead letters
-// from jobs_dead_letter_idx, COMPLETED and CANCELLED ones from
-// jobs_finished_kind_idx, so their cost follows the rows they show, not
-// the size of the history, and no index is written for the console alone
-// while a job is queued or runs.
+// jobs_pending_kind_idx (and, by ready time, jobs_pending_ready_idx),
+// RUNNING ones from jobs_lease_idx, dead letters from jobs_dead_letter_idx,
+// COMPLETED and CANCELLED ones from jobs_finished_kind_idx, so their cost
+// follows the rows they show, not the size of the history, and a job
+// enters each of these indexes at most once.
 #ifndef AWC_CONSOLE_CONSOLE_SQL_H_
 #define AWC_CONSOLE_CONSOLE_SQL_H_
 

@@ -69,7 +69,7 @@ def main():
                     help="cold-cache file runs when drop_caches is writable "
                          "(BENCH_COLD, auto)")
     ap.add_argument("--gc-sizes", type=lambda s: [int(x) for x in s.split(",")],
-                    default=env_list("BENCH_GC_SIZES", [10000, 100000, 1000000]))
+                    default=env_list("BENCH_GC_SIZES", [100000, 1000000, 10000000]))
     ap.add_argument("--gc-per-snapshot", type=int,
                     default=env_int("BENCH_GC_OBJECTS_PER_SNAPSHOT", 10000),
                     help="objects per READY snapshot (BENCH_GC_OBJECTS_PER_"

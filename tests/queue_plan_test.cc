@@ -82,12 +82,16 @@ TEST_F(QueuePlanTest, TheDepthSampleReadsOnlyTheLiveStates) {
                        queue::sql::kQueueDepth);
   ASSERT_TRUE(r.ok()) << r.status().message();
   std::string plan = r->GetString(0, 0);
-  for (const char* index :
-       {"jobs_pending_ready_idx", "jobs_lease_idx", "jobs_dead_letter_idx"}) {
-    EXPECT_NE(plan.find(std::string("\"Index Name\": \"") + index + "\""),
-              std::string::npos)
-        << index << "\n"
-        << plan;
+  auto uses = [&plan](const char* index) {
+    return plan.find(std::string("\"Index Name\": \"") + index + "\"") !=
+           std::string::npos;
+  };
+  // PENDING jobs come from either index that holds them alone, as the
+  // planner's estimates choose: both group by kind.
+  EXPECT_TRUE(uses("jobs_pending_ready_idx") || uses("jobs_pending_kind_idx"))
+      << plan;
+  for (const char* index : {"jobs_lease_idx", "jobs_dead_letter_idx"}) {
+    EXPECT_TRUE(uses(index)) << index << "\n" << plan;
   }
   EXPECT_EQ(plan.find("Seq Scan"), std::string::npos) << plan;
 }

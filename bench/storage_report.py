@@ -106,16 +106,21 @@ def table_head(hdr):
     return [hdr, "   " + "-" * (len(hdr) - 3)]
 
 
+def tree_line(a, g, nbytes):
+    """What a generated snapshot tree holds (awc-bench-storage gen)."""
+    return (f"   tree: {g['objects']} objects, {nbytes} bytes "
+            f"({nbytes / 2**20:.0f} MiB): {g['large_blobs']} blob(s) of "
+            f"{a.large_mib} MiB, {g['small_blobs']} of 4-64 KiB, "
+            f"{g['manifests']} manifests")
+
+
 def file_part(a, r):
     """Part 1 of the report: validation throughput over file://."""
     out = []
     g = r["gen"]
     out += [
         "1. Validation throughput, file:// store.",
-        f"   tree: {g['objects']} objects, {r['bytes']} bytes "
-        f"({r['bytes'] / 2**20:.0f} MiB): {g['large_blobs']} blobs of "
-        f"{a.large_mib} MiB, {g['small_blobs']} blobs of 4-64 KiB, "
-        f"{g['manifests']} manifests (root -> 8 -> 64 leaves);",
+        tree_line(a, g, r["bytes"]) + " (root -> 8 -> 64 leaves);",
         f"   written with the store's Put (fsync each) in {g['seconds']:.1f} s.",
         "   walk       = cas::WalkClosure (awc-bench-storage walk), the "
         "validate handler's walk; its own clock",
@@ -157,10 +162,7 @@ def s3_part(a, r):
     g = r["gen"]
     out += [
         "2. Validation throughput, s3:// store against s3rver on loopback.",
-        f"   tree: {g['objects']} objects, {g['bytes']} bytes "
-        f"({g['bytes'] / 2**20:.0f} MiB): {g['large_blobs']} blob(s) of "
-        f"{a.large_mib} MiB, {g['small_blobs']} of 4-64 KiB, "
-        f"{g['manifests']} manifests;",
+        tree_line(a, g, g["bytes"]) + ";",
         f"   uploaded with the store's Put, one object at a time, in "
         f"{g['seconds']:.1f} s (s3rver CPU {g['server_cpu']:.1f} s).",
         "   walk = cas::WalkClosure; s3rver CPU = its CPU seconds during "

@@ -43,10 +43,6 @@ class ConsolePlanTest : public ::testing::Test {
     return r.ok() ? r->GetString(0, 0) : "";
   }
 
-  static bool Uses(const std::string& plan, const std::string& index) {
-    return plan.find("\"Index Name\": \"" + index + "\"") != std::string::npos;
-  }
-
   // How many scans of the plan read the primary key: a job page reads it
   // once, for the rows of the ids it picked, and never to walk the history.
   static int PrimaryKeyScans(const std::string& plan) {
@@ -67,7 +63,7 @@ TEST_F(ConsolePlanTest, TheOverviewReadsEachStateThroughItsIndex) {
   // Dead letters: any of their own indexes (see below).
   for (const char* index :
        {"jobs_pending_ready_idx", "jobs_lease_idx", "jobs_finished_kind_idx"}) {
-    EXPECT_TRUE(Uses(plan, index)) << index << "\n" << plan;
+    EXPECT_TRUE(PlanUsesIndex(plan, index)) << index << "\n" << plan;
   }
   EXPECT_EQ(plan.find("Seq Scan"), std::string::npos) << plan;
   EXPECT_EQ(PrimaryKeyScans(plan), 0) << plan;
@@ -100,7 +96,7 @@ TEST_F(ConsolePlanTest, JobPagesReadEachStateThroughItsIndex) {
       if (sql == console::sql::kJobsNewer) params[3] = "0";
       std::string plan = Plan(sql, params);
       for (const char* index : c.indexes) {
-        EXPECT_TRUE(Uses(plan, index))
+        EXPECT_TRUE(PlanUsesIndex(plan, index))
             << index << " " << ::testing::PrintToString(params) << "\n"
             << plan;
       }
@@ -128,7 +124,7 @@ TEST_F(ConsolePlanTest, ABacklogLeavesADeepPageToTheIndexes) {
            {"PENDING", "", "", "100000", "50"},
            {"", "rare", "", "100000", "50"}}) {
     std::string plan = Plan(console::sql::kJobsOlder, params);
-    EXPECT_TRUE(Uses(plan, "jobs_pending_kind_idx"))
+    EXPECT_TRUE(PlanUsesIndex(plan, "jobs_pending_kind_idx"))
         << ::testing::PrintToString(params) << "\n"
         << plan;
     EXPECT_LE(PrimaryKeyScans(plan), 1)

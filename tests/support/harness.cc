@@ -402,6 +402,11 @@ double JobsTotal(const std::string& body, const std::string& kind,
                                "\",outcome=\"" + outcome + "\"}");
 }
 
+bool PlanUsesIndex(const std::string& plan_json, const std::string& index) {
+  return plan_json.find("\"Index Name\": \"" + index + "\"") !=
+         std::string::npos;
+}
+
 double MetricValue(const std::string& body, const std::string& series) {
   std::istringstream in(body);
   std::string line;

@@ -173,6 +173,9 @@ CommandResult RunOnTerminal(
 // The path of psql, the PostgreSQL client the tests apply SQL files with.
 std::string PsqlPath();
 
+// Whether a plan in EXPLAIN's JSON format reads the index `index`.
+bool PlanUsesIndex(const std::string& plan_json, const std::string& index);
+
 // The value of the series `name{labels}` in a Prometheus text body, or -1.
 double MetricValue(const std::string& body, const std::string& series);
 // awc_background_jobs_total{kind, outcome} in a Prometheus text body, or -1.

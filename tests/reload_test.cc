@@ -86,6 +86,9 @@ TEST_F(ReloadTest, NewWorkersStartAndOldOnesFinishTheirJobs) {
            std::none_of(old.begin(), old.end(),
                         [&](pid_t p) { return now.count(p) > 0; });
   })) << d.Stderr();
+  // The old worker's process is gone before the master has reaped it and
+  // said so.
+  ASSERT_TRUE(d.WaitForEvent("worker exited")) << d.Stderr();
   auto exits = d.EventsWith("worker exited");
   ASSERT_EQ(exits.size(), 1u) << d.Stderr();
   EXPECT_EQ(Int(exits[0].get(), "exit_code"), 0);

@@ -191,6 +191,8 @@ TEST_F(ReloadTest, SettingsThatNeedARestartAreNamedAndKept) {
   std::set<pid_t> old = fleet.Workers();
   int64_t before = db.Enqueue("test_complete", "{}");
   ASSERT_TRUE(WaitUntil([&] { return db.JobState(before) == "COMPLETED"; }));
+  // The worker logs the outcome after the database has it.
+  ASSERT_TRUE(d.WaitForEvent("job completed")) << d.Stderr();
   ASSERT_EQ(d.EventsWith("job completed").size(), 1u);
 
   // The store needs a restart; the log level does not, and applies to the

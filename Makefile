@@ -228,22 +228,39 @@ deb: deps-deb
 # durable one of its own (fsync on: pg_virtualenv's default is off), with
 # graphile-worker from GRAPHILE_PREFIX beside the daemon.
 # BENCH_SUITES: `queue`, `storage` or both (make bench-storage: storage).
+# The storage suite's walk at scale runs beside the walk of
+# BENCH_BASELINE_REF, the last commit whose walk held the closure in
+# memory, built by bench/build_baseline.sh into BENCH_BASELINE_DIR (unless
+# BENCH_BASELINE_BUILD names a build already; BENCH_BASELINE_REF=none: no
+# baseline).
 BENCH_BUILD  ?= build-bench
 BENCH_SUITES ?= queue storage
+BENCH_BASELINE_REF ?= a64bb62
+BENCH_BASELINE_DIR ?= build-bench-baseline
 
 bench: deps-bench
 	cmake -S . -B $(BENCH_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 	  -DAWC_BUILD_BENCH=ON -DAWC_BUILD_TESTS=OFF $(CMAKE_ARGS)
 	cmake --build $(BENCH_BUILD) -j $(JOBS) \
 	  --target awc-worker-bench awc-bench-pgbench-script awc-bench-storage \
-	  awc-bench-scheduler
+	  awc-bench-scale awc-bench-scheduler
 	@set -e; for suite in $(BENCH_SUITES); do \
 	  if [ "$$suite" = queue ]; then \
 	    BENCH_GRAPHILE="$${BENCH_GRAPHILE:-$(GRAPHILE_PREFIX)/node_modules/.bin/graphile-worker}" \
 	      $(PG_VENV) -o fsync=on bench/run.sh $(BENCH_BUILD) queue; \
-	  else \
-	    $(PG_VENV) -o fsync=on bench/run.sh $(BENCH_BUILD) $$suite; \
+	    continue; \
 	  fi; \
+	  parts=" $${BENCH_STORAGE_PARTS:-scale} "; \
+	  if [ "$$suite" = storage ] && [ -z "$${BENCH_BASELINE_BUILD:-}" ] && \
+	     [ "$(BENCH_BASELINE_REF)" != none ] && \
+	     [ "$${parts#* scale }" != "$$parts" ]; then \
+	    rc=0; \
+	    baseline=$$(JOBS=$(JOBS) bench/build_baseline.sh \
+	      $(BENCH_BASELINE_REF) $(BENCH_BASELINE_DIR)) || rc=$$?; \
+	    if [ $$rc -eq 0 ]; then export BENCH_BASELINE_BUILD=$$baseline; \
+	    elif [ $$rc -ne 3 ]; then exit $$rc; fi; \
+	  fi; \
+	  $(PG_VENV) -o fsync=on bench/run.sh $(BENCH_BUILD) $$suite; \
 	done
 
 bench-storage:
@@ -292,4 +309,5 @@ chaos: build-tests
 	  --build-dir $(BUILD) --seconds $(CHAOS_SECONDS)
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD) $(BENCH_BUILD) $(FUZZ_BUILD) $(DEB_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(BENCH_BUILD) $(BENCH_BASELINE_DIR) \
+	  $(FUZZ_BUILD) $(DEB_BUILD)

@@ -57,7 +57,7 @@ done
 for suite in "${suites[@]}"; do
   case "$suite" in
     queue) programs=(awc-worker-bench awc-bench-pgbench-script) ;;
-    storage) programs=(awc-bench-storage) ;;
+    storage) programs=(awc-bench-storage awc-bench-scale) ;;
     scheduler) programs=(awc-bench-scheduler) ;;
     console)
       if [ ! -x "$build/awcctl" ]; then

@@ -18,9 +18,9 @@ only the GC part needs them) and measures:
      pinned, young and eligible objects): a dry run (plan only) and one full
      epoch (plan, canary, delete 1000, verify) with gc::RunSweep, per
      phase; and EXPLAIN (ANALYZE, BUFFERS) of the plan at the largest size;
-  4. the walk at scale (awc-bench-storage scale): peak RSS above idle and
+  4. the walk at scale (awc-bench-scale): peak RSS above idle and
      objects/s for trees of 100k and 1M tiny objects over file:// and 10M
-     over memory://, beside a baseline build (BENCH_BASELINE_BUILD);
+     over memory://, beside the walk of an older commit (BENCH_BASELINE_BUILD);
   5. validation over s3:// through a loopback proxy that adds a time to
      first byte (20 ms) to every s3rver response, at concurrency 1, 4, 16
      and 64 with ~1000 small objects, and MB/s with 64 MiB objects.

@@ -12,14 +12,15 @@
 //
 //   gen           storage_bench_gen.cc: writes a snapshot tree
 //   walk          storage_bench_walk.cc: one cas::WalkClosure, timed
-//   scale         storage_bench_scale.cc: the walk's memory and speed at
-//                 scale
 //   hash-files    storage_bench_hash_files.cc: read + SHA-256 of files,
 //                 the cost floor of the walk
 //   gc            storage_bench_gc.cc: a dry run and a full GC epoch,
 //                 timed by phase
 //   migrate       storage_bench_migrate.cc: applies the migrations
 //   explain-plan  storage_bench_explain_plan.cc: EXPLAIN of the GC plan
+//
+// The walk at scale is a program of its own, awc-bench-scale
+// (storage_bench_scale_main.cc).
 #include <cstdio>
 #include <string>
 
@@ -28,7 +29,7 @@
 int main(int argc, char** argv) {
   if (argc < 2) {
     fprintf(stderr,
-            "usage: awc-bench-storage gen|walk|scale|hash-files|gc|migrate|"
+            "usage: awc-bench-storage gen|walk|hash-files|gc|migrate|"
             "explain-plan "
             "...\n(see bench/storage_bench_main.cc)\n");
     return 2;
@@ -37,7 +38,6 @@ int main(int argc, char** argv) {
   awc::bench::Args args(argc, argv, 2);
   if (cmd == "gen") return awc::bench::Gen(args);
   if (cmd == "walk") return awc::bench::Walk(args);
-  if (cmd == "scale") return awc::bench::Scale(args);
   if (cmd == "hash-files") return awc::bench::HashFiles(args);
   if (cmd == "gc") return awc::bench::Gc(args);
   if (cmd == "migrate") return awc::bench::Migrate(args);

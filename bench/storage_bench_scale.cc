@@ -1,6 +1,6 @@
-// The `scale` subcommand of awc-bench-storage (storage_bench_main.cc).
+// awc-bench-scale (storage_bench_scale_main.cc).
 //
-//   scale --tenant T --objects N [--fanout 1000]
+//   awc-bench-scale --tenant T --objects N [--fanout 1000]
 //       The walk at scale: a tree of N objects at most, tiny blobs (about
 //       20 bytes each) under manifests of `fanout` entries (root -> mids ->
 //       leaves -> blobs). Over file:// it is written once as plain files (no

@@ -37,15 +37,18 @@ def run_json(args, env=None, what=""):
 
 
 class Bench:
-    """What every part shares: the arguments, awc-bench-storage (checked),
-    a scratch directory (removed by storage_bench.py when the parts are
+    """What every part shares: the arguments, awc-bench-storage and
+    awc-bench-scale (checked), a scratch directory (removed by storage_bench.py when the parts are
     done) and the notes the report prints first."""
 
     def __init__(self, a):
         self.a = a
         self.prog = os.path.join(a.build_dir, "bench", "awc-bench-storage")
-        if not os.access(self.prog, os.X_OK):
-            die(f"{self.prog} is missing; build with -DAWC_BUILD_BENCH=ON")
+        self.scale_prog = os.path.join(a.build_dir, "bench",
+                                       "awc-bench-scale")
+        for prog in (self.prog, self.scale_prog):
+            if not os.access(prog, os.X_OK):
+                die(f"{prog} is missing; build with -DAWC_BUILD_BENCH=ON")
         self.workdir = tempfile.mkdtemp(prefix="awc-storage-bench-",
                                         dir=a.tmpdir or None)
         self.notes = []

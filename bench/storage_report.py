@@ -278,11 +278,23 @@ def gc_part(a, r):
     return out
 
 
+def baseline_name(build):
+    """What the scale part's "old" walk is: the commit bench/build_baseline.sh
+    built, else the build directory given."""
+    if not build:
+        return "none (no baseline build)"
+    try:
+        with open(os.path.join(build, "baseline-commit")) as f:
+            return f"the walk of commit {f.read().strip()}"
+    except OSError:
+        return f"the walk of the build in {build}"
+
+
 def scale_part(a, scale_r):
     """Part 4 of the report: the walk at scale."""
     out = []
     out += [
-        "4. The walk at scale: memory and objects/s (awc-bench-storage scale).",
+        "4. The walk at scale: memory and objects/s (awc-bench-scale).",
         f"   tree: N tiny blobs (about 20 bytes) under manifests of "
         f"{a.scale_fanout} entries (root -> mids -> leaves -> blobs);",
         "   file:// trees are written once as plain files and walked warm; "
@@ -292,8 +304,8 @@ def scale_part(a, scale_r):
         "objects part of the idle size.",
         "   idle = VmRSS before the walk (store open, tree made); peak = "
         "VmHWM after it, reset just before it",
-        "   (/proc/self/clear_refs); old = the baseline build "
-        "(BENCH_BASELINE_BUILD), new = this tree.",
+        "   (/proc/self/clear_refs); new = this tree, old = "
+        + baseline_name(a.baseline_build) + ".",
         "   goals: peak - idle <= 64 MiB at 10M objects; new objects/s >= "
         "0.90 x old at 1M.",
         ""]

@@ -1,5 +1,5 @@
 """Part 4 of the storage benchmarks (storage_bench.py): the walk at scale
-(awc-bench-storage scale), peak RSS above idle and objects/s for trees of
+(awc-bench-scale), peak RSS above idle and objects/s for trees of
 tiny objects over file:// and, above --scale-file-max, over memory://,
 beside a baseline build (BENCH_BASELINE_BUILD). Standard library only.
 """
@@ -14,16 +14,16 @@ from storage_common import TENANT, run_json
 # -- 4. the walk at scale: memory and objects/s
 
 def scale_runs(bench, prog, env, n):
-    return run_json([prog, "scale", "--tenant", TENANT, "--objects",
+    return run_json([prog, "--tenant", TENANT, "--objects",
                      str(n), "--fanout", str(bench.a.scale_fanout)],
                     env, f"scale {n} ({os.path.basename(prog)})")
 
 
 def scale_part(bench):
     a = bench.a
-    progs = [("new", bench.prog)]
+    progs = [("new", bench.scale_prog)]
     if a.baseline_build:
-        old = os.path.join(a.baseline_build, "bench", "awc-bench-storage")
+        old = os.path.join(a.baseline_build, "bench", "awc-bench-scale")
         if not os.access(old, os.X_OK):
             die(f"{old} is missing (BENCH_BASELINE_BUILD)")
         progs.insert(0, ("old", old))
@@ -45,7 +45,7 @@ def scale_part(bench):
         if store == "file":
             log(f"scale: {n} objects over file:// (tree made once, then "
                 "a warm-up walk)")
-            gen = scale_runs(bench, bench.prog, env, n)
+            gen = scale_runs(bench, bench.scale_prog, env, n)
         else:
             log(f"scale: {n} objects over memory:// (made by every run)")
             gen = None

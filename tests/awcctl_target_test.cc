@@ -1,13 +1,17 @@
 // awcctl's targeting and safety: the target line for every form a password
 // can take (never the password), awcctl serve's line and pages, -d,
 // DATABASE_URL_FILE and url_file, the production guard with and without a
-// terminal, exit codes, and --help for every verb.
+// terminal, read-only sessions for the verbs that only read, exit codes,
+// and --help for every verb.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cstdio>
+#include <cstring>
 #include <regex>
 #include <sstream>
 
+#include "cli/invocation.h"
 #include "tests/support/console_fixture.h"
 #include "tests/support/harness.h"
 
@@ -260,6 +264,8 @@ TEST_F(ProductionGuardTest, ReadOnlyVerbsNeverAsk) {
            {"health"},
            {"workers"},
            {"stats"},
+           {"schedules"},
+           {"schedules", "list"},
            {"migrate", "--status"},
            {"migrate", "--dry-run"},
            {"migrate", "--sql", "--pending"}}) {
@@ -270,6 +276,40 @@ TEST_F(ProductionGuardTest, ReadOnlyVerbsNeverAsk) {
     EXPECT_EQ(piped.code, 0) << ::testing::PrintToString(args) << piped.err;
   }
   EXPECT_EQ(db_.JobState(1), "FAILED");
+  // Listing the schedules shows the built-in ones without creating them.
+  EXPECT_EQ(db_.Int("SELECT count(*) FROM awc.schedules"), 0);
+}
+
+// Invocation::Connect's step 5: the session of a verb that does not change
+// the database refuses writes; a verb that changes it may write.
+TEST_F(AwcctlTargetTest, TheSessionOfAVerbThatOnlyReadsCannotWrite) {
+  std::string url = db_.url();
+  cli::Command command{};
+  command.name = "jobs list";
+  FILE* err = tmpfile();
+  ASSERT_NE(err, nullptr);
+  cli::Io io;
+  io.err = err;
+  io.env = [&url](const char* name) -> const char* {
+    return strcmp(name, "DATABASE_URL") == 0 ? url.c_str() : nullptr;
+  };
+  cli::Invocation inv(command, cli::Globals(), cli::ParsedArgs(), io);
+  const char* kWrite = "INSERT INTO awc.tenants (id) VALUES ('t1')";
+
+  Result<db::PgConn*> read = inv.Connect({});
+  ASSERT_TRUE(read.ok()) << read.status().ToString();
+  Result<db::PgResult> refused = (*read)->Exec(kWrite);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("read-only transaction"),
+            std::string::npos)
+      << refused.status().ToString();
+  EXPECT_EQ(db_.Int("SELECT count(*) FROM awc.tenants"), 0);
+
+  Result<db::PgConn*> change = inv.Connect({.changes = true});
+  ASSERT_TRUE(change.ok()) << change.status().ToString();
+  EXPECT_TRUE((*change)->Exec(kWrite).ok());
+  EXPECT_EQ(db_.Int("SELECT count(*) FROM awc.tenants"), 1);
+  fclose(err);
 }
 
 // --- Help and usage --------------------------------------------------------

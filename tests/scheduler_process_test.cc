@@ -163,6 +163,8 @@ TEST_F(SchedulesCliTest, ListsTheBuiltinsAndTheLeader) {
   }
   EXPECT_TRUE(r.out.ends_with("\nleader: none yet\n")) << r.out;
   EXPECT_EQ(Run({"list"}).out, r.out);
+  // Listed as they will be created; the listing only reads.
+  EXPECT_EQ(db_.Int("SELECT count(*) FROM awc.schedules"), 0);
 
   // The same in JSON: every built-in at its default, never run.
   JsonPtr doc = Json({"list"});
@@ -177,6 +179,7 @@ TEST_F(SchedulesCliTest, ListsTheBuiltinsAndTheLeader) {
     EXPECT_TRUE(json_is_true(json_object_get(row, "builtin")));
     EXPECT_TRUE(json_is_false(json_object_get(row, "paused")));
     EXPECT_TRUE(json_is_null(json_object_get(row, "last_result")));
+    EXPECT_TRUE(json_is_null(json_object_get(row, "next_run_at")));
     EXPECT_EQ(Int(row, "runs"), 0);
   }
   EXPECT_EQ(seen,

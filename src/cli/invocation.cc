@@ -8,6 +8,14 @@
 #include "migrate/migrator.h"
 
 namespace awc::cli {
+namespace {
+
+// Connect()'s step 5, per verb: the session is opened once.
+constexpr const char* kReadOnlySession =
+    "SET default_transaction_read_only = on";
+constexpr const char* kDefaultSession = "RESET default_transaction_read_only";
+
+}  // namespace
 
 config::EnvLookup WithDatabaseUrl(config::EnvLookup env, std::string url) {
   return [env = std::move(env),
@@ -81,6 +89,8 @@ Result<db::PgConn*> Invocation::Connect(Open how) {
       return ok;
     }
   }
+  AWC_RETURN_IF_ERROR(
+      conn_->Exec(how.changes ? kDefaultSession : kReadOnlySession).status());
   return conn_.get();
 }
 

@@ -56,7 +56,7 @@ JsonPtr ScheduleJson(const scheduler::ScheduleRow& r) {
   json_object_set_new(o.get(), "builtin", json_boolean(r.builtin));
   json_object_set_new(o.get(), "paused", json_boolean(r.paused));
   json_object_set_new(o.get(), "next_run_at",
-                      JsonText(r.next_run_at).release());
+                      TextOrNone(r.next_run_at).Json().release());
   json_object_set_new(o.get(), "last_run_at",
                       TextOrNone(r.last_run_at).Json().release());
   Result<JsonPtr> last = ParseJson(r.last_result);
@@ -119,7 +119,7 @@ int RunList(Invocation& inv) {
            {"LAST_RESULT", "last_result"}});
   for (const scheduler::ScheduleRow& r : *rows) {
     t.Add({Cell::Text(r.name), Cell::Text(r.spec), TextOrNone(r.kind),
-           Cell::Bool(r.paused), Cell::Text(r.next_run_at),
+           Cell::Bool(r.paused), TextOrNone(r.next_run_at),
            TextOrNone(r.last_run_at), Cell::Int(r.runs),
            r.last_result.empty() ? Cell::None()
                                  : Cell::Text(Summary(r.last_result))});

@@ -93,7 +93,7 @@ json_t* Scheduler(const SchedulerView& s) {
     Set(row, "kind", TextOrNull(r.kind));
     Set(row, "builtin", json_boolean(r.builtin));
     Set(row, "paused", json_boolean(r.paused));
-    Set(row, "next_run_at", Text(r.next_run_at));
+    Set(row, "next_run_at", TextOrNull(r.next_run_at));
     Set(row, "last_run_at", TextOrNull(r.last_run_at));
     Set(row, "runs", json_integer(r.runs));
     Set(row, "last_result", Embedded(r.last_result));

@@ -107,7 +107,7 @@ Result<std::vector<KindDepth>> ReadQueueDepth(db::PgConn& conn) {
 Result<SchedulerView> ReadScheduler(db::PgConn& conn) {
   SchedulerView v;
   AWC_ASSIGN_OR_RETURN(v.leader, scheduler::SchedulerLeader(conn));
-  AWC_ASSIGN_OR_RETURN(v.schedules, scheduler::ReadSchedules(conn));
+  AWC_ASSIGN_OR_RETURN(v.schedules, scheduler::ListSchedules(conn));
   return v;
 }
 

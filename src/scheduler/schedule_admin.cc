@@ -55,12 +55,8 @@ Status CheckScheduleName(const std::string& name) {
 }
 
 Result<std::vector<ScheduleRow>> ListSchedules(db::PgConn& conn) {
-  AWC_RETURN_IF_ERROR(EnsureBuiltins(conn));
-  return ReadSchedules(conn);
-}
-
-Result<std::vector<ScheduleRow>> ReadSchedules(db::PgConn& conn) {
-  AWC_ASSIGN_OR_RETURN(db::PgResult r, conn.Exec(sql::kListSchedules));
+  AWC_ASSIGN_OR_RETURN(db::PgResult r,
+                       conn.Exec(sql::kListSchedules, BuiltinParams()));
   std::vector<ScheduleRow> out;
   for (int i = 0; i < r.rows(); ++i) {
     ScheduleRow row;

@@ -28,7 +28,7 @@ struct ScheduleRow {
   std::string payload;
   bool builtin = false;
   bool paused = false;
-  std::string next_run_at;  // ISO 8601, UTC
+  std::string next_run_at;  // ISO 8601, UTC; "" when not created yet
   std::string last_run_at;  // "" when never run
   std::string last_result;  // JSON, "" when never run
   int64_t runs = 0;
@@ -44,11 +44,11 @@ struct LeaseRow {
 // Schedule names: ^[a-z0-9][a-z0-9_.-]{0,62}$.
 Status CheckScheduleName(const std::string& name);
 
-// Built-in schedules first, then by name.
+// Built-in schedules first, then by name. Only reads (awcctl's read-only
+// verbs, the console): a built-in schedule no scheduler has created yet is
+// listed with its default spec, never run and without a next run (it is
+// due at once when a scheduler creates it).
 Result<std::vector<ScheduleRow>> ListSchedules(db::PgConn& conn);
-// The same without creating the missing built-in ones first: it only reads
-// (the console's read-only session).
-Result<std::vector<ScheduleRow>> ReadSchedules(db::PgConn& conn);
 // Who holds the scheduler's lease; nullopt when nobody ever did.
 Result<std::optional<LeaseRow>> SchedulerLeader(db::PgConn& conn);
 

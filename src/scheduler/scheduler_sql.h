@@ -339,9 +339,12 @@ DELETE FROM awc.gc_candidates
 
 // --- The operator's statements (awcctl schedules; unprepared) ----------------
 
-// Every schedule, built-in ones first: (name, spec, kind or '', payload,
-// builtin, paused, next run ISO, last run ISO or '', last result or '',
-// runs).
+// $1 names, $2 specs, $3 kinds of the built-in schedules, as for
+// kEnsureBuiltins. Every schedule, built-in ones first: (name, spec, kind
+// or '', payload, builtin, paused, next run ISO or '', last run ISO or '',
+// last result or '', runs). Only reads: a built-in schedule no scheduler
+// has created yet is listed with its default spec, never run, and no next
+// run ('': it will be due at once when a scheduler creates it).
 inline constexpr const char* kListSchedules = R"sql(
 SELECT name, spec, coalesce(kind, ''), payload::text, builtin, paused,
        to_char(next_run_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),
@@ -349,6 +352,10 @@ SELECT name, spec, coalesce(kind, ''), payload::text, builtin, paused,
                         'YYYY-MM-DD"T"HH24:MI:SS"Z"'), ''),
        coalesce(last_result::text, ''), runs
   FROM awc.schedules
+UNION ALL
+SELECT n, s, k, '{}', true, false, '', '', '', 0
+  FROM unnest($1::text[], $2::text[], $3::text[]) AS u(n, s, k)
+ WHERE NOT EXISTS (SELECT 1 FROM awc.schedules x WHERE x.name = u.n)
  ORDER BY builtin DESC, name
 )sql";
 

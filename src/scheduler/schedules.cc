@@ -7,18 +7,19 @@
 
 namespace awc::scheduler {
 
-Status EnsureBuiltins(db::PgConn& conn) {
+db::Params BuiltinParams() {
   std::vector<std::string> names, specs, kinds;
   for (const BuiltinSchedule& b : BuiltinSchedules()) {
     names.push_back(b.name);
     specs.push_back(b.spec);
     kinds.push_back(b.kind);
   }
-  return conn
-      .Exec(sql::kEnsureBuiltins,
-            {db::ArrayLiteral(names), db::ArrayLiteral(specs),
-             db::ArrayLiteral(kinds)})
-      .status();
+  return {db::ArrayLiteral(names), db::ArrayLiteral(specs),
+          db::ArrayLiteral(kinds)};
+}
+
+Status EnsureBuiltins(db::PgConn& conn) {
+  return conn.Exec(sql::kEnsureBuiltins, BuiltinParams()).status();
 }
 
 Result<std::vector<DueSchedule>> DueSchedules(db::PgConn& conn, int limit) {

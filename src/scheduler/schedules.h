@@ -18,6 +18,10 @@ namespace awc::scheduler {
 // operator owns its spec and its pause.
 Status EnsureBuiltins(db::PgConn& conn);
 
+// The built-in schedules (planners.h) as the $1 names, $2 specs and $3
+// kinds ('' for none) of sql::kEnsureBuiltins and sql::kListSchedules.
+db::Params BuiltinParams();
+
 // Up to `limit` due, unpaused schedules, the longest due first.
 Result<std::vector<DueSchedule>> DueSchedules(db::PgConn& conn, int limit);
 

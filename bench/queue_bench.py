@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """The queue benchmark of awc-worker (make bench; see bench/README.md).
 
-Runs inside `pg_virtualenv -t` (PGHOST, PGPORT, PGUSER, PGPASSWORD are set)
-on a durable cluster (fsync and synchronous_commit on: make bench starts it
-so) and measures, on a fresh database per run:
+Runs inside `pg_virtualenv -t -o fsync=on` (PGHOST, PGPORT, PGUSER,
+PGPASSWORD are set) on a durable cluster (fsync and synchronous_commit on;
+it refuses any other) and measures, on a fresh database per run:
 
   1. throughput: N pre-filled bench_noop jobs drained by the real daemon
      (awc-worker-bench) with C workers, in jobs/s from the database's

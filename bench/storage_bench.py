@@ -2,8 +2,9 @@
 """The storage benchmarks of awc-worker (make bench-storage; see
 bench/README.md, section "Storage").
 
-Runs inside `pg_virtualenv -t` (PGHOST, PGPORT, PGUSER, PGPASSWORD are set;
-only the GC part needs them) and measures:
+Runs inside `pg_virtualenv -t -o fsync=on` (PGHOST, PGPORT, PGUSER,
+PGPASSWORD are set; only the GC part needs them, and it refuses a cluster
+without fsync or synchronous commits) and measures:
 
   1. validation throughput over a file:// store: cas::WalkClosure of a
      generated snapshot tree (awc-bench-storage walk), against sha256sum,

@@ -38,8 +38,9 @@ def run_json(args, env=None, what=""):
 
 class Bench:
     """What every part shares: the arguments, awc-bench-storage and
-    awc-bench-scale (checked), a scratch directory (removed by storage_bench.py when the parts are
-    done) and the notes the report prints first."""
+    awc-bench-scale (checked), a scratch directory (removed by
+    storage_bench.py when the parts are done) and the notes the report
+    prints first."""
 
     def __init__(self, a):
         self.a = a

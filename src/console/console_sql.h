@@ -70,10 +70,6 @@ inline constexpr const char* kClock =
 // counts it. PENDING jobs are read from jobs_pending_ready_idx
 // (migrations/0008_console_backlog.sql): each count stops at the cap and
 // the oldest is one probe, so a backlog costs no more than a quiet queue.
-// The COMPLETED count reads up to $1 ids in order from
-// jobs_finished_kind_idx: without an order, a kind whose rows are mostly
-// COMPLETED tempted the planner into a sequential scan that stops at the
-// cap, which reads the whole table when those rows sit late in it.
 // A RUNNING job always has its locked_until (jobs_lease_idx).
 inline constexpr const char* kQueueDepth = AWC_CONSOLE_KINDS R"sql(
 SELECT k.kind,
@@ -94,7 +90,7 @@ SELECT k.kind,
          WHERE j.kind = k.kind AND j.state = 'CANCELLED'),
        (SELECT count(*) FROM (SELECT 1 FROM awc.jobs j
                                WHERE j.kind = k.kind AND j.state = 'COMPLETED'
-                               ORDER BY j.id LIMIT $1) c),
+                               LIMIT $1) c),
        (SELECT extract(epoch FROM now()
                                   - min()sql" AWC_QUEUE_READY_SINCE R"sql())
           FROM awc.jobs j

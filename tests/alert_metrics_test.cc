@@ -338,12 +338,20 @@ TEST_F(AlertMetricsTest, TheSchedulerSamplesTheQueueDepth) {
       "INSERT INTO awc.jobs (kind, run_at, created_at) VALUES "
       "('test_complete', now() - interval '60 seconds', now() - interval '60 "
       "seconds'), ('workspace_expire', now() - interval '365 days', now())");
+  // A sample is published one kind after another, in kind order, and a
+  // scrape may fall between two of them: wait for the last kind of the
+  // sample that saw both inserted jobs.
   std::string body;
   ASSERT_TRUE(WaitUntil([&] {
     body = Scrape();
     return MetricValue(
                body,
-               R"(awc_queue_jobs{kind="test_complete",state="pending"})") == 1;
+               R"(awc_queue_jobs{kind="test_complete",state="pending"})") ==
+               1 &&
+           MetricValue(
+               body,
+               R"(awc_queue_jobs{kind="workspace_expire",state="pending"})") ==
+               1;
   })) << body
       << daemon_->Stderr();
   EXPECT_EQ(

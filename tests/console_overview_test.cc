@@ -90,8 +90,9 @@ TEST_F(ConsoleOverviewTest, TheOldestReadyJobWaitsAsAwcctlStatsCountsIt) {
       << page.body;
 }
 
-// More ready and scheduled jobs than the overview counts: each count stops
-// at the cap and says it is a lower bound, in the page and in the JSON.
+// More ready, scheduled and completed jobs than the overview counts: each
+// count stops at the cap and says it is a lower bound, in the page and in
+// the JSON; below the cap it is exact.
 TEST_F(ConsoleOverviewTest, ABacklogIsCountedUpToTheCapAndShownAsALowerBound) {
   const int64_t cap = console::kJobCountCap;
   db_.Exec(
@@ -106,6 +107,14 @@ TEST_F(ConsoleOverviewTest, ABacklogIsCountedUpToTheCapAndShownAsALowerBound) {
       "INSERT INTO awc.jobs (kind, run_at) SELECT 'test_sleep', "
       "now() + interval '1 hour' FROM generate_series(1, $1)",
       {std::to_string(cap - 1)});
+  // Finished jobs: COMPLETED above and below the cap, each kind with
+  // CANCELLED ones among them, which the capped count must not take.
+  const char* finished =
+      "INSERT INTO awc.jobs (kind, state, finished_at) SELECT $1, "
+      "CASE WHEN g % 4 = 0 THEN 'CANCELLED' ELSE 'COMPLETED' END, now() "
+      "FROM generate_series(1, $2) g";
+  db_.Exec(finished, {"test_complete", std::to_string((cap + 5) * 4 / 3)});
+  db_.Exec(finished, {"test_sleep", std::to_string((cap - 1) * 4 / 3)});
   ConsoleProcess console(db_);
   ASSERT_TRUE(console.WaitListening()) << console.process().Stderr();
 
@@ -119,6 +128,12 @@ TEST_F(ConsoleOverviewTest, ABacklogIsCountedUpToTheCapAndShownAsALowerBound) {
   json_t* below = queue["test_sleep"];
   EXPECT_EQ(Int(below, "scheduled"), cap - 1);
   EXPECT_FALSE(json_is_true(json_object_get(below, "scheduled_capped")));
+  EXPECT_EQ(Int(backlog, "completed"), cap);
+  EXPECT_TRUE(json_is_true(json_object_get(backlog, "completed_capped")));
+  EXPECT_EQ(Int(backlog, "cancelled"), (cap + 5) / 3);
+  EXPECT_EQ(Int(below, "completed"), cap - 1);
+  EXPECT_FALSE(json_is_true(json_object_get(below, "completed_capped")));
+  EXPECT_EQ(Int(below, "cancelled"), (cap - 1) / 3);
   EXPECT_EQ(Int(json_object_get(api_.get(), "count_caps"), "ready"), cap);
 
   HttpReply page = console.Get("/");

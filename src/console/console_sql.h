@@ -71,6 +71,13 @@ inline constexpr const char* kClock =
 // (migrations/0008_console_backlog.sql): each count stops at the cap and
 // the oldest is one probe, so a backlog costs no more than a quiet queue.
 // A RUNNING job always has its locked_until (jobs_lease_idx).
+//
+// The capped COMPLETED count walks jobs_finished_kind_idx (kind, state, id)
+// backwards: COMPLETED sorts after CANCELLED, so its first $1 entries hold
+// min(completed, $1) COMPLETED jobs. Only that index yields the order
+// without sorting the kind's history. Unordered, a LIMIT let the planner
+// pick a heap scan that stops at the cap, which reads the whole table when
+// the kind's finished jobs sit at its end.
 inline constexpr const char* kQueueDepth = AWC_CONSOLE_KINDS R"sql(
 SELECT k.kind,
        (SELECT count(*) FROM (SELECT 1 FROM awc.jobs j
@@ -88,9 +95,12 @@ SELECT k.kind,
          WHERE j.kind = k.kind AND j.state = 'FAILED'),
        (SELECT count(*) FROM awc.jobs j
          WHERE j.kind = k.kind AND j.state = 'CANCELLED'),
-       (SELECT count(*) FROM (SELECT 1 FROM awc.jobs j
-                               WHERE j.kind = k.kind AND j.state = 'COMPLETED'
-                               LIMIT $1) c),
+       (SELECT count(*) FILTER (WHERE c.state = 'COMPLETED')
+          FROM (SELECT j.state FROM awc.jobs j
+                 WHERE j.kind = k.kind
+                   AND j.state IN ('COMPLETED', 'CANCELLED')
+                 ORDER BY j.state DESC, j.id DESC
+                 LIMIT $1) c),
        (SELECT extract(epoch FROM now()
                                   - min()sql" AWC_QUEUE_READY_SINCE R"sql())
           FROM awc.jobs j

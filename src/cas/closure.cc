@@ -9,127 +9,14 @@
 #include <utility>
 
 #include "cas/manifest.h"
+#include "cas/object_read.h"
 #include "digest/sha256.h"
 
 namespace awc::cas {
 namespace {
 
-// A batch is read with up to the store's parallelism in flight and ends
-// when its slowest read does: the more reads per batch, the less the walk
-// waits on one slow response (a real store's latency has a long tail).
-// Blob reads buffer nothing, so a batch costs little memory.
-constexpr size_t kReadsPerSlot = 16;
-constexpr size_t kMinBatch = 16;
-constexpr size_t kMaxBatch = 1024;
 // Manifest bytes one batch may buffer (a batch always holds at least one).
 constexpr uint64_t kBatchManifestBytes = 64 * 1024 * 1024;
-// Inside one object's read, the checkpoint runs after each this many bytes
-// (a lease must not run out while one large object streams).
-constexpr uint64_t kCheckpointBytes = 1024 * 1024;
-
-size_t BatchSize(const store::ObjectStore& store) {
-  size_t n =
-      kReadsPerSlot * static_cast<size_t>(std::max(store.parallelism(), 1));
-  return std::clamp(n, kMinBatch, kMaxBatch);
-}
-
-// One object's read: the sink hashes and counts; manifests are also kept,
-// up to their declared size and never past the manifest limit.
-struct Read {
-  digest::Sha256 hash;
-  uint64_t length = 0;
-  uint64_t unchecked = 0;  // bytes since the last checkpoint in this read
-  bool manifest = false;
-  bool has_declared = false;  // false for the root only
-  uint64_t declared = 0;
-  std::string buffer;
-  bool longer = false;     // more than declared: the sink stopped the read
-  bool too_large = false;  // the sink aborted the read
-  Status status = Status::Internal("the store did not complete the read");
-};
-
-void MakeRequests(const std::string& tenant_id,
-                  const std::vector<std::string>& digests,
-                  std::vector<Read>& reads, uint64_t manifest_max,
-                  const Checkpoint& checkpoint,
-                  std::vector<store::ObjectStore::GetRequest>& requests) {
-  requests.clear();
-  requests.reserve(digests.size());
-  for (size_t i = 0; i < digests.size(); ++i) {
-    Read* r = &reads[i];
-    store::ObjectStore::GetRequest req;
-    req.key = store::ObjectKey{tenant_id, digests[i]};
-    req.sink = [r, manifest_max,
-                &checkpoint](std::string_view chunk) -> Status {
-      r->length += chunk.size();
-      if (r->has_declared && r->length > r->declared) {
-        // Longer than its entry says: read no further, since the object
-        // may not end at all (a device, a server that streams for ever).
-        r->longer = true;
-        std::string().swap(r->buffer);
-        return Status::Corruption("object is longer than declared");
-      }
-      r->hash.Update(chunk);
-      r->unchecked += chunk.size();
-      if (r->unchecked >= kCheckpointBytes && checkpoint) {
-        r->unchecked = 0;
-        AWC_RETURN_IF_ERROR(checkpoint());
-      }
-      if (!r->manifest) return Status::OK();
-      if (r->length > manifest_max) {
-        r->too_large = true;
-        return Status::Corruption("manifest exceeds the size limit");
-      }
-      r->buffer.append(chunk);
-      return Status::OK();
-    };
-    req.done = [r](Status s) { r->status = std::move(s); };
-    requests.push_back(std::move(req));
-  }
-}
-
-// Whether a finished read is judged by CheckRead(); otherwise its status is
-// a store error (kTransient: retry the job later) or a checkpoint's.
-bool Judged(const Read& r) {
-  return r.status.ok() || r.status.IsNotFound() || r.too_large || r.longer ||
-         r.status.IsCorruption();
-}
-
-// The verdict for one finished read that is not a store error, or kOk.
-// `detail` explains a bad verdict.
-Verdict CheckRead(Read& r, std::string_view digest, uint64_t manifest_max,
-                  std::string* detail) {
-  if (r.too_large) {
-    *detail =
-        "manifest is larger than " + std::to_string(manifest_max) + " bytes";
-    return Verdict::kManifestTooLarge;
-  }
-  if (r.status.IsNotFound()) {
-    *detail = "object is missing from the store";
-    return Verdict::kMissingObject;
-  }
-  if (r.longer) {
-    *detail = "object is longer than the " + std::to_string(r.declared) +
-              " bytes its entry declares";
-    return Verdict::kSizeMismatch;
-  }
-  if (r.status.IsCorruption()) {
-    // The store holds something that cannot be an object (file://: not a
-    // regular file); its message says what, never the content.
-    *detail = r.status.message();
-    return Verdict::kInvalidObject;
-  }
-  if ("sha256:" + r.hash.FinishHex() != digest) {
-    *detail = "object content does not match its digest";
-    return Verdict::kDigestMismatch;
-  }
-  if (r.has_declared && r.length != r.declared) {
-    *detail = "object is " + std::to_string(r.length) +
-              " bytes, its entry declares " + std::to_string(r.declared);
-    return Verdict::kSizeMismatch;
-  }
-  return Verdict::kOk;
-}
 
 // A manifest entry met during one depth; `seq` numbers them as met.
 struct EntryRecord {
@@ -258,7 +145,7 @@ class Walker {
     Status stopped;
     {
       AWC_ASSIGN_OR_RETURN(auto reader, queue_->NewReader());
-      size_t batch_max = BatchSize(store_);
+      size_t batch_max = ReadBatchSize(store_);
       std::optional<ClosureObject> peeked;
       std::vector<ClosureObject> batch;
       for (;;) {
@@ -307,7 +194,7 @@ class Walker {
   Status ReadBatch(const std::vector<ClosureObject>& batch, int depth,
                    Problem* bad_read) {
     size_t n = batch.size();
-    std::vector<Read> reads(n);
+    std::vector<ObjectRead> reads(n);
     std::vector<std::string> digests(n);
     for (size_t i = 0; i < n; ++i) {
       digests[i] = batch[i].digest();
@@ -316,14 +203,14 @@ class Walker {
       reads[i].declared = batch[i].size;
     }
     std::vector<store::ObjectStore::GetRequest> requests;
-    MakeRequests(tenant_id_, digests, reads, limits_.manifest_max_bytes,
-                 checkpoint_, requests);
+    MakeReadRequests(tenant_id_, digests, reads, limits_.manifest_max_bytes,
+                     checkpoint_, requests);
     store_.GetMany(requests);
     report_.reads += n;
 
     for (size_t i = 0; i < n; ++i) {
-      Read& r = reads[i];
-      if (!Judged(r)) return r.status;
+      ObjectRead& r = reads[i];
+      if (!IsJudged(r)) return r.status;
       std::string detail;
       Verdict v = CheckRead(r, digests[i], limits_.manifest_max_bytes, &detail);
       if (v != Verdict::kOk) {
@@ -539,39 +426,6 @@ Result<ClosureReport> WalkClosure(store::ObjectStore& store,
                                   const Checkpoint& checkpoint) {
   AWC_RETURN_IF_ERROR(store::MakeKey(tenant_id, root_digest).status());
   return Walker(store, tenant_id, limits, checkpoint).Run(root_digest);
-}
-
-Result<std::vector<BadObject>> VerifyObjects(
-    store::ObjectStore& store, const std::string& tenant_id,
-    const std::vector<VerifyTarget>& targets, const Checkpoint& checkpoint) {
-  for (const VerifyTarget& t : targets) {
-    AWC_RETURN_IF_ERROR(store::MakeKey(tenant_id, t.digest).status());
-  }
-  std::vector<BadObject> bad;
-  size_t batch_max = BatchSize(store);
-  for (size_t pos = 0; pos < targets.size();) {
-    if (pos > 0 && checkpoint) AWC_RETURN_IF_ERROR(checkpoint());
-    size_t n = std::min(batch_max, targets.size() - pos);
-    std::vector<Read> reads(n);
-    std::vector<std::string> digests(n);
-    for (size_t i = 0; i < n; ++i) {
-      digests[i] = targets[pos + i].digest;
-      reads[i].has_declared = targets[pos + i].size.has_value();
-      reads[i].declared = targets[pos + i].size.value_or(0);
-    }
-    std::vector<store::ObjectStore::GetRequest> requests;
-    MakeRequests(tenant_id, digests, reads, 0, checkpoint, requests);
-    store.GetMany(requests);
-    for (size_t i = 0; i < n; ++i) {
-      Read& r = reads[i];
-      if (!Judged(r)) return r.status;
-      std::string detail;
-      Verdict v = CheckRead(r, digests[i], 0, &detail);
-      if (v != Verdict::kOk) bad.push_back({digests[i], v});
-    }
-    pos += n;
-  }
-  return bad;
 }
 
 }  // namespace awc::cas

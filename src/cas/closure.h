@@ -6,8 +6,8 @@
 //  - Visits each digest once, however many manifests share it (a DAG),
 //    breadth first, one depth after the other (a depth's objects in the
 //    order their first entries were met); objects are read through
-//    ObjectStore::GetMany in batches of at most 4 * store.parallelism()
-//    requests (at least 16, at most 256, and no more manifest bytes than
+//    ObjectStore::GetMany in batches of at most 16 * store.parallelism()
+//    requests (at least 16, at most 1024, and no more manifest bytes than
 //    64 MiB unless a single manifest needs more), so a store that overlaps
 //    I/O (S3) fetches in parallel and memory stays bounded.
 //  - Every object is hashed while it streams (memory stays flat for blobs;

@@ -14,7 +14,6 @@
 
 #include "common/env.h"
 #include "obs/log.h"
-#include "obs/scrape.h"
 
 namespace awc::supervisor {
 namespace {
@@ -334,40 +333,6 @@ void Supervisor::Reload() {
   notifier_.Ready(StatusLine());
 }
 
-std::string Supervisor::StatusLine() const {
-  int live = LiveWorkers();
-  std::string line;
-  if (state_ == State::kDraining) {
-    line = "draining: " + std::to_string(live) + " workers finishing";
-  } else if (state_ == State::kQuitting) {
-    line = "stopping: " + std::to_string(live) + " workers exiting";
-  } else {
-    line = std::to_string(live) + "/" + std::to_string(options_.slots) +
-           " workers";
-    if (status_ != nullptr) {
-      line += ": " + std::to_string(status_->Count(obs::WorkerPhase::kBusy)) +
-              " busy, " +
-              std::to_string(status_->Count(obs::WorkerPhase::kIdle)) + " idle";
-      int connecting = status_->Count(obs::WorkerPhase::kConnecting);
-      if (connecting > 0) {
-        line += ", " + std::to_string(connecting) + " connecting";
-      }
-    }
-  }
-  for (size_t k = running_kinds_; k < kinds_.size(); ++k) {
-    const ChildSpec& spec = kinds_[k].spec;
-    std::string part = spec.status ? spec.status() : "";
-    if (!part.empty()) line += "; " + part;
-  }
-  if (int retiring = RetiringChildren(); retiring > 0) {
-    line += "; " + std::to_string(retiring) + " finishing after a reload";
-  }
-  if (status_ != nullptr) {
-    line += "; " + std::to_string(status_->JobsDone()) + " jobs processed";
-  }
-  return line;
-}
-
 // Seconds between EXTEND_TIMEOUT_USEC messages is 1 (the tick); each
 // extends by this much, so a master that stops sending them is stopped by
 // the service manager soon after.
@@ -383,40 +348,6 @@ void Supervisor::ExtendDrain() {
   if (state_ != State::kDraining) return;
   double left = options_.drain_allowance - (Now() - drain_started_);
   notifier_.ExtendTimeout(std::min(kExtendBy, left));
-}
-
-obs::HttpResponse Supervisor::Route(const std::string& path) {
-  obs::HttpResponse r;
-  if (path == "/metrics") {
-    if (metrics_ == nullptr) return {404, r.content_type, "no metrics\n"};
-    metrics_->SetWorkersRunning(LiveWorkers());
-    r.content_type = "text/plain; version=0.0.4; charset=utf-8";
-    r.body = obs::RenderScrape(*metrics_, status_, DownWorkers());
-    return r;
-  }
-  if (path == "/healthz") {
-    r.body = "ok\n";
-    return r;
-  }
-  if (path == "/readyz") {
-    std::string why;
-    if (state_ != State::kRunning) why += "shutting down\n";
-    if (LiveWorkers() == 0) why += "no worker running\n";
-    if (status_ != nullptr && status_->Connected() == 0) {
-      why += "no worker connected to the database\n";
-    }
-    if (db_probe_ && db_probe_->up() == false) {
-      why += "database unreachable\n";
-    }
-    if (why.empty()) {
-      r.body = "ready\n";
-    } else {
-      r.status = 503;
-      r.body = why;
-    }
-    return r;
-  }
-  return {404, r.content_type, "not found\n"};
 }
 
 Status Supervisor::Start() {

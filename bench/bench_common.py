@@ -261,18 +261,20 @@ def cpu_and_memory():
     return model, mem_kb
 
 
+DURABILITY_SETTINGS = ("fsync", "synchronous_commit", "full_page_writes")
+
+
 def require_durable(make_target):
-    """Dies unless the cluster flushes its commits (fsync and
-    synchronous_commit on, PostgreSQL's defaults), naming the make target
-    that starts such a cluster: every figure that involves PostgreSQL is
-    taken at the durability users run."""
-    fsync = psql("postgres", "SHOW fsync")
-    sync = psql("postgres", "SHOW synchronous_commit")
-    if fsync != "on" or sync != "on":
-        die(f"the cluster does not flush its commits (fsync={fsync}, "
-            f"synchronous_commit={sync}): the figures are taken at "
-            f"PostgreSQL's default durability ({make_target} starts such a "
-            "cluster)")
+    """Dies unless the cluster runs at PostgreSQL's default durability
+    (fsync, synchronous_commit and full_page_writes on), naming the make
+    target that starts such a cluster: every figure that involves
+    PostgreSQL is taken at the durability users run."""
+    got = {k: psql("postgres", f"SHOW {k}") for k in DURABILITY_SETTINGS}
+    off = [f"{k}={v}" for k, v in got.items() if v != "on"]
+    if off:
+        die(f"the cluster is not durable ({', '.join(off)}): the figures "
+            f"are taken at PostgreSQL's default durability ({make_target} "
+            "starts such a cluster)")
 
 
 def git_commit():

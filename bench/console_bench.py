@@ -3,7 +3,7 @@
 section "Console").
 
 Runs inside `pg_virtualenv -t -o fsync=on` (PostgreSQL at its default
-durability: the script refuses a cluster with fsync off). It fills a fresh
+durability: the script refuses any other). It fills a fresh
 database with BENCH_CONSOLE_JOBS jobs (1M) and BENCH_CONSOLE_SNAPSHOTS
 snapshots (100k), with the workspaces, audit events, GC epochs and worker
 heartbeats such a history comes with, then VACUUM ANALYZE (what autovacuum

@@ -53,11 +53,11 @@ TEMPLATE_DB = "awc_bench_template"
 
 class Bench:
     """What every run shares: the programs (checked), the pgbench scripts,
-    the scratch directory, the admin session (which refuses a cluster that
-    does not flush its commits), the cluster's CPU, and the databases: the
-    migrated template and a fresh copy of it per run. The runs themselves
-    are in queue_daemon.py, queue_graphile.py, queue_pgbench.py and
-    queue_latency.py."""
+    the scratch directory, the admin session (which refuses a cluster not
+    at PostgreSQL's default durability), the cluster's CPU, and the
+    databases: the migrated template and a fresh copy of it per run. The
+    runs themselves are in queue_daemon.py, queue_graphile.py,
+    queue_pgbench.py and queue_latency.py."""
 
     def __init__(self, args):
         self.a = args

@@ -43,7 +43,8 @@ def report(a, header, migrations, runs, info, lat, graphile_version):
             f"migrations  {migrations}",
             f"parameters  jobs={a.jobs} repeat={a.repeat} lease={a.lease}s; "
             "medians of the runs, every run listed below",
-            "cluster     DURABLE: fsync=on, synchronous_commit=on",
+            "cluster     DURABLE: fsync=on, synchronous_commit=on, "
+            "full_page_writes=on",
             ""]
     conc = a.concurrency
     out += [

@@ -9,7 +9,8 @@
 # SUITE is `queue` (queue_bench.py), `storage` (storage_bench.py),
 # `scheduler` (scheduler_bench.py) or `console` (console_bench.py); the
 # default is queue and storage, queue first. Every suite that uses
-# PostgreSQL refuses a cluster without fsync or synchronous commits.
+# PostgreSQL refuses a cluster with fsync, synchronous_commit or
+# full_page_writes off (bench_common.require_durable).
 # Knobs (environment): for the queue,
 # BENCH_JOBS (20000), BENCH_CONCURRENCY ("2 4 8"), BENCH_REPEAT (3),
 # BENCH_GRAPHILE (the graphile-worker CLI, or off), BENCH_PGBENCH ("sync

@@ -3,7 +3,7 @@
 bench/README.md, section "Scheduler").
 
 Runs inside `pg_virtualenv -t -o fsync=on` (PGHOST, PGPORT, PGUSER,
-PGPASSWORD are set) and refuses a cluster whose fsync is off: the figures
+PGPASSWORD are set) and refuses a cluster that is not durable: the figures
 are for PostgreSQL's default durability. It fills one database with a
 fleet's steady state at scale — BENCH_SCHED_SNAPSHOTS snapshots (1M) in
 10,000 workspaces, BENCH_SCHED_JOBS jobs (1M) of history, as many audit

@@ -4,7 +4,7 @@ bench/README.md, section "Storage").
 
 Runs inside `pg_virtualenv -t -o fsync=on` (PGHOST, PGPORT, PGUSER,
 PGPASSWORD are set; only the GC part needs them, and it refuses a cluster
-without fsync or synchronous commits) and measures:
+not at PostgreSQL's default durability) and measures:
 
   1. validation throughput over a file:// store: cas::WalkClosure of a
      generated snapshot tree (awc-bench-storage walk), against sha256sum,

@@ -309,6 +309,13 @@ TEST_F(AwcctlTargetTest, TheSessionOfAVerbThatOnlyReadsCannotWrite) {
   ASSERT_TRUE(change.ok()) << change.status().ToString();
   EXPECT_TRUE((*change)->Exec(kWrite).ok());
   EXPECT_EQ(db_.Int("SELECT count(*) FROM awc.tenants"), 1);
+
+  // And back: the same session is read-only again.
+  read = inv.Connect({});
+  ASSERT_TRUE(read.ok()) << read.status().ToString();
+  EXPECT_FALSE(
+      (*read)->Exec("INSERT INTO awc.tenants (id) VALUES ('t2')").ok());
+  EXPECT_EQ(db_.Int("SELECT count(*) FROM awc.tenants"), 1);
   fclose(err);
 }
 

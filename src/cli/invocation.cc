@@ -10,7 +10,8 @@
 namespace awc::cli {
 namespace {
 
-// Connect()'s step 5, per verb: the session is opened once.
+// Connect()'s step 5. A session starts with the server's default, so only
+// a change of mode costs a statement.
 constexpr const char* kReadOnlySession =
     "SET default_transaction_read_only = on";
 constexpr const char* kDefaultSession = "RESET default_transaction_read_only";
@@ -77,6 +78,7 @@ Result<db::PgConn*> Invocation::Connect(Open how) {
       return Status::InvalidArgument("DATABASE_URL is not set");
     }
     AWC_ASSIGN_OR_RETURN(conn_, db::PgConn::Connect(s->database_url, "awcctl"));
+    read_only_ = false;
     target_ = TargetUrl(TargetOf(*conn_));
     Note("target " + target_);
   }
@@ -89,8 +91,11 @@ Result<db::PgConn*> Invocation::Connect(Open how) {
       return ok;
     }
   }
-  AWC_RETURN_IF_ERROR(
-      conn_->Exec(how.changes ? kDefaultSession : kReadOnlySession).status());
+  if (read_only_ == how.changes) {
+    AWC_RETURN_IF_ERROR(
+        conn_->Exec(how.changes ? kDefaultSession : kReadOnlySession).status());
+    read_only_ = !how.changes;
+  }
   return conn_.get();
 }
 

@@ -97,6 +97,7 @@ class Invocation {
   Io io_;
   std::optional<config::Settings> settings_;
   std::unique_ptr<db::PgConn> conn_;
+  bool read_only_ = false;  // conn_'s session, as step 5 last left it
   std::string target_;
   bool refused_ = false;
 };

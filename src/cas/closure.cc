@@ -202,10 +202,8 @@ class Walker {
       reads[i].has_declared = depth != 0;
       reads[i].declared = batch[i].size;
     }
-    std::vector<store::ObjectStore::GetRequest> requests;
-    MakeReadRequests(tenant_id_, digests, reads, limits_.manifest_max_bytes,
-                     checkpoint_, requests);
-    store_.GetMany(requests);
+    ReadObjects(store_, tenant_id_, digests, reads, limits_.manifest_max_bytes,
+                checkpoint_);
     report_.reads += n;
 
     for (size_t i = 0; i < n; ++i) {

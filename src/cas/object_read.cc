@@ -23,12 +23,11 @@ size_t ReadBatchSize(const store::ObjectStore& store) {
   return std::clamp(n, kMinBatch, kMaxBatch);
 }
 
-void MakeReadRequests(const std::string& tenant_id,
-                      const std::vector<std::string>& digests,
-                      std::vector<ObjectRead>& reads, uint64_t manifest_max,
-                      const Checkpoint& checkpoint,
-                      std::vector<store::ObjectStore::GetRequest>& requests) {
-  requests.clear();
+void ReadObjects(store::ObjectStore& store, const std::string& tenant_id,
+                 const std::vector<std::string>& digests,
+                 std::vector<ObjectRead>& reads, uint64_t manifest_max,
+                 const Checkpoint& checkpoint) {
+  std::vector<store::ObjectStore::GetRequest> requests;
   requests.reserve(digests.size());
   for (size_t i = 0; i < digests.size(); ++i) {
     ObjectRead* r = &reads[i];
@@ -61,6 +60,7 @@ void MakeReadRequests(const std::string& tenant_id,
     req.done = [r](Status s) { r->status = std::move(s); };
     requests.push_back(std::move(req));
   }
+  store.GetMany(requests);
 }
 
 bool IsJudged(const ObjectRead& r) {

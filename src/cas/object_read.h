@@ -8,12 +8,12 @@
 //    ends when its slowest read does, so more reads per batch wait less on
 //    one slow response; a blob read buffers nothing, so a batch of them
 //    costs little memory.
-//  - MakeReadRequests() builds one request per digest whose sink hashes and
-//    counts the bytes into its ObjectRead. A read with a declared size stops
-//    as soon as it has more bytes than that (`longer`), since an object may
-//    never end; a manifest's bytes are kept, up to `manifest_max` (beyond
-//    it, `too_large` and the read stops). `checkpoint` runs after each MiB
-//    of one object; its error stops the read.
+//  - ReadObjects() reads every digest with one GetMany; each read's sink
+//    hashes and counts the bytes into its ObjectRead. A read with a declared
+//    size stops as soon as it has more bytes than that (`longer`), since an
+//    object may never end; a manifest's bytes are kept, up to `manifest_max`
+//    (beyond it, `too_large` and the read stops). `checkpoint` runs after each
+//    MiB of one object; its error stops the read.
 //  - IsJudged(read) says whether CheckRead() gives the read's verdict;
 //    otherwise its status is a store error (kTransient: retry later) or the
 //    checkpoint's, and the caller returns it.
@@ -51,12 +51,11 @@ struct ObjectRead {
 
 size_t ReadBatchSize(const store::ObjectStore& store);
 
-// `reads` holds one ObjectRead per digest and must outlive the requests.
-void MakeReadRequests(const std::string& tenant_id,
-                      const std::vector<std::string>& digests,
-                      std::vector<ObjectRead>& reads, uint64_t manifest_max,
-                      const Checkpoint& checkpoint,
-                      std::vector<store::ObjectStore::GetRequest>& requests);
+// `reads` holds one ObjectRead per digest, its declared size and kind set.
+void ReadObjects(store::ObjectStore& store, const std::string& tenant_id,
+                 const std::vector<std::string>& digests,
+                 std::vector<ObjectRead>& reads, uint64_t manifest_max,
+                 const Checkpoint& checkpoint);
 
 bool IsJudged(const ObjectRead& read);
 

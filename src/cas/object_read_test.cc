@@ -22,11 +22,8 @@ class ObjectReadTest : public ClosureTest {
           static_cast<uint64_t>(std::max<int64_t>(0, declared[i]));
       reads[i].manifest = manifest[i];
     }
-    std::vector<store::ObjectStore::GetRequest> requests;
-    cas::Checkpoint checkpoint = [this] { return Checkpoint(); };
-    MakeReadRequests(kTenant, digests, reads, manifest_max, checkpoint,
-                     requests);
-    probe_.GetMany(requests);
+    ReadObjects(probe_, kTenant, digests, reads, manifest_max,
+                [this] { return Checkpoint(); });
     return reads;
   }
 

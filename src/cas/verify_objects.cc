@@ -26,9 +26,7 @@ Result<std::vector<BadObject>> VerifyObjects(
       reads[i].has_declared = targets[pos + i].size.has_value();
       reads[i].declared = targets[pos + i].size.value_or(0);
     }
-    std::vector<store::ObjectStore::GetRequest> requests;
-    MakeReadRequests(tenant_id, digests, reads, 0, checkpoint, requests);
-    store.GetMany(requests);
+    ReadObjects(store, tenant_id, digests, reads, 0, checkpoint);
     for (size_t i = 0; i < n; ++i) {
       ObjectRead& r = reads[i];
       if (!IsJudged(r)) return r.status;

@@ -17,7 +17,9 @@ it refuses any other) and measures, on a fresh database per run:
      into the server), WAL bytes and WAL flushes, CPU of the client and of
      PostgreSQL;
   4. idle pickup latency: bench_stamp jobs inserted one at a time into an
-     idle fleet; latency = handler start (started_at) - created_at.
+     idle fleet; pickup = handler start (started_at) - the producer's
+     COMMIT returning, beside handler start - created_at (the INSERT) and
+     the producer's own INSERT -> COMMIT.
 
 Every configuration runs `--repeat` times (interleaved, so slow drift hits
 all of them alike); tables show the median and every run. Standard library
@@ -242,8 +244,10 @@ def main():
                 f"info {r['rate']:8.0f} jobs/s")
             info.append(r)
         r = run_latency(bench)
-        log(f"run {rep}/{a.repeat} pickup p50 {r['p50']:.2f} ms "
-            f"p99 {r['p99']:.2f} ms max {r['max']:.2f} ms")
+        log(f"run {rep}/{a.repeat} pickup p50 {r['commit']['p50']:.2f} ms "
+            f"p99 {r['commit']['p99']:.2f} ms; from the INSERT p50 "
+            f"{r['p50']:.2f} ms p99 {r['p99']:.2f} ms; producer's commit "
+            f"p50 {r['own']['p50']:.2f} ms")
         lat.append(r)
     drop_db(TEMPLATE_DB)
     if a.graphile:

@@ -122,13 +122,20 @@ SELECT k.kind,
 
 // The ids of one kind's jobs in one state past the cursor, for a job
 // page: none unless the filter $1 allows the state. `where` picks the
-// state the way its index's predicate does.
-#define AWC_CONSOLE_JOB_IDS(state, where, cmp, dir)                    \
-  "    (SELECT x.id FROM awc.jobs x\n"                                 \
-  "      WHERE $1 IN ('', '" state "') AND x.kind = k.kind AND " where \
-  " AND x.id " cmp                                                     \
-  " $4\n"                                                              \
-  "      ORDER BY x.id " dir " LIMIT $5)\n"
+// state the way its index's predicate does. The kind is matched as a
+// range of one value and the ids ordered by (kind, id): with an equality
+// the kind would drop out of the order, and the planner, which cannot
+// tell a rare kind from a common one here, could walk the primary key
+// down the whole history filtering on kind and state (a few rows for a
+// common kind, every finished job for a rare one). Only the state's index
+// on (kind, ..., id) gives this order.
+#define AWC_CONSOLE_JOB_IDS(state, where, cmp, dir)   \
+  "    (SELECT x.id FROM awc.jobs x\n"                \
+  "      WHERE $1 IN ('', '" state                    \
+  "') AND x.kind >= k.kind"                           \
+  " AND x.kind <= k.kind AND " where " AND x.id " cmp \
+  " $4\n"                                             \
+  "      ORDER BY x.kind " dir ", x.id " dir " LIMIT $5)\n"
 
 // $1 state or '', $2 kind or '', $3 dead reason or '', $4 cursor, $5 limit.
 // One page of jobs: for each kind and state the filter allows, the ids

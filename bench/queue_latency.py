@@ -57,24 +57,22 @@ $$""")
         if time.monotonic() > deadline:
             die("latency jobs were not all completed within 60 s")
         time.sleep(0.05)
-    lat = [float(x) for x in s.query(
-        "SELECT ((result->>'started_at')::numeric "
-        "        - extract(epoch FROM created_at)) * 1000 "
-        "FROM awc.jobs ORDER BY id").split("\n")]
-    after = sorted(float(x) for x in s.query(
-        "SELECT ((j.result->>'started_at')::numeric "
-        "        - extract(epoch FROM c.at)) * 1000 "
-        "FROM awc.jobs j JOIN bench_committed c USING (id)").split("\n"))
-    # The producer's own INSERT -> COMMIT returned: its durable commit,
-    # which no consumer can shorten; the job is announced only after it.
-    own = sorted(float(x) for x in s.query(
-        "SELECT extract(epoch FROM c.at - j.created_at) * 1000 "
-        "FROM awc.jobs j JOIN bench_committed c USING (id)").split("\n"))
+    # Per job, in ms: handler start - INSERT, handler start - the
+    # producer's COMMIT returning, and that COMMIT - the INSERT (the
+    # producer's durable commit, which no consumer can shorten: the job is
+    # announced only after it).
+    rows = [[float(v) for v in line.split("|")] for line in s.query(
+        "SELECT (t.started - extract(epoch FROM j.created_at)) * 1000, "
+        "       (t.started - extract(epoch FROM c.at)) * 1000, "
+        "       extract(epoch FROM c.at - j.created_at) * 1000 "
+        "FROM awc.jobs j JOIN bench_committed c USING (id), "
+        "LATERAL (SELECT (j.result->>'started_at')::numeric AS started) t"
+        ).split("\n")]
+    lat, after, own = (sorted(col) for col in zip(*rows))
     workers = s.query("SELECT count(DISTINCT locked_by) FROM awc.jobs")
     s.close()
     d.stop()
     drop_db(db)
-    lat.sort()
 
     def stats(values):
         return {"p50": percentile(values, 50), "p99": percentile(values, 99),

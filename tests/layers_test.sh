@@ -40,6 +40,21 @@ for dir in "$root"/src/*/; do
 done
 [ "$status" = 0 ] || exit 1
 
+# Test-only interfaces (docs/ARCHITECTURE.md, "Where code goes") are in
+# headers named *_testing.h. Production code may not include one, except
+# foo.cc its own foo_testing.h (the seam it implements); the test-only code
+# itself (src/testing/, *_testing.*) may.
+for file in $(cd "$root" && find src -name '*.h' -o -name '*.cc' | sort); do
+  case $file in *_test.cc | *_testing.h | *_testing.cc | src/testing/*) continue ;; esac
+  own_seam=${file%.cc}_testing.h
+  for header in $(sed -n 's|^#include "\([a-z0-9_/]*_testing\.h\)".*|\1|p' \
+                    "$root/$file"); do
+    [ "src/$header" = "$own_seam" ] && continue
+    echo "$file includes the test-only $header" >&2
+    status=1
+  done
+done
+
 for file in $(cd "$root" && find src -name '*.h' -o -name '*.cc' | sort); do
   case $file in *_test.cc) continue ;; esac
   module=$(printf '%s\n' "$file" | cut -d/ -f2)

@@ -5,7 +5,7 @@
 #include <utility>
 
 #include "common/host_name.h"
-#include "common/loop_wait.h"
+#include "process/loop_wait.h"
 #include "scheduler/scheduler_sql.h"
 #include "scheduler/schedules.h"
 
@@ -71,13 +71,14 @@ Result<std::vector<queue::Depth>> PgSchedulerSession::SampleDepth() {
 }
 
 void PgSchedulerSession::Wait(double seconds, bool wake_on_change,
-                              const StopFn& stop) {
+                              const process::StopFn& stop) {
   // Notifications are drained before and after: a standby's would otherwise
   // pile up in libpq, and one that woke the wait must not cut the next one
   // short. A session that fails here fails its next statement too.
   Result<int> before = conn_->DrainNotifications();
   if (wake_on_change && before.ok() && *before > 0) return;
-  WaitOnLoop(loop_, seconds, wake_on_change ? conn_->Socket() : -1, &stop);
+  process::WaitOnLoop(loop_, seconds, wake_on_change ? conn_->Socket() : -1,
+                      &stop);
   (void)conn_->DrainNotifications();
 }
 

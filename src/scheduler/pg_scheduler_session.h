@@ -33,7 +33,8 @@ class PgSchedulerSession : public SchedulerSession {
                                         const Checkpoint& checkpoint) override;
   Result<std::optional<double>> SecondsToNextDue() override;
   Result<std::vector<queue::Depth>> SampleDepth() override;
-  void Wait(double seconds, bool wake_on_change, const StopFn& stop) override;
+  void Wait(double seconds, bool wake_on_change,
+            const process::StopFn& stop) override;
 
  private:
   struct ev_loop* loop_;

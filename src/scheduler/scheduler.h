@@ -46,7 +46,7 @@ struct SchedulerDeps {
   SchedulerSession* session;
   SchedulerReporter* reporter;
   Env* env;
-  StopFn stop_requested;
+  process::StopFn stop_requested;
 };
 
 class Scheduler {

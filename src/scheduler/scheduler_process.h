@@ -3,7 +3,7 @@
 // "Scheduler"). It builds the real parts of a Scheduler and runs it.
 //
 // Contract:
-//  - Signals as a worker's (worker/stop_flag.h): SIGTERM/SIGINT finish the
+//  - Signals as a worker's (process/child_process.h): SIGTERM/SIGINT finish the
 //    firing in flight, release the lease and return 0; SIGQUIT exits at
 //    once (the lease expires).
 //  - Process title "awc-worker: scheduler leader" or "... standby"; the

@@ -98,7 +98,8 @@ class FakeSession : public SchedulerSession {
     d.count = static_cast<int64_t>(samples.size());
     return std::vector<queue::Depth>{d};
   }
-  void Wait(double seconds, bool wake_on_change, const StopFn&) override {
+  void Wait(double seconds, bool wake_on_change,
+            const process::StopFn&) override {
     log.push_back((wake_on_change ? "wait~ " : "wait ") + Secs(seconds));
     clock_->Advance(seconds);
     if (on_wait) on_wait();

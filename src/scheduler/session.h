@@ -23,12 +23,12 @@
 #include <vector>
 
 #include "common/status.h"
+#include "process/child_process.h"
 #include "queue/queue_stats.h"
 #include "scheduler/firing.h"
 
 namespace awc::scheduler {
 
-using StopFn = std::function<bool()>;
 // Called between the batches of a long firing: true to go on, false to
 // stop early (a stop was requested), an error to abandon it.
 using Checkpoint = std::function<Result<bool>()>;
@@ -48,7 +48,7 @@ class SchedulerSession {
   // The queue's depth (queue::SampleDepth).
   virtual Result<std::vector<queue::Depth>> SampleDepth() = 0;
   virtual void Wait(double seconds, bool wake_on_change,
-                    const StopFn& stop) = 0;
+                    const process::StopFn& stop) = 0;
 };
 
 // What the scheduler reports: its role (the process title and

@@ -7,7 +7,7 @@
 //    exits with its return value. `main` starts with SIGTERM, SIGINT, SIGQUIT,
 //    SIGHUP and SIGCHLD blocked and at their default dispositions, and with
 //    every descriptor above 2 closed; it unblocks them once its own
-//    handlers are in place (worker/stop_flag.h). Children get
+//    handlers are in place (process/child_process.h). Children get
 //    PR_SET_PDEATHSIG(SIGTERM), so they finish their job and stop when the
 //    parent dies.
 //  - Reaps every child and logs its exit ("<kind> exited": pid, slot, exit

@@ -32,12 +32,10 @@
 #include "common/status.h"
 #include "db/pg.h"
 #include "fleet/workers.h"
+#include "process/child_process.h"
 #include "queue/job.h"
 
 namespace awc::worker {
-
-// Whether the worker has been asked to stop.
-using StopFn = std::function<bool()>;
 
 class JobSource {
  public:
@@ -77,10 +75,10 @@ class JobSource {
   // call (while a job ran, say); otherwise once one arrives, `seconds`
   // pass or `stop()` holds. Consumes the notifications it saw; an error
   // means reading them failed.
-  virtual Status WaitForWork(double seconds, const StopFn& stop) = 0;
+  virtual Status WaitForWork(double seconds, const process::StopFn& stop) = 0;
   // Waits `seconds` (a backoff), or less once `*stop()` holds; a null
   // `stop` makes the wait uninterruptible.
-  virtual void Pause(double seconds, const StopFn* stop) = 0;
+  virtual void Pause(double seconds, const process::StopFn* stop) = 0;
 };
 
 }  // namespace awc::worker

@@ -2,7 +2,7 @@
 
 #include <utility>
 
-#include "common/loop_wait.h"
+#include "process/loop_wait.h"
 
 namespace awc::worker {
 
@@ -61,7 +61,7 @@ Status PgJobSource::Heartbeat(const Beat& beat) {
   return Status::OK();
 }
 
-Status PgJobSource::WaitForWork(double seconds, const StopFn& stop) {
+Status PgJobSource::WaitForWork(double seconds, const process::StopFn& stop) {
   AWC_ASSIGN_OR_RETURN(int notes, conn_->DrainNotifications());
   if (notes > 0) return Status::OK();
   Wait(seconds, true, &stop);
@@ -70,13 +70,14 @@ Status PgJobSource::WaitForWork(double seconds, const StopFn& stop) {
   return conn_->DrainNotifications().status();
 }
 
-void PgJobSource::Pause(double seconds, const StopFn* stop) {
+void PgJobSource::Pause(double seconds, const process::StopFn* stop) {
   Wait(seconds, false, stop);
 }
 
-void PgJobSource::Wait(double seconds, bool watch_socket, const StopFn* stop) {
+void PgJobSource::Wait(double seconds, bool watch_socket,
+                       const process::StopFn* stop) {
   int fd = watch_socket && conn_ ? conn_->Socket() : -1;
-  WaitOnLoop(loop_, seconds, fd, stop);
+  process::WaitOnLoop(loop_, seconds, fd, stop);
 }
 
 }  // namespace awc::worker

@@ -7,7 +7,8 @@
 //    id; the session LISTENs on awc_jobs, which an INSERT trigger notifies.
 //  - Heartbeat() writes the row of `me` (fleet/workers.h).
 //  - Waits run `loop` (libev) with a timer and, in WaitForWork(), a watcher
-//    on the session's socket; the stop signal wakes the loop (stop_flag.h).
+//    on the session's socket; the stop signal wakes the loop
+//    (process/child_process.h).
 #ifndef AWC_WORKER_PG_JOB_SOURCE_H_
 #define AWC_WORKER_PG_JOB_SOURCE_H_
 
@@ -47,13 +48,13 @@ class PgJobSource : public JobSource {
   Result<std::vector<queue::Reclaimed>> ReclaimExpired(int limit) override;
   Status Heartbeat(const Beat& beat) override;
 
-  Status WaitForWork(double seconds, const StopFn& stop) override;
-  void Pause(double seconds, const StopFn* stop) override;
+  Status WaitForWork(double seconds, const process::StopFn& stop) override;
+  void Pause(double seconds, const process::StopFn* stop) override;
 
  private:
   // Runs the loop for up to `seconds`; returns early when `watch_socket`
   // and the session has input, or once `*stop()` holds.
-  void Wait(double seconds, bool watch_socket, const StopFn* stop);
+  void Wait(double seconds, bool watch_socket, const process::StopFn* stop);
 
   struct ev_loop* loop_;
   std::string conninfo_;

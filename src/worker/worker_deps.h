@@ -48,7 +48,7 @@ struct WorkerDeps {
   const handlers::HandlerOptions* handler_options;  // JobContext::options()
   obs::Metrics* metrics;                            // JobContext::metrics()
   Env* env;                                         // the clock (NowMonotonic)
-  StopFn stop_requested;
+  process::StopFn stop_requested;
 };
 
 }  // namespace awc::worker

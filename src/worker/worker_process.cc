@@ -7,11 +7,11 @@
 
 #include "common/host_name.h"
 #include "obs/log.h"
+#include "process/child_process.h"
 #include "store/open_store.h"
 #include "worker/metered_store.h"
 #include "worker/pg_job_source.h"
 #include "worker/process_reporter.h"
-#include "worker/stop_flag.h"
 #include "worker/worker.h"
 
 namespace awc::worker {
@@ -30,7 +30,6 @@ fleet::WorkerIdentity Identity(const std::string& worker_id, int slot) {
 
 int RunOnLoop(const WorkerProcessDeps& deps, int slot, struct ev_loop* loop) {
   std::string id = WorkerId(deps.options, slot);
-  InstallWorkerSignals(loop);
   obs::SetLogWorker(id);
   ProcessReporter reporter(deps.metrics, deps.status, slot, deps.registry);
   reporter.StateChanged(WorkerState::kConnecting, nullptr);
@@ -57,7 +56,7 @@ int RunOnLoop(const WorkerProcessDeps& deps, int slot, struct ev_loop* loop) {
                      deps.options.lease_secs);
   Worker worker(WorkerDeps{deps.options, &source, &reporter, deps.registry,
                            &store, loop, deps.handler_options, deps.metrics,
-                           Env::Default(), &StopRequested});
+                           Env::Default(), &process::StopRequested});
   worker.Run();
   return 0;
 }
@@ -65,10 +64,8 @@ int RunOnLoop(const WorkerProcessDeps& deps, int slot, struct ev_loop* loop) {
 }  // namespace
 
 int RunWorkerProcess(const WorkerProcessDeps& deps, int slot) {
-  struct ev_loop* loop = ev_loop_new(EVFLAG_AUTO);
-  int code = RunOnLoop(deps, slot, loop);
-  ev_loop_destroy(loop);
-  return code;
+  return process::RunChildProcess(
+      [&](struct ev_loop* loop) { return RunOnLoop(deps, slot, loop); });
 }
 
 }  // namespace awc::worker

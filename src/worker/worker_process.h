@@ -2,7 +2,8 @@
 // supervisor. It builds the real parts of a Worker and runs it.
 //
 // Contract:
-//  - Installs the worker's signal handling (stop_flag.h): SIGTERM/SIGINT
+//  - Installs the worker's signal handling (process/child_process.h):
+//  SIGTERM/SIGINT
 //    stop claiming, finish the job in flight, record it and return 0;
 //    SIGQUIT exits at once, leaving the job to lease expiry.
 //  - Owns one libev loop, one object store (opened from AWC_CAS_URL at

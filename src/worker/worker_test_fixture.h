@@ -166,13 +166,13 @@ class FakeJobSource : public JobSource {
     beats.push_back(s.ok() ? line : line + " FAILED");
     return s;
   }
-  Status WaitForWork(double seconds, const StopFn&) override {
+  Status WaitForWork(double seconds, const process::StopFn&) override {
     AWC_RETURN_IF_ERROR(Call(Op::kWaitForWork, "wait " + Secs(seconds)));
     clock_->Advance(seconds);
     if (on_wait) on_wait();
     return Status::OK();
   }
-  void Pause(double seconds, const StopFn* stop) override {
+  void Pause(double seconds, const process::StopFn* stop) override {
     log.push_back((stop != nullptr ? "pause " : "pause! ") + Secs(seconds));
     if (stop == nullptr) uninterruptible_pauses.push_back(seconds);
     clock_->Advance(seconds);

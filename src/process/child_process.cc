@@ -1,10 +1,10 @@
-#include "worker/stop_flag.h"
+#include "process/child_process.h"
 
 #include <ev.h>
 #include <signal.h>
 #include <unistd.h>
 
-namespace awc::worker {
+namespace awc::process {
 namespace {
 
 volatile sig_atomic_t g_stop = 0;
@@ -28,9 +28,7 @@ void Handle(int sig, void (*fn)(int)) {
   sigaction(sig, &sa, nullptr);
 }
 
-}  // namespace
-
-void InstallWorkerSignals(struct ev_loop* loop) {
+void InstallChildSignals(struct ev_loop* loop) {
   g_loop = loop;
   ev_async_init(&g_wake, OnWake);
   ev_async_start(loop, &g_wake);
@@ -47,8 +45,17 @@ void InstallWorkerSignals(struct ev_loop* loop) {
   sigprocmask(SIG_SETMASK, &all, nullptr);
 }
 
+}  // namespace
+
+int RunChildProcess(const std::function<int(struct ev_loop* loop)>& body) {
+  struct ev_loop* loop = ev_loop_new(EVFLAG_AUTO);
+  InstallChildSignals(loop);
+  int code = body(loop);
+  g_loop = nullptr;
+  ev_loop_destroy(loop);
+  return code;
+}
+
 bool StopRequested() { return g_stop != 0; }
 
-void RequestStop() { OnStopSignal(0); }
-
-}  // namespace awc::worker
+}  // namespace awc::process

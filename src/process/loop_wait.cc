@@ -1,8 +1,8 @@
-#include "common/loop_wait.h"
+#include "process/loop_wait.h"
 
 #include <ev.h>
 
-namespace awc {
+namespace awc::process {
 namespace {
 
 struct WaitFlag {
@@ -20,7 +20,7 @@ void OnWaitIo(struct ev_loop*, ev_io* w, int) {
 }  // namespace
 
 void WaitOnLoop(struct ev_loop* loop, double seconds, int fd,
-                const std::function<bool()>* stop) {
+                const StopFn* stop) {
   if (seconds <= 0) return;
   WaitFlag flag;
   ev_now_update(loop);
@@ -41,4 +41,4 @@ void WaitOnLoop(struct ev_loop* loop, double seconds, int fd,
   if (fd >= 0) ev_io_stop(loop, &io);
 }
 
-}  // namespace awc
+}  // namespace awc::process

@@ -1,21 +1,21 @@
 // WaitOnLoop: the one blocking wait of the single-threaded processes (a
 // worker between jobs, the scheduler between firings), on their libev loop.
-#ifndef AWC_COMMON_LOOP_WAIT_H_
-#define AWC_COMMON_LOOP_WAIT_H_
+#ifndef AWC_PROCESS_LOOP_WAIT_H_
+#define AWC_PROCESS_LOOP_WAIT_H_
 
-#include <functional>
+#include "process/child_process.h"
 
 struct ev_loop;
 
-namespace awc {
+namespace awc::process {
 
 // Runs `loop` for up to `seconds`, returning early once `fd` (when >= 0)
 // is readable or `*stop` (when not null) holds; `stop` is checked whenever
 // the loop wakes (a stop signal wakes it with ev_async_send). Other
 // watchers of the loop run meanwhile.
 void WaitOnLoop(struct ev_loop* loop, double seconds, int fd,
-                const std::function<bool()>* stop);
+                const StopFn* stop);
 
-}  // namespace awc
+}  // namespace awc::process
 
-#endif  // AWC_COMMON_LOOP_WAIT_H_
+#endif  // AWC_PROCESS_LOOP_WAIT_H_

@@ -5,16 +5,16 @@
 //       warm-up dry run, a timed dry run (plan only), then the dry run's
 //       candidates are written to the store (AWC_CAS_URL; content is
 //       filler of the recorded size: GC never reads objects) and one full
-//       epoch runs with gc::RunSweep, its phases timed through SweepHooks
-//       and the checkpoint. Checks that the full epoch deleted exactly the
-//       dry run's candidates, from the store and from awc.objects.
+//       epoch runs with gc::RunSweepWithHooks, its phases timed through its
+//       hooks and the checkpoint. Checks that the full epoch deleted exactly
+//       the dry run's candidates, from the store and from awc.objects.
 #include <cinttypes>
 #include <cstdio>
 #include <set>
 #include <string>
 #include <vector>
 
-#include "gc/sweep.h"
+#include "gc/sweep_testing.h"
 #include "options/module_options.h"
 #include "storage_bench_common.h"
 #include "store/object_store.h"
@@ -101,7 +101,7 @@ int Gc(const Args& a) {
   o.dry_run = false;
   Cpu c0 = Cpu::Self();
   double t0 = Now();
-  auto full = awc::gc::RunSweep(
+  auto full = awc::gc::RunSweepWithHooks(
       *conn, store, tenant, o, [&] { return at("checkpoint"); }, hooks);
   double t_end = Now();
   Cpu c1 = Cpu::Self();

@@ -15,6 +15,7 @@
 #include "storage_bench_common.h"
 #if AWC_WITH_S3
 #include "store/s3/s3_store.h"
+#include "store/s3/s3_store_testing.h"
 #endif
 
 namespace awc::bench {

@@ -59,7 +59,7 @@ class ConsolePlanTest : public ::testing::Test {
 };
 
 TEST_F(ConsolePlanTest, TheOverviewReadsEachStateThroughItsIndex) {
-  std::string plan = Plan(console::sql::kQueueDepth, {"1000"});
+  std::string plan = Plan(console::sql::kKindCounts, {"1000"});
   // Dead letters: any of their own indexes (see below).
   for (const char* index :
        {"jobs_pending_ready_idx", "jobs_lease_idx", "jobs_finished_kind_idx"}) {

@@ -9,7 +9,7 @@
 
 #include "cas/closure.h"
 #include "cli/importer.h"
-#include "gc/sweep.h"
+#include "gc/sweep_testing.h"
 #include "handlers/storage_handlers.h"
 #include "store/file_store.h"
 #include "tests/support/cas_fixture.h"
@@ -135,7 +135,7 @@ class GcPropertyTest : public ::testing::TestWithParam<unsigned> {
       return Pick(5) == 0 ? Status::Internal("crash") : Interfere();
     };
     auto conn = db_.Connect("gc");
-    auto r = gc::RunSweep(*conn, *store_, "p", o, nullptr, hooks);
+    auto r = gc::RunSweepWithHooks(*conn, *store_, "p", o, nullptr, hooks);
     if (r.ok()) {
       EXPECT_NE(gc::VerdictName(r->verdict), std::string("aborted"))
           << r->reason;

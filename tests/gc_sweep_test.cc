@@ -5,7 +5,7 @@
 #include <chrono>
 #include <thread>
 
-#include "gc/sweep.h"
+#include "gc/sweep_testing.h"
 #include "handlers/storage_handlers.h"
 #include "store/memory_store.h"
 #include "tests/support/cas_fixture.h"
@@ -37,7 +37,8 @@ class GcTest : public ::testing::Test {
     return o;
   }
   Result<gc::SweepReport> Sweep(const gc::SweepHooks& hooks = {}) {
-    return gc::RunSweep(ctx_->db(), *store_, "t1", Options(), nullptr, hooks);
+    return gc::RunSweepWithHooks(ctx_->db(), *store_, "t1", Options(), nullptr,
+                                 hooks);
   }
   bool InStore(const std::string& digest) {
     auto key = store::MakeKey("t1", digest);
@@ -346,7 +347,8 @@ TEST_F(GcTest, AStalledSweeperKeepsTheLockWhileItDeletesABatch) {
     }
     return Status::OK();
   };
-  auto stalled = gc::RunSweep(ctx_->db(), *store_, "t1", o, nullptr, stall);
+  auto stalled =
+      gc::RunSweepWithHooks(ctx_->db(), *store_, "t1", o, nullptr, stall);
   EXPECT_EQ(gc::VerdictName(other.verdict), std::string("locked_out"));
   EXPECT_NE(other.reason.find("deleting a batch"), std::string::npos)
       << other.reason;

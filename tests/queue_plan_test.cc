@@ -74,7 +74,7 @@ TEST_F(QueuePlanTest, TheDepthSampleReadsOnlyTheLiveStates) {
       "WHERE id BETWEEN 100 AND 110");
   db_.Exec("VACUUM ANALYZE awc.jobs");
   auto r = conn_->Exec(std::string("EXPLAIN (FORMAT JSON) ") +
-                       queue::sql::kQueueDepth);
+                       queue::sql::kDepthSample);
   ASSERT_TRUE(r.ok()) << r.status().message();
   std::string plan = r->GetString(0, 0);
   // PENDING jobs come from either index that holds them alone, as the

@@ -9,11 +9,15 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <chrono>
+#include <filesystem>
+#include <fstream>
 #include <thread>
 
 #include "cas/closure.h"
 #include "cas/manifest.h"
+#include "testing/fault_env.h"
 #include "tests/support/s3_fixture.h"
 
 namespace awc::store::s3test {
@@ -75,6 +79,39 @@ TEST_F(S3StoreTest, ServerStoppedMidGetManyIsTransientAndRecovers) {
   Fetched up = Fetch(store, keys[3]);
   ASSERT_TRUE(up.status.ok()) << up.status.ToString();
   EXPECT_TRUE(up.data == datas[3]);
+}
+
+// PutFile reads its file through the store's Env, like every other file
+// access: a file that cannot be opened, or a read that fails mid-upload
+// (EIO from a dying disk), is an I/O error and stores nothing.
+TEST_F(S3StoreTest, PutFileReadsThroughTheEnvAndAFailedReadStoresNothing) {
+  FaultEnv env(Env::Default());
+  ObjectStore* store = Open(std::string("s3://") + kBucket, {}, &env);
+  std::string path = server_->data_dir() + "-upload";
+  std::string data = Pattern(3 * kMiB + 5, 11);
+  std::ofstream(path, std::ios::binary) << data;
+  ObjectKey key = KeyOf("t1", data);
+
+  env.FailNth(FaultEnv::Op::kNewRandomAccessFile, 1, EACCES);
+  Status denied = store->PutFile(key, path);
+  EXPECT_EQ(denied.code(), Status::Code::kIoError) << denied.ToString();
+  EXPECT_NE(denied.message().find("Permission denied"), std::string::npos)
+      << denied.ToString();
+  EXPECT_NE(denied.message().find(path), std::string::npos);
+  EXPECT_TRUE(store->Head(key).status().IsNotFound());
+
+  env.FailNth(FaultEnv::Op::kReadAt, 2, EIO);
+  Status broken = store->PutFile(key, path);
+  EXPECT_EQ(broken.code(), Status::Code::kIoError) << broken.ToString();
+  EXPECT_NE(broken.message().find("Input/output error"), std::string::npos)
+      << broken.ToString();
+  EXPECT_TRUE(store->Head(key).status().IsNotFound());
+
+  Status s = store->PutFile(key, path);
+  std::filesystem::remove(path);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  EXPECT_EQ(*store->Head(key), data.size());
+  EXPECT_EQ(env.injected(), 2);
 }
 
 TEST_F(S3StoreTest, StalledServerTimesOutTransiently) {

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "store/s3/s3_store_testing.h"
 #include "tests/support/s3_fixture.h"
 
 namespace awc::store::s3test {

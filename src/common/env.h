@@ -41,6 +41,18 @@ class SequentialFile {
   virtual Result<size_t> Read(char* buf, size_t n) = 0;
 };
 
+// A regular file read at any offset.
+class RandomAccessFile {
+ public:
+  virtual ~RandomAccessFile() = default;
+
+  // Reads up to `n` bytes at `offset` into `buf`; returns how many were
+  // read, fewer than `n` only at end of file (0 at or past it).
+  virtual Result<size_t> ReadAt(uint64_t offset, char* buf, size_t n) = 0;
+  // Its size when it was opened.
+  virtual uint64_t size() const = 0;
+};
+
 // A file written from start to end. The destructor closes it if Close()
 // was not called, ignoring errors.
 class WritableFile {
@@ -97,6 +109,11 @@ class Env {
   // Opens the regular file `path` for reading from its start.
   virtual Result<std::unique_ptr<SequentialFile>> NewSequentialFile(
       const std::string& path, Symlinks symlinks) = 0;
+
+  // Opens the regular file `path` (following symbolic links) for reads at
+  // any offset.
+  virtual Result<std::unique_ptr<RandomAccessFile>> NewRandomAccessFile(
+      const std::string& path) = 0;
 
   // Creates `path` for writing (mode 0666 less the umask).
   virtual Result<std::unique_ptr<WritableFile>> NewWritableFile(

@@ -72,6 +72,33 @@ class PosixSequentialFile : public SequentialFile {
   const int fd_;
 };
 
+class PosixRandomAccessFile : public RandomAccessFile {
+ public:
+  PosixRandomAccessFile(std::string path, int fd, uint64_t size)
+      : path_(std::move(path)), fd_(fd), size_(size) {}
+  ~PosixRandomAccessFile() override { close(fd_); }
+
+  Result<size_t> ReadAt(uint64_t offset, char* buf, size_t n) override {
+    size_t got = 0;
+    while (got < n) {
+      ssize_t r =
+          pread(fd_, buf + got, n - got, static_cast<off_t>(offset + got));
+      if (r < 0 && Retryable(errno)) continue;
+      if (r < 0) return ErrnoStatus("cannot read", path_, errno);
+      if (r == 0) break;
+      got += static_cast<size_t>(r);
+    }
+    return got;
+  }
+
+  uint64_t size() const override { return size_; }
+
+ private:
+  const std::string path_;
+  const int fd_;
+  const uint64_t size_;
+};
+
 class PosixWritableFile : public WritableFile {
  public:
   PosixWritableFile(std::string path, int fd)
@@ -141,6 +168,25 @@ class PosixEnv : public Env {
 
   Result<std::unique_ptr<SequentialFile>> NewSequentialFile(
       const std::string& path, Symlinks symlinks) override {
+    struct stat st;
+    AWC_ASSIGN_OR_RETURN(int fd, OpenRegular(path, symlinks, &st));
+    return std::unique_ptr<SequentialFile>(
+        std::make_unique<PosixSequentialFile>(path, fd));
+  }
+
+  Result<std::unique_ptr<RandomAccessFile>> NewRandomAccessFile(
+      const std::string& path) override {
+    struct stat st;
+    AWC_ASSIGN_OR_RETURN(int fd, OpenRegular(path, Symlinks::kFollow, &st));
+    return std::unique_ptr<RandomAccessFile>(
+        std::make_unique<PosixRandomAccessFile>(
+            path, fd, static_cast<uint64_t>(st.st_size)));
+  }
+
+  // Opens a regular file for reading, as the contract of Env says: the
+  // descriptor, with `*st` its fstat().
+  static Result<int> OpenRegular(const std::string& path, Symlinks symlinks,
+                                 struct stat* st) {
     // O_NONBLOCK: opening a FIFO must not wait for a writer (it has no
     // effect on the regular files that are read).
     int flags = O_RDONLY | O_NONBLOCK;
@@ -148,26 +194,24 @@ class PosixEnv : public Env {
     int fd = OpenFd(path, flags);
     if (fd < 0) {
       int err = errno;
-      struct stat st;
+      struct stat link;
       // ELOOP: a link refused by O_NOFOLLOW; ENXIO: a socket.
-      if ((err == ELOOP || err == ENXIO) && lstat(path.c_str(), &st) == 0 &&
-          (S_ISLNK(st.st_mode) || S_ISSOCK(st.st_mode))) {
-        return NotRegular(path, Kind(st.st_mode));
+      if ((err == ELOOP || err == ENXIO) && lstat(path.c_str(), &link) == 0 &&
+          (S_ISLNK(link.st_mode) || S_ISSOCK(link.st_mode))) {
+        return NotRegular(path, Kind(link.st_mode));
       }
       return ErrnoStatus("cannot open", path, err);
     }
-    struct stat st;
-    if (fstat(fd, &st) != 0) {
+    if (fstat(fd, st) != 0) {
       Status s = ErrnoStatus("cannot stat", path, errno);
       close(fd);
       return s;
     }
-    if (!S_ISREG(st.st_mode)) {
+    if (!S_ISREG(st->st_mode)) {
       close(fd);
-      return NotRegular(path, Kind(st.st_mode));
+      return NotRegular(path, Kind(st->st_mode));
     }
-    return std::unique_ptr<SequentialFile>(
-        std::make_unique<PosixSequentialFile>(path, fd));
+    return fd;
   }
 
   Result<std::unique_ptr<WritableFile>> NewWritableFile(

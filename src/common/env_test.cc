@@ -140,6 +140,31 @@ TEST(EnvTest, OnlyRegularFilesOpenForReading) {
   }
 }
 
+TEST(EnvTest, RandomAccessFilesReadAtAnyOffset) {
+  Env* env = Env::Default();
+  ScopedTempDir tmp;
+  std::string path = tmp.path() + "/f";
+  std::ofstream(path) << "0123456789";
+  auto in = env->NewRandomAccessFile(path);
+  ASSERT_TRUE(in.ok()) << in.status().ToString();
+  EXPECT_TRUE(OpenedCloseOnExec(path));
+  EXPECT_EQ((*in)->size(), 10u);
+  char buf[8];
+  EXPECT_EQ(*(*in)->ReadAt(6, buf, sizeof buf), 4u);  // short only at the end
+  EXPECT_EQ(std::string(buf, 4), "6789");
+  EXPECT_EQ(*(*in)->ReadAt(2, buf, 3), 3u);
+  EXPECT_EQ(std::string(buf, 3), "234");
+  EXPECT_EQ(*(*in)->ReadAt(10, buf, 1), 0u);
+  EXPECT_EQ(*(*in)->ReadAt(99, buf, 1), 0u);
+
+  EXPECT_TRUE(
+      env->NewRandomAccessFile(tmp.path() + "/none").status().IsNotFound());
+  Status dir = env->NewRandomAccessFile(tmp.path()).status();
+  EXPECT_TRUE(dir.IsInvalidArgument()) << dir.ToString();
+  EXPECT_EQ(dir.message(), "cannot open \"" + tmp.path() +
+                               "\": not a regular file (a directory)");
+}
+
 TEST(EnvTest, SymbolicLinksAreFollowedOnlyWhenAsked) {
   Env* env = Env::Default();
   ScopedTempDir tmp;

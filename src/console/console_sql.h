@@ -78,7 +78,7 @@ inline constexpr const char* kClock =
 // without sorting the kind's history. Unordered, a LIMIT let the planner
 // pick a heap scan that stops at the cap, which reads the whole table when
 // the kind's finished jobs sit at its end.
-inline constexpr const char* kQueueDepth = AWC_CONSOLE_KINDS R"sql(
+inline constexpr const char* kKindCounts = AWC_CONSOLE_KINDS R"sql(
 SELECT k.kind,
        (SELECT count(*) FROM (SELECT 1 FROM awc.jobs j
                                WHERE j.kind = k.kind AND j.state = 'PENDING'

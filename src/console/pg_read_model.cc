@@ -87,7 +87,7 @@ EpochRow EpochAt(const db::PgResult& r, int i) {
 Result<std::vector<KindDepth>> ReadQueueDepth(db::PgConn& conn) {
   AWC_ASSIGN_OR_RETURN(
       db::PgResult r,
-      conn.Exec(sql::kQueueDepth, {std::to_string(kJobCountCap)}));
+      conn.Exec(sql::kKindCounts, {std::to_string(kJobCountCap)}));
   std::vector<KindDepth> out;
   for (int i = 0; i < r.rows(); ++i) {
     KindDepth k;

@@ -9,6 +9,7 @@
 #include "common/numbers.h"
 #include "gc/eligible_tally.h"
 #include "gc/gc_sql.h"
+#include "gc/sweep_testing.h"
 #include "obs/log.h"
 
 namespace awc::gc {
@@ -378,7 +379,18 @@ Result<SweepReport> RunSweep(db::PgConn& conn, store::ObjectStore& store,
                              const std::string& tenant_id,
                              const SweepOptions& options,
                              const std::function<Status()>& checkpoint,
-                             const SweepHooks& hooks) {
+                             const DeletedFn& deleted) {
+  SweepHooks hooks;
+  hooks.deleted = deleted;
+  return RunSweepWithHooks(conn, store, tenant_id, options, checkpoint, hooks);
+}
+
+Result<SweepReport> RunSweepWithHooks(db::PgConn& conn,
+                                      store::ObjectStore& store,
+                                      const std::string& tenant_id,
+                                      const SweepOptions& options,
+                                      const std::function<Status()>& checkpoint,
+                                      const SweepHooks& hooks) {
   AWC_ASSIGN_OR_RETURN(db::PgResult t,
                        conn.Exec(sql::kTenantExists, {tenant_id}));
   if (t.rows() == 0) {

@@ -51,20 +51,10 @@ struct SweepOptions {
   double lock_ttl_secs = 300;
 };
 
-// Points where tests interrupt a sweep (to simulate a crash) or interfere
-// (to inject a live reference). Returning an error stops the sweep there
-// with that error, as a crash would. `deleted` only observes: it is told
-// the objects and bytes of each batch as its deletion commits, so a sweep
-// that stops later (an error, a crash) has still reported them, and a
-// resumed epoch reports only what it deletes itself.
-struct SweepHooks {
-  std::function<Status(int64_t epoch)> after_plan;
-  std::function<Status(int64_t epoch)> after_mark;
-  std::function<Status(int64_t epoch)> before_store_delete;
-  std::function<Status(int64_t epoch)> after_store_delete;
-  std::function<Status(int64_t epoch)> before_canary_check;
-  std::function<void(int64_t objects, int64_t bytes)> deleted;
-};
+// Told the objects and bytes of each batch as its deletion commits, so a
+// sweep that stops later (an error, a crash) has still reported them, and
+// a resumed epoch reports only what it deletes itself.
+using DeletedFn = std::function<void(int64_t objects, int64_t bytes)>;
 
 struct SweepReport {
   enum class Verdict { kCompleted, kDryRun, kAborted, kRefused, kLockedOut };
@@ -81,12 +71,13 @@ struct SweepReport {
 
 const char* VerdictName(SweepReport::Verdict verdict);
 
-// `checkpoint` is called between batches (lease renewal).
+// `checkpoint` is called between batches (lease renewal); `deleted`, when
+// set, after each batch's deletion commits.
 Result<SweepReport> RunSweep(db::PgConn& conn, store::ObjectStore& store,
                              const std::string& tenant_id,
                              const SweepOptions& options,
                              const std::function<Status()>& checkpoint,
-                             const SweepHooks& hooks = {});
+                             const DeletedFn& deleted = nullptr);
 
 }  // namespace awc::gc
 

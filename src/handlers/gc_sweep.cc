@@ -34,13 +34,12 @@ queue::Outcome SweepTenant(JobContext& ctx, const TenantPayload& p) {
   options.job_id = ctx.job().id;
   options.holder = "job_" + std::to_string(ctx.job().id) + "/lease_" +
                    std::to_string(ctx.job().lease_token);
-  gc::SweepHooks hooks;
-  hooks.deleted = [&ctx](int64_t objects, int64_t bytes) {
-    ctx.metrics().CountGcDeleted(objects, bytes);
-  };
   Result<gc::SweepReport> report = gc::RunSweep(
       ctx.db(), ctx.store(), p.tenant_id, options,
-      [&ctx] { return ctx.Checkpoint(); }, hooks);
+      [&ctx] { return ctx.Checkpoint(); },
+      [&ctx](int64_t objects, int64_t bytes) {
+        ctx.metrics().CountGcDeleted(objects, bytes);
+      });
   if (!report.ok()) {
     if (report.status().IsNotFound()) {
       return queue::Outcome::Fail(report.status().message(),

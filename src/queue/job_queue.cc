@@ -43,11 +43,6 @@ Result<std::optional<Job>> JobQueue::Claim() {
   return std::move(out.next);
 }
 
-Result<Recorded> JobQueue::Record(const Job& job, const Outcome& outcome) {
-  AWC_ASSIGN_OR_RETURN(Finished out, Run(&job, &outcome, false));
-  return out.recorded;
-}
-
 Result<Finished> JobQueue::Finish(const Job& job, const Outcome& outcome,
                                   bool claim_next) {
   return Run(&job, &outcome, claim_next);

@@ -4,10 +4,10 @@
 //  - Claim() takes the oldest ready PENDING job with FOR UPDATE SKIP LOCKED
 //    and commits the claim (RUNNING, attempts + 1, a fresh fencing token,
 //    locked_until = now + lease) before returning it.
-//  - Record() is conditional on state RUNNING and the token; when it matches
-//    nothing the outcome is discarded and the row's current state returned
-//    with applied = false.
-//  - Claim, Record and Finish each take one round trip (a pipeline) and one
+//  - Finish() records conditionally on state RUNNING and the token; when it
+//    matches nothing the outcome is discarded and the row's current state
+//    returned with applied = false.
+//  - Claim and Finish each take one round trip (a pipeline) and one
 //    commit, made without waiting for its WAL flush: a crash of the server
 //    may undo the latest of them, which only makes their jobs run again
 //    (docs/ARCHITECTURE.md, "Durability of the queue's commits"). Handlers'
@@ -39,7 +39,6 @@ class JobQueue {
   Status Prepare();
 
   Result<std::optional<Job>> Claim();
-  Result<Recorded> Record(const Job& job, const Outcome& outcome);
 
   // Records `outcome` and, when `claim_next`, claims the next ready job in
   // the same transaction (one commit and one round trip per job).
@@ -55,13 +54,10 @@ class JobQueue {
   // Requeues or dead-letters up to `limit` RUNNING jobs whose lease ended.
   Result<std::vector<Reclaimed>> ReclaimExpired(int limit);
 
-  // The delay Record() gives the k-th retry (exposed for tests).
+ private:
+  // The delay the k-th retry waits before it is claimable again.
   double NextRetryDelay(int retry) { return BackoffDelaySecs(retry, rng_); }
 
-  db::PgConn* conn() { return conn_; }
-  const std::string& worker_id() const { return worker_id_; }
-
- private:
   // The fenced statement recording `outcome` (queue_sql.h).
   db::PgConn::Prepared RecordStatement(const Job& job, const Outcome& outcome);
   // Records `*outcome` of `*job` when `job` is set, claims the next job

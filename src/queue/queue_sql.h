@@ -32,7 +32,7 @@ inline constexpr const char* kAsyncCommit =
 // was inserted (a producer's run_at far in the past must not read as years
 // of lag); a PENDING job is ready once this time has come. Every reading of
 // how long a job waited counts from it: the lag of kClaim and
-// kReclaimExpired, kJobStats (awcctl stats), kQueueDepth (the metrics) and
+// kReclaimExpired, kJobStats (awcctl stats), kDepthSample (the metrics) and
 // the console's overview (console/console_sql.h). jobs_pending_ready_idx
 // (migrations/0008_console_backlog.sql) indexes it by kind for PENDING
 // jobs, so the text must stay as it is here. Unqualified, and part of this
@@ -301,7 +301,7 @@ SELECT kind,
 // through its own partial index (a RUNNING job always has its
 // locked_until, which jobs_lease_idx covers), so the sample stays cheap
 // however many finished jobs the table keeps.
-inline constexpr const char* kQueueDepth = R"sql(
+inline constexpr const char* kDepthSample = R"sql(
 SELECT kind, 'PENDING', count(*),
        extract(epoch FROM now() - min()sql" AWC_QUEUE_READY_SINCE R"sql()
                FILTER (WHERE )sql" AWC_QUEUE_READY_SINCE R"sql( <= now()))

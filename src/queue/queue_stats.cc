@@ -22,7 +22,7 @@ Result<std::vector<KindStats>> JobStatsByKind(db::PgConn& conn) {
 }
 
 Result<std::vector<Depth>> SampleDepth(db::PgConn& conn) {
-  AWC_ASSIGN_OR_RETURN(db::PgResult r, conn.Exec(sql::kQueueDepth));
+  AWC_ASSIGN_OR_RETURN(db::PgResult r, conn.Exec(sql::kDepthSample));
   std::vector<Depth> out;
   for (int i = 0; i < r.rows(); ++i) {
     Depth d;

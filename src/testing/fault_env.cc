@@ -22,6 +22,26 @@ class FaultSequentialFile : public SequentialFile {
   const std::unique_ptr<SequentialFile> base_;
 };
 
+class FaultRandomAccessFile : public RandomAccessFile {
+ public:
+  FaultRandomAccessFile(FaultEnv* env, std::string path,
+                        std::unique_ptr<RandomAccessFile> base)
+      : env_(env), path_(std::move(path)), base_(std::move(base)) {}
+
+  Result<size_t> ReadAt(uint64_t offset, char* buf, size_t n) override {
+    AWC_RETURN_IF_ERROR(
+        env_->Check(FaultEnv::Op::kReadAt, "cannot read", path_));
+    return base_->ReadAt(offset, buf, n);
+  }
+
+  uint64_t size() const override { return base_->size(); }
+
+ private:
+  FaultEnv* const env_;
+  const std::string path_;
+  const std::unique_ptr<RandomAccessFile> base_;
+};
+
 class FaultWritableFile : public WritableFile {
  public:
   FaultWritableFile(FaultEnv* env, std::string path,
@@ -113,6 +133,15 @@ Result<std::unique_ptr<SequentialFile>> FaultEnv::NewSequentialFile(
                        base_->NewSequentialFile(path, symlinks));
   return std::unique_ptr<SequentialFile>(
       std::make_unique<FaultSequentialFile>(this, path, std::move(base)));
+}
+
+Result<std::unique_ptr<RandomAccessFile>> FaultEnv::NewRandomAccessFile(
+    const std::string& path) {
+  AWC_RETURN_IF_ERROR(Check(Op::kNewRandomAccessFile, "cannot open", path));
+  AWC_ASSIGN_OR_RETURN(std::unique_ptr<RandomAccessFile> base,
+                       base_->NewRandomAccessFile(path));
+  return std::unique_ptr<RandomAccessFile>(
+      std::make_unique<FaultRandomAccessFile>(this, path, std::move(base)));
 }
 
 Result<std::unique_ptr<WritableFile>> FaultEnv::NewWritableFile(

@@ -32,6 +32,8 @@ class FaultEnv : public Env {
     kReadFile,
     kNewSequentialFile,
     kRead,  // SequentialFile::Read
+    kNewRandomAccessFile,
+    kReadAt,  // RandomAccessFile::ReadAt
     kNewWritableFile,
     kAppend,  // WritableFile::Append
     kSync,    // WritableFile::Sync
@@ -66,6 +68,8 @@ class FaultEnv : public Env {
   Result<std::string> ReadFile(const std::string& path) override;
   Result<std::unique_ptr<SequentialFile>> NewSequentialFile(
       const std::string& path, Symlinks symlinks) override;
+  Result<std::unique_ptr<RandomAccessFile>> NewRandomAccessFile(
+      const std::string& path) override;
   Result<std::unique_ptr<WritableFile>> NewWritableFile(
       const std::string& path, CreateMode mode) override;
   Status RenameFile(const std::string& from, const std::string& to) override;

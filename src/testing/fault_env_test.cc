@@ -49,5 +49,30 @@ TEST(FaultEnvTest, FailsTheChosenCallsOnly) {
   EXPECT_TRUE(env.RemoveFile(path).ok());
 }
 
+TEST(FaultEnvTest, RandomAccessFilesAreFaultedPerOpenAndPerRead) {
+  ScopedTempDir tmp;
+  FaultEnv env(Env::Default());
+  std::string path = tmp.path() + "/f";
+  ASSERT_TRUE(env.NewWritableFile(path, Env::CreateMode::kExclusive)
+                  .value()
+                  ->Append("abcdef")
+                  .ok());
+  env.FailNth(FaultEnv::Op::kNewRandomAccessFile, 1, EACCES);
+  Status denied = env.NewRandomAccessFile(path).status();
+  EXPECT_EQ(denied.message(),
+            "cannot open \"" + path + "\": Permission denied");
+  auto in = env.NewRandomAccessFile(path);
+  ASSERT_TRUE(in.ok()) << in.status().ToString();
+  EXPECT_EQ((*in)->size(), 6u);
+  env.FailNth(FaultEnv::Op::kReadAt, 2, EIO);
+  char buf[3];
+  EXPECT_EQ(*(*in)->ReadAt(0, buf, 3), 3u);
+  EXPECT_EQ((*in)->ReadAt(3, buf, 3).status().code(), Status::Code::kIoError);
+  EXPECT_EQ(*(*in)->ReadAt(3, buf, 3), 3u);
+  EXPECT_EQ(std::string(buf, 3), "def");
+  EXPECT_EQ(env.calls(FaultEnv::Op::kReadAt), 3);
+  EXPECT_EQ(env.injected(), 2);
+}
+
 }  // namespace
 }  // namespace awc

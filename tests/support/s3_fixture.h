@@ -84,9 +84,11 @@ class S3StoreTest : public ::testing::Test {
     ClearSecrets();
   }
 
-  // A store on the test server; `tweak` adjusts the settings.
+  // A store on the test server; `tweak` adjusts the settings; its PutFile
+  // reads files through `env`.
   ObjectStore* Open(const std::string& url = std::string("s3://") + kBucket,
-                    const std::function<void(S3Options&)>& tweak = {}) {
+                    const std::function<void(S3Options&)>& tweak = {},
+                    Env* env = Env::Default()) {
     S3Options s;
     s.endpoint = server_->Endpoint();
     s.force_path_style = true;
@@ -98,7 +100,8 @@ class S3StoreTest : public ::testing::Test {
     Result<StoreUrl> parsed = ParseStoreUrl(url);
     EXPECT_TRUE(parsed.ok()) << parsed.status().ToString();
     if (!parsed.ok()) return nullptr;
-    Result<std::unique_ptr<ObjectStore>> store = NewS3Store(*parsed, s, loop_);
+    Result<std::unique_ptr<ObjectStore>> store =
+        NewS3Store(*parsed, s, loop_, env);
     EXPECT_TRUE(store.ok()) << store.status().ToString();
     if (!store.ok()) return nullptr;
     stores_.push_back(std::move(*store));

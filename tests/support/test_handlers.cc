@@ -6,7 +6,7 @@
 #include <unistd.h>
 
 #include "common/env.h"
-#include "gc/sweep.h"
+#include "gc/sweep_testing.h"
 #include "handlers/payload.h"
 
 namespace awc::testing {
@@ -118,8 +118,8 @@ void RegisterTestHandlers(handlers::Registry& registry) {
           raise(SIGKILL);
           return Status::OK();
         };
-        (void)gc::RunSweep(ctx.db(), ctx.store(), p.tenant_id, o, nullptr,
-                           hooks);
+        (void)gc::RunSweepWithHooks(ctx.db(), ctx.store(), p.tenant_id, o,
+                                    nullptr, hooks);
         return Outcome::Fail("the crash did not happen");
       });
   registry.Add<Millis>(

@@ -55,7 +55,6 @@ class CurlEv {
   // Runs the loop until `finished()` holds.
   void Wait(const std::function<bool()>& finished);
 
-  int in_flight() const { return in_flight_; }
   // The most transfers that ran at once since the driver was created.
   int max_in_flight() const { return max_in_flight_; }
   int64_t transfers_started() const { return started_; }

@@ -1,18 +1,14 @@
 #include "store/s3/s3_store.h"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <cassert>
-#include <cstring>
 #include <unordered_map>
 
 #include "digest/ids.h"
 #include "digest/sha256.h"
 #include "store/s3/curl_ev.h"
 #include "store/s3/s3_errors.h"
+#include "store/s3/s3_store_testing.h"
 #include "store/s3/s3_transfer.h"
 #include "store/s3/s3_url.h"
 #include "store/s3/s3_xml.h"
@@ -35,11 +31,12 @@ Status CheckKey(const ObjectKey& key) {
 class S3Store final : public ObjectStore {
  public:
   S3Store(s3::Addressing addressing, s3::ClientOptions options,
-          int max_concurrency, std::unique_ptr<s3::CurlEv> ev)
+          int max_concurrency, std::unique_ptr<s3::CurlEv> ev, Env* env)
       : addr_(std::move(addressing)),
         options_(std::move(options)),
         max_concurrency_(max_concurrency),
-        ev_(std::move(ev)) {}
+        ev_(std::move(ev)),
+        env_(env) {}
 
   const char* scheme() const override { return "s3"; }
   int parallelism() const override { return max_concurrency_; }
@@ -83,6 +80,7 @@ class S3Store final : public ObjectStore {
   s3::ClientOptions options_;
   int max_concurrency_;
   std::unique_ptr<s3::CurlEv> ev_;
+  Env* const env_;
   int64_t connections_ = 0;
   bool bucket_seen_ = false;
 };
@@ -207,31 +205,26 @@ Status S3Store::PutFile(const ObjectKey& key, const std::string& path) {
   AWC_RETURN_IF_ERROR(CheckKey(key));
   std::string name = addr_.ObjectName(key);
   std::string what = What("PUT", key, name);
-  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    return Status::IoError("s3 " + what + ": cannot open " + path + ": " +
-                           strerror(errno));
+  Result<std::unique_ptr<RandomAccessFile>> file =
+      env_->NewRandomAccessFile(path);
+  if (!file.ok()) {
+    return Status::IoError("s3 " + what + ": " + file.status().message());
   }
-  struct stat sb;
-  if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
-    close(fd);
-    return Status::IoError("s3 " + what + ": " + path +
-                           " is not a regular file");
-  }
-  if (sb.st_size == 0) {
+  if ((*file)->size() == 0) {
     // No bytes to hold back until verified: checked before sending.
     char extra;
-    bool empty = read(fd, &extra, 1) == 0;
-    if (!empty || "sha256:" + digest::Sha256::HexOf("") != key.digest) {
-      close(fd);
+    Result<size_t> more = (*file)->ReadAt(0, &extra, 1);
+    if (!more.ok()) {
+      return Status::IoError("s3 " + what + ": " + more.status().message());
+    }
+    if (*more != 0 || "sha256:" + digest::Sha256::HexOf("") != key.digest) {
       return ContentChanged(key, path);
     }
   }
   Transfer t(options_, "PUT", addr_.ObjectUrl(name), what);
-  t.SetFileBody(fd, static_cast<uint64_t>(sb.st_size), key.digest.substr(7));
+  t.SetFileBody(file->get(), key.digest.substr(7));
   t.AddHeader("Content-Type: application/octet-stream");
   Status st = Run(t);
-  close(fd);
   return st.IsCorruption() ? ContentChanged(key, path) : st;
 }
 
@@ -358,7 +351,8 @@ Status S3Store::List(const std::string& tenant_id, const ListFn& each) {
 
 Result<std::unique_ptr<ObjectStore>> NewS3Store(const StoreUrl& url,
                                                 const S3Options& options,
-                                                struct ev_loop* loop) {
+                                                struct ev_loop* loop,
+                                                Env* env) {
   assert(url.scheme == StoreUrl::Scheme::kS3 && !url.bucket.empty());
   assert(options.access_key_id.empty() == options.secret_access_key.empty());
   assert(options.max_concurrency >= 1 && options.timeout_ms >= 1);
@@ -377,7 +371,7 @@ Result<std::unique_ptr<ObjectStore>> NewS3Store(const StoreUrl& url,
                             options.force_path_style);
   return std::unique_ptr<ObjectStore>(
       new S3Store(std::move(addressing), std::move(client),
-                  options.max_concurrency, std::move(ev)));
+                  options.max_concurrency, std::move(ev), env));
 }
 
 S3Stats GetS3Stats(const ObjectStore& store) {

@@ -35,6 +35,7 @@
 #include <cstdint>
 #include <memory>
 
+#include "common/env.h"
 #include "store/object_store.h"
 #include "store/s3_options.h"
 #include "store/store_url.h"
@@ -44,20 +45,12 @@ struct ev_loop;
 namespace awc::store {
 
 // `url` is an s3:// URL and `options` hold checked values (s3_options.h);
-// only an endpoint that does not parse is refused here.
+// only an endpoint that does not parse is refused here. PutFile reads its
+// files through `env`.
 Result<std::unique_ptr<ObjectStore>> NewS3Store(const StoreUrl& url,
                                                 const S3Options& options,
-                                                struct ev_loop* loop);
-
-// Counters of an S3 store since it was opened, for tests and diagnostics.
-struct S3Stats {
-  int max_in_flight = 0;           // most transfers running at once
-  int64_t transfers = 0;           // requests started
-  int64_t connections_opened = 0;  // TCP connections made (not reused)
-};
-
-// `store` must come from NewS3Store.
-S3Stats GetS3Stats(const ObjectStore& store);
+                                                struct ev_loop* loop,
+                                                Env* env = Env::Default());
 
 }  // namespace awc::store
 

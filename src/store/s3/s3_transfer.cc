@@ -1,10 +1,8 @@
 #include "store/s3/s3_transfer.h"
 
 #include <openssl/evp.h>
-#include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <cstring>
 
 #include "digest/sha256.h"
@@ -55,10 +53,10 @@ void Transfer::SetBody(std::string_view body) {
   body_size_ = body.size();
 }
 
-void Transfer::SetFileBody(int fd, uint64_t size, std::string sha256_hex) {
+void Transfer::SetFileBody(RandomAccessFile* file, std::string sha256_hex) {
   body_kind_ = BodyKind::kFile;
-  fd_ = fd;
-  body_size_ = size;
+  file_ = file;
+  body_size_ = file->size();
   expect_sha256_ = std::move(sha256_hex);
   file_hash_ = std::make_unique<digest::Sha256>();
 }
@@ -178,37 +176,37 @@ size_t Transfer::OnRead(char* buf, size_t size, size_t n, void* self_ptr) {
     return want;
   }
   if (want == 0) return 0;
-  ssize_t got;
-  do {
-    got = pread(self->fd_, buf, want, static_cast<off_t>(self->body_offset_));
-  } while (got < 0 && errno == EINTR);
-  if (got <= 0) {
-    if (got < 0) {
-      self->read_status_ = Status::IoError(
-          "s3 " + self->what_ + ": reading the file: " + strerror(errno));
-    } else {
-      self->read_status_ = Status::Corruption(
-          "s3 " + self->what_ + ": the file shrank while uploading");
-    }
+  Result<size_t> read = self->file_->ReadAt(self->body_offset_, buf, want);
+  if (!read.ok()) {
+    self->read_status_ =
+        Status::IoError("s3 " + self->what_ + ": " + read.status().message());
     return CURL_READFUNC_ABORT;
   }
-  self->file_hash_->Update(buf, static_cast<size_t>(got));
-  self->body_offset_ += static_cast<uint64_t>(got);
+  size_t got = *read;
+  if (got == 0) {
+    self->read_status_ = Status::Corruption(
+        "s3 " + self->what_ + ": the file shrank while uploading");
+    return CURL_READFUNC_ABORT;
+  }
+  self->file_hash_->Update(buf, got);
+  self->body_offset_ += got;
   // The last bytes go out only once the whole file is known to hash to
   // the digest: a request that never completes stores nothing.
   if (self->body_offset_ == self->body_size_ && !self->VerifyFileBody()) {
     return CURL_READFUNC_ABORT;
   }
-  return static_cast<size_t>(got);
+  return got;
 }
 
 bool Transfer::VerifyFileBody() {
   char extra;
-  ssize_t more;
-  do {
-    more = pread(fd_, &extra, 1, static_cast<off_t>(body_size_));
-  } while (more < 0 && errno == EINTR);
-  if (more != 0 || file_hash_->FinishHex() != expect_sha256_) {
+  Result<size_t> more = file_->ReadAt(body_size_, &extra, 1);
+  if (!more.ok()) {
+    read_status_ =
+        Status::IoError("s3 " + what_ + ": " + more.status().message());
+    return false;
+  }
+  if (*more != 0 || file_hash_->FinishHex() != expect_sha256_) {
     read_status_ = Status::Corruption(
         "s3 " + what_ + ": the file does not hash to the object's digest");
     return false;

@@ -25,6 +25,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/env.h"
 #include "common/status.h"
 #include "digest/sha256.h"
 #include "store/object_store.h"
@@ -58,14 +59,15 @@ class Transfer {
   Transfer& operator=(const Transfer&) = delete;
 
   // The request body: `body` (kept by the caller until the end; hashed) or
-  // `size` bytes of the open file `fd` (streamed; UNSIGNED-PAYLOAD). The
-  // file is hashed as it is read and must be exactly `size` bytes that
+  // the open file `file` (kept by the caller until the end; streamed;
+  // UNSIGNED-PAYLOAD). The file is hashed as it is read and must be
+  // exactly the size it had when it was opened, in bytes that
   // hash to `sha256_hex`: otherwise the transfer is aborted before its
   // last bytes are sent, so the object never becomes visible, and Finish()
   // returns kCorruption. (An empty body has no last bytes: the caller
   // checks an empty file before it starts the transfer.)
   void SetBody(std::string_view body);
-  void SetFileBody(int fd, uint64_t size, std::string sha256_hex);
+  void SetFileBody(RandomAccessFile* file, std::string sha256_hex);
   void AddHeader(std::string header);
   // Where a 2xx response body goes: the sink, or a string of at most
   // `limit` bytes (more is an error).
@@ -104,7 +106,7 @@ class Transfer {
   std::vector<std::string> extra_headers_;
   BodyKind body_kind_ = BodyKind::kNone;
   std::string_view body_;
-  int fd_ = -1;
+  RandomAccessFile* file_ = nullptr;
   uint64_t body_size_ = 0;
   uint64_t body_offset_ = 0;
   std::string expect_sha256_;

@@ -126,10 +126,16 @@ sql -c "SELECT s.id, w.id AS workspace, s.state, s.object_count AS objects,
                coalesce(s.failure->>'code', '') AS failure
         FROM awc.snapshots s LEFT JOIN awc.workspaces w ON w.id = s.workspace_id
         ORDER BY s.id"
+echo "The docs snapshot went READY -> DEGRADED (scrub) -> RELEASED: when its workspace"
+echo "became EXPIRED, expire released every snapshot of it, whatever its state. Its"
+echo "failure code stays, and so do the pins scrub wrote for its closure: GC keeps them."
 say "summary: garbage collection"
 sql -c "SELECT id AS epoch, state, planned_count AS planned,
                deleted_count AS deleted, deleted_bytes, kept_count AS kept
         FROM awc.gc_epochs ORDER BY id"
+echo "kept = candidates an epoch planned but found live again when it re-checked them"
+echo "under row locks before deleting (touched, referenced or pinned since the plan);"
+echo "0 when nothing changed in between. Pinned and live objects are never planned."
 sql -c "SELECT (SELECT count(*) FROM awc.objects) AS objects_left,
                (SELECT count(*) FROM awc.gc_pins) AS pinned_digests"
 say "summary: audit trail"

@@ -75,7 +75,7 @@ constexpr uint64_t kCheckpointEntries = 1 << 20;
 class Walker {
  public:
   Walker(store::ObjectStore& store, const std::string& tenant_id,
-         const ClosureLimits& limits, const Checkpoint& checkpoint)
+         const ClosureLimits& limits, const BetweenReadsFn& checkpoint)
       : store_(store),
         tenant_id_(tenant_id),
         limits_(limits),
@@ -349,7 +349,7 @@ class Walker {
   store::ObjectStore& store_;
   const std::string& tenant_id_;
   const ClosureLimits& limits_;
-  const Checkpoint& checkpoint_;
+  const BetweenReadsFn& checkpoint_;
   std::shared_ptr<SpillFiles> files_;
   size_t budget_;
   ClosureReport report_;
@@ -421,7 +421,7 @@ Result<ClosureReport> WalkClosure(store::ObjectStore& store,
                                   const std::string& tenant_id,
                                   const std::string& root_digest,
                                   const ClosureLimits& limits,
-                                  const Checkpoint& checkpoint) {
+                                  const BetweenReadsFn& checkpoint) {
   AWC_RETURN_IF_ERROR(store::MakeKey(tenant_id, root_digest).status());
   return Walker(store, tenant_id, limits, checkpoint).Run(root_digest);
 }

@@ -141,13 +141,15 @@ struct ClosureReport {
   uint64_t reads = 0;  // reads issued to the store
 };
 
-using Checkpoint = std::function<Status()>;
+// Called between the reads of a long walk (to renew a lease): an error stops
+// the walk with that error.
+using BetweenReadsFn = std::function<Status()>;
 
 Result<ClosureReport> WalkClosure(store::ObjectStore& store,
                                   const std::string& tenant_id,
                                   const std::string& root_digest,
                                   const ClosureLimits& limits,
-                                  const Checkpoint& checkpoint);
+                                  const BetweenReadsFn& checkpoint);
 
 struct VerifyTarget {
   std::string digest;
@@ -164,7 +166,7 @@ struct BadObject {
 // checkpoint and malformed ids as for WalkClosure.
 Result<std::vector<BadObject>> VerifyObjects(
     store::ObjectStore& store, const std::string& tenant_id,
-    const std::vector<VerifyTarget>& targets, const Checkpoint& checkpoint);
+    const std::vector<VerifyTarget>& targets, const BetweenReadsFn& checkpoint);
 
 }  // namespace awc::cas
 

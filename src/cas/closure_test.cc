@@ -1,6 +1,6 @@
-#include "cas/closure_test_fixture.h"
-
 #include <utility>
+
+#include "cas/closure_test_fixture.h"
 
 namespace awc::cas {
 namespace {

@@ -26,7 +26,7 @@ size_t ReadBatchSize(const store::ObjectStore& store) {
 void ReadObjects(store::ObjectStore& store, const std::string& tenant_id,
                  const std::vector<std::string>& digests,
                  std::vector<ObjectRead>& reads, uint64_t manifest_max,
-                 const Checkpoint& checkpoint) {
+                 const BetweenReadsFn& checkpoint) {
   std::vector<store::ObjectStore::GetRequest> requests;
   requests.reserve(digests.size());
   for (size_t i = 0; i < digests.size(); ++i) {

@@ -55,7 +55,7 @@ size_t ReadBatchSize(const store::ObjectStore& store);
 void ReadObjects(store::ObjectStore& store, const std::string& tenant_id,
                  const std::vector<std::string>& digests,
                  std::vector<ObjectRead>& reads, uint64_t manifest_max,
-                 const Checkpoint& checkpoint);
+                 const BetweenReadsFn& checkpoint);
 
 bool IsJudged(const ObjectRead& read);
 

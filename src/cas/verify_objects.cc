@@ -10,7 +10,8 @@ namespace awc::cas {
 
 Result<std::vector<BadObject>> VerifyObjects(
     store::ObjectStore& store, const std::string& tenant_id,
-    const std::vector<VerifyTarget>& targets, const Checkpoint& checkpoint) {
+    const std::vector<VerifyTarget>& targets,
+    const BetweenReadsFn& checkpoint) {
   for (const VerifyTarget& t : targets) {
     AWC_RETURN_IF_ERROR(store::MakeKey(tenant_id, t.digest).status());
   }

@@ -171,8 +171,10 @@ supervisor::Supervisor::ChildSpec SchedulerChild(
   supervisor::Supervisor::ChildSpec spec;
   spec.name = "scheduler";
   spec.count = 1;
-  scheduler::SchedulerProcessDeps deps{options, db_url, metrics,
-                                       std::move(kinds)};
+  scheduler::SchedulerProcessDeps deps{.options = options,
+                                       .database_url = db_url,
+                                       .metrics = metrics,
+                                       .kinds = std::move(kinds)};
   spec.main = [deps](int) { return scheduler::RunSchedulerProcess(deps); };
   spec.restart_at_once_code = scheduler::kExitLeadershipLost;
   spec.on_exit = [metrics](int) { metrics->SetSchedulerLeader(false); };
@@ -210,11 +212,14 @@ supervisor::Supervisor::Generation MakeGeneration(
   supervisor::Supervisor::Generation g;
   g.options = p->modules.supervisor;
   g.worker_main = [p, shared](int slot) {
-    worker::WorkerProcessDeps deps{
-        p->modules.worker,     p->settings.database_url,
-        shared.registry,       &p->modules.handlers,
-        &p->modules.store_url, &p->modules.s3,
-        shared.metrics,        shared.status};
+    worker::WorkerProcessDeps deps{.options = p->modules.worker,
+                                   .database_url = p->settings.database_url,
+                                   .registry = shared.registry,
+                                   .handler_options = &p->modules.handlers,
+                                   .store_url = &p->modules.store_url,
+                                   .s3_options = &p->modules.s3,
+                                   .metrics = shared.metrics,
+                                   .status = shared.status};
     return worker::RunWorkerProcess(deps, slot);
   };
   if (p->modules.scheduler) {

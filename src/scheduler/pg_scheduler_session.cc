@@ -58,7 +58,7 @@ Result<std::vector<DueSchedule>> PgSchedulerSession::Due(int limit) {
 }
 
 Result<std::optional<RunReport>> PgSchedulerSession::Fire(
-    const DueSchedule& due, const Checkpoint& checkpoint) {
+    const DueSchedule& due, const BetweenBatchesFn& checkpoint) {
   return FireSchedule(*conn_, *lease_, due, options_, checkpoint, env_);
 }
 

@@ -29,8 +29,8 @@ class PgSchedulerSession : public SchedulerSession {
   Result<bool> Renew() override;
   Status Release() override;
   Result<std::vector<DueSchedule>> Due(int limit) override;
-  Result<std::optional<RunReport>> Fire(const DueSchedule& due,
-                                        const Checkpoint& checkpoint) override;
+  Result<std::optional<RunReport>> Fire(
+      const DueSchedule& due, const BetweenBatchesFn& checkpoint) override;
   Result<std::optional<double>> SecondsToNextDue() override;
   Result<std::vector<queue::Depth>> SampleDepth() override;
   void Wait(double seconds, bool wake_on_change,

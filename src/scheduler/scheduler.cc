@@ -21,17 +21,18 @@ int Scheduler::Run() {
   if (Status s = deps_.session->Connect(); !s.ok()) {
     return Failed("connect", s);
   }
+  Enter(State::kStandby);
   sample_at_ = Now();
   while (!deps_.stop_requested()) {
     int code = MaybeSample();
-    if (code < 0) code = leader_ ? Lead() : TryToLead();
+    if (code < 0) code = state_ == State::kLeading ? Lead() : TryToLead();
     if (code >= 0) return code;
   }
-  if (leader_) {
+  if (state_ == State::kLeading) {
     Status s = deps_.session->Release();
     if (!s.ok()) deps_.reporter->DatabaseError("release", s);
-    BecomeStandby();
   }
+  Enter(State::kStopped);
   return 0;
 }
 
@@ -39,9 +40,8 @@ int Scheduler::TryToLead() {
   Result<bool> got = deps_.session->Acquire();
   if (!got.ok()) return Failed("acquire", got.status());
   if (*got) {
-    leader_ = true;
     renew_at_ = Now() + Third();
-    deps_.reporter->RoleChanged(SchedulerRole::kLeader);
+    Enter(State::kLeading);
     return -1;
   }
   deps_.session->Wait(std::max(std::min(Third(), UntilSample()), kMinWait),
@@ -52,7 +52,7 @@ int Scheduler::TryToLead() {
 int Scheduler::Lead() {
   Result<std::vector<DueSchedule>> due = deps_.session->Due(kDueBatch);
   if (!due.ok()) return Failed("due", due.status());
-  Checkpoint checkpoint = [this] { return BetweenBatches(); };
+  BetweenBatchesFn checkpoint = [this] { return BetweenBatches(); };
   for (const DueSchedule& d : *due) {
     if (deps_.stop_requested()) return -1;
     Result<std::optional<RunReport>> run = deps_.session->Fire(d, checkpoint);
@@ -100,23 +100,26 @@ Result<bool> Scheduler::BetweenBatches() {
   return true;
 }
 
+void Scheduler::Enter(State next) {
+  bool was_leading = state_ == State::kLeading;
+  state_ = next;
+  if (was_leading != (next == State::kLeading)) {
+    deps_.reporter->RoleChanged(next == State::kLeading
+                                    ? SchedulerRole::kLeader
+                                    : SchedulerRole::kStandby);
+  }
+}
+
 int Scheduler::Lost(const std::string& during) {
-  leader_ = false;
   deps_.reporter->LeadershipLost(during);
-  deps_.reporter->RoleChanged(SchedulerRole::kStandby);
+  Enter(State::kStopped);
   return kExitLeadershipLost;
 }
 
 int Scheduler::Failed(const std::string& step, const Status& error) {
   deps_.reporter->DatabaseError(step, error);
-  BecomeStandby();
+  Enter(State::kStopped);
   return kExitFailure;
-}
-
-void Scheduler::BecomeStandby() {
-  if (!leader_) return;
-  leader_ = false;
-  deps_.reporter->RoleChanged(SchedulerRole::kStandby);
 }
 
 }  // namespace awc::scheduler

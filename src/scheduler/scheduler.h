@@ -3,7 +3,10 @@
 // database is (SchedulerSession) and where it reports (SchedulerReporter).
 //
 // Contract:
-//  - Two roles. A standby tries to take the leader lease every third of
+//  - States: kConnecting until the session is open; then kStandby or
+//    kLeading, the two roles; kStopped once Run() is about to return. The
+//    reporter hears of the role (RoleChanged) each time it changes.
+//  - A standby tries to take the leader lease every third of
 //    AWC_SCHEDULER_LEASE_SECS. The leader fires every due schedule (each
 //    firing fenced on its token), then renews the lease once a third of it
 //    has passed since the last renewal (also between the batches of a
@@ -57,9 +60,10 @@ class Scheduler {
 
   int Run();
 
-  bool leader() const { return leader_; }
-
  private:
+  enum class State { kConnecting, kStandby, kLeading, kStopped };
+
+  // Moves to `next`, reporting a change of role.
   // One step of each role; an exit code to end the loop, or -1.
   int TryToLead();
   int Lead();
@@ -71,16 +75,16 @@ class Scheduler {
   // Seconds until the next sample is due (at least kMinWait's worth is
   // waited in any case).
   double UntilSample() const { return sample_at_ - Now(); }
+  void Enter(State next);
   int Lost(const std::string& during);
   int Failed(const std::string& step, const Status& error);
-  void BecomeStandby();
   double Now() const { return deps_.env->NowMonotonic(); }
   double Third() const {
     return static_cast<double>(deps_.options.lease_secs) / 3.0;
   }
 
   SchedulerDeps deps_;
-  bool leader_ = false;
+  State state_ = State::kConnecting;
   double renew_at_ = 0;
   double sample_at_ = 0;
 };

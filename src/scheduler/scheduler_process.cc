@@ -5,8 +5,8 @@
 #include "obs/log.h"
 #include "process/child_process.h"
 #include "scheduler/pg_scheduler_session.h"
-#include "scheduler/process_reporter.h"
 #include "scheduler/scheduler.h"
+#include "scheduler/scheduler_process_reporter.h"
 
 namespace awc::scheduler {
 namespace {
@@ -14,11 +14,14 @@ namespace {
 int RunOnLoop(const SchedulerProcessDeps& deps, struct ev_loop* loop) {
   obs::SetLogWorker(SchedulerId(deps.options.id_base));
   std::string holder = SchedulerHolder(deps.options.id_base);
-  ProcessReporter reporter(deps.metrics, holder, deps.kinds);
+  SchedulerProcessReporter reporter(deps.metrics, holder, deps.kinds);
   PgSchedulerSession session(loop, deps.database_url, holder, deps.options,
                              Env::Default());
-  Scheduler scheduler(SchedulerDeps{deps.options, &session, &reporter,
-                                    Env::Default(), &process::StopRequested});
+  Scheduler scheduler(SchedulerDeps{.options = deps.options,
+                                    .session = &session,
+                                    .reporter = &reporter,
+                                    .env = Env::Default(),
+                                    .stop_requested = &process::StopRequested});
   return scheduler.Run();
 }
 

@@ -13,7 +13,7 @@
 //    run"), counted in awc_schedule_runs_total{schedule,result} and
 //    awc_scheduler_jobs_enqueued_total{schedule}.
 //  - The host's sample of the queue's depth, in awc_queue_jobs{kind,state}
-//    and awc_queue_oldest_pending_seconds{kind} (process_reporter.h).
+//    and awc_queue_oldest_pending_seconds{kind} (scheduler_process_reporter.h).
 //  - Returns the exit code of Scheduler::Run(): kExitLeadershipLost is to
 //    be restarted at once, other failures with the crash-loop backoff.
 #ifndef AWC_SCHEDULER_SCHEDULER_PROCESS_H_

@@ -48,7 +48,7 @@ class FakeSession : public SchedulerSession {
   std::map<std::string, Status> fire_errors;
   std::optional<double> next_due;
   // Called from Fire() with the firing's checkpoint (a long prune).
-  std::function<void(const Checkpoint&)> during_fire;
+  std::function<void(const BetweenBatchesFn&)> during_fire;
   // Called in Wait(), where the loop blocks: the place a test stops it.
   std::function<void()> on_wait;
   std::vector<std::string> log;
@@ -75,8 +75,8 @@ class FakeSession : public SchedulerSession {
     log.push_back("due");
     return Next(dues, std::vector<DueSchedule>{});
   }
-  Result<std::optional<RunReport>> Fire(const DueSchedule& due,
-                                        const Checkpoint& checkpoint) override {
+  Result<std::optional<RunReport>> Fire(
+      const DueSchedule& due, const BetweenBatchesFn& checkpoint) override {
     log.push_back("fire " + due.name);
     if (during_fire) during_fire(checkpoint);
     auto it = fire_errors.find(due.name);
@@ -148,8 +148,11 @@ class SchedulerTest : public ::testing::Test {
   }
 
   int Run() {
-    Scheduler s(SchedulerDeps{options_, &session_, &reporter_, &clock_,
-                              [this] { return stop_; }});
+    Scheduler s(SchedulerDeps{.options = options_,
+                              .session = &session_,
+                              .reporter = &reporter_,
+                              .env = &clock_,
+                              .stop_requested = [this] { return stop_; }});
     return s.Run();
   }
   // Stops the loop at its `n`-th wait.
@@ -249,7 +252,7 @@ TEST_F(SchedulerTest, LongFiringsRenewBetweenBatchesAndStopEarly) {
   session_.acquires = {true};
   session_.dues = {Due({"prune"})};
   std::vector<std::string> checks;
-  session_.during_fire = [&](const Checkpoint& checkpoint) {
+  session_.during_fire = [&](const BetweenBatchesFn& checkpoint) {
     clock_.Advance(4);
     checks.push_back(Secs(*checkpoint()));  // no renewal yet
     clock_.Advance(8);
@@ -267,7 +270,7 @@ TEST_F(SchedulerTest, ALostLeaseBetweenBatchesIsLeadershipLost) {
   session_.acquires = {true};
   session_.dues = {Due({"prune"})};
   session_.renewals = {false};
-  session_.during_fire = [&](const Checkpoint& checkpoint) {
+  session_.during_fire = [&](const BetweenBatchesFn& checkpoint) {
     clock_.Advance(11);
     Result<bool> r = checkpoint();
     EXPECT_TRUE(IsLeadershipLost(r.status())) << r.status().ToString();
@@ -286,8 +289,11 @@ TEST_F(SchedulerTest, DatabaseErrorsExitForTheMastersBackoff) {
   FakeSession session(&clock_);
   session.acquires = {true};
   session.dues = {Status::Transient("database connection lost")};
-  Scheduler s(
-      SchedulerDeps{options_, &session, &again, &clock_, [] { return false; }});
+  Scheduler s(SchedulerDeps{.options = options_,
+                            .session = &session,
+                            .reporter = &again,
+                            .env = &clock_,
+                            .stop_requested = [] { return false; }});
   EXPECT_EQ(s.Run(), kExitFailure);
   EXPECT_EQ(again.lines,
             (Lines{"standby", "leader", "db error due", "standby"}));

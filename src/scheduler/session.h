@@ -31,7 +31,7 @@ namespace awc::scheduler {
 
 // Called between the batches of a long firing: true to go on, false to
 // stop early (a stop was requested), an error to abandon it.
-using Checkpoint = std::function<Result<bool>()>;
+using BetweenBatchesFn = std::function<Result<bool>()>;
 
 class SchedulerSession {
  public:
@@ -43,7 +43,7 @@ class SchedulerSession {
   virtual Status Release() = 0;
   virtual Result<std::vector<DueSchedule>> Due(int limit) = 0;
   virtual Result<std::optional<RunReport>> Fire(
-      const DueSchedule& due, const Checkpoint& checkpoint) = 0;
+      const DueSchedule& due, const BetweenBatchesFn& checkpoint) = 0;
   virtual Result<std::optional<double>> SecondsToNextDue() = 0;
   // The queue's depth (queue::SampleDepth).
   virtual Result<std::vector<queue::Depth>> SampleDepth() = 0;

@@ -378,8 +378,8 @@ Status Supervisor::Start() {
                    loop_, addr.host, addr.port,
                    [this](const std::string& path) { return Route(path); }));
     if (!options_.database_url.empty()) {
-      db_probe_ = std::make_unique<DbProbe>(
-          loop_, DbProbe::Options{options_.database_url, options_.probe_name});
+      db_probe_ = std::make_unique<db::Probe>(
+          loop_, db::Probe::Options{options_.database_url, options_.probe_name});
     }
   }
   for (auto& slot : slots_) Spawn(*slot);

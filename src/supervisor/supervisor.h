@@ -51,11 +51,11 @@
 #include <vector>
 
 #include "common/status.h"
+#include "db/probe.h"
 #include "obs/http_server.h"
 #include "obs/listen_address.h"
 #include "obs/metrics.h"
 #include "obs/worker_status.h"
-#include "supervisor/db_probe.h"
 #include "supervisor/notify.h"
 
 namespace awc::supervisor {
@@ -87,7 +87,7 @@ class Supervisor {
     double backoff_max = 30.0;
     double stable_after = 60.0;  // a child that lived this long resets backoff
     // With a listener, the master checks the database itself for /readyz
-    // (db_probe.h) with this connection string and session name.
+    // (db/probe.h) with this connection string and session name.
     std::string database_url;
     std::string probe_name;
     // How long a graceful stop may wait for jobs in flight beyond the
@@ -178,7 +178,7 @@ class Supervisor {
   State state_ = State::kRunning;
   std::vector<std::unique_ptr<Slot>> slots_;
   std::unique_ptr<obs::HttpServer> http_;
-  std::unique_ptr<DbProbe> db_probe_;  // with the listener and a database
+  std::unique_ptr<db::Probe> db_probe_;  // with the listener and a database
   ev_signal signals_[4];
   ev_child child_watcher_;
   ev_timer tick_;

@@ -71,7 +71,8 @@ void Worker::StepWithoutJob() {
     return;
   }
   if (state_ == WorkerState::kConnecting) Enter(WorkerState::kIdle);
-  std::optional<queue::Finished> claimed = Commit(nullptr, true, nullptr);
+  std::optional<queue::Finished> claimed =
+      RecordAndClaim(nullptr, true, nullptr);
   if (!claimed) {
     // A session that survived the error waits a poll interval before the
     // next attempt; a lost one is replaced at once.
@@ -151,8 +152,9 @@ void Worker::MaybeReclaim() {
   }
 }
 
-std::optional<queue::Finished> Worker::Commit(const Done* done, bool may_claim,
-                                              Status* error) {
+std::optional<queue::Finished> Worker::RecordAndClaim(const Done* done,
+                                                      bool may_claim,
+                                                      Status* error) {
   MaybeReclaim();
   // Lost during the reclaim (and reported there): the caller reconnects.
   if (!deps_.source->connected()) return std::nullopt;
@@ -189,7 +191,7 @@ std::optional<queue::Finished> Worker::Record(const Done& done,
     if (EnsureConnected()) {
       Status error;
       std::optional<queue::Finished> finished =
-          Commit(recording, may_claim, &error);
+          RecordAndClaim(recording, may_claim, &error);
       if (finished) return finished;
       if (error.IsInvalidArgument()) {
         // The database refused the statement for its values: the same

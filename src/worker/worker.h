@@ -12,7 +12,8 @@
 //    A stop never interrupts kBusy: the job in flight runs to its end and
 //    its outcome is recorded. kConnecting is only the start: a worker that
 //    loses its session later stays kIdle (or kBusy) while it reconnects.
-//  - One claim site (Commit): expired leases are reclaimed there (at most
+//  - One claim site (RecordAndClaim): expired leases are reclaimed there (at
+//  most
 //    once per poll interval, between 0.25 s and 10 s), then, unless a stop
 //    has been requested by then, the next job is claimed — in the same
 //    transaction as the outcome of the job just finished when there is one
@@ -75,12 +76,13 @@ class Worker {
   bool EnsureConnected();
   void OnDatabaseError(const Status& error, const char* step);
   void MaybeReclaim();
-  // The one claim site (see the contract); claims only if `may_claim`.
+  // The one claim site (see the contract): records `done` when set and
+  // claims the next job when `may_claim`, in one transaction.
   // nullopt when it failed; the failure is reported and, if `error` is not
   // null, stored there.
-  std::optional<queue::Finished> Commit(const Done* done, bool may_claim,
-                                        Status* error);
-  // Commit(done) with retries until `lease_end`, or, when the database
+  std::optional<queue::Finished> RecordAndClaim(const Done* done,
+                                                bool may_claim, Status* error);
+  // RecordAndClaim(done) with retries until `lease_end`, or, when the database
   // refuses the values, without the claim, then as a dead letter; nullopt
   // when it gave up.
   std::optional<queue::Finished> Record(const Done& done, double lease_end);

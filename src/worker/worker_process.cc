@@ -11,8 +11,8 @@
 #include "store/open_store.h"
 #include "worker/metered_store.h"
 #include "worker/pg_job_source.h"
-#include "worker/process_reporter.h"
 #include "worker/worker.h"
+#include "worker/worker_process_reporter.h"
 
 namespace awc::worker {
 namespace {
@@ -31,7 +31,8 @@ fleet::WorkerIdentity Identity(const std::string& worker_id, int slot) {
 int RunOnLoop(const WorkerProcessDeps& deps, int slot, struct ev_loop* loop) {
   std::string id = WorkerId(deps.options, slot);
   obs::SetLogWorker(id);
-  ProcessReporter reporter(deps.metrics, deps.status, slot, deps.registry);
+  WorkerProcessReporter reporter(deps.metrics, deps.status, slot,
+                                 deps.registry);
   reporter.StateChanged(WorkerState::kConnecting, nullptr);
   // The store was checked at startup; it may have gone since (a volume
   // unmounted under a running fleet): a worker that finds no marker
@@ -54,9 +55,16 @@ int RunOnLoop(const WorkerProcessDeps& deps, int slot, struct ev_loop* loop) {
                      Env::Default());
   PgJobSource source(loop, deps.database_url, Identity(id, slot),
                      deps.options.lease_secs);
-  Worker worker(WorkerDeps{deps.options, &source, &reporter, deps.registry,
-                           &store, loop, deps.handler_options, deps.metrics,
-                           Env::Default(), &process::StopRequested});
+  Worker worker(WorkerDeps{.options = deps.options,
+                           .source = &source,
+                           .reporter = &reporter,
+                           .registry = deps.registry,
+                           .store = &store,
+                           .loop = loop,
+                           .handler_options = deps.handler_options,
+                           .metrics = deps.metrics,
+                           .env = Env::Default(),
+                           .stop_requested = &process::StopRequested});
   worker.Run();
   return 0;
 }

@@ -10,7 +10,8 @@
 //    start; when it cannot be opened the process exits 1 and the
 //    supervisor restarts it with backoff) and one database session whose
 //    application_name is the worker id, "<AWC_WORKER_ID>-<slot + 1>".
-//  - Reports to the shared status table and metrics (ProcessReporter); its
+//  - Reports to the shared status table and metrics (WorkerProcessReporter);
+//  its
 //    store's requests are counted there too (MeteredStore), and its
 //    handlers count their verdicts through JobContext::metrics().
 #ifndef AWC_WORKER_WORKER_PROCESS_H_

@@ -356,16 +356,18 @@ class WorkerTest : public ::testing::Test {
 
   // Runs a worker until it stops.
   void RunWorker() {
-    WorkerDeps deps{options_,
-                    &source_,
-                    &reporter_,
-                    &registry_,
-                    store_.get(),
-                    loop_,
-                    &handler_options_,
-                    &metrics_,
-                    &clock_,
-                    [this] { return stop_ || source_.log.size() > kMaxCalls; }};
+    WorkerDeps deps{.options = options_,
+                    .source = &source_,
+                    .reporter = &reporter_,
+                    .registry = &registry_,
+                    .store = store_.get(),
+                    .loop = loop_,
+                    .handler_options = &handler_options_,
+                    .metrics = &metrics_,
+                    .env = &clock_,
+                    .stop_requested = [this] {
+                      return stop_ || source_.log.size() > kMaxCalls;
+                    }};
     Worker worker(deps);
     worker.Run();
     EXPECT_EQ(worker.state(), WorkerState::kStopping);

@@ -1,5 +1,5 @@
-// ProcessReporter: the Reporter of a worker process. Its state goes to its
-// slot of the shared status table (which the master reads for /readyz, the
+// WorkerProcessReporter: the Reporter of a worker process. Its state goes to
+// its slot of the shared status table (which the master reads for /readyz, the
 // sd_notify STATUS= line and the jobs-processed count) and to the process
 // title; its jobs to the shared metrics and, one event per job, to stderr.
 //
@@ -21,8 +21,8 @@
 //  - Every failed database round trip (a lease renewal included) counts in
 //    awc_api_errors_total{component="worker"}; failures to open a session
 //    do not. The slot's db_ok follows whether the session works.
-#ifndef AWC_WORKER_PROCESS_REPORTER_H_
-#define AWC_WORKER_PROCESS_REPORTER_H_
+#ifndef AWC_WORKER_WORKER_PROCESS_REPORTER_H_
+#define AWC_WORKER_WORKER_PROCESS_REPORTER_H_
 
 #include <string_view>
 
@@ -33,12 +33,12 @@
 
 namespace awc::worker {
 
-class ProcessReporter : public Reporter {
+class WorkerProcessReporter : public Reporter {
  public:
   // `slot` is 0-based; no pointer is null. `registry` names the kinds that
   // are labels of their own.
-  ProcessReporter(obs::Metrics* metrics, obs::WorkerStatusTable* status,
-                  int slot, const handlers::Registry* registry);
+  WorkerProcessReporter(obs::Metrics* metrics, obs::WorkerStatusTable* status,
+                        int slot, const handlers::Registry* registry);
 
   void StateChanged(WorkerState state, const queue::Job* job) override;
   void DatabaseConnected(bool after_failures) override;
@@ -64,4 +64,4 @@ class ProcessReporter : public Reporter {
 
 }  // namespace awc::worker
 
-#endif  // AWC_WORKER_PROCESS_REPORTER_H_
+#endif  // AWC_WORKER_WORKER_PROCESS_REPORTER_H_

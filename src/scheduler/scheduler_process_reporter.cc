@@ -1,4 +1,4 @@
-#include "scheduler/process_reporter.h"
+#include "scheduler/scheduler_process_reporter.h"
 
 #include <bsd/unistd.h>
 
@@ -11,14 +11,15 @@
 
 namespace awc::scheduler {
 
-ProcessReporter::ProcessReporter(obs::Metrics* metrics, std::string holder,
-                                 std::vector<std::string> kinds, bool set_title)
+SchedulerProcessReporter::SchedulerProcessReporter(
+    obs::Metrics* metrics, std::string holder, std::vector<std::string> kinds,
+    bool set_title)
     : metrics_(metrics),
       holder_(std::move(holder)),
       kinds_(std::move(kinds)),
       set_title_(set_title) {}
 
-void ProcessReporter::RoleChanged(SchedulerRole role) {
+void SchedulerProcessReporter::RoleChanged(SchedulerRole role) {
   bool leader = role == SchedulerRole::kLeader;
   if (set_title_) {
     setproctitle("-awc-worker: scheduler %s", leader ? "leader" : "standby");
@@ -30,14 +31,14 @@ void ProcessReporter::RoleChanged(SchedulerRole role) {
   leader_ = leader;
 }
 
-void ProcessReporter::LeadershipLost(const std::string& during) {
+void SchedulerProcessReporter::LeadershipLost(const std::string& during) {
   obs::Warn("scheduler", "leadership lost")
       .Str("holder", holder_)
       .Str("during", during)
       .Emit();
 }
 
-void ProcessReporter::Ran(const RunReport& run) {
+void SchedulerProcessReporter::Ran(const RunReport& run) {
   obs::Event e = run.ok
                      ? obs::Info("schedule_" + run.schedule, "schedule run")
                      : obs::Error("schedule_" + run.schedule, "schedule run");
@@ -66,7 +67,8 @@ void ProcessReporter::Ran(const RunReport& run) {
   }
 }
 
-void ProcessReporter::QueueSampled(const std::vector<queue::Depth>& depth) {
+void SchedulerProcessReporter::QueueSampled(
+    const std::vector<queue::Depth>& depth) {
   if (metrics_ == nullptr) return;
   struct Tally {
     int64_t count[obs::kNumQueueStates] = {};
@@ -102,8 +104,8 @@ void ProcessReporter::QueueSampled(const std::vector<queue::Depth>& depth) {
   }
 }
 
-void ProcessReporter::DatabaseError(const std::string& step,
-                                    const Status& error) {
+void SchedulerProcessReporter::DatabaseError(const std::string& step,
+                                             const Status& error) {
   obs::Error("scheduler", "scheduler database error")
       .Str("step", step)
       .Str("error", error.message())

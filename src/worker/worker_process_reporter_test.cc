@@ -1,4 +1,4 @@
-#include "worker/process_reporter.h"
+#include "worker/worker_process_reporter.h"
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
@@ -87,7 +87,7 @@ class ProcessReporterTest : public ::testing::Test {
   obs::Metrics metrics_;
   obs::WorkerStatusTable status_;
   handlers::Registry registry_;
-  ProcessReporter reporter_;
+  WorkerProcessReporter reporter_;
   queue::Job job_;
   int fds_[2] = {-1, -1};
   std::vector<Line> lines_;

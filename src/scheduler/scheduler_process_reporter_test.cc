@@ -1,4 +1,4 @@
-#include "scheduler/process_reporter.h"
+#include "scheduler/scheduler_process_reporter.h"
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
@@ -61,7 +61,7 @@ class SchedulerReporterTest : public ::testing::Test {
   }
 
   obs::Metrics metrics_;
-  ProcessReporter reporter_;
+  SchedulerProcessReporter reporter_;
   int fds_[2] = {-1, -1};
 };
 

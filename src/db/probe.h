@@ -1,4 +1,4 @@
-// DbProbe: the master's own check that the database answers, for /readyz
+// Probe: the master's own check that the database answers, for /readyz
 // (docs/ARCHITECTURE.md, "Observability"). A worker notices a lost
 // database only at its next round trip, which a busy one may not make for
 // minutes; the master asks on its own.
@@ -14,8 +14,8 @@
 //  - up() is nullopt until the first check has ended.
 //  - Single-threaded; the loop must outlive the probe. Stop() (and the
 //    destructor) ends any check and closes the connection.
-#ifndef AWC_SUPERVISOR_DB_PROBE_H_
-#define AWC_SUPERVISOR_DB_PROBE_H_
+#ifndef AWC_DB_PROBE_H_
+#define AWC_DB_PROBE_H_
 
 #include <ev.h>
 #include <libpq-fe.h>
@@ -23,9 +23,9 @@
 #include <optional>
 #include <string>
 
-namespace awc::supervisor {
+namespace awc::db {
 
-class DbProbe {
+class Probe {
  public:
   struct Options {
     std::string conninfo;          // DATABASE_URL
@@ -34,10 +34,10 @@ class DbProbe {
     double timeout_secs = 5;
   };
 
-  DbProbe(struct ev_loop* loop, Options options);
-  ~DbProbe();
-  DbProbe(const DbProbe&) = delete;
-  DbProbe& operator=(const DbProbe&) = delete;
+  Probe(struct ev_loop* loop, Options options);
+  ~Probe();
+  Probe(const Probe&) = delete;
+  Probe& operator=(const Probe&) = delete;
 
   // Starts checking: the first check now, then every interval.
   void Start();
@@ -69,6 +69,6 @@ class DbProbe {
   ev_io io_;
 };
 
-}  // namespace awc::supervisor
+}  // namespace awc::db
 
-#endif  // AWC_SUPERVISOR_DB_PROBE_H_
+#endif  // AWC_DB_PROBE_H_

@@ -1,5 +1,5 @@
-// ProcessReporter: the scheduler process's SchedulerReporter — the process
-// title, the shared metrics and the structured events (obs/log.h).
+// SchedulerProcessReporter: the scheduler process's SchedulerReporter — the
+// process title, the shared metrics and the structured events (obs/log.h).
 //
 // A sample of the queue's depth sets awc_queue_jobs{kind,state} and
 // awc_queue_oldest_pending_seconds{kind} for every kind the daemon has a
@@ -7,8 +7,8 @@
 // them): all of them, 0 where the sample found no jobs, so a kind whose
 // jobs are gone does not keep its last count, and the labels stay a closed
 // set whatever kinds producers insert.
-#ifndef AWC_SCHEDULER_PROCESS_REPORTER_H_
-#define AWC_SCHEDULER_PROCESS_REPORTER_H_
+#ifndef AWC_SCHEDULER_SCHEDULER_PROCESS_REPORTER_H_
+#define AWC_SCHEDULER_SCHEDULER_PROCESS_REPORTER_H_
 
 #include <string>
 #include <vector>
@@ -18,12 +18,13 @@
 
 namespace awc::scheduler {
 
-class ProcessReporter : public SchedulerReporter {
+class SchedulerProcessReporter : public SchedulerReporter {
  public:
   // `holder` is the lease holder name the events show; `kinds` the job
   // kinds with a handler; `set_title` is false in tests.
-  ProcessReporter(obs::Metrics* metrics, std::string holder,
-                  std::vector<std::string> kinds, bool set_title = true);
+  SchedulerProcessReporter(obs::Metrics* metrics, std::string holder,
+                           std::vector<std::string> kinds,
+                           bool set_title = true);
 
   void RoleChanged(SchedulerRole role) override;
   void LeadershipLost(const std::string& during) override;
@@ -41,4 +42,4 @@ class ProcessReporter : public SchedulerReporter {
 
 }  // namespace awc::scheduler
 
-#endif  // AWC_SCHEDULER_PROCESS_REPORTER_H_
+#endif  // AWC_SCHEDULER_SCHEDULER_PROCESS_REPORTER_H_

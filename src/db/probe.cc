@@ -1,13 +1,13 @@
-#include "supervisor/db_probe.h"
+#include "db/probe.h"
 
 #include <utility>
 
 #include "db/pg.h"
 #include "obs/log.h"
 
-namespace awc::supervisor {
+namespace awc::db {
 
-DbProbe::DbProbe(struct ev_loop* loop, Options options)
+Probe::Probe(struct ev_loop* loop, Options options)
     : loop_(loop), options_(std::move(options)) {
   ev_timer_init(&tick_, OnTick, 0, options_.interval_secs);
   tick_.data = this;
@@ -17,11 +17,11 @@ DbProbe::DbProbe(struct ev_loop* loop, Options options)
   io_.data = this;
 }
 
-DbProbe::~DbProbe() { Stop(); }
+Probe::~Probe() { Stop(); }
 
-void DbProbe::Start() { ev_timer_start(loop_, &tick_); }
+void Probe::Start() { ev_timer_start(loop_, &tick_); }
 
-void DbProbe::Stop() {
+void Probe::Stop() {
   ev_timer_stop(loop_, &tick_);
   ev_timer_stop(loop_, &timeout_);
   ev_io_stop(loop_, &io_);
@@ -30,7 +30,7 @@ void DbProbe::Stop() {
   phase_ = Phase::kIdle;
 }
 
-void DbProbe::Begin() {
+void Probe::Begin() {
   if (phase_ != Phase::kIdle) return;  // the last check is still running
   ev_timer_set(&timeout_, options_.timeout_secs, 0);
   ev_timer_start(loop_, &timeout_);
@@ -50,7 +50,7 @@ void DbProbe::Begin() {
   Watch(EV_WRITE);  // what PQconnectStartParams asks for first
 }
 
-void DbProbe::Step() {
+void Probe::Step() {
   if (phase_ == Phase::kConnecting) {
     switch (PQconnectPoll(conn_)) {
       case PGRES_POLLING_READING:
@@ -93,7 +93,7 @@ void DbProbe::Step() {
   Watch(EV_READ);
 }
 
-void DbProbe::SendQuery() {
+void Probe::SendQuery() {
   phase_ = Phase::kQuerying;
   if (PQsetnonblocking(conn_, 1) != 0 || PQsendQuery(conn_, "SELECT 1") == 0) {
     End(false, PQerrorMessage(conn_));
@@ -102,7 +102,7 @@ void DbProbe::SendQuery() {
   Watch(PQflush(conn_) == 1 ? EV_READ | EV_WRITE : EV_READ);
 }
 
-void DbProbe::End(bool ok, const std::string& error) {
+void Probe::End(bool ok, const std::string& error) {
   ev_timer_stop(loop_, &timeout_);
   ev_io_stop(loop_, &io_);
   phase_ = Phase::kIdle;
@@ -122,26 +122,26 @@ void DbProbe::End(bool ok, const std::string& error) {
   up_ = ok;
 }
 
-void DbProbe::Watch(int events) {
+void Probe::Watch(int events) {
   ev_io_stop(loop_, &io_);
   ev_io_set(&io_, PQsocket(conn_), events);
   ev_io_start(loop_, &io_);
 }
 
-void DbProbe::OnTick(struct ev_loop*, ev_timer* w, int) {
-  static_cast<DbProbe*>(w->data)->Begin();
+void Probe::OnTick(struct ev_loop*, ev_timer* w, int) {
+  static_cast<Probe*>(w->data)->Begin();
 }
 
-void DbProbe::OnTimeout(struct ev_loop*, ev_timer* w, int) {
-  auto* self = static_cast<DbProbe*>(w->data);
-  self->End(false, "no answer within " +
-                       std::to_string(static_cast<int>(
-                           self->options_.timeout_secs)) +
-                       " s");
+void Probe::OnTimeout(struct ev_loop*, ev_timer* w, int) {
+  auto* self = static_cast<Probe*>(w->data);
+  self->End(false,
+            "no answer within " +
+                std::to_string(static_cast<int>(self->options_.timeout_secs)) +
+                " s");
 }
 
-void DbProbe::OnIo(struct ev_loop*, ev_io* w, int) {
-  static_cast<DbProbe*>(w->data)->Step();
+void Probe::OnIo(struct ev_loop*, ev_io* w, int) {
+  static_cast<Probe*>(w->data)->Step();
 }
 
-}  // namespace awc::supervisor
+}  // namespace awc::db

@@ -1,4 +1,4 @@
-#include "worker/process_reporter.h"
+#include "worker/worker_process_reporter.h"
 
 #include <bsd/unistd.h>
 
@@ -38,16 +38,19 @@ obs::WorkerPhase PhaseOf(WorkerState state) {
 
 }  // namespace
 
-ProcessReporter::ProcessReporter(obs::Metrics* metrics,
-                                 obs::WorkerStatusTable* status, int slot,
-                                 const handlers::Registry* registry)
+WorkerProcessReporter::WorkerProcessReporter(obs::Metrics* metrics,
+                                             obs::WorkerStatusTable* status,
+                                             int slot,
+                                             const handlers::Registry* registry)
     : metrics_(metrics), status_(status), slot_(slot), registry_(registry) {}
 
-std::string_view ProcessReporter::KindLabel(const std::string& kind) const {
+std::string_view WorkerProcessReporter::KindLabel(
+    const std::string& kind) const {
   return registry_->Has(kind) ? std::string_view(kind) : "unknown";
 }
 
-void ProcessReporter::StateChanged(WorkerState state, const queue::Job* job) {
+void WorkerProcessReporter::StateChanged(WorkerState state,
+                                         const queue::Job* job) {
   obs::WorkerSlotStatus& slot = status_->slot(slot_);
   status_->SetPhase(slot_, PhaseOf(state));
   slot.job_id.store(job != nullptr ? job->id : 0, std::memory_order_relaxed);
@@ -57,17 +60,17 @@ void ProcessReporter::StateChanged(WorkerState state, const queue::Job* job) {
   setproctitle("-awc-worker: worker %d %s", slot_ + 1, what.c_str());
 }
 
-void ProcessReporter::SetDbOk(bool ok) {
+void WorkerProcessReporter::SetDbOk(bool ok) {
   status_->slot(slot_).db_ok.store(ok, std::memory_order_relaxed);
 }
 
-void ProcessReporter::DatabaseConnected(bool after_failures) {
+void WorkerProcessReporter::DatabaseConnected(bool after_failures) {
   if (after_failures) obs::Info("worker", "database reconnected").Emit();
   SetDbOk(true);
 }
 
-void ProcessReporter::DatabaseUnavailable(const Status& error,
-                                          double retry_in_secs) {
+void WorkerProcessReporter::DatabaseUnavailable(const Status& error,
+                                                double retry_in_secs) {
   obs::Warn("worker", "database unavailable")
       .Str("error", error.message())
       .Num("retry_in_s", retry_in_secs)
@@ -75,8 +78,9 @@ void ProcessReporter::DatabaseUnavailable(const Status& error,
   SetDbOk(false);
 }
 
-void ProcessReporter::DatabaseError(std::string_view step, const Status& error,
-                                    bool connection_lost) {
+void WorkerProcessReporter::DatabaseError(std::string_view step,
+                                          const Status& error,
+                                          bool connection_lost) {
   metrics_->CountApiError();
   if (connection_lost) {
     obs::Warn("worker", "database connection lost")
@@ -91,17 +95,17 @@ void ProcessReporter::DatabaseError(std::string_view step, const Status& error,
       .Emit();
 }
 
-void ProcessReporter::LeaseRenewalFailed(const queue::Job& job,
-                                         const Status& error) {
+void WorkerProcessReporter::LeaseRenewalFailed(const queue::Job& job,
+                                               const Status& error) {
   metrics_->CountApiError();
   obs::Warn("job_" + std::to_string(job.id), "lease renewal failed")
       .Str("error", error.message())
       .Emit();
 }
 
-void ProcessReporter::JobRecorded(const queue::Job& job,
-                                  const queue::Recorded& recorded,
-                                  double duration_secs) {
+void WorkerProcessReporter::JobRecorded(const queue::Job& job,
+                                        const queue::Recorded& recorded,
+                                        double duration_secs) {
   obs::Event event =
       MakeJobEvent(job.id, job.kind, recorded.state, recorded.attempts);
   event.Num("duration_s", duration_secs);
@@ -114,7 +118,7 @@ void ProcessReporter::JobRecorded(const queue::Job& job,
             recorded.lag_secs, duration_secs);
 }
 
-void ProcessReporter::JobReclaimed(const queue::Reclaimed& job) {
+void WorkerProcessReporter::JobReclaimed(const queue::Reclaimed& job) {
   metrics_->CountLeaseReclaim();
   obs::Event event = MakeJobEvent(job.id, job.kind, job.state, job.attempts);
   event.Str("reason", "lease_expired");
@@ -124,7 +128,7 @@ void ProcessReporter::JobReclaimed(const queue::Reclaimed& job) {
   ReportJob(*metrics_, event, KindLabel(job.kind), job.state, job.lag_secs, -1);
 }
 
-void ProcessReporter::OutcomeNotRecorded(const queue::Job& job) {
+void WorkerProcessReporter::OutcomeNotRecorded(const queue::Job& job) {
   obs::Error("job_" + std::to_string(job.id),
              "outcome not recorded; the job will be retried after its lease "
              "expires")

@@ -10,6 +10,9 @@
 #                   package built, installed and run
 #   make check-plain  the same unit and integration tests in the optimised
 #                   build
+#   make unit       only the tests that need no PostgreSQL, S3 server,
+#                   browser or root (ctest label unit), in the ASan/UBSan
+#                   tree of make check: the edit-compile-test loop
 #   make deb        the Debian package, in build-deb/ (lintian-checked)
 #   make bench      the benchmarks of bench/ (see bench/README.md)
 #   make bench-storage  only the storage benchmarks
@@ -39,7 +42,8 @@ PACKAGES_BUILD := g++ make cmake pkg-config \
 PACKAGES_PG    := postgresql postgresql-common
 PACKAGES_FUZZ  := clang-14 libclang-rt-14-dev
 PACKAGES_DEB   := debhelper dpkg-dev lintian
-PACKAGES_TEST  := libgtest-dev libgmock-dev mandoc nodejs python3 awscli \
+PACKAGES_UNIT  := libgtest-dev libgmock-dev
+PACKAGES_TEST  := $(PACKAGES_UNIT) mandoc nodejs python3 awscli \
   curl chromium $(PACKAGES_PG) $(PACKAGES_FUZZ) $(PACKAGES_DEB)
 PACKAGES_BENCH := libbenchmark-dev nodejs python3 $(PACKAGES_PG)
 PACKAGES_DEMO  := $(PACKAGES_PG)
@@ -61,9 +65,9 @@ define install_packages
 	fi
 endef
 
-.PHONY: all deps deps-build deps-test deps-bench deps-demo deps-deb deps-fuzz \
+.PHONY: all deps deps-build deps-unit deps-test deps-bench deps-demo deps-deb deps-fuzz \
   deps-npm deps-bench-npm deps-promtool build build-tests build-asan check \
-  check-plain \
+  check-plain unit \
   demo install deb bench bench-storage bench-scheduler bench-console fuzz \
   fuzz-build lint-man clean chaos
 
@@ -71,6 +75,8 @@ all: build
 
 deps-build:
 	$(call install_packages,$(PACKAGES_BUILD))
+deps-unit: deps-build
+	$(call install_packages,$(PACKAGES_UNIT))
 deps-test: deps-build deps-npm deps-promtool
 	$(call install_packages,$(PACKAGES_TEST))
 deps-bench: deps-build deps-bench-npm
@@ -87,7 +93,7 @@ deps: deps-test deps-bench
 # The S3 protocol server of the tests and benchmarks, and the library that
 # drives Debian's chromium in the console's browser test (npm), in a
 # project-local directory that is not committed; tests/support/s3_server.cc
-# and tests/console_browser_test.cc look for them there. Both are installed
+# and tests/console/browser_test.cc look for them there. Both are installed
 # by one npm command (npm removes what the command does not name). Debian's
 # nodejs comes without npm; NodeSource's bundles it. puppeteer-core 24.x
 # still runs on Debian's node 18 and speaks to chromium 156 over the
@@ -122,7 +128,7 @@ deps-npm:
 	fi
 
 # promtool, which checks a real /metrics scrape in the tests
-# (tests/alert_metrics_test.cc). Installing Debian's prometheus package
+# (tests/obs/alert_metrics_test.cc). Installing Debian's prometheus package
 # would also add a system user and enable and start a Prometheus server, so
 # only promtool is taken out of the package (downloaded with apt-get, never
 # installed) into a project-local directory that is not committed.
@@ -162,9 +168,11 @@ build-tests: deps-test
 	$(CONFIGURE) -DAWC_BUILD_TESTS=ON
 	cmake --build $(BUILD) -j $(JOBS)
 
+CONFIGURE_ASAN = cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug \
+  -DAWC_SANITIZE=ON $(CMAKE_ARGS)
+
 build-asan: deps-test
-	cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DAWC_SANITIZE=ON \
-	  $(CMAKE_ARGS)
+	$(CONFIGURE_ASAN)
 	cmake --build $(ASAN_BUILD) -j $(JOBS)
 
 # pg_virtualenv creates a throwaway cluster in a temporary directory, exports
@@ -189,6 +197,14 @@ check: build-asan lint-man fuzz-build deb
 	  $(CTEST) --test-dir $(ASAN_BUILD)
 	fuzz/run.sh $(FUZZ_BUILD) $(CHECK_FUZZ_SECONDS)
 	$(PG_VENV) $(SUDO_KEEP_ENV) tests/package_test.sh $(DEB_BUILD)
+
+# The unit tests need only what they link and the two programs (the
+# install test installs them); the integration tests are not built.
+unit: deps-unit
+	$(CONFIGURE_ASAN)
+	cmake --build $(ASAN_BUILD) -j $(JOBS) --target awc_unit_tests \
+	  awc-worker awcctl
+	$(SANITIZER_ENV) $(CTEST) --test-dir $(ASAN_BUILD) -L unit
 
 check-plain: build-tests
 	PROMTOOL=$(PROMTOOL) $(PG_ENV) $(CTEST) --test-dir $(BUILD)

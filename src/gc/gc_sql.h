@@ -8,7 +8,7 @@
 //
 // Values travel only as $n parameters. The statements run a few times per
 // epoch, not per job, and are not prepared: each is planned for its actual
-// tenant (tests/gc_plan_test.cc pins the plan's anti-joins and its scan).
+// tenant (tests/gc/plan_test.cc pins the plan's anti-joins and its scan).
 #ifndef AWC_GC_GC_SQL_H_
 #define AWC_GC_GC_SQL_H_
 

@@ -1,5 +1,5 @@
 // The run as last_result records it. (Firings themselves need a database:
-// tests/scheduler_firing_test.cc.)
+// tests/scheduler/firing_db_test.cc.)
 #include "scheduler/firing.h"
 
 #include <gtest/gtest.h>

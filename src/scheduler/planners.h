@@ -7,7 +7,7 @@
 //  - RunPlanner() and EnqueueScheduled() run one statement on the caller's
 //    connection, inside the caller's transaction (the firing's, fenced).
 //  - The statements run unprepared: each runs once a period, and is planned
-//    for its actual values (tests/scheduler_plan_test.cc pins those plans).
+//    for its actual values (tests/scheduler/planners_plan_test.cc pins those plans).
 //  - Prune() runs its batches each in a transaction of its own that starts
 //    with `fence` (the leader lease), and calls `checkpoint` between
 //    batches: false stops it early (a stop was requested), an error stops

@@ -1,6 +1,6 @@
 // The console in a real browser: Debian's chromium, headless, driven by
 // puppeteer-core (installed by `make deps` into build-deps/). Run by
-// tests/console_browser_test.cc against a console whose database a real
+// tests/console/browser_test.cc against a console whose database a real
 // fleet worked on:
 //
 //   node console_browser.js BASE_URL IDS_JSON SCREENSHOT

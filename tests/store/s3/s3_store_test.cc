@@ -276,7 +276,7 @@ TEST_F(S3StoreTest, AwsCliCrossCheck) {
   std::filesystem::remove_all(dir);
 }
 
-// The settings are checked by the configuration (config_check_test.cc);
+// The settings are checked by the configuration (tests/daemon/config_check_test.cc);
 // the store itself refuses only an endpoint it cannot parse, and does not
 // echo it.
 TEST(S3StoreConfigTest, RefusesAnEndpointItCannotParseWithoutEchoingIt) {

@@ -256,7 +256,7 @@ TEST(ProcessTreeTest, PingsTheWatchdogAndExtendsTheStopWhileJobsFinish) {
   }
 }
 
-// SIGHUP replaces the scheduler with the workers (tests/reload_test.cc
+// SIGHUP replaces the scheduler with the workers (tests/supervisor/reload_test.cc
 // covers the workers); systemd hears RELOADING=1, then READY=1.
 TEST(ProcessTreeTest, ReloadReplacesTheSchedulerAndTellsSystemd) {
   TestDatabase db;

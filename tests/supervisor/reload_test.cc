@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "support/harness.h"
+#include "tests/support/harness.h"
 
 namespace awc::testing {
 namespace {

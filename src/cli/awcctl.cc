@@ -12,20 +12,10 @@
 namespace awc::cli {
 namespace {
 
-// The verb groups, in the order `awcctl help` lists them. A new group is
-// one more line here.
-using AddFn = void (*)(std::vector<Command>*);
-const AddFn kVerbGroups[] = {
-    AddMigrateCommands, AddRolesCommands,     AddHealthCommands,
-    AddWorkersCommands, AddStatsCommands,     AddJobsCommands,
-    AddDlqCommands,     AddEnqueueCommands,   AddImportCommands,
-    AddStoreCommands,   AddSchedulesCommands, AddServeCommands,
-};
-
 const std::vector<Command>& AllCommands() {
   static const std::vector<Command> all = [] {
     std::vector<Command> out;
-    for (AddFn add : kVerbGroups) add(&out);
+    for (AddCommandsFn add : kVerbGroups) add(&out);
     return out;
   }();
   return all;

@@ -1,5 +1,7 @@
 // The verb groups of awcctl: each Add…Commands() appends its group's
-// commands (command.h) to the dispatcher's table (awcctl.cc).
+// commands (command.h) to the dispatcher's table (awcctl.cc). A new group
+// is its <group>_cmd.cc and two lines here: its declaration and its place
+// in kVerbGroups.
 #ifndef AWC_CLI_VERBS_H_
 #define AWC_CLI_VERBS_H_
 
@@ -21,6 +23,15 @@ void AddImportCommands(std::vector<Command>* out);     // import_cmd.cc
 void AddStoreCommands(std::vector<Command>* out);      // store_cmd.cc
 void AddSchedulesCommands(std::vector<Command>* out);  // schedules_cmd.cc
 void AddServeCommands(std::vector<Command>* out);      // serve_cmd.cc
+
+// The verb groups, in the order `awcctl help` lists them.
+using AddCommandsFn = void (*)(std::vector<Command>*);
+inline constexpr AddCommandsFn kVerbGroups[] = {
+    AddMigrateCommands, AddRolesCommands,     AddHealthCommands,
+    AddWorkersCommands, AddStatsCommands,     AddJobsCommands,
+    AddDlqCommands,     AddEnqueueCommands,   AddImportCommands,
+    AddStoreCommands,   AddSchedulesCommands, AddServeCommands,
+};
 
 }  // namespace awc::cli
 

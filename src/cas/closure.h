@@ -1,5 +1,5 @@
 // The closure of a snapshot: every object reachable from its root manifest,
-// and the checks that make a snapshot valid (docs/ARCHITECTURE.md,
+// and the checks that make a snapshot valid (docs/store.md,
 // "Manifests and closures").
 //
 // WalkClosure contract:

@@ -1,4 +1,4 @@
-// The awc-manifest/1 format (a contract with producers; docs/ARCHITECTURE.md,
+// The awc-manifest/1 format (a contract with producers; docs/store.md,
 // "Manifests and closures"):
 //
 //   {"format":"awc-manifest/1",

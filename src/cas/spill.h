@@ -1,6 +1,6 @@
 // Fixed-size records kept in memory up to a budget and in temporary files
 // beyond it, so a closure walk's memory does not grow with the closure
-// (docs/ARCHITECTURE.md, "Manifests and closures").
+// (docs/store.md, "Manifests and closures").
 //
 // Contract:
 //  - Spool<T> is written once (Append... Finish) and then read from the

@@ -1,7 +1,7 @@
 // The inventory (awc.objects) outside GC, which keeps its own statements in
 // gc/gc_sql.h; the SQL is in catalog_sql.h.
 //
-// Producer protocol (docs/ARCHITECTURE.md, "Data model and producer
+// Producer protocol (docs/data-model.md, "Data model and producer
 // contract"): an object already LIVE is deduplicated by touching
 // last_seen_at in the transaction that inserts the snapshot; one that GC
 // marked DELETING counts as absent until GC has removed its row.

@@ -1,4 +1,4 @@
-// Workspaces: the TTL state machine of workspace_expire (docs/ARCHITECTURE.md,
+// Workspaces: the TTL state machine of workspace_expire (docs/handlers.md,
 // "Handlers"); the SQL is in catalog_sql.h.
 //
 //   ACTIVE   --expires_at <= now-->                 EXPIRING (expiring_since)

@@ -1,6 +1,6 @@
 // The verbs of awcctl: what each one declares (its name, arguments, options
 // and help) so that the dispatcher (awcctl.cc) can parse, document and run
-// every verb the same way; awcctl(1) and docs/ARCHITECTURE.md, "awcctl".
+// every verb the same way; awcctl(1) and docs/console.md, "awcctl".
 //
 // Adding a verb: write its Command in a verb file (cli/<group>_cmd.cc, a run
 // function over an Invocation), list it in that file's Add…Commands()

@@ -1,5 +1,5 @@
 // awcctl import: upload a directory tree as a snapshot (awcctl(1),
-// "import"; the producer side of docs/ARCHITECTURE.md, "The inventory
+// "import"; the producer side of docs/data-model.md, "The inventory
 // protocol").
 #include <ev.h>
 

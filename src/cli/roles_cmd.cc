@@ -1,5 +1,5 @@
 // awcctl roles --sql: the statements that create the owner, migrator and
-// runtime roles (awcctl(1), "roles"; docs/ARCHITECTURE.md, "Migrations and
+// runtime roles (awcctl(1), "roles"; docs/operations.md, "Migrations and
 // roles").
 #include "cli/invocation.h"
 #include "cli/verbs.h"

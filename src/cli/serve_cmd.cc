@@ -1,5 +1,5 @@
 // awcctl serve: the read-only web console (awcctl(1), "serve";
-// docs/ARCHITECTURE.md, "Console").
+// docs/console.md, "Console").
 #include "cli/invocation.h"
 #include "cli/output.h"
 #include "cli/verbs.h"

@@ -1,5 +1,5 @@
 // awcctl store init URL: make an object store, the only way one is made
-// (awcctl(1), "store init"; docs/ARCHITECTURE.md, "Object store").
+// (awcctl(1), "store init"; docs/store.md, "Object store").
 #include <ev.h>
 
 #include "cli/invocation.h"

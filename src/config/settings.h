@@ -45,7 +45,7 @@ struct Settings {
   int64_t manifest_max_bytes = 16 * 1024 * 1024;
   int64_t closure_max_depth = 64;
   int64_t closure_max_objects = 10'000'000;
-  // The scheduler (docs/ARCHITECTURE.md, "Scheduler").
+  // The scheduler (docs/scheduler.md, "Scheduler").
   bool scheduler = true;  // AWC_SCHEDULER: on, off
   int64_t scheduler_lease_secs = 30;
   int64_t scrub_interval_secs = 30 * 86400;

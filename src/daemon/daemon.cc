@@ -162,7 +162,7 @@ Status CheckStore(const store::StoreUrl& url, const store::S3Options& s3) {
 // waits on another runner's migration lock (sent about every second).
 constexpr double kStartupExtendSecs = 5.0;
 
-// The scheduler child (docs/ARCHITECTURE.md, "Scheduler"): restarted at
+// The scheduler child (docs/scheduler.md, "Scheduler"): restarted at
 // once after it gave up leadership; its role is in the shared metrics,
 // which it can no longer reset once it is gone.
 supervisor::Supervisor::ChildSpec SchedulerChild(

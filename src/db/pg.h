@@ -144,7 +144,7 @@ class PgConn {
   // InTransaction runs right after BEGIN and that must return a row, or the
   // transaction is rolled back with kFailedPrecondition `refusal` before
   // its body runs. The worker fences its handlers' transactions with the
-  // job's lease (docs/ARCHITECTURE.md, "The path of a job").
+  // job's lease (docs/queue.md, "Fencing a handler's transactions").
   void SetFence(const char* sql, Params params, std::string refusal);
   void ClearFence() { fence_sql_ = nullptr; }
   // Runs the fence, if one is set.

@@ -1,5 +1,5 @@
 // Probe: the master's own check that the database answers, for /readyz
-// (docs/ARCHITECTURE.md, "Observability"). A worker notices a lost
+// (docs/observability.md, "Observability"). A worker notices a lost
 // database only at its next round trip, which a busy one may not make for
 // minutes; the master asks on its own.
 //

@@ -1,5 +1,5 @@
 // Object identity: the syntax of the tenant ids and digests the object store
-// is keyed by (docs/ARCHITECTURE.md, "Object store"). Everything that builds
+// is keyed by (docs/store.md, "Object store"). Everything that builds
 // a store key or a path validates with these first.
 #ifndef AWC_DIGEST_IDS_H_
 #define AWC_DIGEST_IDS_H_

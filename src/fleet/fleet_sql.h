@@ -1,5 +1,5 @@
 // Every SQL statement on awc.workers, the workers' heartbeats, in one place
-// (docs/ARCHITECTURE.md, "Worker heartbeats").
+// (docs/observability.md, "Worker heartbeats").
 //
 // Values travel only as $n parameters. A worker runs kBeat through
 // PgConn::ExecCached (prepared once per connection); kPrune runs now and

@@ -1,4 +1,4 @@
-// The workers' heartbeats in awc.workers (docs/ARCHITECTURE.md, "Worker
+// The workers' heartbeats in awc.workers (docs/observability.md, "Worker
 // heartbeats"): what each worker writes about itself, and how awcctl reads
 // the fleet. The SQL is in fleet_sql.h.
 //

@@ -4,7 +4,7 @@
 // snapshot of the tenant, or the root of one, or pinned. An object is
 // eligible when it is LIVE in the inventory, not live, and untouched for the
 // grace: greatest(created_at, last_seen_at) < now() - grace. Why these
-// rules never delete a live object: docs/ARCHITECTURE.md, "GC safety".
+// rules never delete a live object: docs/gc.md, "GC safety".
 //
 // Values travel only as $n parameters. The statements run a few times per
 // epoch, not per job, and are not prepared: each is planned for its actual
@@ -111,7 +111,7 @@ RETURNING id
 // digest). The worker streams the rows and keeps only the counts and the
 // oldest batch (gc/eligible_tally.h). Read-only on purpose: PostgreSQL may
 // then run the anti-joins with parallel workers, and nothing is
-// materialized on the server (docs/ARCHITECTURE.md, "GC at scale").
+// materialized on the server (docs/gc.md, "GC at scale").
 inline constexpr const char* kEligible = R"sql(
 SELECT o.digest, o.size,
        (extract(epoch FROM greatest(o.created_at, o.last_seen_at))

@@ -236,7 +236,7 @@ class Sweep {
     // reading its batch and removing its rows, however long it stalls, no
     // other sweeper can take the lock over, finish the batch and let a
     // producer upload one of these objects again, which a late delete would
-    // then remove (docs/ARCHITECTURE.md, "GC safety", step 5).
+    // then remove (docs/gc.md, "GC safety", step 5).
     int64_t count = 0;
     int64_t bytes = 0;
     AWC_RETURN_IF_ERROR(db::InTransaction(conn_, [&]() -> Status {

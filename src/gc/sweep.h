@@ -1,5 +1,5 @@
 // One durable GC epoch for one tenant: the body of gc_sweep. Why it never
-// deletes a live object: docs/ARCHITECTURE.md, "GC safety". Its verdicts
+// deletes a live object: docs/gc.md, "GC safety". Its verdicts
 // (completed, dry run, aborted, refused, locked out) are data, never
 // errors.
 //

@@ -1,6 +1,6 @@
 // The SQL scripts awcctl prints for a DBA to review and run with psql: the
 // migration bundle (`awcctl migrate --sql`) and the role statements
-// (`awcctl roles --sql`); docs/ARCHITECTURE.md, "Migrations and roles".
+// (`awcctl roles --sql`); docs/operations.md, "Migrations and roles".
 //
 // Contract:
 //  - SqlBundle() is one transaction: the advisory lock of the runner, the

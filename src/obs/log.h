@@ -13,7 +13,7 @@
 //
 // Startup errors before the supervisor runs are the exception: they are one
 // plain "awc-worker: <error>" line, after which the process exits 1 (see
-// daemon/ and docs/ARCHITECTURE.md, "Observability").
+// daemon/ and docs/observability.md, "Observability").
 #ifndef AWC_OBS_LOG_H_
 #define AWC_OBS_LOG_H_
 

@@ -1,5 +1,5 @@
 // Module options: the one place where the configuration becomes the option
-// structs of the modules (docs/ARCHITECTURE.md, "Configuration").
+// structs of the modules (docs/configuration.md, "Configuration").
 //
 // Settings flow one way: config/ loads and checks them; the daemon and
 // awcctl convert them here; the modules (store/, cas/, gc/, handlers/,

@@ -1,5 +1,5 @@
 // Operator-side statements on awc.jobs (awcctl): enqueue, list, show,
-// cancel and retry. A producer's contract is plain SQL (docs/ARCHITECTURE.md,
+// cancel and retry. A producer's contract is plain SQL (docs/data-model.md,
 // "Data model and producer contract"); Enqueue runs the same INSERT and
 // CancelJobs the same state change. The SQL is in queue_sql.h; dead letters
 // are in dead_letters.h, counts in queue_stats.h.

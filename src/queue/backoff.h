@@ -1,4 +1,4 @@
-// Retry backoff with full jitter (docs/ARCHITECTURE.md, "Queue semantics").
+// Retry backoff with full jitter (docs/queue.md, "Queue semantics").
 //
 // The k-th retry of a job (k = 1 for the first) waits
 //   base(k) = min(300, 5 * 2^(k-1)) seconds

@@ -8,7 +8,7 @@ namespace awc::queue {
 namespace {
 
 TEST(BackoffTest, BaseFollowsTheDocumentedTable) {
-  // docs/ARCHITECTURE.md, "Queue semantics": 5 s doubling per retry, capped
+  // docs/queue.md, "Queue semantics": 5 s doubling per retry, capped
   // at 300 s from the 7th retry on (k = 1 is the first retry).
   EXPECT_EQ(BackoffBaseSecs(1), 5);
   EXPECT_EQ(BackoffBaseSecs(2), 10);

@@ -1,6 +1,6 @@
 // JobQueue: one worker's view of awc.jobs (claim, record, renew, reclaim).
 //
-// Contract (docs/ARCHITECTURE.md, "Queue semantics"):
+// Contract (docs/queue.md, "Queue semantics"):
 //  - Claim() takes the oldest ready PENDING job with FOR UPDATE SKIP LOCKED
 //    and commits the claim (RUNNING, attempts + 1, a fresh fencing token,
 //    locked_until = now + lease) before returning it.
@@ -10,7 +10,7 @@
 //  - Claim and Finish each take one round trip (a pipeline) and one
 //    commit, made without waiting for its WAL flush: a crash of the server
 //    may undo the latest of them, which only makes their jobs run again
-//    (docs/ARCHITECTURE.md, "Durability of the queue's commits"). Handlers'
+//    (docs/queue.md, "Durability of the queue's commits"). Handlers'
 //    own transactions keep synchronous commits, and each flushes every
 //    earlier claim and record with it.
 //  - Retry delays come from backoff.h with this worker's xorshift32.

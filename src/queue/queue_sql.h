@@ -14,7 +14,7 @@ namespace awc::queue::sql {
 
 // The claim and the recording statements commit asynchronously (run in
 // one pipeline after this statement): a commit lost in a crash of the
-// server only makes the job run again (docs/ARCHITECTURE.md, "Durability
+// server only makes the job run again (docs/queue.md, "Durability
 // of the queue's commits").
 inline constexpr const char* kAsyncCommit =
     "SELECT set_config('synchronous_commit', 'off', true)";

@@ -1,5 +1,5 @@
 // FireSchedule: one firing of one schedule by the leading scheduler
-// (docs/ARCHITECTURE.md, "Scheduler": why no double fire, catch-up).
+// (docs/scheduler.md, "Scheduler": why no double fire, catch-up).
 //
 // Contract:
 //  - One transaction: the fence (LeaderLease::Fence), the schedule's row

@@ -1,5 +1,5 @@
 // LeaderLease: a named TTL lease in awc.leader_leases, held by one holder
-// under a fencing token (docs/ARCHITECTURE.md, "Scheduler").
+// under a fencing token (docs/scheduler.md, "Scheduler").
 //
 // Contract:
 //  - Acquire() takes the lease when it is absent or expired, with a new

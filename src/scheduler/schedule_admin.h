@@ -1,5 +1,5 @@
 // The operator's view and changes of the schedules (`awcctl schedules`;
-// docs/ARCHITECTURE.md, "Scheduler"). Each change runs in one transaction
+// docs/scheduler.md, "Scheduler"). Each change runs in one transaction
 // that also wakes the leading scheduler (NOTIFY awc_schedules), so a change
 // takes effect at once rather than at the leader's next renewal.
 //

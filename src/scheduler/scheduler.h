@@ -1,5 +1,5 @@
 // Scheduler: the loop of the scheduler process, one child of the master in
-// every tree (docs/ARCHITECTURE.md, "Scheduler"), independent of where its
+// every tree (docs/scheduler.md, "Scheduler"), independent of where its
 // database is (SchedulerSession) and where it reports (SchedulerReporter).
 //
 // Contract:

@@ -1,4 +1,4 @@
-// The scheduler's settings (docs/ARCHITECTURE.md, "Configuration"), built
+// The scheduler's settings (docs/configuration.md, "Configuration"), built
 // by options/module_options.h; the scheduler never sees config/.
 #ifndef AWC_SCHEDULER_SCHEDULER_OPTIONS_H_
 #define AWC_SCHEDULER_SCHEDULER_OPTIONS_H_

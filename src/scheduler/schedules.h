@@ -1,5 +1,5 @@
 // The scheduler's reads of awc.schedules, and the built-in rows
-// (docs/ARCHITECTURE.md, "Scheduler"). Firing is firing.h; the operator's
+// (docs/scheduler.md, "Scheduler"). Firing is firing.h; the operator's
 // changes are schedule_admin.h.
 #ifndef AWC_SCHEDULER_SCHEDULES_H_
 #define AWC_SCHEDULER_SCHEDULES_H_

@@ -1,4 +1,4 @@
-// Schedule specs: when a schedule fires (docs/ARCHITECTURE.md, "Scheduler").
+// Schedule specs: when a schedule fires (docs/scheduler.md, "Scheduler").
 //
 //   @every 90s, @every 6h, @every 1h30m, @every 2h0m30s
 //       every so long: hours, minutes and seconds, each part optional but

@@ -1,5 +1,5 @@
 // ObjectStore: the content-addressed object store behind AWC_CAS_URL
-// (docs/ARCHITECTURE.md, "Object store"), one interface for memory://,
+// (docs/store.md, "Object store"), one interface for memory://,
 // file:// and s3://. OpenStore() (open_store.h) picks the implementation.
 //
 // Contract:

@@ -2,7 +2,7 @@
 // endpoint and region.
 //
 // This file is built in every build, also without the S3 store, because the
-// settings are checked against the same syntax (docs/ARCHITECTURE.md,
+// settings are checked against the same syntax (docs/configuration.md,
 // "Configuration"): a value that passes ParseEndpoint and IsValidRegion here
 // is one the store accepts. Errors name no setting; callers add it.
 #ifndef AWC_STORE_S3_OPTIONS_H_

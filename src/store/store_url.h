@@ -1,5 +1,5 @@
 // Store URLs (AWC_CAS_URL): which object store, and where
-// (docs/ARCHITECTURE.md, "Object store").
+// (docs/store.md, "Object store").
 //
 //   memory://               in-process store, one per worker process
 //   file:///abs/path        local directory

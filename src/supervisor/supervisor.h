@@ -22,7 +22,7 @@
 //    or kQuitting on SIGQUIT (relayed; children exit at once); the parent
 //    returns 0 once every child has been reaped. A repeated SIGTERM/SIGINT
 //    does not abandon jobs; SIGQUIT during a drain escalates to kQuitting.
-//  - SIGHUP reloads, the nginx way (docs/ARCHITECTURE.md, "Reload"): the
+//  - SIGHUP reloads, the nginx way (docs/operations.md, "Reload"): the
 //    reload function reads the configuration again; when it fails the
 //    error is logged and everything keeps running unchanged. Otherwise the
 //    next generation of children is forked first, then every child of the

@@ -1,6 +1,6 @@
 // What the master tells about the tree: the status line the service
 // manager and `ps` show, and the answers of its HTTP endpoints (/metrics,
-// /healthz, /readyz; docs/ARCHITECTURE.md, "Observability").
+// /healthz, /readyz; docs/observability.md, "Observability").
 #include <string>
 
 #include "obs/scrape.h"

@@ -1,5 +1,5 @@
 // Heartbeat: when a worker writes its row of awc.workers (fleet/workers.h,
-// docs/ARCHITECTURE.md "Worker heartbeats"), through its JobSource.
+// docs/observability.md "Worker heartbeats"), through its JobSource.
 //
 // Contract:
 //  - Set() records the worker's state (and the job in flight while busy);

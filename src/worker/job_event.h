@@ -1,5 +1,5 @@
 // The structured event and metrics of one processed job
-// (docs/ARCHITECTURE.md, "Observability").
+// (docs/observability.md, "Observability").
 //
 // The event id is job_<id>; level and message follow from the state the job
 // was left in (its outcome label): COMPLETED (completed): info "job

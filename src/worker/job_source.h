@@ -10,7 +10,7 @@
 //    stays open but unusable until the caller disconnects: a handler may
 //    still hold db().
 //  - Claim, Finish, RenewLease and ReclaimExpired need connected() and have
-//    the semantics of queue::JobQueue (docs/ARCHITECTURE.md, "Queue
+//    the semantics of queue::JobQueue (docs/queue.md, "Queue
 //    semantics"): Finish() records an outcome, fenced on the lease token,
 //    and when `claim_next` claims the next ready job in the same
 //    transaction; RenewLease() is false once the job is no longer ours.

@@ -7,7 +7,7 @@
 //  - Calls come from the loop's single thread, in the order things happen.
 //  - Reporting never fails and never blocks on the database.
 //  - Nothing reported carries a payload or the error text a handler
-//    returned (docs/ARCHITECTURE.md, "Observability").
+//    returned (docs/observability.md, "Observability").
 #ifndef AWC_WORKER_REPORTER_H_
 #define AWC_WORKER_REPORTER_H_
 

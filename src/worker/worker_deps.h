@@ -19,7 +19,7 @@ struct ev_loop;
 namespace awc::worker {
 
 // The worker's own settings (AWC_WORKER_ID, AWC_WORKER_LEASE_SECS,
-// AWC_WORKER_POLL_INTERVAL_MS; docs/ARCHITECTURE.md, "Configuration") and
+// AWC_WORKER_POLL_INTERVAL_MS; docs/configuration.md, "Configuration") and
 // the pace of its heartbeats (fleet/workers.h; not settings).
 struct WorkerOptions {
   std::string id_base = "awc-worker";  // worker n is "<id_base>-<n>"

@@ -3,7 +3,7 @@
 // sd_notify STATUS= line and the jobs-processed count) and to the process
 // title; its jobs to the shared metrics and, one event per job, to stderr.
 //
-// Contract (docs/ARCHITECTURE.md, "Observability"):
+// Contract (docs/observability.md, "Observability"):
 //  - Titles: "awc-worker: worker <n> connecting|idle|stopping", and
 //    "awc-worker: worker <n> job <id> <kind>" while busy, the kind reduced
 //    to 48 printable characters.

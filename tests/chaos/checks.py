@@ -1,7 +1,7 @@
 """The chaos suite's end-of-run checks, on a quiet system (fleets stopped).
 
 Each check appends a violation (a sentence naming the subject) per breach
-and counts what it examined. The invariants (docs/ARCHITECTURE.md):
+and counts what it examined. The invariants (docs/ARCHITECTURE.md, "Invariants"):
 
 jobs      every job is COMPLETED or FAILED; a FAILED one either was meant to
           die (its expectation names its dead_reason and last_error) or

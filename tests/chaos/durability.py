@@ -2,7 +2,7 @@
 """The queue's commits across crashes: no job lost, no effect lost.
 
 The worker commits its claims and records without waiting for their WAL
-flush (docs/ARCHITECTURE.md, "Durability of the queue's commits"); a crash
+flush (docs/queue.md, "Durability of the queue's commits"); a crash
 of the server may undo the latest of them. This test makes that happen
 over and over and checks that it only ever makes jobs run again:
 

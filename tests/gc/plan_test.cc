@@ -73,7 +73,7 @@ TEST(GcPlanTest, ThePlannerKnowsHowManyObjectsArePastTheGrace) {
 }
 
 // The plan's statement only reads, so PostgreSQL may run it with parallel
-// workers (docs/ARCHITECTURE.md, "GC at scale"): with parallelism made
+// workers (docs/gc.md, "GC at scale"): with parallelism made
 // free, its plan gathers from workers. A statement that writes, as the
 // plan once did, never gets a Gather.
 TEST(GcPlanTest, TheEligibleObjectsMayBeReadInParallel) {

@@ -1,10 +1,11 @@
 // Migrations against a real PostgreSQL: fresh, re-run, concurrent runners,
 // and the refusal cases.
+#include "migrate/migrator.h"
+
 #include <gtest/gtest.h>
 
 #include <thread>
 
-#include "migrate/migrator.h"
 #include "tests/support/harness.h"
 
 namespace awc::testing {
@@ -19,7 +20,7 @@ TEST(MigrationsTest, FreshDatabaseGetsTheQueueAndProducersUseDefaults) {
   ASSERT_TRUE(applied.ok()) << applied.status().message();
   EXPECT_EQ(applied->size(), migrate::EmbeddedMigrations().size());
 
-  // The producer contract (docs/ARCHITECTURE.md, "Data model and producer
+  // The producer contract (docs/data-model.md, "Data model and producer
   // contract"), with every default.
   db.Exec(
       "INSERT INTO awc.jobs (kind, payload) VALUES ('snapshot_validate', "

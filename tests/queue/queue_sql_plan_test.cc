@@ -89,7 +89,7 @@ TEST_F(QueuePlanTest, TheDepthSampleReadsOnlyTheLiveStates) {
 }
 
 // Each claim and outcome moves a job to a new row version, which enters
-// every index of awc.jobs whose predicate it meets (docs/ARCHITECTURE.md,
+// every index of awc.jobs whose predicate it meets (docs/console.md,
 // "Console"): the indexes a job's row meets at each step of its life,
 // with the predicates read from the catalog of the migrated schema.
 TEST_F(QueuePlanTest, EachStepOfAJobEntersOnlyTheIndexesOfItsState) {

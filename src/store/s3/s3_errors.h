@@ -1,4 +1,4 @@
-// Classification of failed S3 requests (docs/ARCHITECTURE.md, "Object store"):
+// Classification of failed S3 requests (docs/store.md, "Object store"):
 //
 //   404 (NoSuchKey, or no code: a HEAD)        -> kNotFound
 //   404 NoSuchBucket                            -> kFailedPrecondition

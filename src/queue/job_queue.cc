@@ -20,11 +20,12 @@ Job JobFromRow(const db::PgResult& r) {
 
 }  // namespace
 
-JobQueue::JobQueue(db::PgConn* conn, std::string worker_id, int64_t lease_secs)
+JobQueue::JobQueue(db::PgConn* conn, std::string worker_id, int64_t lease_secs,
+                   Xorshift32* rng)
     : conn_(conn),
       worker_id_(std::move(worker_id)),
       lease_secs_(std::to_string(lease_secs)),
-      rng_(Xorshift32::FromWorkerId(worker_id_)) {}
+      rng_(rng) {}
 
 Status JobQueue::Prepare() {
   AWC_RETURN_IF_ERROR(conn_->Prepare("async_commit", sql::kAsyncCommit));

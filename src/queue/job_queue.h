@@ -13,7 +13,9 @@
 //    (docs/queue.md, "Durability of the queue's commits"). Handlers'
 //    own transactions keep synchronous commits, and each flushes every
 //    earlier claim and record with it.
-//  - Retry delays come from backoff.h with this worker's xorshift32.
+//  - Retry delays come from backoff.h with this worker's xorshift32, which
+//    the worker seeds once and keeps across its sessions: a JobQueue is
+//    made per session, and a reconnect must not replay the jitter.
 //  - Every statement is prepared once, by Prepare(), on this connection.
 #ifndef AWC_QUEUE_JOB_QUEUE_H_
 #define AWC_QUEUE_JOB_QUEUE_H_
@@ -31,9 +33,11 @@ namespace awc::queue {
 
 class JobQueue {
  public:
-  // `worker_id` is this process's id (AWC_WORKER_ID-<n>): locked_by and the
-  // jitter seed.
-  JobQueue(db::PgConn* conn, std::string worker_id, int64_t lease_secs);
+  // `worker_id` is this process's id (AWC_WORKER_ID-<n>): locked_by.
+  // `rng` is the worker's jitter (Xorshift32::FromWorkerId), kept by the
+  // caller for as long as the JobQueue.
+  JobQueue(db::PgConn* conn, std::string worker_id, int64_t lease_secs,
+           Xorshift32* rng);
 
   // Prepares the statements and LISTENs for new jobs.
   Status Prepare();
@@ -56,7 +60,7 @@ class JobQueue {
 
  private:
   // The delay the k-th retry waits before it is claimable again.
-  double NextRetryDelay(int retry) { return BackoffDelaySecs(retry, rng_); }
+  double NextRetryDelay(int retry) { return BackoffDelaySecs(retry, *rng_); }
 
   // The fenced statement recording `outcome` (queue_sql.h).
   db::PgConn::Prepared RecordStatement(const Job& job, const Outcome& outcome);
@@ -67,7 +71,7 @@ class JobQueue {
   db::PgConn* conn_;
   std::string worker_id_;
   std::string lease_secs_;
-  Xorshift32 rng_;
+  Xorshift32* rng_;
 };
 
 }  // namespace awc::queue

@@ -11,7 +11,8 @@ PgJobSource::PgJobSource(struct ev_loop* loop, std::string conninfo,
     : loop_(loop),
       conninfo_(std::move(conninfo)),
       me_(std::move(me)),
-      lease_secs_(lease_secs) {}
+      lease_secs_(lease_secs),
+      rng_(queue::Xorshift32::FromWorkerId(me_.worker_id)) {}
 
 PgJobSource::~PgJobSource() { Disconnect(); }
 
@@ -19,8 +20,8 @@ Status PgJobSource::Connect() {
   Disconnect();
   AWC_ASSIGN_OR_RETURN(std::unique_ptr<db::PgConn> conn,
                        db::PgConn::Connect(conninfo_, me_.worker_id));
-  auto queue =
-      std::make_unique<queue::JobQueue>(conn.get(), me_.worker_id, lease_secs_);
+  auto queue = std::make_unique<queue::JobQueue>(conn.get(), me_.worker_id,
+                                                 lease_secs_, &rng_);
   AWC_RETURN_IF_ERROR(queue->Prepare());
   conn_ = std::move(conn);
   queue_ = std::move(queue);

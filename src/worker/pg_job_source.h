@@ -60,6 +60,8 @@ class PgJobSource : public JobSource {
   std::string conninfo_;
   fleet::WorkerIdentity me_;
   int64_t lease_secs_;
+  // The retry jitter, seeded once for the process's life (job_queue.h).
+  queue::Xorshift32 rng_;
   std::unique_ptr<db::PgConn> conn_;
   std::unique_ptr<queue::JobQueue> queue_;
 };

@@ -14,11 +14,12 @@ class JobQueueTest : public ::testing::Test {
   JobQueueTest() {
     db_.Migrate();
     conn_ = db_.Connect("t-1");
-    queue_ = std::make_unique<queue::JobQueue>(conn_.get(), "t-1", 30);
+    queue_ = std::make_unique<queue::JobQueue>(conn_.get(), "t-1", 30, &rng_);
     EXPECT_TRUE(queue_->Prepare().ok());
   }
 
   TestDatabase db_;
+  queue::Xorshift32 rng_ = queue::Xorshift32::FromWorkerId("t-1");
   std::unique_ptr<db::PgConn> conn_;
   std::unique_ptr<queue::JobQueue> queue_;
 };
@@ -104,7 +105,8 @@ TEST_F(JobQueueTest, FinishOfAReclaimedJobIsDiscarded) {
       "WHERE id = $1",
       {std::to_string(id)});
   auto other_conn = db_.Connect("t-2");
-  queue::JobQueue other(other_conn.get(), "t-2", 30);
+  queue::Xorshift32 other_rng = queue::Xorshift32::FromWorkerId("t-2");
+  queue::JobQueue other(other_conn.get(), "t-2", 30, &other_rng);
   ASSERT_TRUE(other.Prepare().ok());
   ASSERT_TRUE(other.ReclaimExpired(10).ok());
   queue::Job again = ClaimOne(other);

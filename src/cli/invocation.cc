@@ -77,10 +77,15 @@ Result<db::PgConn*> Invocation::Connect(Open how) {
     if (s->database_url.empty()) {
       return Status::InvalidArgument("DATABASE_URL is not set");
     }
+    // Said before connecting, so that an operator whose database is down
+    // still sees where awcctl tried.
+    std::string announced = TargetUrl(TargetOfConninfo(s->database_url));
+    Note("target " + announced);
     AWC_ASSIGN_OR_RETURN(conn_, db::PgConn::Connect(s->database_url, "awcctl"));
     read_only_ = false;
     target_ = TargetUrl(TargetOf(*conn_));
-    Note("target " + target_);
+    // Several hosts, or the default socket: the one it reached.
+    if (target_ != announced) Note("connected to " + target_);
   }
   if (!how.any_schema) AWC_RETURN_IF_ERROR(migrate::CheckCurrent(*conn_));
   if (how.changes && settings_->production) {

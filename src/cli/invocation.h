@@ -6,8 +6,11 @@
 //     file (-c, else AWC_CONFIG, else the default file when it exists),
 //     the environment; -d URL stands for DATABASE_URL (and hides
 //     DATABASE_URL_FILE).
-//  2. It connects, then prints "awcctl: target postgresql://USER@HOST:PORT/DB"
-//     on standard error (target.h: never a password).
+//  2. It prints "awcctl: target postgresql://USER@HOST:PORT/DB" on standard
+//     error (target.h: never a password), resolved from the settings
+//     before it connects, then connects; when the connection reached
+//     another target than the line named (one of several hosts, the
+//     default socket), "awcctl: connected to URL" follows.
 //  3. Unless the verb accepts any schema, a schema not at this binary's
 //     version is refused (migrate::CheckCurrent's message).
 //  4. A verb that changes the database, on a production database, passes

@@ -30,6 +30,13 @@ std::string TargetUrl(const TargetParts& parts);
 // The parts of an open connection.
 TargetParts TargetOf(db::PgConn& conn);
 
+// The parts a connection string will connect to, resolved before
+// connecting as libpq resolves them: the string's values, else the PG*
+// environment, else libpq's defaults (the host is left empty for the
+// default socket directory). Several hosts come out as "h1:p1,h2:p2" in
+// `host` with `port` empty. A string libpq cannot parse gives no parts.
+TargetParts TargetOfConninfo(const std::string& conninfo);
+
 }  // namespace awc::cli
 
 #endif  // AWC_CLI_TARGET_H_

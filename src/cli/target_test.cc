@@ -39,5 +39,26 @@ TEST(TargetUrlTest, LibpqReadsTheTargetBack) {
   EXPECT_EQ(dbname, "my db");
 }
 
+// Resolved before connecting, from what the string says; never the
+// password, whichever form it takes.
+TEST(TargetOfConninfoTest, ResolvesWhatTheStringSaysWithoutThePassword) {
+  EXPECT_EQ(TargetUrl(TargetOfConninfo(
+                "postgresql://awc:SECRETPW@db.example:6432/awc?sslmode=off")),
+            "postgresql://awc@db.example:6432/awc");
+  EXPECT_EQ(TargetUrl(TargetOfConninfo("host=/run/pg port=5433 user=u "
+                                       "password=SECRETPW dbname=d")),
+            "postgresql://u@%2Frun%2Fpg:5433/d");
+  EXPECT_EQ(TargetUrl(TargetOfConninfo(
+                "postgresql://u@a.example:5432,b.example:5433/d")),
+            "postgresql://u@a.example:5432,b.example:5433/d");
+  EXPECT_EQ(TargetUrl(TargetOfConninfo("host=a,b port=7 user=u dbname=d")),
+            "postgresql://u@a:7,b:7/d");
+  // No database named: libpq's default, the user's name.
+  EXPECT_EQ(TargetOfConninfo("host=h port=1 user=someone").dbname, "someone");
+  // Nothing libpq can parse: no parts, and nothing of the string.
+  TargetParts bad = TargetOfConninfo("postgresql://u:SECRETPW@[::1/d");
+  EXPECT_EQ(TargetUrl(bad).find("SECRETPW"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace awc::cli

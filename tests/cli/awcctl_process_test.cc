@@ -61,12 +61,15 @@ TEST_F(AwcctlTest, RuntimeErrorsExitOneWithoutSecrets) {
   EXPECT_EQ(no_db.err, "awcctl: DATABASE_URL is not set\n");
 
   const std::string secret = "Awcctl-S3cret-pw";
-  CommandResult unreachable =
-      RunAwcctl({"migrate"},
-                {{"DATABASE_URL", "postgresql://u:" + secret + "@127.0.0.1:" +
-                                      std::to_string(FreePort()) + "/x"}});
+  const std::string port = std::to_string(FreePort());
+  CommandResult unreachable = RunAwcctl(
+      {"migrate"}, {{"DATABASE_URL", "postgresql://u:" + secret +
+                                         "@127.0.0.1:" + port + "/x"}});
   EXPECT_EQ(unreachable.code, 1);
-  EXPECT_TRUE(unreachable.err.starts_with("awcctl: database connection failed"))
+  // Where it tried, then why it failed.
+  EXPECT_TRUE(unreachable.err.starts_with(
+      "awcctl: target postgresql://u@127.0.0.1:" + port +
+      "/x\nawcctl: database connection failed"))
       << unreachable.err;
   EXPECT_EQ(unreachable.err.find(secret), std::string::npos);
 

@@ -74,6 +74,9 @@ LastMigrationUndo UndoOfLastMigration(int version) {
       return {{"DROP STATISTICS awc.objects_touched_stats"},
               "SELECT NOT EXISTS (SELECT 1 FROM pg_statistic_ext WHERE "
               "stxname = 'objects_touched_stats')"};
+    case 10:  // the unused sequence, dropped
+      return {{"CREATE SEQUENCE awc.job_lease_token_seq"},
+              "SELECT to_regclass('awc.job_lease_token_seq') IS NOT NULL"};
     case 8:  // the console's indexes for a backlog
       return {{"DROP INDEX awc.jobs_pending_ready_idx",
                "DROP INDEX awc.jobs_dead_id_idx"},

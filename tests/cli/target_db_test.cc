@@ -116,6 +116,26 @@ TEST_F(AwcctlTargetTest, ServeShowsTheTargetWithoutThePassword) {
   EXPECT_EQ(page.body.find(Password()), std::string::npos);
 }
 
+// The target line comes before the connection: against a database that
+// is down, the operator still sees where awcctl tried.
+TEST_F(AwcctlTargetTest,
+       TheTargetIsNamedBeforeConnectingToADatabaseThatIsDown) {
+  CommandResult r = RunAwcctl(
+      {"health"},
+      {{"DATABASE_URL",
+        "postgresql://nobody:SECRETPW@127.0.0.1:1/down_db?connect_timeout=2"}});
+  EXPECT_EQ(r.code, 1) << r.err;
+  EXPECT_TRUE(r.err.starts_with(
+      "awcctl: target postgresql://nobody@127.0.0.1:1/down_db\n"))
+      << r.err;
+  EXPECT_EQ(r.err.find("SECRETPW"), std::string::npos) << r.err;
+  EXPECT_EQ(r.out.find("SECRETPW"), std::string::npos) << r.out;
+  // Reached as named: one target line and no "connected to".
+  CommandResult up = RunAwcctl({"health"}, {{"DATABASE_URL", db_.url()}});
+  EXPECT_TRUE(up.err.starts_with(Target())) << up.err;
+  EXPECT_EQ(up.err.find("connected to"), std::string::npos) << up.err;
+}
+
 TEST_F(AwcctlTargetTest, DashDOverridesTheSettings) {
   // DATABASE_URL points at a database that does not exist; -d wins.
   Env env = {{"DATABASE_URL", ClusterUrl("no_such_database_x")}};

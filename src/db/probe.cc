@@ -87,6 +87,8 @@ void Probe::Step() {
     if (PQresultStatus(r) != PGRES_TUPLES_OK) {
       ok = false;
       error = PQresultErrorMessage(r);
+    } else if (PQntuples(r) > 0 && PQnfields(r) > 0) {
+      Judge(PQgetvalue(r, 0, 0));
     }
     PQclear(r);
   }
@@ -95,7 +97,8 @@ void Probe::Step() {
 
 void Probe::SendQuery() {
   phase_ = Phase::kQuerying;
-  if (PQsetnonblocking(conn_, 1) != 0 || PQsendQuery(conn_, "SELECT 1") == 0) {
+  if (PQsetnonblocking(conn_, 1) != 0 ||
+      PQsendQuery(conn_, options_.query.c_str()) == 0) {
     End(false, PQerrorMessage(conn_));
     return;
   }
@@ -120,6 +123,19 @@ void Probe::End(bool ok, const std::string& error) {
     }
   }
   up_ = ok;
+}
+
+void Probe::Judge(std::string_view value) {
+  std::string problem = options_.judge ? options_.judge(value) : "";
+  if (problem == problem_) return;
+  if (problem.empty()) {
+    obs::Info("supervisor", "database fit for use").Emit();
+  } else {
+    obs::Warn("supervisor", "database not fit for use")
+        .Str("problem", problem)
+        .Emit();
+  }
+  problem_ = std::move(problem);
 }
 
 void Probe::Watch(int events) {

@@ -11,6 +11,9 @@
 //    the database unreachable and drops the connection; the next check
 //    connects again. A check that succeeds marks it reachable. A change
 //    either way is logged (never with the connection string).
+//  - A check that succeeds hands the first value of its answer to the
+//    judge, whose verdict is problem() (the daemon's judge compares the
+//    schema version with the binary's); a change of verdict is logged.
 //  - up() is nullopt until the first check has ended.
 //  - Single-threaded; the loop must outlive the probe. Stop() (and the
 //    destructor) ends any check and closes the connection.
@@ -20,8 +23,10 @@
 #include <ev.h>
 #include <libpq-fe.h>
 
+#include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace awc::db {
 
@@ -32,6 +37,10 @@ class Probe {
     std::string application_name;  // the probe's session
     double interval_secs = 2;
     double timeout_secs = 5;
+    // The check's statement, and what its first value says: "" when the
+    // database is fit for use, else why not (an answer, not an outage).
+    std::string query = "SELECT 1";
+    std::function<std::string(std::string_view first_value)> judge;
   };
 
   Probe(struct ev_loop* loop, Options options);
@@ -44,6 +53,8 @@ class Probe {
   void Stop();
 
   std::optional<bool> up() const { return up_; }
+  // The judge's verdict on the last answer; "" while there is none.
+  const std::string& problem() const { return problem_; }
 
  private:
   enum class Phase { kIdle, kConnecting, kQuerying };
@@ -53,6 +64,7 @@ class Probe {
   void Step();
   void SendQuery();
   void End(bool ok, const std::string& error);
+  void Judge(std::string_view value);
   void Watch(int events);
 
   static void OnTick(struct ev_loop* loop, ev_timer* w, int revents);
@@ -64,6 +76,7 @@ class Probe {
   PGconn* conn_ = nullptr;
   Phase phase_ = Phase::kIdle;
   std::optional<bool> up_;
+  std::string problem_;
   ev_timer tick_;
   ev_timer timeout_;
   ev_io io_;

@@ -59,6 +59,12 @@ SELECT version, name, checksum,
   FROM awc.schema_migrations ORDER BY version
 )sql";
 
+// The newest applied version (0 for none), which the master's database
+// probe compares with the binary's (SchemaVersionProblem).
+inline constexpr const char* kSchemaVersion = R"sql(
+SELECT coalesce(max(version), 0) FROM awc.schema_migrations
+)sql";
+
 // $1 version, $2 name, $3 checksum (hex SHA-256 of the file's text).
 inline constexpr const char* kRecordApplied = R"sql(
 INSERT INTO awc.schema_migrations (version, name, checksum)

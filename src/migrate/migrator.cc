@@ -4,6 +4,7 @@
 #include <map>
 
 #include "common/env.h"
+#include "common/numbers.h"
 #include "digest/sha256.h"
 #include "migrate/migrate_sql.h"
 #include "obs/log.h"
@@ -154,6 +155,19 @@ Status CheckCurrent(db::PgConn& conn,
   }
   return Status::FailedPrecondition("schema lacks migrations " + names +
                                     ": run awcctl migrate");
+}
+
+std::string SchemaVersionProblem(std::string_view version,
+                                 const std::vector<Migration>& migrations) {
+  int64_t latest = migrations.empty() ? 0 : migrations.back().version;
+  Result<int64_t> current = ParseInt64(version);
+  if (!current.ok()) return "database schema version unreadable";
+  if (*current == latest) return "";
+  return "database schema is at version " + std::to_string(*current) +
+         (*current < latest
+              ? ", this binary needs " + std::to_string(latest) +
+                    ": run awcctl migrate"
+              : ", newer than this binary (" + std::to_string(latest) + ")");
 }
 
 const char* MigrationStateName(MigrationStatus::State state) {

@@ -23,6 +23,7 @@
 
 #include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "common/status.h"
@@ -72,6 +73,14 @@ struct MigrationStatus {
   std::string checksum;    // this build's; the recorded one for kUnknown
   std::string applied_at;  // ISO 8601 UTC, "" when not applied
 };
+// What makes a database whose newest applied migration is `version` (the
+// text of kSchemaVersion's value) unfit for this binary, or "" when it is
+// at this binary's version: older (awcctl migrate has not run since an
+// upgrade), newer (another host runs a newer release), or unreadable.
+std::string SchemaVersionProblem(
+    std::string_view version,
+    const std::vector<Migration>& migrations = EmbeddedMigrations());
+
 const char* MigrationStateName(MigrationStatus::State state);  // "applied"…
 
 // Every migration of this build and every recorded one, by version; never

@@ -1,5 +1,7 @@
 #include "options/module_options.h"
 
+#include "migrate/migrate_sql.h"
+#include "migrate/migrator.h"
 #include "obs/listen_address.h"
 
 namespace awc::options {
@@ -82,8 +84,12 @@ Result<supervisor::Supervisor::Options> SupervisorOptionsFrom(
     if (!addr.ok()) return addr.status().WithContext("AWC_METRICS_LISTEN");
     o.metrics_listen = *addr;
   }
-  o.database_url = settings.database_url;
-  o.probe_name = settings.worker_id + "-master";
+  o.probe.conninfo = settings.database_url;
+  o.probe.application_name = settings.worker_id + "-master";
+  o.probe.query = migrate::sql::kSchemaVersion;
+  o.probe.judge = [](std::string_view version) {
+    return migrate::SchemaVersionProblem(version);
+  };
   return o;
 }
 

@@ -377,9 +377,8 @@ Status Supervisor::Start() {
         http_, obs::HttpServer::Start(
                    loop_, addr.host, addr.port,
                    [this](const std::string& path) { return Route(path); }));
-    if (!options_.database_url.empty()) {
-      db_probe_ = std::make_unique<db::Probe>(
-          loop_, db::Probe::Options{options_.database_url, options_.probe_name});
+    if (!options_.probe.conninfo.empty()) {
+      db_probe_ = std::make_unique<db::Probe>(loop_, options_.probe);
     }
   }
   for (auto& slot : slots_) Spawn(*slot);

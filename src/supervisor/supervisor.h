@@ -86,10 +86,10 @@ class Supervisor {
     double backoff_min = 0.1;
     double backoff_max = 30.0;
     double stable_after = 60.0;  // a child that lived this long resets backoff
-    // With a listener, the master checks the database itself for /readyz
-    // (db/probe.h) with this connection string and session name.
-    std::string database_url;
-    std::string probe_name;
+    // With a listener and a connection string, the master checks the
+    // database itself for /readyz (db/probe.h): reachable, and fit for
+    // this binary (its schema version).
+    db::Probe::Options probe;
     // How long a graceful stop may wait for jobs in flight beyond the
     // service manager's stop timeout (EXTEND_TIMEOUT_USEC): one job lease,
     // after which an unfinished job would be reclaimed anyway.

@@ -64,6 +64,8 @@ obs::HttpResponse Supervisor::Route(const std::string& path) {
     }
     if (db_probe_ && db_probe_->up() == false) {
       why += "database unreachable\n";
+    } else if (db_probe_ && !db_probe_->problem().empty()) {
+      why += db_probe_->problem() + "\n";
     }
     if (why.empty()) {
       r.body = "ready\n";

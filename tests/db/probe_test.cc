@@ -1,6 +1,6 @@
-// /readyz follows the database, also while every worker is busy and none
-// has noticed it is gone: the daemon reaches PostgreSQL through a proxy
-// the test cuts.
+// /readyz follows the database (db/probe.h), also while every worker is
+// busy and none has noticed it is gone: the daemon reaches PostgreSQL
+// through a proxy the test cuts; and it follows the schema's version.
 #include <gtest/gtest.h>
 #include <signal.h>
 
@@ -49,6 +49,45 @@ TEST(ReadinessTest, NotReadyDuringADatabaseOutageThatNoWorkerHasSeen) {
   proxy.Restore();
   EXPECT_TRUE(WaitUntil([&] { return HttpGet(port, "/readyz").first == 200; }))
       << HttpGet(port, "/readyz").second;
+  daemon.Signal(SIGQUIT);
+  EXPECT_TRUE(daemon.WaitExit().has_value());
+}
+
+// /readyz checks that the database is fit for this binary, not only at
+// startup: a schema another host moved on (or back) makes the master not
+// ready until it matches again.
+TEST(ReadinessTest, NotReadyWhileTheSchemaIsNotThisBinarysVersion) {
+  TestDatabase db;
+  db.Migrate();
+  int port = FreePort();
+  DaemonProcess daemon(FleetOptions(
+      db, 1, {{"AWC_METRICS_LISTEN", "127.0.0.1:" + std::to_string(port)}}));
+  ASSERT_TRUE(WaitUntil([&] { return HttpGet(port, "/readyz").first == 200; }))
+      << daemon.Stderr();
+  int64_t latest = db.Int("SELECT max(version) FROM awc.schema_migrations");
+
+  // A newer release migrated the database.
+  db.Exec(
+      "INSERT INTO awc.schema_migrations (version, name, checksum) "
+      "VALUES (9999, '9999_future', 'x')");
+  std::pair<int, std::string> ready;
+  EXPECT_TRUE(WaitUntil([&] {
+    ready = HttpGet(port, "/readyz");
+    return ready.first == 503;
+  })) << "still ready on a newer schema";
+  EXPECT_NE(ready.second.find("database schema is at version 9999, newer "
+                              "than this binary (" +
+                              std::to_string(latest) + ")"),
+            std::string::npos)
+      << ready.second;
+  EXPECT_EQ(HttpGet(port, "/healthz").first, 200);
+
+  // Back to this binary's version: ready again.
+  db.Exec("DELETE FROM awc.schema_migrations WHERE version = 9999");
+  EXPECT_TRUE(WaitUntil([&] { return HttpGet(port, "/readyz").first == 200; }))
+      << HttpGet(port, "/readyz").second;
+  EXPECT_NE(daemon.Stderr().find("database not fit for use"),
+            std::string::npos);
   daemon.Signal(SIGQUIT);
   EXPECT_TRUE(daemon.WaitExit().has_value());
 }

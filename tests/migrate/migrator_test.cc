@@ -160,5 +160,20 @@ TEST(MigrationsTest, TwoDaemonsStartingAtOnceBothMigrateAndRun) {
   EXPECT_TRUE(WaitUntil([&] { return db.JobState(id) == "COMPLETED"; }));
 }
 
+TEST(SchemaVersionProblemTest, SaysWhatIsWrongWithTheSchemasVersion) {
+  std::vector<migrate::Migration> two = {{1, "0001_a", ""}, {2, "0002_b", ""}};
+  EXPECT_EQ(migrate::SchemaVersionProblem("2", two), "");
+  EXPECT_EQ(migrate::SchemaVersionProblem("1", two),
+            "database schema is at version 1, this binary needs 2: run "
+            "awcctl migrate");
+  EXPECT_EQ(migrate::SchemaVersionProblem("0", two),
+            "database schema is at version 0, this binary needs 2: run "
+            "awcctl migrate");
+  EXPECT_EQ(migrate::SchemaVersionProblem("3", two),
+            "database schema is at version 3, newer than this binary (2)");
+  EXPECT_EQ(migrate::SchemaVersionProblem("", two),
+            "database schema version unreadable");
+}
+
 }  // namespace
 }  // namespace awc::testing

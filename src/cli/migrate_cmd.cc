@@ -144,7 +144,11 @@ int Extract(Invocation& inv) {
   std::string text;
   for (const migrate::Migration& m : migrate::EmbeddedMigrations()) {
     std::string path = dir + "/" + m.name + ".sql";
-    if (Status s = WriteIfAbsent(env, path, m.sql); !s.ok()) return inv.Fail(s);
+    // Each file is the bundle of its one migration, so that a runner that
+    // applies the files in order records each as awcctl migrate would.
+    if (Status s = WriteIfAbsent(env, path, migrate::SqlBundle({m})); !s.ok()) {
+      return inv.Fail(s);
+    }
     text += path + "\n";
   }
   inv.Print(text);

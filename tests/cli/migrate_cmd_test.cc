@@ -11,6 +11,7 @@
 #include "digest/sha256.h"
 #include "migrate/embedded_migrations.h"
 #include "migrate/migrator.h"
+#include "migrate/scripts.h"
 #include "tests/support/harness.h"
 
 namespace awc::testing {
@@ -143,7 +144,7 @@ TEST_F(AwcctlMigrateTest, ExtractToWritesTheFilesAndNeverOverwritesOthers) {
   ASSERT_EQ(r.code, 0) << r.err;
   for (const migrate::Migration& m : migrate::EmbeddedMigrations()) {
     std::string path = to + "/" + m.name + ".sql";
-    EXPECT_EQ(ReadFile(path), m.sql) << path;
+    EXPECT_EQ(ReadFile(path), migrate::SqlBundle({m})) << path;
     EXPECT_NE(r.out.find(path + "\n"), std::string::npos);
   }
   // Again: the same files are fine.
@@ -193,6 +194,32 @@ TEST_F(AwcctlMigrateTest, TheSqlBundleAppliedWithPsqlIsAcceptedInCheckMode) {
   EXPECT_NE(RunAwcctl({"migrate", "--sql", "--pending"}, Settings())
                 .err.find("nothing is pending"),
             std::string::npos);
+}
+
+// The extracted files, applied one by one with psql as an operator's own
+// runner would, leave a schema the daemon accepts in check mode.
+TEST_F(AwcctlMigrateTest, ExtractedFilesAppliedWithPsqlAreAcceptedInCheckMode) {
+  TempDir dir;
+  std::string to = dir.path() + "/migrations";
+  ASSERT_EQ(RunAwcctl({"migrate", "--extract-to", to}, {}).code, 0);
+  for (const migrate::Migration& m : migrate::EmbeddedMigrations()) {
+    CommandResult applied = Psql(to + "/" + m.name + ".sql");
+    ASSERT_EQ(applied.code, 0) << m.name << ": " << applied.err;
+  }
+  EXPECT_EQ(db_.Int("SELECT count(*) FROM awc.schema_migrations"),
+            static_cast<int64_t>(migrate::EmbeddedMigrations().size()));
+  EXPECT_EQ(RunAwcctl({"migrate", "--status"}, Settings()).code, 0);
+  DaemonProcess daemon(CheckMode());
+  ASSERT_TRUE(daemon.WaitForEvent("supervisor running")) << daemon.Stderr();
+  int64_t id = db_.Enqueue("gc_sweep", R"({"tenant_id": "nobody"})");
+  EXPECT_TRUE(WaitUntil([&] { return db_.JobState(id) == "FAILED"; }));
+  // A file applied twice refuses and changes nothing.
+  const migrate::Migration& first = migrate::EmbeddedMigrations().front();
+  CommandResult again = Psql(to + "/" + first.name + ".sql");
+  EXPECT_NE(again.code, 0);
+  EXPECT_NE(again.err.find("already applied: " + std::string(first.name)),
+            std::string::npos)
+      << again.err;
 }
 
 TEST_F(AwcctlMigrateTest, APendingBundleCompletesAPartlyMigratedSchema) {

@@ -93,6 +93,8 @@ const Spec kSpecs[] = {
      &Settings::worker_lease_secs, 1, 7 * kDay},
     {"AWC_WORKER_POLL_INTERVAL_MS", "worker", "poll_interval_ms",
      &Settings::worker_poll_interval_ms, 10, 3600 * 1000},
+    {"AWC_WORKER_GIVE_UP_SECS", "worker", "give_up_secs",
+     &Settings::worker_give_up_secs, 0, 7 * kDay},
     {"AWC_RETENTION_GRACE_SECS", "retention", "grace_secs",
      &Settings::retention_grace_secs, 0, kMax},
     {"AWC_GC_GRACE_SECS", "gc", "grace_secs", &Settings::gc_grace_secs, 0,

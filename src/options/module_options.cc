@@ -78,6 +78,7 @@ Result<supervisor::Supervisor::Options> SupervisorOptionsFrom(
   supervisor::Supervisor::Options o;
   o.slots = static_cast<int>(settings.worker_concurrency);
   o.drain_allowance = static_cast<double>(settings.worker_lease_secs);
+  o.give_up_after = static_cast<double>(settings.worker_give_up_secs);
   if (!settings.metrics_listen.empty()) {
     Result<obs::ListenAddress> addr =
         obs::ParseListenAddress(settings.metrics_listen);

@@ -36,6 +36,10 @@ struct Supervisor::Slot {
   double backoff = 0;
   bool restart_counts = true;  // the next restart is one of a crash
   bool retiring = false;       // of a replaced generation: not restarted
+  // When the slot's unbroken run of lives that ended in a non-zero exit
+  // began (the start of the first); 0 once one lived stable_after or ended
+  // otherwise.
+  double failing_since = 0;
   ev_timer restart;
 };
 
@@ -210,7 +214,19 @@ void Supervisor::OnChildExit(pid_t pid, int wstatus) {
     event.Str("signal", SignalName(WTERMSIG(wstatus)));
   }
   slot.restart_counts = !at_once;
-  if (slot.retiring) {
+  bool gave_up = false;
+  if (IsWorker(slot) && !slot.retiring && state_ == State::kRunning) {
+    bool failed = WIFEXITED(wstatus) && !clean && !at_once;
+    if (!failed || lived >= options_.stable_after) {
+      slot.failing_since = 0;
+    } else if (slot.failing_since == 0) {
+      slot.failing_since = slot.started;
+    }
+    gave_up = failed && EveryWorkerFailingFor(options_.give_up_after);
+  }
+  if (gave_up) {
+    event.Bool("giving_up", true);
+  } else if (slot.retiring) {
     event.Bool("retired", true);
   } else if (state_ == State::kRunning && at_once) {
     event.Num("restart_in_s", 0);
@@ -225,10 +241,31 @@ void Supervisor::OnChildExit(pid_t pid, int wstatus) {
     ev_timer_start(loop_, &slot.restart);
   }
   event.Emit();
+  if (gave_up) GiveUp();
   if (slot.retiring) slots_.erase(it);
   if (state_ != State::kRunning && LiveChildren() == 0) {
     ev_break(loop_, EVBREAK_ALL);
   }
+}
+
+bool Supervisor::EveryWorkerFailingFor(double secs) const {
+  if (secs <= 0) return false;
+  bool any = false;
+  for (const auto& s : slots_) {
+    if (!IsWorker(*s) || s->retiring) continue;
+    if (s->failing_since == 0 || Now() - s->failing_since < secs) return false;
+    any = true;
+  }
+  return any;
+}
+
+void Supervisor::GiveUp() {
+  obs::Error("supervisor", "every worker keeps failing: giving up")
+      .Num("failing_s", options_.give_up_after)
+      .Str("hint", "the workers' errors above say why; the master exits 1")
+      .Emit();
+  exit_code_ = 1;
+  BeginShutdown(State::kDraining, 0);
 }
 
 void Supervisor::BeginShutdown(State next, int signum) {
@@ -248,12 +285,12 @@ void Supervisor::BeginShutdown(State next, int signum) {
   for (auto& slot : slots_) {
     if (slot->pid > 0) kill(slot->pid, relay);
   }
-  obs::Info("supervisor", next == State::kDraining
-                              ? "graceful shutdown: workers finish their jobs"
-                              : "fast shutdown: workers exit now")
-      .Str("signal", SignalName(signum))
-      .Int("workers", LiveWorkers())
-      .Emit();
+  obs::Event begun = obs::Info(
+      "supervisor", next == State::kDraining
+                        ? "graceful shutdown: workers finish their jobs"
+                        : "fast shutdown: workers exit now");
+  if (signum != 0) begun.Str("signal", SignalName(signum));
+  begun.Int("workers", LiveWorkers()).Emit();
   notifier_.Stopping(StatusLine());
   drain_started_ = Now();
   ExtendDrain();
@@ -402,8 +439,8 @@ int Supervisor::Run() {
   ev_run(loop_, 0);
   if (db_probe_) db_probe_->Stop();
   if (http_) http_->Stop();
-  obs::Info("supervisor", "shut down").Emit();
-  return 0;
+  obs::Info("supervisor", "shut down").Int("exit_code", exit_code_).Emit();
+  return exit_code_;
 }
 
 void Supervisor::SignalCb(struct ev_loop*, ev_signal* w, int) {

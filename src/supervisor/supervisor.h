@@ -14,6 +14,13 @@
 //    code or signal). While running, a dead child is replaced in its slot
 //    after a per-slot backoff: 0.1 s doubling to 30 s while children keep
 //    dying within 60 s of their start, back to 0.1 s after one lived 60 s.
+//  - A persistent failure is not an endless restart loop: once every worker
+//    slot has, for give_up_after seconds, only had workers that exited
+//    non-zero within 60 s of their start (a worker that cannot open the
+//    store exits 1; one killed by a signal does not count), the master
+//    logs that it gives up, shuts down gracefully and exits 1, so that the
+//    service manager sees a failed service. A slot whose worker lived 60 s,
+//    or ended otherwise, starts over.
 //    A kind may name an exit code that means "gave up a role on purpose"
 //    (the scheduler's leadership lost): such a child is replaced at once,
 //    its backoff untouched, and it is not counted as a restart.
@@ -86,6 +93,10 @@ class Supervisor {
     double backoff_min = 0.1;
     double backoff_max = 30.0;
     double stable_after = 60.0;  // a child that lived this long resets backoff
+    // Once every worker slot has, for this long, had only lives that ended
+    // in a non-zero exit (each shorter than stable_after), the master
+    // gives up and exits 1; 0 never gives up.
+    double give_up_after = 300.0;
     // With a listener and a connection string, the master checks the
     // database itself for /readyz (db/probe.h): reachable, and fit for
     // this binary (its schema version).
@@ -123,8 +134,9 @@ class Supervisor {
   // children. An error (e.g. the listen address is taken) forks nothing.
   Status Start();
 
-  // Runs until every child has exited after a shutdown signal; returns the
-  // process exit code (0).
+  // Runs until every child has exited after a shutdown signal, or after
+  // the master gave up (see the contract); returns the process exit code:
+  // 0, or 1 after giving up.
   int Run();
 
   enum class State { kRunning, kDraining, kQuitting };
@@ -151,7 +163,13 @@ class Supervisor {
   // While draining, asks the service manager for more time to stop, for
   // at most options_.drain_allowance.
   void ExtendDrain();
+  // `signum` is the signal that asked for it, or 0.
   void BeginShutdown(State next, int signum);
+  // Whether every worker slot of the running configuration has been in
+  // its run of failed lives for at least `secs` (never when secs <= 0).
+  bool EveryWorkerFailingFor(double secs) const;
+  // Logs why and shuts down gracefully; Run() then returns 1.
+  void GiveUp();
   obs::HttpResponse Route(const std::string& path);
   std::string StatusLine() const;
   int LiveChildren() const;
@@ -184,6 +202,7 @@ class Supervisor {
   ev_timer tick_;
   ev_timer watchdog_;
   double drain_started_ = 0;
+  int exit_code_ = 0;
   Notifier notifier_;
   pid_t self_;
 };

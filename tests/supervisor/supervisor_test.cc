@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <filesystem>
 #include <set>
 
 #include "migrate/migrate_sql.h"
@@ -101,6 +102,32 @@ TEST(ProcessTreeTest, CrashLoopBacksOffPerSlotAndPoisonJobsAreDeadLettered) {
   // The fleet is healthy once the poison is gone.
   int64_t ok = db.Enqueue("test_complete", "{}");
   EXPECT_TRUE(WaitUntil([&] { return db.JobState(ok) == "COMPLETED"; }));
+}
+
+// A persistent failure after startup is not an endless silent restart
+// loop: once every worker has only been failing (exit 1: the store's marker
+// is gone) for AWC_WORKER_GIVE_UP_SECS, the master says so and exits 1.
+TEST(ProcessTreeTest, GivesUpAndExitsOneWhenEveryWorkerKeepsFailing) {
+  TestDatabase db;
+  TempDir store;
+  std::string url = "file://" + store.path();
+  ASSERT_TRUE(InitStore(url));
+  DaemonProcess d(FleetOptions(
+      db, 2, {{"AWC_CAS_URL", url}, {"AWC_WORKER_GIVE_UP_SECS", "2"}}));
+  ASSERT_TRUE(d.WaitForEvent("worker started", 30, 2)) << d.Stderr();
+  // The store's volume is swapped under the fleet: the running workers
+  // find out when they start again.
+  ASSERT_TRUE(std::filesystem::remove(store.path() + "/.awc-store"));
+  for (pid_t worker : d.Children()) kill(worker, SIGKILL);
+  std::optional<int> st = d.WaitExit(60);
+  ASSERT_TRUE(st.has_value()) << d.Stderr();
+  ASSERT_TRUE(WIFEXITED(*st)) << *st;
+  EXPECT_EQ(WEXITSTATUS(*st), 1) << d.Stderr();
+  auto gave_up = d.EventsWith("every worker keeps failing: giving up");
+  ASSERT_EQ(gave_up.size(), 1u) << d.Stderr();
+  EXPECT_EQ(Str(gave_up[0].get(), "level"), "error");
+  EXPECT_GE(d.EventsWith("worker exited").size(), 4u);
+  EXPECT_NE(d.Stderr().find("cannot open the object store"), std::string::npos);
 }
 
 TEST(ProcessTreeTest, WorkersDieWithTheMaster) {
@@ -256,8 +283,9 @@ TEST(ProcessTreeTest, PingsTheWatchdogAndExtendsTheStopWhileJobsFinish) {
   }
 }
 
-// SIGHUP replaces the scheduler with the workers (tests/supervisor/reload_test.cc
-// covers the workers); systemd hears RELOADING=1, then READY=1.
+// SIGHUP replaces the scheduler with the workers
+// (tests/supervisor/reload_test.cc covers the workers); systemd hears
+// RELOADING=1, then READY=1.
 TEST(ProcessTreeTest, ReloadReplacesTheSchedulerAndTellsSystemd) {
   TestDatabase db;
   FakeNotifySocket sd;

@@ -1,6 +1,11 @@
+#include "handlers/gc_sweep.h"
+
+#include <string>
+
 #include "common/json.h"
 #include "gc/sweep.h"
-#include "handlers/storage_handlers.h"
+#include "handlers/outcomes.h"
+#include "obs/metrics.h"
 
 namespace awc::handlers {
 namespace {

@@ -118,6 +118,10 @@ inline constexpr const char* kSetLockTimeout =
     "SELECT set_config('lock_timeout', $1, false)";
 
 // --- The planners (one statement each) --------------------------------------
+//
+// Each planner spells the kind it enqueues as a literal, the name of that
+// kind's handler (handlers/<kind>.h); scheduler/planners.cc checks at
+// compile time that the two agree.
 
 // The conflict target of every planner's INSERT: jobs_dedupe_idx.
 #define AWC_DEDUPE_CONFLICT                                      \

@@ -53,7 +53,6 @@ src/catalog/catalog_stats.cc tests/cli/workers_cmd_test.cc
 src/catalog/objects.cc tests/handlers/validate_scrub_test.cc
 src/catalog/snapshots.cc tests/handlers/validate_scrub_test.cc
 src/catalog/workspaces.cc tests/handlers/expire_retain_test.cc
-src/handlers/builtin.cc src/handlers/registry_test.cc
 src/handlers/gc_sweep.cc tests/gc/sweep_crash_test.cc
 src/handlers/snapshot_retain.cc tests/handlers/expire_retain_test.cc
 src/handlers/snapshot_scrub.cc tests/handlers/validate_scrub_test.cc

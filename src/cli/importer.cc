@@ -17,6 +17,7 @@
 #include "common/json.h"
 #include "digest/ids.h"
 #include "digest/sha256.h"
+#include "handlers/snapshot_validate.h"
 #include "queue/admin.h"
 
 namespace awc::cli {
@@ -206,7 +207,7 @@ Result<ImportResult> ImportTree(db::PgConn& conn, store::ObjectStore& store,
       JsonObject payload;
       payload.Int("snapshot_id", result.snapshot_id);
       AWC_ASSIGN_OR_RETURN(result.job_id,
-                           queue::Enqueue(conn, "snapshot_validate",
+                           queue::Enqueue(conn, handlers::kSnapshotValidateKind,
                                           payload.Dump(), std::nullopt, 0));
       return Status::OK();
     });

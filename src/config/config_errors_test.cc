@@ -15,7 +15,8 @@ TEST_F(ConfigTest, EveryIntegerSettingRejectsGarbage) {
       "AWC_GC_GRACE_SECS",           "AWC_GC_BATCH_SIZE",
       "AWC_GC_CANARY_SIZE",          "AWC_S3_MAX_CONCURRENCY",
       "AWC_S3_TIMEOUT_MS",           "AWC_MANIFEST_MAX_BYTES",
-      "AWC_CLOSURE_MAX_DEPTH",       "AWC_CLOSURE_MAX_OBJECTS"};
+      "AWC_CLOSURE_MAX_DEPTH",       "AWC_CLOSURE_MAX_OBJECTS",
+      "AWC_WORKER_GIVE_UP_SECS"};
   for (const char* name : ints) {
     for (const char* bad : {"12x", "1.5", " 5", "0x10", "", "-", "1e3"}) {
       env_ = {{name, bad}};
@@ -45,6 +46,8 @@ TEST_F(ConfigTest, OutOfRangeValuesAreErrors) {
       {"AWC_WORKER_LEASE_SECS", "0"},
       {"AWC_WORKER_POLL_INTERVAL_MS", "9"},
       {"AWC_WORKER_POLL_INTERVAL_MS", "0"},
+      {"AWC_WORKER_GIVE_UP_SECS", "-1"},
+      {"AWC_WORKER_GIVE_UP_SECS", "604801"},
       {"AWC_RETENTION_GRACE_SECS", "-1"},
       {"AWC_GC_GRACE_SECS", "-86400"},
       {"AWC_GC_BATCH_SIZE", "0"},

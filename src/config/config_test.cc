@@ -14,6 +14,7 @@ TEST_F(ConfigTest, DefaultsAreTheDocumentedOnes) {
   EXPECT_EQ(s.worker_concurrency, 4);
   EXPECT_EQ(s.worker_lease_secs, 300);
   EXPECT_EQ(s.worker_poll_interval_ms, 1000);
+  EXPECT_EQ(s.worker_give_up_secs, 300);
   EXPECT_EQ(s.retention_grace_secs, 86400);
   EXPECT_EQ(s.gc_grace_secs, 86400);
   EXPECT_EQ(s.gc_batch_size, 1000);
@@ -103,6 +104,7 @@ TEST_F(ConfigTest, EnvironmentSetsEverySetting) {
       {"AWC_WORKER_CONCURRENCY", "8"},
       {"AWC_WORKER_LEASE_SECS", "60"},
       {"AWC_WORKER_POLL_INTERVAL_MS", "250"},
+      {"AWC_WORKER_GIVE_UP_SECS", "0"},
       {"AWC_RETENTION_GRACE_SECS", "3600"},
       {"AWC_GC_GRACE_SECS", "7200"},
       {"AWC_GC_BATCH_SIZE", "500"},
@@ -139,6 +141,7 @@ TEST_F(ConfigTest, EnvironmentSetsEverySetting) {
   EXPECT_EQ(s.worker_concurrency, 8);
   EXPECT_EQ(s.worker_lease_secs, 60);
   EXPECT_EQ(s.worker_poll_interval_ms, 250);
+  EXPECT_EQ(s.worker_give_up_secs, 0);
   EXPECT_EQ(s.retention_grace_secs, 3600);
   EXPECT_EQ(s.gc_grace_secs, 7200);
   EXPECT_EQ(s.gc_batch_size, 500);
@@ -197,6 +200,7 @@ TEST_F(ConfigTest, IniFileSetsEverySetting) {
                           "concurrency = 2\n"
                           "lease_secs = 30\n"
                           "poll_interval_ms = 100\n"
+                          "give_up_secs = 60\n"
                           "# another comment\n"
                           "[retention]\n"
                           "grace_secs = 10\n"
@@ -246,6 +250,7 @@ TEST_F(ConfigTest, IniFileSetsEverySetting) {
   EXPECT_EQ(s.worker_concurrency, 2);
   EXPECT_EQ(s.worker_lease_secs, 30);
   EXPECT_EQ(s.worker_poll_interval_ms, 100);
+  EXPECT_EQ(s.worker_give_up_secs, 60);
   EXPECT_EQ(s.retention_grace_secs, 10);
   EXPECT_EQ(s.gc_grace_secs, 20);
   EXPECT_EQ(s.gc_batch_size, 40);

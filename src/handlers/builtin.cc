@@ -1,46 +1,61 @@
-#include "common/json.h"
+// The built-in kinds, listed once: RegisterBuiltinHandlers() registers
+// them and BuiltinKinds() names them from the same list, so a kind cannot
+// be registered without being named or named without being registered.
+#include <array>
+#include <span>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <type_traits>
+
+#include "handlers/gc_sweep.h"
+#include "handlers/payload.h"
 #include "handlers/registry.h"
-#include "handlers/storage_handlers.h"
+#include "handlers/snapshot_retain.h"
+#include "handlers/snapshot_scrub.h"
+#include "handlers/snapshot_validate.h"
+#include "handlers/workspace_expire.h"
 
 namespace awc::handlers {
+namespace {
+
+// One kind: its name, its payload's decoder and its handler.
+template <typename P>
+struct Builtin {
+  using Payload = P;
+  const char* kind;
+  Registry::Decoder<P> decode;
+  queue::Outcome (*run)(JobContext&, const P&);
+};
+
+// Every built-in kind (docs/handlers.md, "Handlers"). Its payload type
+// is deduced from the decoder.
+constexpr std::tuple kBuiltins{
+    Builtin{kSnapshotValidateKind, DecodeSnapshotPayload, ValidateSnapshot},
+    Builtin{kSnapshotScrubKind, DecodeSnapshotPayload, ScrubSnapshot},
+    Builtin{kWorkspaceExpireKind, DecodeWorkspacePayload, ExpireWorkspace},
+    Builtin{kSnapshotRetainKind, DecodeSnapshotPayload, RetainSnapshot},
+    Builtin{kGcSweepKind, DecodeTenantPayload, SweepTenant},
+};
+
+constexpr auto kKinds = std::apply(
+    [](const auto&... b) {
+      return std::array<std::string_view, sizeof...(b)>{b.kind...};
+    },
+    kBuiltins);
+
+}  // namespace
 
 void RegisterBuiltinHandlers(Registry& registry) {
-  registry.Add<SnapshotPayload>("snapshot_validate", DecodeSnapshotPayload,
-                                ValidateSnapshot);
-  registry.Add<SnapshotPayload>("snapshot_scrub", DecodeSnapshotPayload,
-                                ScrubSnapshot);
-  registry.Add<WorkspacePayload>("workspace_expire", DecodeWorkspacePayload,
-                                 ExpireWorkspace);
-  registry.Add<SnapshotPayload>("snapshot_retain", DecodeSnapshotPayload,
-                                RetainSnapshot);
-  registry.Add<TenantPayload>("gc_sweep", DecodeTenantPayload, SweepTenant);
+  std::apply(
+      [&registry](const auto&... b) {
+        (registry.Add<typename std::decay_t<decltype(b)>::Payload>(
+             b.kind, b.decode, b.run),
+         ...);
+      },
+      kBuiltins);
 }
 
-queue::Outcome RetryOn(const Status& status) {
-  return queue::Outcome::Retry(status.message());
-}
-
-queue::Outcome Skipped(std::string_view state) {
-  JsonObject result;
-  result.Str("verdict", "skipped").Str("state", state);
-  return queue::Outcome::Complete(result.Dump());
-}
-
-std::variant<catalog::Snapshot, queue::Outcome> LoadSnapshotIn(
-    JobContext& ctx, int64_t id,
-    std::initializer_list<catalog::SnapshotState> states) {
-  Result<std::optional<catalog::Snapshot>> loaded =
-      catalog::LoadSnapshot(ctx.db(), id);
-  if (!loaded.ok()) return RetryOn(loaded.status());
-  if (!*loaded) {
-    return queue::Outcome::Fail(
-        "snapshot " + std::to_string(id) + " does not exist",
-        queue::DeadReason::kSubjectMissing);
-  }
-  for (catalog::SnapshotState state : states) {
-    if ((*loaded)->state == state) return std::move(**loaded);
-  }
-  return Skipped(catalog::SnapshotStateName((*loaded)->state));
-}
+std::span<const std::string_view> BuiltinKinds() { return kKinds; }
 
 }  // namespace awc::handlers

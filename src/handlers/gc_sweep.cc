@@ -1,13 +1,18 @@
+#include "handlers/gc_sweep.h"
+
+#include <string>
+
 #include "common/json.h"
 #include "gc/sweep.h"
-#include "handlers/storage_handlers.h"
+#include "handlers/outcomes.h"
+#include "obs/metrics.h"
 
 namespace awc::handlers {
 namespace {
 
 // A sweep that finds its tenant locked comes back after this long, without
 // spending an attempt: being locked out is an expected outcome, not an
-// error (docs/ARCHITECTURE.md, "Queue semantics").
+// error (docs/queue.md, "Queue semantics").
 constexpr double kLockedOutRetrySecs = 30;
 
 // The result label of awc_gc_epochs_total: a sweep locked out is deferred.

@@ -34,7 +34,7 @@ class JobContext {
   // The object store of AWC_CAS_URL, opened once per worker process.
   virtual store::ObjectStore& store() = 0;
   // The shared metrics, where handlers count what they find (verdicts, GC
-  // epochs and deletions; docs/ARCHITECTURE.md, "Observability").
+  // epochs and deletions; docs/observability.md, "Observability").
   virtual obs::Metrics& metrics() = 0;
 
   // Renews the lease when a third of it has passed since the claim or the

@@ -1,4 +1,4 @@
-// Strict payload decoders, one per payload shape (docs/ARCHITECTURE.md,
+// Strict payload decoders, one per payload shape (docs/handlers.md,
 // "Handlers").
 //
 // A payload must be a JSON object with exactly the expected keys (no extra

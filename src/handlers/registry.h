@@ -14,6 +14,7 @@
 
 #include <functional>
 #include <map>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -71,8 +72,10 @@ class Registry {
   std::map<std::string, Entry> entries_;
 };
 
-// The handlers of the shipped daemon.
+// The handlers of the shipped daemon (handlers/builtin.cc).
 void RegisterBuiltinHandlers(Registry& registry);
+// The kinds RegisterBuiltinHandlers() registers, in the order it does.
+std::span<const std::string_view> BuiltinKinds();
 
 }  // namespace awc::handlers
 

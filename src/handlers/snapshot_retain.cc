@@ -1,6 +1,13 @@
+#include "handlers/snapshot_retain.h"
+
+#include <optional>
+#include <string>
+
 #include "catalog/snapshots.h"
+#include "catalog/states.h"
 #include "common/json.h"
-#include "handlers/storage_handlers.h"
+#include "db/pg.h"
+#include "handlers/outcomes.h"
 
 namespace awc::handlers {
 namespace {

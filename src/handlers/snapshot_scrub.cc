@@ -1,7 +1,16 @@
+#include "handlers/snapshot_scrub.h"
+
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "cas/closure.h"
 #include "catalog/snapshots.h"
+#include "catalog/states.h"
 #include "common/json.h"
-#include "handlers/storage_handlers.h"
+#include "handlers/outcomes.h"
 #include "obs/log.h"
+#include "obs/metrics.h"
 
 namespace awc::handlers {
 namespace {

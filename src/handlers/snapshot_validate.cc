@@ -1,6 +1,14 @@
+#include "handlers/snapshot_validate.h"
+
+#include <string>
+#include <variant>
+
+#include "cas/closure.h"
 #include "catalog/snapshots.h"
+#include "catalog/states.h"
 #include "common/json.h"
-#include "handlers/storage_handlers.h"
+#include "handlers/outcomes.h"
+#include "obs/metrics.h"
 
 namespace awc::handlers {
 

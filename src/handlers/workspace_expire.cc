@@ -1,6 +1,11 @@
+#include "handlers/workspace_expire.h"
+
+#include <string>
+
+#include "catalog/states.h"
 #include "catalog/workspaces.h"
 #include "common/json.h"
-#include "handlers/storage_handlers.h"
+#include "handlers/outcomes.h"
 
 namespace awc::handlers {
 

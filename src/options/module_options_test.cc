@@ -170,6 +170,19 @@ TEST(ModuleOptionsTest, SupervisorGetsSlotsAndAParsedListenAddress) {
   ASSERT_TRUE(o.ok());
   EXPECT_EQ(o->slots, 4);
   EXPECT_FALSE(o->metrics_listen.has_value());
+  EXPECT_EQ(o->give_up_after, 300.0);
+
+  // The probe of /readyz: the database, judged by its schema's version.
+  o = SupervisorOptionsFrom(Load({{"DATABASE_URL", "postgresql://h/d"},
+                                  {"AWC_WORKER_ID", "host-a"},
+                                  {"AWC_WORKER_GIVE_UP_SECS", "0"}}));
+  ASSERT_TRUE(o.ok());
+  EXPECT_EQ(o->give_up_after, 0.0);
+  EXPECT_EQ(o->probe.conninfo, "postgresql://h/d");
+  EXPECT_EQ(o->probe.application_name, "host-a-master");
+  ASSERT_TRUE(o->probe.judge);
+  EXPECT_NE(o->probe.judge("1"), "");
+  EXPECT_NE(o->probe.query.find("schema_migrations"), std::string::npos);
 
   config::Settings unchecked;
   unchecked.metrics_listen = "nowhere";

@@ -1,18 +1,64 @@
 #include "scheduler/planners.h"
 
+#include "handlers/gc_sweep.h"
+#include "handlers/snapshot_retain.h"
+#include "handlers/snapshot_scrub.h"
+#include "handlers/snapshot_validate.h"
+#include "handlers/workspace_expire.h"
 #include "scheduler/scheduler_sql.h"
 
 namespace awc::scheduler {
 namespace {
 
 constexpr BuiltinSchedule kBuiltins[] = {
-    {"gc", "@every 6h", "gc_sweep"},
-    {"expire", "@every 1m", "workspace_expire"},
-    {"retain", "@every 10m", "snapshot_retain"},
-    {"scrub", "@every 1h", "snapshot_scrub"},
-    {"validate", "@every 5m", "snapshot_validate"},
+    {"gc", "@every 6h", handlers::kGcSweepKind},
+    {"expire", "@every 1m", handlers::kWorkspaceExpireKind},
+    {"retain", "@every 10m", handlers::kSnapshotRetainKind},
+    {"scrub", "@every 1h", handlers::kSnapshotScrubKind},
+    {"validate", "@every 5m", handlers::kSnapshotValidateKind},
     {kPrune, "@every 1h", ""},
 };
+
+// The statement of built-in planner `name`, nullptr for prune or an unknown
+// name.
+constexpr const char* StatementOf(std::string_view name) {
+  if (name == "gc") return sql::kPlanGc;
+  if (name == "expire") return sql::kPlanExpire;
+  if (name == "retain") return sql::kPlanRetain;
+  if (name == "scrub") return sql::kPlanScrub;
+  if (name == "validate") return sql::kPlanValidate;
+  return nullptr;
+}
+
+// Whether `statement` holds the SQL literal 'kind'.
+constexpr bool QuotesKind(std::string_view statement, std::string_view kind) {
+  for (size_t at = statement.find(kind); at != std::string_view::npos;
+       at = statement.find(kind, at + 1)) {
+    if (at > 0 && statement[at - 1] == '\'' &&
+        at + kind.size() < statement.size() &&
+        statement[at + kind.size()] == '\'') {
+      return true;
+    }
+  }
+  return false;
+}
+
+// The planners' statements spell the kind they enqueue as a literal (it is
+// part of the statement's text, like the states; the validate planner's
+// must match the predicate of jobs_validate_live_idx,
+// migrations/0004_scheduler.sql). Each must be the kind its schedule names,
+// which is its handler's (handlers/<kind>.h).
+constexpr bool EveryPlannerEnqueuesItsKind() {
+  for (const BuiltinSchedule& b : kBuiltins) {
+    if (std::string_view(b.name) == kPrune) continue;
+    const char* statement = StatementOf(b.name);
+    if (statement == nullptr || !QuotesKind(statement, b.kind)) return false;
+  }
+  return true;
+}
+static_assert(EveryPlannerEnqueuesItsKind(),
+              "a planner's statement enqueues another kind than its "
+              "schedule's, or has no statement");
 
 PlanResult FromRow(const db::PgResult& r) {
   return {r.GetInt(0, 0), r.GetInt(0, 1)};
@@ -55,11 +101,7 @@ bool IsBuiltinPlanner(std::string_view name) {
 }
 
 Result<const char*> PlannerStatement(std::string_view name) {
-  if (name == "gc") return sql::kPlanGc;
-  if (name == "expire") return sql::kPlanExpire;
-  if (name == "retain") return sql::kPlanRetain;
-  if (name == "scrub") return sql::kPlanScrub;
-  if (name == "validate") return sql::kPlanValidate;
+  if (const char* statement = StatementOf(name)) return statement;
   return Status::InvalidArgument("no built-in planner named \"" +
                                  std::string(name) + "\"");
 }

@@ -1,4 +1,4 @@
-// The built-in schedules and their planners (docs/ARCHITECTURE.md,
+// The built-in schedules and their planners (docs/scheduler.md,
 // "Scheduler"): each planner is one indexed statement of scheduler_sql.h
 // that enqueues one job per due subject, deduplicated on jobs_dedupe_idx;
 // prune deletes old rows in bounded batches instead.
@@ -7,7 +7,8 @@
 //  - RunPlanner() and EnqueueScheduled() run one statement on the caller's
 //    connection, inside the caller's transaction (the firing's, fenced).
 //  - The statements run unprepared: each runs once a period, and is planned
-//    for its actual values (tests/scheduler/planners_plan_test.cc pins those plans).
+//    for its actual values (tests/scheduler/planners_plan_test.cc pins those
+//    plans).
 //  - Prune() runs its batches each in a transaction of its own that starts
 //    with `fence` (the leader lease), and calls `checkpoint` between
 //    batches: false stops it early (a stop was requested), an error stops

@@ -1,6 +1,6 @@
 // Every SQL statement of the scheduler, in one place: the leader lease, the
 // schedules, the built-in planners and pruning, and the operator's
-// statements (`awcctl schedules`). See docs/ARCHITECTURE.md, "Scheduler".
+// statements (`awcctl schedules`). See docs/scheduler.md, "Scheduler".
 //
 // Values travel only as $n parameters. Times the scheduler computes with
 // are microseconds since the epoch (bigint), as the database keeps them.
@@ -118,6 +118,10 @@ inline constexpr const char* kSetLockTimeout =
     "SELECT set_config('lock_timeout', $1, false)";
 
 // --- The planners (one statement each) --------------------------------------
+//
+// Each planner spells the kind it enqueues as a literal, the name of that
+// kind's handler (handlers/<kind>.h); scheduler/planners.cc checks at
+// compile time that the two agree.
 
 // The conflict target of every planner's INSERT: jobs_dedupe_idx.
 #define AWC_DEDUPE_CONFLICT                                      \

@@ -10,7 +10,7 @@
 #include "cas/closure.h"
 #include "cli/importer.h"
 #include "gc/sweep_testing.h"
-#include "handlers/storage_handlers.h"
+#include "handlers/snapshot_validate.h"
 #include "store/file_store.h"
 #include "tests/support/cas_fixture.h"
 

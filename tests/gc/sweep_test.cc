@@ -1,12 +1,13 @@
 // gc_sweep against a real database and store: what is deleted and what
 // survives, dry run, batch and canary, the lock, crash and resume.
+#include "handlers/gc_sweep.h"
+
 #include <gtest/gtest.h>
 
 #include <chrono>
 #include <thread>
 
 #include "gc/sweep_testing.h"
-#include "handlers/storage_handlers.h"
 #include "store/memory_store.h"
 #include "tests/support/cas_fixture.h"
 

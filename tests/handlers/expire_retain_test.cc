@@ -2,7 +2,8 @@
 // real database.
 #include <gtest/gtest.h>
 
-#include "handlers/storage_handlers.h"
+#include "handlers/snapshot_retain.h"
+#include "handlers/workspace_expire.h"
 #include "store/memory_store.h"
 #include "tests/support/cas_fixture.h"
 

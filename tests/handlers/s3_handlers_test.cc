@@ -5,7 +5,9 @@
 #include <gtest/gtest.h>
 
 #include "gc/sweep.h"
-#include "handlers/storage_handlers.h"
+#include "handlers/gc_sweep.h"
+#include "handlers/snapshot_scrub.h"
+#include "handlers/snapshot_validate.h"
 #include "tests/support/cas_fixture.h"
 #include "tests/support/s3_fixture.h"
 

@@ -2,7 +2,8 @@
 // in-process stores.
 #include <gtest/gtest.h>
 
-#include "handlers/storage_handlers.h"
+#include "handlers/snapshot_scrub.h"
+#include "handlers/snapshot_validate.h"
 #include "store/memory_store.h"
 #include "tests/support/cas_fixture.h"
 

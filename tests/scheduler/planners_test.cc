@@ -7,7 +7,8 @@
 #include <set>
 #include <thread>
 
-#include "handlers/storage_handlers.h"
+#include "handlers/snapshot_retain.h"
+#include "handlers/workspace_expire.h"
 #include "scheduler/planners.h"
 #include "store/memory_store.h"
 #include "tests/support/cas_fixture.h"

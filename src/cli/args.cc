@@ -156,6 +156,12 @@ Result<double> ParseDuration(std::string_view text) {
         "\" is not a duration (a whole number with s, m, h, d or w: 90s, "
         "15m, 12h, 7d, 2w)");
   }
+  if (static_cast<double>(n) * unit > static_cast<double>(kMaxDurationSecs)) {
+    return Status::InvalidArgument(
+        "\"" + std::string(text) +
+        "\" is longer than the longest duration accepted, " +
+        std::to_string(kMaxDurationSecs / 86400) + "d (100 years)");
+  }
   return static_cast<double>(n) * unit;
 }
 

@@ -48,8 +48,12 @@ Result<int64_t> ParseCount(std::string_view text, std::string_view what,
 // Job ids: positive integers; the error quotes the first that is not one.
 Result<std::vector<int64_t>> ParseIds(const std::vector<std::string>& texts);
 
+// The longest duration ParseDuration accepts: 100 years, which any
+// timestamp the database holds can go back by.
+inline constexpr int64_t kMaxDurationSecs = 36500LL * 86400;
+
 // Seconds from "90", "90s", "15m", "12h", "7d" or "2w" (a positive whole
-// number and at most one unit).
+// number and at most one unit), at most kMaxDurationSecs.
 Result<double> ParseDuration(std::string_view text);
 
 }  // namespace awc::cli

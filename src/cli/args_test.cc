@@ -84,6 +84,13 @@ TEST(ValuesTest, CountsIdsAndDurations) {
                           "12hh", "99999999999999d"}) {
     EXPECT_FALSE(ParseDuration(bad).ok()) << bad;
   }
+  EXPECT_DOUBLE_EQ(*ParseDuration("36500d"), kMaxDurationSecs);
+  for (const char* too_long : {"36501d", "999999999999", "999999999999w"}) {
+    EXPECT_NE(ParseDuration(too_long).status().message().find(
+                  "is longer than the longest duration accepted, 36500d"),
+              std::string::npos)
+        << too_long;
+  }
   EXPECT_EQ(ParseDuration("3y").status().message(),
             "\"3y\" is not a duration (a whole number with s, m, h, d or w: "
             "90s, 15m, 12h, 7d, 2w)");

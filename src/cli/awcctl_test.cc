@@ -104,8 +104,14 @@ TEST_F(AwcctlDispatchTest, UsageErrorsNameTheProblemAndExitTwo) {
        "awcctl: schedule spec \"@every 5x\": expected @every <N>h<N>m<N>s "
        "(e.g. @every 90s, @every 1h30m), @hourly, @daily or @weekly"},
       {{"dlq", "purge", "--older-than", "2y"},
-       "awcctl: \"2y\" is not a duration (a whole number with s, m, h, d or "
-       "w: 90s, 15m, 12h, 7d, 2w)"},
+       "awcctl: --older-than: \"2y\" is not a duration (a whole number with "
+       "s, m, h, d or w: 90s, 15m, 12h, 7d, 2w)"},
+      {{"dlq", "purge", "--older-than", "999999999999"},
+       "awcctl: --older-than: \"999999999999\" is longer than the longest "
+       "duration accepted, 36500d (100 years)"},
+      {{"dlq", "purge", "--dry-run", "--older-than", "999999999999w"},
+       "awcctl: --older-than: \"999999999999w\" is longer than the longest "
+       "duration accepted, 36500d (100 years)"},
   };
   for (const Case& c : cases) {
     Run r = Awcctl(c.args);

@@ -37,7 +37,9 @@ Result<queue::DeadLetterFilter> Selection(Invocation& inv, bool bulk_verb) {
     AWC_RETURN_IF_ERROR(CheckReason(f.reason));
   }
   if (a.Has("older-than")) {
-    AWC_ASSIGN_OR_RETURN(f.older_than_secs, ParseDuration(a.Get("older-than")));
+    Result<double> older = ParseDuration(a.Get("older-than"));
+    if (!older.ok()) return older.status().WithContext("--older-than");
+    f.older_than_secs = *older;
   }
   if (!bulk_verb) return f;
   bool filtered = a.Has("kind") || a.Has("reason") || a.Has("older-than");

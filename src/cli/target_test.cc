@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 #include <libpq-fe.h>
 
+#include <cstdlib>
+
 namespace awc::cli {
 namespace {
 
@@ -53,8 +55,10 @@ TEST(TargetOfConninfoTest, ResolvesWhatTheStringSaysWithoutThePassword) {
             "postgresql://u@a.example:5432,b.example:5433/d");
   EXPECT_EQ(TargetUrl(TargetOfConninfo("host=a,b port=7 user=u dbname=d")),
             "postgresql://u@a:7,b:7/d");
-  // No database named: libpq's default, the user's name.
-  EXPECT_EQ(TargetOfConninfo("host=h port=1 user=someone").dbname, "someone");
+  // No database named: PGDATABASE, else libpq's default, the user's name.
+  const char* pgdatabase = getenv("PGDATABASE");
+  EXPECT_EQ(TargetOfConninfo("host=h port=1 user=someone").dbname,
+            pgdatabase != nullptr && *pgdatabase ? pgdatabase : "someone");
   // Nothing libpq can parse: no parts, and nothing of the string.
   TargetParts bad = TargetOfConninfo("postgresql://u:SECRETPW@[::1/d");
   EXPECT_EQ(TargetUrl(bad).find("SECRETPW"), std::string::npos);

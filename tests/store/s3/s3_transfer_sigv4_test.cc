@@ -33,9 +33,8 @@ class SigV4Test : public S3StoreTest {
   void SetUp() override {
     S3StoreTest::SetUp();
     RegisterSecret(kOddSecret);
-    std::string script = (std::filesystem::path(__FILE__).parent_path() /
-                          "support" / "sigv4_proxy.py")
-                             .string();
+    std::string script =
+        std::string(AWC_SOURCE_DIR) + "/tests/support/sigv4_proxy.py";
     DaemonProcess::Options o;
     o.binary = "/usr/bin/env";
     o.args = {"python3",    script,

@@ -67,6 +67,14 @@ struct Field {
 };
 std::string FilterForm(const PageContext& ctx,
                        const std::vector<Field>& fields);
+// The choices of a field over a closed list (common/enum_table.h): any,
+// then each row's name in table order.
+template <typename Row, size_t N>
+std::vector<std::string> Choices(const Row (&rows)[N]) {
+  std::vector<std::string> out = {""};
+  for (const Row& row : rows) out.emplace_back(row.name);
+  return out;
+}
 // "<key>: <value>" rows of a record (values are HTML).
 std::string Record(const std::vector<std::pair<std::string, std::string>>& kv);
 // The rows of a job listing (jobs and dead letters); `empty` when none.

@@ -10,6 +10,8 @@
 
 namespace awc::queue {
 
+// awc.jobs.state; kOther stands for any text outside the list (a state a
+// newer schema added), so reading a row never fails on it.
 enum class JobState {
   kPending,
   kRunning,
@@ -19,11 +21,30 @@ enum class JobState {
   kOther
 };
 
-JobState ParseJobState(std::string_view text);
-const char* JobStateName(JobState state);  // "PENDING", ...
+struct JobStateRow {
+  JobState value;
+  const char* name;  // the SQL literal: "PENDING", ...
+  // The closed `outcome` label of metrics and events for a job left in this
+  // state: completed, failed, cancelled, retried (PENDING), other.
+  const char* outcome;
+};
 
-// The closed `outcome` label of metrics and events, from the state a job was
-// left in: completed, failed, cancelled, retried (PENDING), other.
+// Every state a job can be in (kOther is none of them), in the order
+// listings show them.
+inline constexpr JobStateRow kJobStates[] = {
+    {JobState::kPending, "PENDING", "retried"},
+    {JobState::kRunning, "RUNNING", "other"},
+    {JobState::kCompleted, "COMPLETED", "completed"},
+    {JobState::kFailed, "FAILED", "failed"},
+    {JobState::kCancelled, "CANCELLED", "cancelled"},
+};
+
+// The state named `text`; kOther for anything else.
+JobState ParseJobState(std::string_view text);
+const char* JobStateName(JobState state);  // "PENDING", ...; "OTHER"
+
+// The outcome label of a job left in `state` (kJobStates); "other" for
+// kOther.
 const char* OutcomeLabel(JobState state);
 
 // Why a job was dead-lettered (awc.jobs.dead_reason); kNone while it is not
@@ -35,6 +56,21 @@ enum class DeadReason {
   kSubjectMissing,     // the snapshot, workspace or tenant it names is gone
   kAttemptsExhausted,  // retried (or its lease expired) max_attempts times
   kHandlerFailed,      // its handler failed it for good
+};
+
+struct DeadReasonRow {
+  DeadReason value;
+  const char* name;  // the SQL literal
+};
+
+// Every recorded reason (kNone is none of them), in the order listings
+// show them.
+inline constexpr DeadReasonRow kDeadReasons[] = {
+    {DeadReason::kMalformedPayload, "malformed_payload"},
+    {DeadReason::kUnknownKind, "unknown_kind"},
+    {DeadReason::kSubjectMissing, "subject_missing"},
+    {DeadReason::kAttemptsExhausted, "attempts_exhausted"},
+    {DeadReason::kHandlerFailed, "handler_failed"},
 };
 
 // "malformed_payload", ... ("" for kNone): the SQL literals.

@@ -115,28 +115,30 @@ void HistogramCell::Render(PromText* out, std::string_view name,
                  DoubleFromBits(sum_bits.load()), total);
 }
 
-void RenderFamily(PromText* out, const FamilyDesc& d, const Family& f,
-                  std::span<const double> bounds) {
-  out->Family(d.name, d.help, d.type);
-  f.ForEach(
-      d.num_labels, [&](const LabelValues& values, const FamilySeries& s) {
-        Label labels[kMaxFamilyLabels];
-        for (int j = 0; j < d.num_labels; ++j) {
-          labels[j] = {d.label_names[j], values[j]};
-        }
-        std::span<const Label> set(labels, static_cast<size_t>(d.num_labels));
-        switch (d.type) {
-          case MetricType::kCounter:
-            out->Sample(d.name, set, s.counter.Get());
-            return;
-          case MetricType::kGauge:
-            out->Sample(d.name, set, s.gauge.Get());
-            return;
-          case MetricType::kHistogram:
-            s.histogram.Render(out, d.name, set, bounds);
-            return;
-        }
-      });
+void RenderSeries(PromText* out, const MetricFamily& d,
+                  const LabelValues& values, const SeriesCells& series) {
+  int n = NumLabels(d);
+  Label labels[kMaxFamilyLabels];
+  for (int j = 0; j < n; ++j) labels[j] = {d.labels[j], values[j]};
+  std::span<const Label> set(labels, static_cast<size_t>(n));
+  switch (d.type) {
+    case MetricType::kCounter:
+      out->Sample(d.name, set, series.counter.Get());
+      return;
+    case MetricType::kGauge:
+      out->Sample(d.name, set, series.gauge.Get());
+      return;
+    case MetricType::kHistogram:
+      series.histogram.Render(out, d.name, set, d.bounds);
+      return;
+  }
+}
+
+void RenderFamily(PromText* out, const MetricFamily& d, const Family& f) {
+  f.ForEach(NumLabels(d),
+            [&](const LabelValues& values, const FamilySeries& s) {
+              RenderSeries(out, d, values, s);
+            });
 }
 
 std::string_view FamilySeries::label(int j) const {

@@ -8,9 +8,6 @@
 namespace awc::obs {
 namespace {
 
-// See SetSlotAllocationHookForTest. Process-local, not in the region.
-void (*g_slot_allocation_hook_for_test)() = nullptr;
-
 double DoubleFromBits(uint64_t bits) { return std::bit_cast<double>(bits); }
 uint64_t BitsFromDouble(double d) { return std::bit_cast<uint64_t>(d); }
 
@@ -70,13 +67,7 @@ FamilySeries* Overflow(Family& f) {
 
 namespace internal {
 
-// Test-only: `hook` runs while a new slot is being allocated, with the
-// allocation mutex held and the label values written but not yet published,
-// so a test can kill the process at the worst moment. Production code never
-// sets it. (Declared again in metrics_test.cc, not in a header.)
-void SetSlotAllocationHookForTest(void (*hook)()) {
-  g_slot_allocation_hook_for_test = hook;
-}
+void (*g_slot_allocation_hook_for_test)() = nullptr;
 
 }  // namespace internal
 
@@ -173,8 +164,8 @@ FamilySeries* Family::Acquire(const LabelValues& labels, int n) {
     for (int j = 0; j < n; ++j) {
       memcpy(s.labels[j], labels[j].data(), labels[j].size());
     }
-    if (g_slot_allocation_hook_for_test != nullptr) {
-      g_slot_allocation_hook_for_test();
+    if (internal::g_slot_allocation_hook_for_test != nullptr) {
+      internal::g_slot_allocation_hook_for_test();
     }
     s.published.store(1, std::memory_order_release);
   }

@@ -130,6 +130,15 @@ void RenderSeries(PromText* out, const MetricFamily& desc,
 void RenderFamily(PromText* out, const MetricFamily& desc,
                   const Family& family);
 
+namespace internal {
+
+// The seam of metrics_testing.h (SetSlotAllocationHookForTest): runs, when
+// set, while a new slot is being allocated. Process-local, not in the
+// region; production code never sets it.
+extern void (*g_slot_allocation_hook_for_test)();
+
+}  // namespace internal
+
 // Adds `d` to the double whose bits are in `bits`.
 void AddDouble(std::atomic<uint64_t>& bits, double d);
 

@@ -145,30 +145,4 @@ std::string Metrics::RenderPrometheus() const {
   return out.Take();
 }
 
-double Metrics::JobCount(std::string_view kind,
-                         std::string_view outcome) const {
-  return Read(MetricId::kBackgroundJobs, {kind, outcome});
-}
-
-double Metrics::JobLag(std::string_view kind) const {
-  return Read(MetricId::kJobLag, {kind});
-}
-
-double Metrics::ApiErrors() const { return Read(MetricId::kApiErrors, {}); }
-
-double Metrics::TotalJobs() const {
-  if (region_ == nullptr) return 0;
-  const MetricFamily& f = FamilyOf(MetricId::kBackgroundJobs);
-  uint64_t total = 0;
-  region_->families[SlotOf(f.id)].ForEach(
-      NumLabels(f), [&](const LabelValues&, const FamilySeries& s) {
-        total += s.counter.Get();
-      });
-  return static_cast<double>(total);
-}
-
-double Metrics::LeaseReclaims() const {
-  return Read(MetricId::kLeaseReclaims, {});
-}
-
 }  // namespace awc::obs

@@ -50,6 +50,7 @@ enum class SnapshotVerdict {
   kScrubDegraded,
 };
 inline constexpr int kNumSnapshotVerdicts = 4;
+LabelValues SnapshotVerdictLabels(SnapshotVerdict verdict);  // kind, verdict
 
 // awc_gc_epochs_total{result}; kDeferred is a sweep that found its tenant
 // locked by another one.
@@ -159,25 +160,6 @@ class Metrics {
 
   std::string RenderPrometheus() const;
 
-  // Current values, for tests and the supervisor's status line. Label sets
-  // that were never recorded read 0, and so do those recorded under the
-  // overflow; pass kOverflowLabel for every label to read the overflow.
-  double JobCount(std::string_view kind, std::string_view outcome) const;
-  double JobLag(std::string_view kind) const;
-  double ApiErrors() const;
-  double TotalJobs() const;
-  double LeaseReclaims() const;
-  double ScheduleRuns(std::string_view schedule, std::string_view result) const;
-  double ScheduleEnqueued(std::string_view schedule) const;
-  double QueueJobs(std::string_view kind, QueueState state) const;
-  double QueueOldestPending(std::string_view kind) const;
-  double SnapshotVerdicts(SnapshotVerdict verdict) const;
-  double GcEpochs(GcEpochResult result) const;
-  double GcDeletedObjects() const;
-  double GcDeletedBytes() const;
-  double StoreRequests(StoreKind store, StoreOp op, StoreResult result) const;
-  double StoreBytesRead(StoreKind store) const;
-
  private:
   explicit Metrics(MetricsRegion* region) : region_(region) {}
   // Declares every snapshot verdict and GC epoch result (storage_metrics.cc).
@@ -188,6 +170,7 @@ class Metrics {
   // Whether the series of `labels` was recorded or declared.
   bool Has(MetricId id, const LabelValues& labels) const;
 
+  friend class MetricsTestPeer;  // metrics_testing.cc: the read-backs
   MetricsRegion* region_;
 };
 

@@ -1,5 +1,4 @@
-// The names of the queue's sampled states, and the read-backs of the
-// scheduler's instruments.
+// The names of the queue's sampled states (awc_queue_jobs{state}).
 #include "obs/metrics.h"
 
 namespace awc::obs {
@@ -14,23 +13,6 @@ const char* QueueStateName(QueueState state) {
       return "failed";
   }
   return "unknown";
-}
-
-double Metrics::ScheduleRuns(std::string_view schedule,
-                             std::string_view result) const {
-  return Read(MetricId::kScheduleRuns, {schedule, result});
-}
-
-double Metrics::ScheduleEnqueued(std::string_view schedule) const {
-  return Read(MetricId::kScheduleEnqueued, {schedule});
-}
-
-double Metrics::QueueJobs(std::string_view kind, QueueState state) const {
-  return Read(MetricId::kQueueJobs, {kind, QueueStateName(state)});
-}
-
-double Metrics::QueueOldestPending(std::string_view kind) const {
-  return Read(MetricId::kQueueOldestPending, {kind});
 }
 
 }  // namespace awc::obs

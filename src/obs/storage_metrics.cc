@@ -16,13 +16,12 @@ constexpr VerdictLabels kVerdictLabels[kNumSnapshotVerdicts] = {
     {"scrub", "degraded"},
 };
 
-int I(auto e) { return static_cast<int>(e); }
-
-LabelValues Labels(SnapshotVerdict v) {
-  return {kVerdictLabels[I(v)].kind, kVerdictLabels[I(v)].verdict};
-}
-
 }  // namespace
+
+LabelValues SnapshotVerdictLabels(SnapshotVerdict v) {
+  int i = static_cast<int>(v);
+  return {kVerdictLabels[i].kind, kVerdictLabels[i].verdict};
+}
 
 const char* GcEpochResultName(GcEpochResult result) {
   switch (result) {
@@ -94,7 +93,7 @@ StoreResult StoreResultOf(const Status& status) {
 void Metrics::DeclareClosedSets() {
   for (int v = 0; v < kNumSnapshotVerdicts; ++v) {
     Declare(MetricId::kSnapshotVerdicts,
-            Labels(static_cast<SnapshotVerdict>(v)));
+            SnapshotVerdictLabels(static_cast<SnapshotVerdict>(v)));
   }
   for (int e = 0; e < kNumGcEpochResults; ++e) {
     Declare(MetricId::kGcEpochs,
@@ -103,7 +102,7 @@ void Metrics::DeclareClosedSets() {
 }
 
 void Metrics::CountSnapshotVerdict(SnapshotVerdict verdict) {
-  Add(MetricId::kSnapshotVerdicts, Labels(verdict));
+  Add(MetricId::kSnapshotVerdicts, SnapshotVerdictLabels(verdict));
 }
 
 void Metrics::ObserveStoreRequest(StoreKind store, StoreOp op,
@@ -128,32 +127,6 @@ void Metrics::ObserveStoreRequest(StoreKind store, StoreOp op,
   Add(MetricId::kStoreRequests,
       {kind, StoreOpName(op), StoreResultName(result)});
   Observe(MetricId::kStoreRequestDuration, {kind, StoreOpName(op)}, seconds);
-}
-
-double Metrics::SnapshotVerdicts(SnapshotVerdict verdict) const {
-  return Read(MetricId::kSnapshotVerdicts, Labels(verdict));
-}
-
-double Metrics::GcEpochs(GcEpochResult result) const {
-  return Read(MetricId::kGcEpochs, {GcEpochResultName(result)});
-}
-
-double Metrics::GcDeletedObjects() const {
-  return Read(MetricId::kGcObjectsDeleted, {});
-}
-
-double Metrics::GcDeletedBytes() const {
-  return Read(MetricId::kGcBytesDeleted, {});
-}
-
-double Metrics::StoreRequests(StoreKind store, StoreOp op,
-                              StoreResult result) const {
-  return Read(MetricId::kStoreRequests,
-              {StoreKindName(store), StoreOpName(op), StoreResultName(result)});
-}
-
-double Metrics::StoreBytesRead(StoreKind store) const {
-  return Read(MetricId::kStoreBytesRead, {StoreKindName(store)});
 }
 
 }  // namespace awc::obs

@@ -10,9 +10,18 @@
 
 #include "obs/metrics.h"
 #include "obs/metrics_test_support.h"
+#include "obs/metrics_testing.h"
 
 namespace awc::obs {
 namespace {
+
+using testing::GcDeletedBytes;
+using testing::GcDeletedObjects;
+using testing::GcEpochs;
+using testing::LeaseReclaims;
+using testing::SnapshotVerdicts;
+using testing::StoreBytesRead;
+using testing::StoreRequests;
 
 using testing::HasLine;
 using testing::Lines;
@@ -87,12 +96,12 @@ TEST(StorageMetricsTest, CountsVerdictsEpochsDeletionsAndReclaims) {
   m.CountGcDeleted(2, 20);
   m.CountGcDeleted(-1, -5);  // ignored
   m.CountLeaseReclaim();
-  EXPECT_EQ(m.SnapshotVerdicts(SnapshotVerdict::kScrubDegraded), 2);
-  EXPECT_EQ(m.SnapshotVerdicts(SnapshotVerdict::kValidateReady), 0);
-  EXPECT_EQ(m.GcEpochs(GcEpochResult::kDeferred), 1);
-  EXPECT_EQ(m.GcDeletedObjects(), 5);
-  EXPECT_EQ(m.GcDeletedBytes(), 320);
-  EXPECT_EQ(m.LeaseReclaims(), 1);
+  EXPECT_EQ(SnapshotVerdicts(m, SnapshotVerdict::kScrubDegraded), 2);
+  EXPECT_EQ(SnapshotVerdicts(m, SnapshotVerdict::kValidateReady), 0);
+  EXPECT_EQ(GcEpochs(m, GcEpochResult::kDeferred), 1);
+  EXPECT_EQ(GcDeletedObjects(m), 5);
+  EXPECT_EQ(GcDeletedBytes(m), 320);
+  EXPECT_EQ(LeaseReclaims(m), 1);
   std::string text = m.RenderPrometheus();
   EXPECT_TRUE(HasLine(
       text,
@@ -116,9 +125,9 @@ TEST(StorageMetricsTest, AStoreShowsEveryOpAndResultFromItsFirstRequest) {
   m.ObserveStoreRequest(StoreKind::kFile, StoreOp::kDelete,
                         StoreResult::kTransient, 2);
   m.CountStoreBytesRead(StoreKind::kFile, 4096);
-  EXPECT_EQ(m.StoreRequests(StoreKind::kFile, StoreOp::kGet, StoreResult::kOk),
+  EXPECT_EQ(StoreRequests(m, StoreKind::kFile, StoreOp::kGet, StoreResult::kOk),
             1);
-  EXPECT_EQ(m.StoreBytesRead(StoreKind::kFile), 4096);
+  EXPECT_EQ(StoreBytesRead(m, StoreKind::kFile), 4096);
   std::string text = m.RenderPrometheus();
   std::vector<std::string> requests = Samples(text, "awc_store_requests_total");
   // 5 ops x 5 results for the file store only.
@@ -188,9 +197,9 @@ TEST(StorageMetricsTest, RecordsFromAForkedChildSurvive) {
   }
   int status = 0;
   ASSERT_EQ(waitpid(pid, &status, 0), pid);
-  EXPECT_EQ(m.SnapshotVerdicts(SnapshotVerdict::kValidateReady), 1);
-  EXPECT_EQ(m.StoreRequests(StoreKind::kS3, StoreOp::kPut, StoreResult::kError),
-            1);
+  EXPECT_EQ(SnapshotVerdicts(m, SnapshotVerdict::kValidateReady), 1);
+  EXPECT_EQ(
+      StoreRequests(m, StoreKind::kS3, StoreOp::kPut, StoreResult::kError), 1);
 }
 
 }  // namespace

@@ -7,11 +7,15 @@
 #include <vector>
 
 #include "digest/sha256.h"
+#include "obs/metrics_testing.h"
 #include "store/memory_store.h"
 #include "testing/fault_env.h"
 
 namespace awc::worker {
 namespace {
+
+using obs::testing::StoreBytesRead;
+using obs::testing::StoreRequests;
 
 using obs::StoreKind;
 using obs::StoreOp;
@@ -96,7 +100,7 @@ class ScriptedStore : public store::ObjectStore {
 class MeteredStoreTest : public ::testing::Test {
  protected:
   double Requests(StoreKind k, StoreOp op, StoreResult r) {
-    return metrics_.StoreRequests(k, op, r);
+    return StoreRequests(metrics_, k, op, r);
   }
   // The sum of the duration histogram of `op` (an s3 store's).
   std::string DurationSum(const char* op) {
@@ -163,8 +167,8 @@ TEST_F(MeteredStoreTest, CountsEachCallByOpAndResultAndTheBytesRead) {
   EXPECT_EQ(Requests(m, StoreOp::kList, StoreResult::kOk), 1);
   EXPECT_EQ(Requests(m, StoreOp::kDelete, StoreResult::kOk), 1);
   // "hello" read whole once, and handed to the refusing sink once.
-  EXPECT_EQ(metrics_.StoreBytesRead(m), 10);
-  EXPECT_EQ(metrics_.StoreBytesRead(StoreKind::kS3), 0);
+  EXPECT_EQ(StoreBytesRead(metrics_, m), 10);
+  EXPECT_EQ(StoreBytesRead(metrics_, StoreKind::kS3), 0);
 }
 
 TEST_F(MeteredStoreTest, ErrorClassesAndTimesOfEveryOp) {
@@ -221,7 +225,7 @@ TEST_F(MeteredStoreTest, GetManyTimesEachRequestFromItsStart) {
   EXPECT_EQ(DurationSum("get"), "9");
   EXPECT_EQ(Requests(StoreKind::kS3, StoreOp::kGet, StoreResult::kOk), 4);
   EXPECT_EQ(Requests(StoreKind::kS3, StoreOp::kGet, StoreResult::kAborted), 1);
-  EXPECT_EQ(metrics_.StoreBytesRead(StoreKind::kS3), 50);
+  EXPECT_EQ(StoreBytesRead(metrics_, StoreKind::kS3), 50);
 }
 
 TEST(StoreKindOfTest, OneLabelPerScheme) {

@@ -1,0 +1,54 @@
+// Test-only read-backs of the shared instruments (metrics.h) and the seam
+// of the slot allocation (metric_cells.h); compiled into awc_testing only
+// (docs/ARCHITECTURE.md, "Where code goes").
+//
+// Label sets that were never recorded read 0, and so do those recorded
+// under the overflow; pass kOverflowLabel for every label to read the
+// overflow.
+#ifndef AWC_OBS_METRICS_TESTING_H_
+#define AWC_OBS_METRICS_TESTING_H_
+
+#include <string_view>
+
+#include "obs/metric_families.h"
+#include "obs/metrics.h"
+
+namespace awc::obs {
+namespace internal {
+
+// `hook` runs while a new slot is being allocated, with the allocation
+// mutex held and the label values written but not yet published, so a test
+// can kill the process at the worst moment; nullptr removes it.
+void SetSlotAllocationHookForTest(void (*hook)());
+
+}  // namespace internal
+
+namespace testing {
+
+// The value of a series of the region: a counter's count, a gauge's value,
+// a histogram's count.
+double Read(const Metrics& m, MetricId id, const LabelValues& labels);
+
+double JobCount(const Metrics& m, std::string_view kind,
+                std::string_view outcome);
+double JobLag(const Metrics& m, std::string_view kind);
+double ApiErrors(const Metrics& m);
+double TotalJobs(const Metrics& m);  // every label set, the overflow too
+double LeaseReclaims(const Metrics& m);
+double ScheduleRuns(const Metrics& m, std::string_view schedule,
+                    std::string_view result);
+double ScheduleEnqueued(const Metrics& m, std::string_view schedule);
+double QueueJobs(const Metrics& m, std::string_view kind, QueueState state);
+double QueueOldestPending(const Metrics& m, std::string_view kind);
+double SnapshotVerdicts(const Metrics& m, SnapshotVerdict verdict);
+double GcEpochs(const Metrics& m, GcEpochResult result);
+double GcDeletedObjects(const Metrics& m);
+double GcDeletedBytes(const Metrics& m);
+double StoreRequests(const Metrics& m, StoreKind store, StoreOp op,
+                     StoreResult result);
+double StoreBytesRead(const Metrics& m, StoreKind store);
+
+}  // namespace testing
+}  // namespace awc::obs
+
+#endif  // AWC_OBS_METRICS_TESTING_H_

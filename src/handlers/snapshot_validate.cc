@@ -1,3 +1,4 @@
+#include "catalog/snapshot_verdict.h"
 #include "catalog/snapshots.h"
 #include "common/json.h"
 #include "handlers/storage_handlers.h"
@@ -27,8 +28,8 @@ queue::Outcome ValidateSnapshot(JobContext& ctx, const SnapshotPayload& p) {
   }
   ctx.metrics().CountSnapshotVerdict(
       report->verdict == cas::Verdict::kOk
-          ? obs::SnapshotVerdict::kValidateReady
-          : obs::SnapshotVerdict::kValidateFailed);
+          ? catalog::SnapshotVerdict::kValidateReady
+          : catalog::SnapshotVerdict::kValidateFailed);
   if (report->verdict == cas::Verdict::kOk) {
     result.Str("verdict", "ready")
         .Int("objects", static_cast<int64_t>(report->objects.size()))

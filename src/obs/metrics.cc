@@ -29,9 +29,7 @@ Result<Metrics> Metrics::CreateShared() {
           strerror(rc));
     }
   }
-  Metrics metrics(region);
-  metrics.DeclareClosedSets();
-  return metrics;
+  return Metrics(region);
 }
 
 Metrics::~Metrics() {
@@ -53,6 +51,21 @@ SeriesCells* Acquire(MetricsRegion* region, MetricId id,
       return &region->cells[SlotOf(id)];
     case MetricSource::kLabelSets:
       return region->families[SlotOf(id)].Acquire(labels, NumLabels(f));
+    case MetricSource::kScrape:
+      break;
+  }
+  return nullptr;
+}
+
+// The cells of the series of `labels`, or nullptr when it has none.
+const SeriesCells* Find(const MetricsRegion* region, MetricId id,
+                        const LabelValues& labels) {
+  const MetricFamily& f = FamilyOf(id);
+  switch (f.source) {
+    case MetricSource::kCell:
+      return &region->cells[SlotOf(id)];
+    case MetricSource::kLabelSets:
+      return region->families[SlotOf(id)].Find(labels, NumLabels(f));
     case MetricSource::kScrape:
       break;
   }
@@ -84,29 +97,6 @@ void Metrics::Observe(MetricId id, const LabelValues& labels, double value) {
 
 void Metrics::Declare(MetricId id, const LabelValues& labels) {
   if (region_ != nullptr) Acquire(region_, id, labels);
-}
-
-namespace {
-
-// The cells of the series of `labels`, or nullptr when it has none.
-const SeriesCells* Find(const MetricsRegion* region, MetricId id,
-                        const LabelValues& labels) {
-  const MetricFamily& f = FamilyOf(id);
-  switch (f.source) {
-    case MetricSource::kCell:
-      return &region->cells[SlotOf(id)];
-    case MetricSource::kLabelSets:
-      return region->families[SlotOf(id)].Find(labels, NumLabels(f));
-    case MetricSource::kScrape:
-      break;
-  }
-  return nullptr;
-}
-
-}  // namespace
-
-bool Metrics::Has(MetricId id, const LabelValues& labels) const {
-  return region_ != nullptr && Find(region_, id, labels) != nullptr;
 }
 
 double Metrics::Read(MetricId id, const LabelValues& labels) const {

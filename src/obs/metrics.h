@@ -12,9 +12,12 @@
 //    which does not count against the cap. A label value longer than
 //    kMaxLabelValue bytes (or holding a NUL byte) overflows too. Allocating
 //    a label set takes a process-shared robust mutex, so a child that dies
-//    holding it cannot wedge the others. Every other label is a closed set:
-//    its label sets are declared up front (Declare) and shown at 0 from
-//    then on.
+//    holding it cannot wedge the others. Every other label is a closed set
+//    whose values belong to the module that owns the vocabulary
+//    (MakeLabels); its label sets are declared (Declare) by whoever knows
+//    them all, and shown at 0 from then on: the daemon declares the
+//    verdicts and GC epochs at startup, the metered store every op and
+//    result of its store with its first request.
 //  - RenderPrometheus() writes the text exposition format 0.0.4
 //    (prom_text.h) of the families of the region: every family of
 //    metric_families.h but those read at scrape time, each with HELP and
@@ -32,6 +35,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <type_traits>
 
 #include "common/status.h"
 #include "obs/metric_families.h"
@@ -42,43 +46,27 @@ inline constexpr int kMaxLabelSets = 128;
 inline constexpr size_t kMaxLabelValue = 95;
 inline constexpr std::string_view kOverflowLabel = "cardinality_overflow";
 
-// awc_snapshot_verdicts_total: {kind="validate", verdict="ready"}, ...
-enum class SnapshotVerdict {
-  kValidateReady,
-  kValidateFailed,
-  kScrubClean,
-  kScrubDegraded,
-};
-inline constexpr int kNumSnapshotVerdicts = 4;
-LabelValues SnapshotVerdictLabels(SnapshotVerdict verdict);  // kind, verdict
-
-// awc_gc_epochs_total{result}; kDeferred is a sweep that found its tenant
-// locked by another one.
-enum class GcEpochResult { kCompleted, kDryRun, kAborted, kRefused, kDeferred };
-inline constexpr int kNumGcEpochResults = 5;
-const char* GcEpochResultName(GcEpochResult result);
-
-// The labels of the store instruments: which store (its URL scheme), which
-// operation (Get and GetMany's requests: get; Put and PutFile: put;
-// DeleteMany: delete), and how it ended: ok, not_found, transient, aborted
-// (the reader stopped the transfer: a sink or a List callback returned an
-// error) or error (any other error).
-enum class StoreKind { kMemory, kFile, kS3 };
-enum class StoreOp { kGet, kHead, kPut, kDelete, kList };
-enum class StoreResult { kOk, kNotFound, kTransient, kAborted, kError };
-inline constexpr int kNumStoreKinds = 3;
-inline constexpr int kNumStoreOps = 5;
-inline constexpr int kNumStoreResults = 5;
-const char* StoreKindName(StoreKind kind);
-const char* StoreOpName(StoreOp op);
-const char* StoreResultName(StoreResult result);
-// The result label of a store call that returned `status`.
-StoreResult StoreResultOf(const Status& status);
-
-// awc_queue_jobs{kind,state}: the states of the queue's depth sample.
-enum class QueueState { kPending, kRunning, kFailed };
-inline constexpr int kNumQueueStates = 3;
-const char* QueueStateName(QueueState state);  // "pending", ...
+// The label values of a label set from its parts, in label order: strings
+// as they are, and values of a closed label, whose own module names them
+// with MetricLabels(value), found by argument-dependent lookup (e.g.
+// gc/epoch_result.h, store/store_request.h), one value or more each. obs/
+// renders labels and knows nothing of the vocabularies above it.
+template <typename... Parts>
+LabelValues MakeLabels(const Parts&... parts) {
+  LabelValues out{};
+  size_t n = 0;
+  auto put = [&](const auto& part) {
+    if constexpr (std::is_convertible_v<decltype(part), std::string_view>) {
+      if (n < out.size()) out[n++] = part;
+    } else {
+      for (std::string_view v : MetricLabels(part)) {
+        if (n < out.size()) out[n++] = v;
+      }
+    }
+  };
+  (put(parts), ...);
+  return out;
+}
 
 struct MetricsRegion;  // the shared layout, private to obs/
 
@@ -134,41 +122,48 @@ class Metrics {
   bool SchedulerLeader() const {  // for the supervisor's status line
     return Read(MetricId::kSchedulerLeader, {}) > 0;
   }
+  template <typename QueueState>  // queue/job.h
   void SetQueueJobs(std::string_view kind, QueueState state, int64_t n) {
-    Set(MetricId::kQueueJobs, {kind, QueueStateName(state)},
-        static_cast<double>(n));
+    Set(MetricId::kQueueJobs, MakeLabels(kind, state), static_cast<double>(n));
   }
   void SetQueueOldestPending(std::string_view kind, double seconds) {
     Set(MetricId::kQueueOldestPending, {kind}, seconds);
   }
 
-  // Verdicts and the store. Negative amounts are ignored.
-  void CountSnapshotVerdict(SnapshotVerdict verdict);
+  // Verdicts and the store; their vocabularies: catalog/snapshot_verdict.h,
+  // gc/epoch_result.h, store/store_request.h. Negative amounts are ignored.
+  template <typename SnapshotVerdict>
+  void CountSnapshotVerdict(SnapshotVerdict verdict) {
+    Add(MetricId::kSnapshotVerdicts, MakeLabels(verdict));
+  }
+  template <typename GcEpochResult>
   void CountGcEpoch(GcEpochResult result) {
-    Add(MetricId::kGcEpochs, {GcEpochResultName(result)});
+    Add(MetricId::kGcEpochs, MakeLabels(result));
   }
   void CountGcDeleted(int64_t objects, int64_t bytes) {
     if (objects > 0) Add(MetricId::kGcObjectsDeleted, {}, objects);
     if (bytes > 0) Add(MetricId::kGcBytesDeleted, {}, bytes);
   }
-  // A store's series appear with its first request: every op and result.
-  void ObserveStoreRequest(StoreKind store, StoreOp op, StoreResult result,
-                           double seconds);
-  void CountStoreBytesRead(StoreKind store, uint64_t bytes) {
-    Add(MetricId::kStoreBytesRead, {StoreKindName(store)}, bytes);
+  // A store's series appear once declared (worker/metered_store.h: with its
+  // first request, every op and result).
+  template <typename Scheme, typename StoreOp, typename StoreResult>
+  void ObserveStoreRequest(Scheme store, StoreOp op, StoreResult result,
+                           double seconds) {
+    Add(MetricId::kStoreRequests, MakeLabels(store, op, result));
+    Observe(MetricId::kStoreRequestDuration, MakeLabels(store, op), seconds);
+  }
+  template <typename Scheme>
+  void CountStoreBytesRead(Scheme store, uint64_t bytes) {
+    Add(MetricId::kStoreBytesRead, MakeLabels(store), bytes);
   }
 
   std::string RenderPrometheus() const;
 
  private:
   explicit Metrics(MetricsRegion* region) : region_(region) {}
-  // Declares every snapshot verdict and GC epoch result (storage_metrics.cc).
-  void DeclareClosedSets();
   // The value of a series: a counter's count, a gauge's value, a
   // histogram's count; 0 for a label set never recorded.
   double Read(MetricId id, const LabelValues& labels) const;
-  // Whether the series of `labels` was recorded or declared.
-  bool Has(MetricId id, const LabelValues& labels) const;
 
   friend class MetricsTestPeer;  // metrics_testing.cc: the read-backs
   MetricsRegion* region_;

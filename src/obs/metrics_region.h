@@ -5,6 +5,7 @@
 #ifndef AWC_OBS_METRICS_REGION_H_
 #define AWC_OBS_METRICS_REGION_H_
 
+#include <array>
 #include <type_traits>
 
 #include "obs/metric_cells.h"
@@ -19,15 +20,19 @@ constexpr int CountOf(MetricSource source) {
   return n;
 }
 
-// The index of `id` among the families of its source: its place in
+// The index of each family among the families of its source: its place in
 // MetricsRegion::families or MetricsRegion::cells.
-constexpr int SlotOf(MetricId id) {
-  int n = 0;
-  for (int i = 0; i < static_cast<int>(id); ++i) {
-    n += kMetricFamilies[i].source == FamilyOf(id).source;
+inline constexpr std::array<int, kNumMetricFamilies> kSlots = [] {
+  std::array<int, kNumMetricFamilies> slots{};
+  for (int i = 0; i < kNumMetricFamilies; ++i) {
+    for (int j = 0; j < i; ++j) {
+      slots[i] += kMetricFamilies[j].source == kMetricFamilies[i].source;
+    }
   }
-  return n;
-}
+  return slots;
+}();
+
+constexpr int SlotOf(MetricId id) { return kSlots[static_cast<int>(id)]; }
 
 struct MetricsRegion {
   Family families[CountOf(MetricSource::kLabelSets)];

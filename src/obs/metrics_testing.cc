@@ -64,20 +64,8 @@ double ScheduleEnqueued(const Metrics& m, std::string_view schedule) {
   return Read(m, MetricId::kScheduleEnqueued, {schedule});
 }
 
-double QueueJobs(const Metrics& m, std::string_view kind, QueueState state) {
-  return Read(m, MetricId::kQueueJobs, {kind, QueueStateName(state)});
-}
-
 double QueueOldestPending(const Metrics& m, std::string_view kind) {
   return Read(m, MetricId::kQueueOldestPending, {kind});
-}
-
-double SnapshotVerdicts(const Metrics& m, SnapshotVerdict verdict) {
-  return Read(m, MetricId::kSnapshotVerdicts, SnapshotVerdictLabels(verdict));
-}
-
-double GcEpochs(const Metrics& m, GcEpochResult result) {
-  return Read(m, MetricId::kGcEpochs, {GcEpochResultName(result)});
 }
 
 double GcDeletedObjects(const Metrics& m) {
@@ -86,16 +74,6 @@ double GcDeletedObjects(const Metrics& m) {
 
 double GcDeletedBytes(const Metrics& m) {
   return Read(m, MetricId::kGcBytesDeleted, {});
-}
-
-double StoreRequests(const Metrics& m, StoreKind store, StoreOp op,
-                     StoreResult result) {
-  return Read(m, MetricId::kStoreRequests,
-              {StoreKindName(store), StoreOpName(op), StoreResultName(result)});
-}
-
-double StoreBytesRead(const Metrics& m, StoreKind store) {
-  return Read(m, MetricId::kStoreBytesRead, {StoreKindName(store)});
 }
 
 }  // namespace testing

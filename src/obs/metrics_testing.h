@@ -38,15 +38,33 @@ double LeaseReclaims(const Metrics& m);
 double ScheduleRuns(const Metrics& m, std::string_view schedule,
                     std::string_view result);
 double ScheduleEnqueued(const Metrics& m, std::string_view schedule);
-double QueueJobs(const Metrics& m, std::string_view kind, QueueState state);
 double QueueOldestPending(const Metrics& m, std::string_view kind);
-double SnapshotVerdicts(const Metrics& m, SnapshotVerdict verdict);
-double GcEpochs(const Metrics& m, GcEpochResult result);
 double GcDeletedObjects(const Metrics& m);
 double GcDeletedBytes(const Metrics& m);
-double StoreRequests(const Metrics& m, StoreKind store, StoreOp op,
-                     StoreResult result);
-double StoreBytesRead(const Metrics& m, StoreKind store);
+
+// Those of closed labels, with their values as MakeLabels (metrics.h)
+// takes them: strings, or the values of their own modules.
+template <typename QueueState>
+double QueueJobs(const Metrics& m, std::string_view kind, QueueState state) {
+  return Read(m, MetricId::kQueueJobs, MakeLabels(kind, state));
+}
+template <typename SnapshotVerdict>
+double SnapshotVerdicts(const Metrics& m, SnapshotVerdict verdict) {
+  return Read(m, MetricId::kSnapshotVerdicts, MakeLabels(verdict));
+}
+template <typename GcEpochResult>
+double GcEpochs(const Metrics& m, GcEpochResult result) {
+  return Read(m, MetricId::kGcEpochs, MakeLabels(result));
+}
+template <typename Scheme, typename StoreOp, typename StoreResult>
+double StoreRequests(const Metrics& m, Scheme store, StoreOp op,
+                     StoreResult result) {
+  return Read(m, MetricId::kStoreRequests, MakeLabels(store, op, result));
+}
+template <typename Scheme>
+double StoreBytesRead(const Metrics& m, Scheme store) {
+  return Read(m, MetricId::kStoreBytesRead, MakeLabels(store));
+}
 
 }  // namespace testing
 }  // namespace awc::obs

@@ -29,4 +29,13 @@ DeadReason ParseDeadReason(std::string_view text) {
   return row != nullptr ? row->value : DeadReason::kNone;
 }
 
+const char* QueueStateName(QueueState state) {
+  const QueueStateRow* row = FindRow(kQueueStates, state);
+  return row != nullptr ? row->name : "unknown";
+}
+
+std::array<std::string_view, 1> MetricLabels(QueueState state) {
+  return {QueueStateName(state)};
+}
+
 }  // namespace awc::queue

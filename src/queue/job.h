@@ -2,6 +2,7 @@
 #ifndef AWC_QUEUE_JOB_H_
 #define AWC_QUEUE_JOB_H_
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -77,6 +78,25 @@ inline constexpr DeadReasonRow kDeadReasons[] = {
 const char* DeadReasonName(DeadReason reason);
 // The reason named `text`; kNone for "" and anything else.
 DeadReason ParseDeadReason(std::string_view text);
+
+// The states the queue's depth sample counts (queue_stats.h, Depth), as
+// awc_queue_jobs{kind,state} shows them.
+enum class QueueState { kPending, kRunning, kFailed };
+
+struct QueueStateRow {
+  QueueState value;
+  const char* name;  // the label value: "pending", ...
+  JobState state;    // the jobs' state it counts (FAILED: dead letters)
+};
+inline constexpr QueueStateRow kQueueStates[] = {
+    {QueueState::kPending, "pending", JobState::kPending},
+    {QueueState::kRunning, "running", JobState::kRunning},
+    {QueueState::kFailed, "failed", JobState::kFailed},
+};
+
+const char* QueueStateName(QueueState state);
+// Its label value in the metrics (obs/metrics.h, MakeLabels).
+std::array<std::string_view, 1> MetricLabels(QueueState state);
 
 // A job this worker holds a lease on.
 struct Job {

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cctype>
 #include <set>
 #include <string>
 
@@ -48,6 +49,17 @@ TEST(JobTest, DeadReasonsRoundTripThroughTheirTable) {
   EXPECT_STREQ(DeadReasonName(DeadReason::kNone), "");
   EXPECT_EQ(ParseDeadReason(""), DeadReason::kNone);
   EXPECT_EQ(ParseDeadReason("Unknown_Kind"), DeadReason::kNone);
+}
+
+TEST(JobTest, QueueStatesAreTheSampledJobStates) {
+  EXPECT_STREQ(QueueStateName(QueueState::kRunning), "running");
+  EXPECT_EQ(MetricLabels(QueueState::kFailed)[0], "failed");
+  for (const QueueStateRow& row : kQueueStates) {
+    EXPECT_STREQ(QueueStateName(row.value), row.name);
+    std::string lower = JobStateName(row.state);
+    for (char& c : lower) c = static_cast<char>(std::tolower(c));
+    EXPECT_EQ(lower, row.name);
+  }
 }
 
 }  // namespace

@@ -152,8 +152,8 @@ TEST_F(SchedulerReporterTest, ADepthSampleSetsEveryKnownKindAndUnknown) {
     d.oldest_ready_secs = oldest;
     return d;
   };
-  using obs::QueueState;
   using queue::JobState;
+  using queue::QueueState;
   reporter_.QueueSampled({depth("gc_sweep", JobState::kPending, 4, 12.5),
                           depth("gc_sweep", JobState::kRunning, 2),
                           depth("snapshot_scrub", JobState::kFailed, 7),

@@ -73,6 +73,15 @@ bash -c '
   COMP_WORDS=("$1/bin/awcctl" dlq purge --o); COMP_CWORD=3; _awcctl
   [ "${COMPREPLY[*]}" = "--older-than" ] ||
     { echo "awcctl dlq purge --o completes to: ${COMPREPLY[*]}" >&2; exit 1; }
+  COMP_WORDS=("$1/bin/awcctl" jobs list --state ""); COMP_CWORD=4; _awcctl
+  [ "${COMPREPLY[*]}" = "PENDING RUNNING COMPLETED FAILED CANCELLED" ] ||
+    { echo "awcctl jobs list --state completes to: ${COMPREPLY[*]}" >&2; exit 1; }
+  COMP_WORDS=("$1/bin/awcctl" dlq list --reason s); COMP_CWORD=4; _awcctl
+  [ "${COMPREPLY[*]}" = "subject_missing" ] ||
+    { echo "awcctl dlq list --reason s completes to: ${COMPREPLY[*]}" >&2; exit 1; }
+  COMP_WORDS=("$1/bin/awcctl" jobs --kind snapshot_v); COMP_CWORD=3; _awcctl
+  [ "${COMPREPLY[*]}" = "snapshot_validate" ] ||
+    { echo "awcctl jobs --kind snapshot_v completes to: ${COMPREPLY[*]}" >&2; exit 1; }
   COMP_WORDS=(awc-worker -); COMP_CWORD=1; _awc_worker
   [ "${COMPREPLY[*]}" = "-c -t -h --help -V --version" ] ||
     { echo "awc-worker - completes to: ${COMPREPLY[*]}" >&2; exit 1; }

@@ -26,7 +26,6 @@ src/scheduler/schedule_admin.cc tests/scheduler/scheduler_process_test.cc
 src/supervisor/notify.cc tests/supervisor/supervisor_test.cc
 src/supervisor/supervisor_report.cc tests/obs/observability_test.cc
 src/obs/metric_cells.cc src/obs/metrics_test.cc
-src/obs/scheduler_metrics.cc src/obs/metrics_test.cc
 src/console/dead_page.cc tests/console/console_server_test.cc
 src/console/gc_audit_pages.cc tests/console/console_server_test.cc
 src/console/jobs_page.cc tests/console/console_server_test.cc

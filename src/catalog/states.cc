@@ -2,74 +2,49 @@
 
 #include <string>
 
+#include "common/enum_table.h"
+
 namespace awc::catalog {
 namespace {
 
-Status Unknown(const char* what, std::string_view text) {
+template <typename Row, size_t N>
+Result<decltype(Row::value)> Parse(const Row (&rows)[N], const char* what,
+                                   std::string_view text) {
+  if (const Row* row = FindRowNamed(rows, text)) return row->value;
   return Status::InvalidArgument("unknown " + std::string(what) + " state \"" +
                                  std::string(text) + "\"");
+}
+
+template <typename Row, size_t N, typename E>
+const char* Name(const Row (&rows)[N], E value) {
+  const Row* row = FindRow(rows, value);
+  return row != nullptr ? row->name : "?";
 }
 
 }  // namespace
 
 Result<SnapshotState> ParseSnapshotState(std::string_view text) {
-  if (text == "VALIDATING") return SnapshotState::kValidating;
-  if (text == "READY") return SnapshotState::kReady;
-  if (text == "FAILED") return SnapshotState::kFailed;
-  if (text == "DEGRADED") return SnapshotState::kDegraded;
-  if (text == "RELEASED") return SnapshotState::kReleased;
-  return Unknown("snapshot", text);
+  return Parse(kSnapshotStates, "snapshot", text);
 }
 
 const char* SnapshotStateName(SnapshotState state) {
-  switch (state) {
-    case SnapshotState::kValidating:
-      return "VALIDATING";
-    case SnapshotState::kReady:
-      return "READY";
-    case SnapshotState::kFailed:
-      return "FAILED";
-    case SnapshotState::kDegraded:
-      return "DEGRADED";
-    case SnapshotState::kReleased:
-      return "RELEASED";
-  }
-  return "?";
+  return Name(kSnapshotStates, state);
 }
 
 Result<WorkspaceState> ParseWorkspaceState(std::string_view text) {
-  if (text == "ACTIVE") return WorkspaceState::kActive;
-  if (text == "EXPIRING") return WorkspaceState::kExpiring;
-  if (text == "EXPIRED") return WorkspaceState::kExpired;
-  return Unknown("workspace", text);
+  return Parse(kWorkspaceStates, "workspace", text);
 }
 
 const char* WorkspaceStateName(WorkspaceState state) {
-  switch (state) {
-    case WorkspaceState::kActive:
-      return "ACTIVE";
-    case WorkspaceState::kExpiring:
-      return "EXPIRING";
-    case WorkspaceState::kExpired:
-      return "EXPIRED";
-  }
-  return "?";
+  return Name(kWorkspaceStates, state);
 }
 
 Result<ObjectState> ParseObjectState(std::string_view text) {
-  if (text == "LIVE") return ObjectState::kLive;
-  if (text == "DELETING") return ObjectState::kDeleting;
-  return Unknown("object", text);
+  return Parse(kObjectStates, "object", text);
 }
 
 const char* ObjectStateName(ObjectState state) {
-  switch (state) {
-    case ObjectState::kLive:
-      return "LIVE";
-    case ObjectState::kDeleting:
-      return "DELETING";
-  }
-  return "?";
+  return Name(kObjectStates, state);
 }
 
 }  // namespace awc::catalog

@@ -2,9 +2,11 @@
 //
 // The database stores them as text (migrations/0002_content_store.sql
 // constrains each column to its values) and the SQL of catalog_sql.h names
-// them as literals; everything in C++ reads and compares the enums. Parsing
-// text outside the set is an InvalidArgument naming the text, so a state a
-// newer schema added is an error, not a silent mismatch.
+// them as literals; everything in C++ reads and compares the enums. Each
+// enum's table lists its states in the order listings show them; names and
+// parsing come from it. Parsing text outside the set is an InvalidArgument
+// naming the text, so a state a newer schema added is an error, not a
+// silent mismatch.
 #ifndef AWC_CATALOG_STATES_H_
 #define AWC_CATALOG_STATES_H_
 
@@ -14,7 +16,7 @@
 
 namespace awc::catalog {
 
-// awc.snapshots.state (docs/ARCHITECTURE.md, "Data model and producer
+// awc.snapshots.state (docs/data-model.md, "Data model and producer
 // contract").
 enum class SnapshotState {
   kValidating,  // inserted by a producer; its closure is not known yet
@@ -22,6 +24,18 @@ enum class SnapshotState {
   kFailed,      // validation found a problem (snapshots.failure says which)
   kDegraded,    // a scrub found decay; its closure is pinned
   kReleased,    // retention or expiry let it go; its objects may be collected
+};
+
+struct SnapshotStateRow {
+  SnapshotState value;
+  const char* name;  // the SQL literal
+};
+inline constexpr SnapshotStateRow kSnapshotStates[] = {
+    {SnapshotState::kValidating, "VALIDATING"},
+    {SnapshotState::kReady, "READY"},
+    {SnapshotState::kFailed, "FAILED"},
+    {SnapshotState::kDegraded, "DEGRADED"},
+    {SnapshotState::kReleased, "RELEASED"},
 };
 
 Result<SnapshotState> ParseSnapshotState(std::string_view text);
@@ -34,6 +48,16 @@ enum class WorkspaceState {
   kExpired,   // final; its snapshots are released
 };
 
+struct WorkspaceStateRow {
+  WorkspaceState value;
+  const char* name;
+};
+inline constexpr WorkspaceStateRow kWorkspaceStates[] = {
+    {WorkspaceState::kActive, "ACTIVE"},
+    {WorkspaceState::kExpiring, "EXPIRING"},
+    {WorkspaceState::kExpired, "EXPIRED"},
+};
+
 Result<WorkspaceState> ParseWorkspaceState(std::string_view text);
 const char* WorkspaceStateName(WorkspaceState state);  // "ACTIVE", ...
 
@@ -41,6 +65,15 @@ const char* WorkspaceStateName(WorkspaceState state);  // "ACTIVE", ...
 enum class ObjectState {
   kLive,      // in the store; producers may deduplicate against it
   kDeleting,  // GC is deleting it; producers treat it as absent
+};
+
+struct ObjectStateRow {
+  ObjectState value;
+  const char* name;
+};
+inline constexpr ObjectStateRow kObjectStates[] = {
+    {ObjectState::kLive, "LIVE"},
+    {ObjectState::kDeleting, "DELETING"},
 };
 
 Result<ObjectState> ParseObjectState(std::string_view text);

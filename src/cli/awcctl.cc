@@ -3,11 +3,18 @@
 #include <algorithm>
 #include <cstdio>
 #include <memory>
+#include <optional>
+#include <string>
+#include <vector>
 
+#include "catalog/states.h"
 #include "cli/args.h"
 #include "cli/output.h"
 #include "cli/verbs.h"
+#include "common/enum_table.h"
+#include "handlers/registry.h"
 #include "obs/log.h"
+#include "queue/job.h"
 
 namespace awc::cli {
 namespace {
@@ -23,7 +30,33 @@ const std::vector<Command>& AllCommands() {
 
 constexpr const char* kGlobalUsage =
     "usage: awcctl [-c FILE] [-d URL] [--yes] [--json] COMMAND [ARGS]\n"
-    "       awcctl help [COMMAND] | -h | --help | -V | --version\n";
+    "       awcctl help [COMMAND] | -h | --help | -V | --version\n"
+    "       awcctl --list [LIST]\n";
+
+template <typename Row, size_t N>
+std::vector<std::string> Names(const Row (&rows)[N]) {
+  std::vector<std::string> out;
+  for (const Row& row : rows) out.emplace_back(row.name);
+  return out;
+}
+
+// What `awcctl --list LIST` prints, one value a line, from the tables the
+// values live in: what the bash completion offers (awcctl(1), OPTIONS).
+struct Listing {
+  const char* name;
+  std::vector<std::string> (*values)();
+};
+const Listing kListings[] = {
+    {"states", [] { return Names(queue::kJobStates); }},
+    {"reasons", [] { return Names(queue::kDeadReasons); }},
+    {"snapshot-states", [] { return Names(catalog::kSnapshotStates); }},
+    {"kinds",
+     [] {
+       handlers::Registry registry;
+       handlers::RegisterBuiltinHandlers(registry);
+       return registry.Kinds();
+     }},
+};
 
 constexpr const char* kGlobalOptions =
     "options:\n"
@@ -37,6 +70,9 @@ constexpr const char* kGlobalOptions =
     "  --json              print one JSON document instead of text\n"
     "  -h, --help          show this help; COMMAND --help shows a command's\n"
     "  -V, --version       show the version\n"
+    "  --list [LIST]       print the values of LIST (job states, dead\n"
+    "                      reasons, snapshot states, job kinds), one a\n"
+    "                      line; alone, the names of the lists\n"
     "\n"
     "exit status: 0 done; 1 a runtime error (health: not ready); 2 a usage\n"
     "error; 3 refused by the production guard. See awcctl(1).\n";
@@ -162,6 +198,25 @@ int RunCommand(const Command& c, const Globals& g,
   return c.run(inv);
 }
 
+// --list LIST: LIST's values; --list alone: the names of the lists.
+int PrintListing(const Io& io, const std::optional<std::string>& list) {
+  std::string text;
+  if (!list) {
+    for (const Listing& l : kListings) text += std::string(l.name) + "\n";
+    PrintText(io.out, text);
+    return kExitOk;
+  }
+  const Listing* l = FindRowNamed(kListings, *list);
+  if (l == nullptr) {
+    return GlobalUsageError(io, "--list takes " +
+                                    JoinNames(kListings, ", ", " or ") +
+                                    ", not \"" + *list + "\"");
+  }
+  for (const std::string& v : l->values()) text += v + "\n";
+  PrintText(io.out, text);
+  return kExitOk;
+}
+
 }  // namespace
 
 int RunAwcctl(const std::vector<std::string>& args, const Io& io) {
@@ -186,6 +241,9 @@ int RunAwcctl(const std::vector<Command>& cmds,
     if (a == "-V" || a == "--version") {
       PrintText(io.out, "awcctl " AWC_VERSION "\n");
       return kExitOk;
+    }
+    if (a == "--list" || a.starts_with("--list=")) {
+      return PrintListing(io, value("--list"));
     }
     if (a == "-y" || a == "--yes") {
       g.yes = true;

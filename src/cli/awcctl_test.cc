@@ -5,7 +5,10 @@
 #include <cstdio>
 #include <map>
 
+#include "catalog/states.h"
 #include "cli/command.h"
+#include "handlers/registry.h"
+#include "queue/job.h"
 
 namespace awc::cli {
 namespace {
@@ -143,6 +146,39 @@ TEST_F(AwcctlDispatchTest, CommandsThatNeedNoDatabaseRunWithoutOne) {
   EXPECT_EQ(sql.err, "");
   Run version = Awcctl({"--version"});
   EXPECT_EQ(version.out, "awcctl " AWC_VERSION "\n");
+}
+
+// --list prints the tables the values live in, which the bash completion
+// (contrib/bash-completion/awcctl) offers.
+TEST_F(AwcctlDispatchTest, ListPrintsTheValuesOfEachClosedList) {
+  auto lines = [](const auto& rows) {
+    std::string out;
+    for (const auto& row : rows) out += std::string(row.name) + "\n";
+    return out;
+  };
+  Run states = Awcctl({"--list", "states"});
+  EXPECT_EQ(states.code, kExitOk) << states.err;
+  EXPECT_EQ(states.out, "PENDING\nRUNNING\nCOMPLETED\nFAILED\nCANCELLED\n");
+  EXPECT_EQ(states.out, lines(queue::kJobStates));
+  EXPECT_EQ(Awcctl({"--list=reasons"}).out, lines(queue::kDeadReasons));
+  EXPECT_EQ(Awcctl({"--list", "snapshot-states"}).out,
+            lines(catalog::kSnapshotStates));
+  handlers::Registry registry;
+  handlers::RegisterBuiltinHandlers(registry);
+  std::string kinds;
+  for (const std::string& k : registry.Kinds()) kinds += k + "\n";
+  Run listed = Awcctl({"-c", "/nonexistent", "--list", "kinds"});
+  EXPECT_EQ(listed.code, kExitOk) << listed.err;
+  EXPECT_EQ(listed.out, kinds);
+  EXPECT_NE(kinds.find("snapshot_validate\n"), std::string::npos);
+  EXPECT_EQ(Awcctl({"--list"}).out,
+            "states\nreasons\nsnapshot-states\nkinds\n");
+  Run bad = Awcctl({"--list", "colours"});
+  EXPECT_EQ(bad.code, kExitUsage);
+  EXPECT_EQ(bad.err.substr(0, bad.err.find('\n')),
+            "awcctl: --list takes states, reasons, snapshot-states or kinds, "
+            "not \"colours\"");
+  EXPECT_EQ(bad.out, "");
 }
 
 int GroupedRun(Invocation& inv) {

@@ -1,9 +1,13 @@
 // awcctl dlq list|retry|purge: the dead letters, FAILED jobs (awcctl(1),
 // "dlq").
+#include <string>
+#include <string_view>
+
 #include "cli/invocation.h"
 #include "cli/jobs_output.h"
 #include "cli/output.h"
 #include "cli/verbs.h"
+#include "common/enum_table.h"
 #include "queue/dead_letters.h"
 #include "queue/job.h"
 
@@ -13,13 +17,35 @@ namespace {
 // Rows a dry run shows at most.
 constexpr int kDryRunRows = 100;
 
+// `text` filled into lines of at most `width` bytes, breaking at spaces.
+std::string Fill(const std::string& text, size_t width) {
+  std::string out;
+  size_t line = 0;
+  size_t at = 0;
+  while (at < text.size()) {
+    size_t end = text.find(' ', at);
+    if (end == std::string::npos) end = text.size();
+    std::string_view word(text.data() + at, end - at);
+    if (line > 0 && line + 1 + word.size() > width) {
+      out += '\n';
+      line = 0;
+    } else if (line > 0) {
+      out += ' ';
+      ++line;
+    }
+    out += word;
+    line += word.size();
+    at = end + 1;
+  }
+  return out;
+}
+
 Status CheckReason(const std::string& reason) {
   if (queue::ParseDeadReason(reason) != queue::DeadReason::kNone) {
     return Status::OK();
   }
-  return Status::InvalidArgument(
-      "--reason must be malformed_payload, unknown_kind, subject_missing, "
-      "attempts_exhausted or handler_failed");
+  return Status::InvalidArgument("--reason must be " +
+                                 JoinNames(queue::kDeadReasons, ", ", " or "));
 }
 
 // The selection of a dlq verb from its arguments, or a usage error. A bulk
@@ -162,12 +188,16 @@ int RunPurge(Invocation& inv) { return RunBulk(inv, false); }
 }  // namespace
 
 void AddDlqCommands(std::vector<Command>* out) {
+  static const std::string list_help =
+      Fill("R is why a job was dead-lettered: " +
+               JoinNames(queue::kDeadReasons, ", ", " or ") +
+               ". \"awcctl dlq [options]\" is the same.",
+           52) +
+      "\n";
   Command list{"dlq list",
                "[--kind K] [--reason R] [--limit N] [--json]",
                "list dead letters (FAILED jobs), newest first",
-               "R is why a job was dead-lettered: malformed_payload,\n"
-               "unknown_kind, subject_missing, attempts_exhausted or\n"
-               "handler_failed. \"awcctl dlq [options]\" is the same.\n",
+               list_help.c_str(),
                {{"kind", "K", "only dead letters of kind K"},
                 {"reason", "R", "only dead letters dead for reason R"},
                 {"limit", "N", "at most N (1 to 100000, default 50)"}}};

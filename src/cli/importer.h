@@ -1,7 +1,7 @@
 // Importing a directory tree into the store as a snapshot (awcctl import).
 //
 // Contract (the producer's side of the inventory protocol; see
-// docs/ARCHITECTURE.md, "Data model and producer contract"):
+// docs/data-model.md, "Data model and producer contract"):
 //  - Every regular file becomes a blob, every directory an awc-manifest/1
 //    manifest (entries sorted by name); the tree's root manifest is the
 //    snapshot's root_digest. Symbolic links and special files are skipped

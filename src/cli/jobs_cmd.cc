@@ -1,25 +1,23 @@
 // awcctl jobs list|show|cancel|retry (awcctl(1), "jobs").
-#include <algorithm>
+#include <string>
 
 #include "cli/invocation.h"
 #include "cli/jobs_output.h"
 #include "cli/output.h"
 #include "cli/verbs.h"
+#include "common/enum_table.h"
 #include "queue/admin.h"
+#include "queue/job.h"
 
 namespace awc::cli {
 namespace {
 
-const char* const kStates[] = {"PENDING", "RUNNING", "COMPLETED", "FAILED",
-                               "CANCELLED"};
-
 int RunList(Invocation& inv) {
   std::string state = inv.args().Get("state");
   if (inv.args().Has("state") &&
-      std::find(std::begin(kStates), std::end(kStates), state) ==
-          std::end(kStates)) {
-    return inv.Usage(
-        "--state must be PENDING, RUNNING, COMPLETED, FAILED or CANCELLED");
+      FindRowNamed(queue::kJobStates, state) == nullptr) {
+    return inv.Usage("--state must be " +
+                     JoinNames(queue::kJobStates, ", ", " or "));
   }
   int64_t limit = 50;
   if (inv.args().Has("limit")) {
@@ -109,13 +107,16 @@ int RunRetry(Invocation& inv) { return RunChange(inv, false); }
 }  // namespace
 
 void AddJobsCommands(std::vector<Command>* out) {
+  static const std::string list_help =
+      "S is one of " + JoinNames(queue::kJobStates) +
+      ";\n"
+      "FAILED jobs are the dead letters (see awcctl dlq). At most 50\n"
+      "jobs unless --limit says otherwise. \"awcctl jobs [options]\"\n"
+      "is the same.\n";
   Command list{"jobs list",
                "[--state S] [--kind K] [--limit N] [--json]",
                "list jobs, newest first",
-               "S is one of PENDING, RUNNING, COMPLETED, FAILED, CANCELLED;\n"
-               "FAILED jobs are the dead letters (see awcctl dlq). At most 50\n"
-               "jobs unless --limit says otherwise. \"awcctl jobs [options]\"\n"
-               "is the same.\n",
+               list_help.c_str(),
                {{"state", "S", "only jobs in state S"},
                 {"kind", "K", "only jobs of kind K"},
                 {"limit", "N", "at most N jobs (1 to 100000, default 50)"}}};

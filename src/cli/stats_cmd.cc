@@ -1,9 +1,15 @@
 // awcctl stats: the queue and the catalog in numbers (awcctl(1), "stats").
+#include <cctype>
+#include <string>
+#include <utility>
+#include <vector>
+
 #include "catalog/catalog_stats.h"
 #include "cli/invocation.h"
 #include "cli/output.h"
 #include "cli/verbs.h"
 #include "gc/epochs.h"
+#include "queue/job.h"
 #include "queue/queue_stats.h"
 
 namespace awc::cli {
@@ -13,20 +19,45 @@ Cell OptSecs(const std::optional<double>& secs) {
   return secs ? Cell::Secs(*secs) : Cell::None();
 }
 
+// The jobs of `k` in `state`.
+int64_t CountIn(const queue::KindStats& k, queue::JobState state) {
+  switch (state) {
+    case queue::JobState::kPending:
+      return k.pending;
+    case queue::JobState::kRunning:
+      return k.running;
+    case queue::JobState::kCompleted:
+      return k.completed;
+    case queue::JobState::kFailed:
+      return k.failed;
+    case queue::JobState::kCancelled:
+      return k.cancelled;
+    case queue::JobState::kOther:
+      break;
+  }
+  return 0;
+}
+
 Result<Table> JobsTable(db::PgConn& conn) {
   AWC_ASSIGN_OR_RETURN(std::vector<queue::KindStats> rows,
                        queue::JobStatsByKind(conn));
-  Table t({{"KIND", "kind"},
-           {"PENDING", "pending"},
-           {"RUNNING", "running"},
-           {"COMPLETED", "completed"},
-           {"FAILED", "failed"},
-           {"CANCELLED", "cancelled"},
-           {"OLDEST_PENDING", "oldest_pending_s"}});
+  // KIND, a column per state (its JSON key the state in lower case), then
+  // OLDEST_PENDING.
+  std::vector<Table::Column> columns = {{"KIND", "kind"}};
+  for (const queue::JobStateRow& s : queue::kJobStates) {
+    std::string key = s.name;
+    for (char& c : key) c = static_cast<char>(std::tolower(c));
+    columns.push_back({s.name, key});
+  }
+  columns.push_back({"OLDEST_PENDING", "oldest_pending_s"});
+  Table t(std::move(columns));
   for (const queue::KindStats& k : rows) {
-    t.Add({Cell::Text(k.kind), Cell::Int(k.pending), Cell::Int(k.running),
-           Cell::Int(k.completed), Cell::Int(k.failed), Cell::Int(k.cancelled),
-           OptSecs(k.oldest_pending_secs)});
+    std::vector<Cell> cells = {Cell::Text(k.kind)};
+    for (const queue::JobStateRow& s : queue::kJobStates) {
+      cells.push_back(Cell::Int(CountIn(k, s.value)));
+    }
+    cells.push_back(OptSecs(k.oldest_pending_secs));
+    t.Add(std::move(cells));
   }
   return t;
 }

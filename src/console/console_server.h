@@ -1,6 +1,6 @@
 // The console's process: one libev loop, the HTTP listener (obs/
 // http_server.h) and the router over a PostgreSQL read model, until SIGINT
-// or SIGTERM (awcctl(1), "serve"; docs/ARCHITECTURE.md, "Console").
+// or SIGTERM (awcctl(1), "serve"; docs/console.md, "Console").
 #ifndef AWC_CONSOLE_CONSOLE_SERVER_H_
 #define AWC_CONSOLE_CONSOLE_SERVER_H_
 

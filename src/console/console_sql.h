@@ -1,4 +1,4 @@
-// Every SQL statement of the console (awcctl serve; docs/ARCHITECTURE.md,
+// Every SQL statement of the console (awcctl serve; docs/console.md,
 // "Console"), in one place. What awcctl's verbs already read — dead
 // letters, workers, workspaces by state, the last GC epochs, one job, the
 // schedules and the scheduler's leader — comes from their modules'

@@ -1,16 +1,10 @@
 // The dead letters: counts by reason and kind, and the newest of those the
 // filter selects (the paged listing is the jobs page's, state FAILED).
 #include "console/pages.h"
+#include "queue/job.h"
 
 namespace awc::console {
 namespace {
-
-const std::vector<std::string> kReasons = {"",
-                                           "malformed_payload",
-                                           "unknown_kind",
-                                           "subject_missing",
-                                           "attempts_exhausted",
-                                           "handler_failed"};
 
 std::string CountsTable(const char* what, const char* arg,
                         const std::vector<queue::ReasonCount>& rows) {
@@ -35,11 +29,14 @@ std::string RenderDeadLetters(const DeadLetterView& v, const JobFilter& f,
                      CountsTable("kind", "kind", v.by_kind) +
                      "</div></section>\n";
   body += "<h2>Newest dead letters</h2>\n";
-  body += FilterForm(ctx, {{"kind", "kind", f.kind, {}},
-                           {"reason", "reason", f.reason, kReasons}});
+  body += FilterForm(
+      ctx, {{"kind", "kind", f.kind, {}},
+            {"reason", "reason", f.reason, Choices(queue::kDeadReasons)}});
   body += JobRowsTable(v.newest, v.clock.now, "no dead letters match");
-  std::string all = Url(
-      "/jobs", {{"state", "FAILED"}, {"kind", f.kind}, {"reason", f.reason}});
+  std::string all =
+      Url("/jobs", {{"state", queue::JobStateName(queue::JobState::kFailed)},
+                    {"kind", f.kind},
+                    {"reason", f.reason}});
   body += "<p class=\"note\">" + Count(v.matching) +
           " dead letters match; showing the newest " +
           std::to_string(v.newest.size()) + ". " +

@@ -2,11 +2,14 @@
 
 #include <cstdio>
 
+#include "catalog/states.h"
+#include "common/enum_table.h"
 #include "common/json.h"
 #include "common/markup_escape.h"
 #include "common/percent_encode.h"
 #include "console/relative_time.h"
 #include "obs/query_string.h"
+#include "queue/job.h"
 
 namespace awc::console {
 namespace {
@@ -14,25 +17,99 @@ namespace {
 constexpr const char* kReplacement = "\xEF\xBF\xBD";  // U+FFFD
 constexpr const char* kNarrowSpace = "\xE2\x80\xAF";  // U+202F
 
-struct BadgeClass {
-  const char* state;
+// st-ok: done and well; st-wait: queued or planned; st-run: in progress;
+// st-warn: needs a look; st-bad: failed; st-off: over or stopped. The
+// states of queue/job.h and catalog/states.h have theirs by enum, so a
+// state added there must be given one here.
+const char* BadgeClass(queue::JobState state) {
+  switch (state) {
+    case queue::JobState::kPending:
+      return "st-wait";
+    case queue::JobState::kRunning:
+      return "st-run";
+    case queue::JobState::kCompleted:
+      return "st-ok";
+    case queue::JobState::kFailed:
+      return "st-bad";
+    case queue::JobState::kCancelled:
+      return "st-off";
+    case queue::JobState::kOther:
+      break;
+  }
+  return nullptr;
+}
+
+const char* BadgeClass(catalog::SnapshotState state) {
+  switch (state) {
+    case catalog::SnapshotState::kValidating:
+      return "st-wait";
+    case catalog::SnapshotState::kReady:
+      return "st-ok";
+    case catalog::SnapshotState::kFailed:
+      return "st-bad";
+    case catalog::SnapshotState::kDegraded:
+      return "st-warn";
+    case catalog::SnapshotState::kReleased:
+      return "st-off";
+  }
+  return nullptr;
+}
+
+const char* BadgeClass(catalog::WorkspaceState state) {
+  switch (state) {
+    case catalog::WorkspaceState::kActive:
+      return "st-ok";
+    case catalog::WorkspaceState::kExpiring:
+      return "st-warn";
+    case catalog::WorkspaceState::kExpired:
+      return "st-off";
+  }
+  return nullptr;
+}
+
+const char* BadgeClass(catalog::ObjectState state) {
+  switch (state) {
+    case catalog::ObjectState::kLive:
+      return "st-ok";
+    case catalog::ObjectState::kDeleting:
+      return "st-run";
+  }
+  return nullptr;
+}
+
+// The class of `state` in the table `rows`, or nullptr.
+template <typename Row, size_t N>
+const char* BadgeClassIn(const Row (&rows)[N], std::string_view state) {
+  const Row* row = FindRowNamed(rows, state);
+  return row != nullptr ? BadgeClass(row->value) : nullptr;
+}
+
+// The words of the GC epochs' states, the fleet and the scheduler, which
+// have no table of their own.
+struct WordClass {
+  const char* word;
   const char* cls;
 };
-
-// st-ok: done and well; st-wait: queued or planned; st-run: in progress;
-// st-warn: needs a look; st-bad: failed; st-off: over or stopped.
-constexpr BadgeClass kBadges[] = {
-    {"PENDING", "st-wait"}, {"RUNNING", "st-run"},   {"COMPLETED", "st-ok"},
-    {"FAILED", "st-bad"},   {"CANCELLED", "st-off"}, {"VALIDATING", "st-wait"},
-    {"READY", "st-ok"},     {"DEGRADED", "st-warn"}, {"RELEASED", "st-off"},
-    {"ACTIVE", "st-ok"},    {"EXPIRING", "st-warn"}, {"EXPIRED", "st-off"},
-    {"PLANNED", "st-wait"}, {"DELETING", "st-run"},  {"ABORTED", "st-bad"},
-    {"REFUSED", "st-warn"}, {"LIVE", "st-ok"},       {"idle", "st-ok"},
-    {"busy", "st-run"},     {"stopped", "st-off"},   {"fresh", "st-ok"},
-    {"stale", "st-bad"},    {"held", "st-ok"},       {"expired", "st-bad"},
-    {"paused", "st-warn"},  {"active", "st-ok"},     {"yes", "st-warn"},
-    {"dry run", "st-wait"},
+constexpr WordClass kWordBadges[] = {
+    {"PLANNED", "st-wait"}, {"ABORTED", "st-bad"},  {"REFUSED", "st-warn"},
+    {"idle", "st-ok"},      {"busy", "st-run"},     {"stopped", "st-off"},
+    {"fresh", "st-ok"},     {"stale", "st-bad"},    {"held", "st-ok"},
+    {"expired", "st-bad"},  {"paused", "st-warn"},  {"active", "st-ok"},
+    {"yes", "st-warn"},     {"dry run", "st-wait"},
 };
+
+const char* BadgeClassOf(std::string_view state) {
+  for (const char* cls : {BadgeClassIn(queue::kJobStates, state),
+                          BadgeClassIn(catalog::kSnapshotStates, state),
+                          BadgeClassIn(catalog::kWorkspaceStates, state),
+                          BadgeClassIn(catalog::kObjectStates, state)}) {
+    if (cls != nullptr) return cls;
+  }
+  for (const WordClass& w : kWordBadges) {
+    if (state == w.word) return w.cls;
+  }
+  return nullptr;
+}
 
 // `text` as a <time> of `then`, with its absolute time on hover.
 std::string TimeTag(double then, const std::string& text) {
@@ -103,11 +180,9 @@ std::string Bytes(int64_t n) {
 }
 
 std::string Badge(std::string_view state) {
-  for (const BadgeClass& b : kBadges) {
-    if (state == b.state) {
-      return std::string("<span class=\"st ") + b.cls + "\">" + Escape(state) +
-             "</span>";
-    }
+  if (const char* cls = BadgeClassOf(state)) {
+    return std::string("<span class=\"st ") + cls + "\">" + Escape(state) +
+           "</span>";
   }
   return "<span class=\"st\">" + Escape(state) + "</span>";
 }

@@ -1,4 +1,4 @@
-// HTML for the console's pages (docs/ARCHITECTURE.md, "Console"): escaping,
+// HTML for the console's pages (docs/console.md, "Console"): escaping,
 // links, numbers, times and state badges. Every value that comes from the
 // database or the request passes through Escape() before it is written
 // into a page; the helpers below escape what they are given.

@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include "catalog/states.h"
+#include "queue/job.h"
+
 namespace awc::console {
 namespace {
 
@@ -70,6 +73,24 @@ TEST(HtmlTest, BadgesColourKnownStatesAndEscapeOthers) {
   EXPECT_EQ(Badge("stale"), "<span class=\"st st-bad\">stale</span>");
   EXPECT_EQ(Badge(kHostile),
             "<span class=\"st\">&lt;script&gt;alert(1)&lt;/script&gt;</span>");
+}
+
+// Every state of the tables in queue/job.h and catalog/states.h has its
+// colour.
+TEST(HtmlTest, EveryStateOfTheTablesHasABadgeClass) {
+  auto check = [](const auto& rows) {
+    for (const auto& row : rows) {
+      EXPECT_TRUE(Badge(row.name).starts_with("<span class=\"st st-"))
+          << row.name;
+    }
+  };
+  check(queue::kJobStates);
+  check(catalog::kSnapshotStates);
+  check(catalog::kWorkspaceStates);
+  check(catalog::kObjectStates);
+  EXPECT_EQ(Badge("DELETING"), "<span class=\"st st-run\">DELETING</span>");
+  EXPECT_EQ(Badge("EXPIRED"), "<span class=\"st st-off\">EXPIRED</span>");
+  EXPECT_EQ(Badge("expired"), "<span class=\"st st-bad\">expired</span>");
 }
 
 TEST(HtmlTest, TimesAreRelativeWithTheAbsoluteTimeOnHover) {

@@ -1,17 +1,9 @@
 // The jobs: a filtered, paged listing and one job.
 #include "console/pages.h"
+#include "queue/job.h"
 
 namespace awc::console {
 namespace {
-
-const std::vector<std::string> kJobStates = {
-    "", "PENDING", "RUNNING", "COMPLETED", "FAILED", "CANCELLED"};
-const std::vector<std::string> kDeadReasons = {"",
-                                               "malformed_payload",
-                                               "unknown_kind",
-                                               "subject_missing",
-                                               "attempts_exhausted",
-                                               "handler_failed"};
 
 std::string TextOrNone(const std::string& s) {
   return s.empty() ? None() : Escape(s);
@@ -50,10 +42,10 @@ std::string JobRowsTable(const std::vector<queue::JobRow>& rows, double now,
 
 std::string RenderJobs(const Page<queue::JobRow>& page, const JobFilter& f,
                        const PageContext& ctx) {
-  std::string body =
-      FilterForm(ctx, {{"state", "state", f.state, kJobStates},
-                       {"kind", "kind", f.kind, {}},
-                       {"reason", "dead reason", f.reason, kDeadReasons}});
+  std::string body = FilterForm(
+      ctx, {{"state", "state", f.state, Choices(queue::kJobStates)},
+            {"kind", "kind", f.kind, {}},
+            {"reason", "dead reason", f.reason, Choices(queue::kDeadReasons)}});
   body += JobRowsTable(page.rows, page.clock.now, "no jobs match");
   body += Pager(ctx, page, [](const queue::JobRow& r) { return r.id; });
   body += "<p class=\"note\">Newest first, " +
@@ -84,7 +76,10 @@ std::string RenderJob(const JobView& v, const PageContext& ctx) {
       {"created", When(v.job.created_at, now)},
       {"updated", When(r.updated_at, now)},
       {"finished", When(r.finished_at, now)},
-      {r.state == "RUNNING" ? "lease holder" : "last lease holder", lease},
+      {queue::ParseJobState(r.state) == queue::JobState::kRunning
+           ? "lease holder"
+           : "last lease holder",
+       lease},
       {"dead reason",
        r.dead_reason.empty()
            ? None()

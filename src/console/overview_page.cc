@@ -1,6 +1,7 @@
 // The overview: the queue, dead letters, the fleet, the scheduler, the
 // catalog and GC on one page.
 #include "console/pages.h"
+#include "queue/job.h"
 
 namespace awc::console {
 namespace {
@@ -19,17 +20,20 @@ std::string QueueSection(const Overview& o) {
   t.numeric = {1, 2, 3, 4, 5, 6, 7};
   t.empty = "no jobs";
   for (const KindDepth& k : o.queue) {
-    auto jobs = [&](const char* state) {
-      return Url("/jobs", {{"kind", k.kind}, {"state", state}});
+    auto jobs = [&](queue::JobState state) {
+      return Url("/jobs",
+                 {{"kind", k.kind}, {"state", queue::JobStateName(state)}});
     };
-    t.Add({Link(Url("/jobs", {{"kind", k.kind}}), k.kind),
-           CountLink(k.ready, jobs("PENDING"), kJobCountCap),
-           CountLink(k.scheduled, jobs("PENDING"), kJobCountCap),
-           CountLink(k.running, jobs("RUNNING")),
-           CountLink(k.failed, Url("/dead", {{"kind", k.kind}})),
-           CountLink(k.cancelled, jobs("CANCELLED")),
-           CountLink(k.completed, jobs("COMPLETED"), kJobCountCap),
-           Age(k.oldest_ready_secs, o.clock.now)});
+    t.Add(
+        {Link(Url("/jobs", {{"kind", k.kind}}), k.kind),
+         CountLink(k.ready, jobs(queue::JobState::kPending), kJobCountCap),
+         CountLink(k.scheduled, jobs(queue::JobState::kPending), kJobCountCap),
+         CountLink(k.running, jobs(queue::JobState::kRunning)),
+         CountLink(k.failed, Url("/dead", {{"kind", k.kind}})),
+         CountLink(k.cancelled, jobs(queue::JobState::kCancelled)),
+         CountLink(k.completed, jobs(queue::JobState::kCompleted),
+                   kJobCountCap),
+         Age(k.oldest_ready_secs, o.clock.now)});
   }
   std::string note = "<p class=\"note\">";
   if (o.jobs_estimate > 0) {

@@ -1,5 +1,5 @@
 // The console's pages: each renders one view of the read model (read_model.h)
-// as a whole HTML document (docs/ARCHITECTURE.md, "Console"). Renderers
+// as a whole HTML document (docs/console.md, "Console"). Renderers
 // only format: they escape every value (html.h), never read the database,
 // and never emit a script, an external resource or a form that posts.
 #ifndef AWC_CONSOLE_PAGES_H_
@@ -67,6 +67,14 @@ struct Field {
 };
 std::string FilterForm(const PageContext& ctx,
                        const std::vector<Field>& fields);
+// The choices of a field over a closed list (common/enum_table.h): any,
+// then each row's name in table order.
+template <typename Row, size_t N>
+std::vector<std::string> Choices(const Row (&rows)[N]) {
+  std::vector<std::string> out = {""};
+  for (const Row& row : rows) out.emplace_back(row.name);
+  return out;
+}
 // "<key>: <value>" rows of a record (values are HTML).
 std::string Record(const std::vector<std::pair<std::string, std::string>>& kv);
 // The rows of a job listing (jobs and dead letters); `empty` when none.

@@ -1,5 +1,5 @@
 // What the console shows, and the interface it reads it through
-// (docs/ARCHITECTURE.md, "Console"). PgReadModel (pg_read_model.h) reads
+// (docs/console.md, "Console"). PgReadModel (pg_read_model.h) reads
 // a PostgreSQL database; the page renderers and the router see only these
 // structs, so they are tested without one.
 //

@@ -5,9 +5,12 @@
 #include <functional>
 #include <optional>
 
+#include "catalog/states.h"
+#include "common/enum_table.h"
 #include "common/json.h"
 #include "common/numbers.h"
 #include "console/pages.h"
+#include "queue/job.h"
 
 namespace awc::console {
 namespace {
@@ -15,14 +18,6 @@ namespace {
 constexpr size_t kMaxText = 200;
 constexpr int kPageRows = 50;
 constexpr const char* kHtml = "text/html; charset=utf-8";
-
-const char* const kJobStates[] = {"PENDING", "RUNNING", "COMPLETED", "FAILED",
-                                  "CANCELLED"};
-const char* const kSnapshotStates[] = {"VALIDATING", "READY", "FAILED",
-                                       "DEGRADED", "RELEASED"};
-const char* const kDeadReasons[] = {"malformed_payload", "unknown_kind",
-                                    "subject_missing", "attempts_exhausted",
-                                    "handler_failed"};
 
 // The checked query arguments of one request.
 class Args {
@@ -48,19 +43,14 @@ class Args {
     return *v;
   }
 
-  // One of `choices`, or "" when absent or empty.
-  template <size_t N>
-  Result<std::string> OneOf(const char* name,
-                            const char* const (&choices)[N]) const {
+  // The name of one row of the closed list `rows` (common/enum_table.h),
+  // or "" when absent or empty.
+  template <typename Row, size_t N>
+  Result<std::string> OneOf(const char* name, const Row (&rows)[N]) const {
     AWC_ASSIGN_OR_RETURN(std::string v, Text(name));
-    if (v.empty()) return v;
-    std::string list;
-    for (const char* c : choices) {
-      if (v == c) return v;
-      list += (list.empty() ? "" : ", ") + std::string(c);
-    }
+    if (v.empty() || FindRowNamed(rows, v) != nullptr) return v;
     return Status::InvalidArgument(std::string(name) + " must be one of " +
-                                   list);
+                                   JoinNames(rows));
   }
 
   // A positive integer, or nullopt when absent.
@@ -249,11 +239,11 @@ obs::HttpResponse Router::Handle(const obs::HttpRequest& request) {
   }
   if (path == "/jobs" || path == "/dead") {
     JobFilter f;
-    Result<std::string> state = args.OneOf("state", kJobStates);
+    Result<std::string> state = args.OneOf("state", queue::kJobStates);
     if (!state.ok()) return bad(state.status());
     Result<std::string> kind = args.Text("kind");
     if (!kind.ok()) return bad(kind.status());
-    Result<std::string> reason = args.OneOf("reason", kDeadReasons);
+    Result<std::string> reason = args.OneOf("reason", queue::kDeadReasons);
     if (!reason.ok()) return bad(reason.status());
     f = JobFilter{*state, *kind, *reason};
     if (path == "/dead") {
@@ -272,7 +262,7 @@ obs::HttpResponse Router::Handle(const obs::HttpRequest& request) {
   if (path == "/snapshots") {
     Result<std::string> tenant = args.Text("tenant");
     if (!tenant.ok()) return bad(tenant.status());
-    Result<std::string> state = args.OneOf("state", kSnapshotStates);
+    Result<std::string> state = args.OneOf("state", catalog::kSnapshotStates);
     if (!state.ok()) return bad(state.status());
     Result<PageRequest> page = args.Paging();
     if (!page.ok()) return bad(page.status());

@@ -1,4 +1,4 @@
-// Router: the console's HTTP requests → pages (docs/ARCHITECTURE.md,
+// Router: the console's HTTP requests → pages (docs/console.md,
 // "Console"; awcctl(1), "serve").
 //
 // Contract:

@@ -1,12 +1,10 @@
 // The snapshots: a filtered, paged listing with their verdicts, and one
 // snapshot with its history from the audit trail.
+#include "catalog/states.h"
 #include "console/pages.h"
 
 namespace awc::console {
 namespace {
-
-const std::vector<std::string> kSnapshotStates = {
-    "", "VALIDATING", "READY", "FAILED", "DEGRADED", "RELEASED"};
 
 std::string OptCount(const std::optional<int64_t>& n) {
   return n ? Count(*n) : None();
@@ -30,9 +28,9 @@ std::string Failure(const SnapshotRow& s) {
 std::string RenderSnapshots(const Page<SnapshotRow>& page,
                             const SnapshotFilter& f, const PageContext& ctx) {
   double now = page.clock.now;
-  std::string body =
-      FilterForm(ctx, {{"tenant", "tenant", f.tenant, {}},
-                       {"state", "state", f.state, kSnapshotStates}});
+  std::string body = FilterForm(
+      ctx, {{"tenant", "tenant", f.tenant, {}},
+            {"state", "state", f.state, Choices(catalog::kSnapshotStates)}});
   Table t;
   t.headers = {"snapshot", "tenant",  "workspace",    "state",    "pinned",
                "root",     "created", "validated",    "scrubbed", "objects",

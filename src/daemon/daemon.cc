@@ -11,9 +11,11 @@
 #include <optional>
 #include <string>
 
+#include "catalog/snapshot_verdict.h"
 #include "config/config.h"
 #include "daemon/restart_settings.h"
 #include "db/pg.h"
+#include "gc/epoch_result.h"
 #include "handlers/handler_options.h"
 #include "migrate/migrator.h"
 #include "obs/log.h"
@@ -185,6 +187,18 @@ supervisor::Supervisor::ChildSpec SchedulerChild(
   return spec;
 }
 
+// The label sets of the handlers' verdicts and GC epochs, shown at 0 from
+// the first scrape so that an alert on their increase sees the first one
+// (awc-worker(8), METRICS). Their values belong to catalog/ and gc/.
+void DeclareClosedLabelSets(obs::Metrics& metrics) {
+  for (const catalog::SnapshotVerdictRow& v : catalog::kSnapshotVerdicts) {
+    metrics.Declare(obs::MetricId::kSnapshotVerdicts, obs::MakeLabels(v.value));
+  }
+  for (const gc::GcEpochResultRow& r : gc::kGcEpochResults) {
+    metrics.Declare(obs::MetricId::kGcEpochs, obs::MakeLabels(r.value));
+  }
+}
+
 // One reading of the configuration, as a generation of children needs it;
 // shared by the closures that fork them, so it lives as long as they may.
 struct Prepared {
@@ -350,6 +364,7 @@ int DaemonMain(int argc, char** argv, RegisterFn register_handlers) {
   // Step 6: the supervisor and its workers.
   Result<obs::Metrics> metrics = obs::Metrics::CreateShared();
   if (!metrics.ok()) return Fail(metrics.status());
+  DeclareClosedLabelSets(*metrics);
   // Room for the most workers one configuration may ask for, twice: after
   // a reload the old workers finish their jobs beside the new ones.
   Result<obs::WorkerStatusTable> status = obs::WorkerStatusTable::CreateShared(

@@ -1,7 +1,8 @@
 // The built-in kinds: what RegisterBuiltinHandlers() registers is what
 // BuiltinKinds() names, and every one of them is documented where an
 // operator looks for it (docs/handlers.md, "The kinds"; README.md;
-// awc-worker(8), JOB KINDS; awcctl's bash completion).
+// awc-worker(8), JOB KINDS). The bash completion asks `awcctl --list kinds`,
+// which reads the registry.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -63,23 +64,6 @@ std::set<std::string> ManPageKinds() {
   return kinds;
 }
 
-// The words bash completes after `awcctl ... --kind`.
-std::set<std::string> CompletionKinds() {
-  std::string text = ReadSourceFile("contrib/bash-completion/awcctl");
-  std::smatch m;
-  std::regex words(R"re(--kind\)\s*COMPREPLY=\(\$\(compgen -W "([^"]*)")re");
-  if (!std::regex_search(text, m, words)) {
-    ADD_FAILURE() << "contrib/bash-completion/awcctl completes no --kind";
-    return {};
-  }
-  std::set<std::string> kinds;
-  std::istringstream in(m[1].str());
-  for (std::string word; in >> word;) {
-    if (word != "\\") kinds.insert(word);
-  }
-  return kinds;
-}
-
 TEST(BuiltinTest, RegistersExactlyTheKindsItNames) {
   Registry registry;
   RegisterBuiltinHandlers(registry);
@@ -103,11 +87,6 @@ TEST(BuiltinTest, KindNamesAreShortIdentifiers) {
 TEST(BuiltinTest, ManPageDescribesEveryKindAndNoOther) {
   EXPECT_EQ(ManPageKinds(), Builtins())
       << "man/awc-worker.8, JOB KINDS, has one .It per built-in kind";
-}
-
-TEST(BuiltinTest, CompletionOffersEveryKindAndNoOther) {
-  EXPECT_EQ(CompletionKinds(), Builtins())
-      << "contrib/bash-completion/awcctl, --kind";
 }
 
 TEST(BuiltinTest, ArchitectureAndReadmeListEveryKind) {

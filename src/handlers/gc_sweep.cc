@@ -3,6 +3,7 @@
 #include <string>
 
 #include "common/json.h"
+#include "gc/epoch_result.h"
 #include "gc/sweep.h"
 #include "handlers/outcomes.h"
 #include "obs/metrics.h"
@@ -16,20 +17,20 @@ namespace {
 constexpr double kLockedOutRetrySecs = 30;
 
 // The result label of awc_gc_epochs_total: a sweep locked out is deferred.
-obs::GcEpochResult EpochResult(gc::SweepReport::Verdict verdict) {
+gc::GcEpochResult EpochResult(gc::SweepReport::Verdict verdict) {
   switch (verdict) {
     case gc::SweepReport::Verdict::kCompleted:
       break;
     case gc::SweepReport::Verdict::kDryRun:
-      return obs::GcEpochResult::kDryRun;
+      return gc::GcEpochResult::kDryRun;
     case gc::SweepReport::Verdict::kAborted:
-      return obs::GcEpochResult::kAborted;
+      return gc::GcEpochResult::kAborted;
     case gc::SweepReport::Verdict::kRefused:
-      return obs::GcEpochResult::kRefused;
+      return gc::GcEpochResult::kRefused;
     case gc::SweepReport::Verdict::kLockedOut:
-      return obs::GcEpochResult::kDeferred;
+      return gc::GcEpochResult::kDeferred;
   }
-  return obs::GcEpochResult::kCompleted;
+  return gc::GcEpochResult::kCompleted;
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "cas/closure.h"
+#include "catalog/snapshot_verdict.h"
 #include "catalog/snapshots.h"
 #include "catalog/states.h"
 #include "common/json.h"
@@ -53,10 +54,10 @@ Status ScrubRecordedClosure(JobContext& ctx, const catalog::Snapshot& snap,
 void ReportVerdict(JobContext& ctx, const catalog::Snapshot& snap,
                    const ScrubTally& tally) {
   if (tally.bad.empty()) {
-    ctx.metrics().CountSnapshotVerdict(obs::SnapshotVerdict::kScrubClean);
+    ctx.metrics().CountSnapshotVerdict(catalog::SnapshotVerdict::kScrubClean);
     return;
   }
-  ctx.metrics().CountSnapshotVerdict(obs::SnapshotVerdict::kScrubDegraded);
+  ctx.metrics().CountSnapshotVerdict(catalog::SnapshotVerdict::kScrubDegraded);
   obs::Warn("job_" + std::to_string(ctx.job().id),
             "snapshot degraded: scrub found bad objects")
       .Int("snapshot_id", snap.id)

@@ -4,6 +4,7 @@
 #include <variant>
 
 #include "cas/closure.h"
+#include "catalog/snapshot_verdict.h"
 #include "catalog/snapshots.h"
 #include "catalog/states.h"
 #include "common/json.h"
@@ -35,8 +36,8 @@ queue::Outcome ValidateSnapshot(JobContext& ctx, const SnapshotPayload& p) {
   }
   ctx.metrics().CountSnapshotVerdict(
       report->verdict == cas::Verdict::kOk
-          ? obs::SnapshotVerdict::kValidateReady
-          : obs::SnapshotVerdict::kValidateFailed);
+          ? catalog::SnapshotVerdict::kValidateReady
+          : catalog::SnapshotVerdict::kValidateFailed);
   if (report->verdict == cas::Verdict::kOk) {
     result.Str("verdict", "ready")
         .Int("objects", static_cast<int64_t>(report->objects.size()))

@@ -8,9 +8,6 @@
 namespace awc::obs {
 namespace {
 
-// See SetSlotAllocationHookForTest. Process-local, not in the region.
-void (*g_slot_allocation_hook_for_test)() = nullptr;
-
 double DoubleFromBits(uint64_t bits) { return std::bit_cast<double>(bits); }
 uint64_t BitsFromDouble(double d) { return std::bit_cast<uint64_t>(d); }
 
@@ -70,13 +67,7 @@ FamilySeries* Overflow(Family& f) {
 
 namespace internal {
 
-// Test-only: `hook` runs while a new slot is being allocated, with the
-// allocation mutex held and the label values written but not yet published,
-// so a test can kill the process at the worst moment. Production code never
-// sets it. (Declared again in metrics_test.cc, not in a header.)
-void SetSlotAllocationHookForTest(void (*hook)()) {
-  g_slot_allocation_hook_for_test = hook;
-}
+void (*g_slot_allocation_hook_for_test)() = nullptr;
 
 }  // namespace internal
 
@@ -115,28 +106,30 @@ void HistogramCell::Render(PromText* out, std::string_view name,
                  DoubleFromBits(sum_bits.load()), total);
 }
 
-void RenderFamily(PromText* out, const FamilyDesc& d, const Family& f,
-                  std::span<const double> bounds) {
-  out->Family(d.name, d.help, d.type);
-  f.ForEach(
-      d.num_labels, [&](const LabelValues& values, const FamilySeries& s) {
-        Label labels[kMaxFamilyLabels];
-        for (int j = 0; j < d.num_labels; ++j) {
-          labels[j] = {d.label_names[j], values[j]};
-        }
-        std::span<const Label> set(labels, static_cast<size_t>(d.num_labels));
-        switch (d.type) {
-          case MetricType::kCounter:
-            out->Sample(d.name, set, s.counter.Get());
-            return;
-          case MetricType::kGauge:
-            out->Sample(d.name, set, s.gauge.Get());
-            return;
-          case MetricType::kHistogram:
-            s.histogram.Render(out, d.name, set, bounds);
-            return;
-        }
-      });
+void RenderSeries(PromText* out, const MetricFamily& d,
+                  const LabelValues& values, const SeriesCells& series) {
+  int n = NumLabels(d);
+  Label labels[kMaxFamilyLabels];
+  for (int j = 0; j < n; ++j) labels[j] = {d.labels[j], values[j]};
+  std::span<const Label> set(labels, static_cast<size_t>(n));
+  switch (d.type) {
+    case MetricType::kCounter:
+      out->Sample(d.name, set, series.counter.Get());
+      return;
+    case MetricType::kGauge:
+      out->Sample(d.name, set, series.gauge.Get());
+      return;
+    case MetricType::kHistogram:
+      series.histogram.Render(out, d.name, set, d.bounds);
+      return;
+  }
+}
+
+void RenderFamily(PromText* out, const MetricFamily& d, const Family& f) {
+  f.ForEach(NumLabels(d),
+            [&](const LabelValues& values, const FamilySeries& s) {
+              RenderSeries(out, d, values, s);
+            });
 }
 
 std::string_view FamilySeries::label(int j) const {
@@ -171,8 +164,8 @@ FamilySeries* Family::Acquire(const LabelValues& labels, int n) {
     for (int j = 0; j < n; ++j) {
       memcpy(s.labels[j], labels[j].data(), labels[j].size());
     }
-    if (g_slot_allocation_hook_for_test != nullptr) {
-      g_slot_allocation_hook_for_test();
+    if (internal::g_slot_allocation_hook_for_test != nullptr) {
+      internal::g_slot_allocation_hook_for_test();
     }
     s.published.store(1, std::memory_order_release);
   }

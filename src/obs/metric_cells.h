@@ -8,10 +8,10 @@
 //    was mapped.
 //  - Cells are updated with atomic operations only and never lock.
 //  - A Family holds up to kMaxLabelSets label sets of up to kMaxFamilyLabels
-//    values each, for labels whose values are known only at run time (job
-//    kinds, schedules). Finding the slot of a known label set is lock-free;
-//    allocating a new one takes the family's robust mutex (a process that
-//    dies holding it cannot wedge the others). A label set past the cap,
+//    (metric_families.h) values each, for labels whose values are known only at
+//    run time (job kinds, schedules). Finding the slot of a known label set is
+//    lock-free; allocating a new one takes the family's robust mutex (a process
+//    that dies holding it cannot wedge the others). A label set past the cap,
 //    holding a value longer than kMaxLabelValue bytes or a NUL byte, or
 //    made of kOverflowLabel only, is recorded in the family's overflow
 //    series, rendered with every label "cardinality_overflow".
@@ -27,13 +27,15 @@
 #include <span>
 #include <string_view>
 
+#include "obs/metric_families.h"
 #include "obs/metrics.h"
 #include "obs/prom_text.h"
 
 namespace awc::obs {
 
-inline constexpr int kMaxFamilyLabels = 2;
 inline constexpr int kMaxBuckets = 16;
+static_assert(std::size(kJobDurationBounds) <= kMaxBuckets &&
+              std::size(kStoreRequestBounds) <= kMaxBuckets);
 
 static_assert(std::atomic<uint32_t>::is_always_lock_free,
               "shared-memory metrics need lock-free 32-bit atomics");
@@ -71,16 +73,18 @@ struct HistogramCell {
   uint64_t Count() const { return count.load(std::memory_order_relaxed); }
 };
 
-using LabelValues = std::array<std::string_view, kMaxFamilyLabels>;
-
-// One label set of a Family. Immutable once `published` is 1, but for its
-// cells.
-struct FamilySeries {
-  std::atomic<uint32_t> published;
-  char labels[kMaxFamilyLabels][kMaxLabelValue + 1];  // NUL-terminated
+// The cells of one series; a family's type says which one it uses.
+struct SeriesCells {
   CounterCell counter;
   GaugeCell gauge;
   HistogramCell histogram;
+};
+
+// One label set of a Family. Immutable once `published` is 1, but for its
+// cells.
+struct FamilySeries : SeriesCells {
+  std::atomic<uint32_t> published;
+  char labels[kMaxFamilyLabels][kMaxLabelValue + 1];  // NUL-terminated
 
   std::string_view label(int j) const;
 };
@@ -117,19 +121,23 @@ struct Family {
   }
 };
 
-// How a Family renders: its name, help, type and label names.
-struct FamilyDesc {
-  const char* name;
-  const char* help;
-  MetricType type;
-  int num_labels;
-  const char* label_names[kMaxFamilyLabels];
-};
+// Writes the samples of one series of `desc` with these label values.
+void RenderSeries(PromText* out, const MetricFamily& desc,
+                  const LabelValues& values, const SeriesCells& series);
 
-// Writes the family's HELP and TYPE and every published series (histograms
-// against `bounds`).
-void RenderFamily(PromText* out, const FamilyDesc& desc, const Family& family,
-                  std::span<const double> bounds = {});
+// Writes every published series of `family`, as `desc` says (not its HELP
+// and TYPE).
+void RenderFamily(PromText* out, const MetricFamily& desc,
+                  const Family& family);
+
+namespace internal {
+
+// The seam of metrics_testing.h (SetSlotAllocationHookForTest): runs, when
+// set, while a new slot is being allocated. Process-local, not in the
+// region; production code never sets it.
+extern void (*g_slot_allocation_hook_for_test)();
+
+}  // namespace internal
 
 // Adds `d` to the double whose bits are in `bits`.
 void AddDouble(std::atomic<uint64_t>& bits, double d);

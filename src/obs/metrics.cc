@@ -12,30 +12,6 @@
 #include "obs/prom_text.h"
 
 namespace awc::obs {
-namespace {
-
-// Upper bounds of the job duration histogram, in seconds; +Inf is implicit.
-constexpr double kDurationBounds[] = {0.005, 0.01, 0.025, 0.05, 0.1, 0.25,
-                                      0.5,   1,    2.5,   5,    10,  30,
-                                      60,    120,  300,   600};
-static_assert(std::size(kDurationBounds) <= kMaxBuckets);
-
-// clang-format off
-constexpr FamilyDesc kJobs = {
-    "awc_background_jobs_total",
-    "Background jobs processed, by kind and outcome.",
-    MetricType::kCounter, 2, {"kind", "outcome"}};
-constexpr FamilyDesc kLag = {
-    "awc_background_job_lag_seconds",
-    "Seconds from ready to processed of the last job of each kind.",
-    MetricType::kGauge, 1, {"kind", nullptr}};
-constexpr FamilyDesc kDuration = {
-    "awc_background_job_duration_seconds",
-    "Handler run time of background jobs, by kind.",
-    MetricType::kHistogram, 1, {"kind", nullptr}};
-// clang-format on
-
-}  // namespace
 
 Result<Metrics> Metrics::CreateShared() {
   void* mem = mmap(nullptr, sizeof(MetricsRegion), PROT_READ | PROT_WRITE,
@@ -63,103 +39,100 @@ Metrics::~Metrics() {
 Metrics::Metrics(Metrics&& other) noexcept
     : region_(std::exchange(other.region_, nullptr)) {}
 
-void Metrics::CountJob(std::string_view kind, std::string_view outcome) {
-  if (region_ == nullptr) return;
-  region_->families[kJobsFamily].Acquire({kind, outcome}, 2)->counter.Add(1);
+namespace {
+
+// The cells of the series of `labels` in `id`'s storage, allocating a label
+// set when it has none; nullptr for a family read at scrape time.
+SeriesCells* Acquire(MetricsRegion* region, MetricId id,
+                     const LabelValues& labels) {
+  const MetricFamily& f = FamilyOf(id);
+  switch (f.source) {
+    case MetricSource::kCell:
+      return &region->cells[SlotOf(id)];
+    case MetricSource::kLabelSets:
+      return region->families[SlotOf(id)].Acquire(labels, NumLabels(f));
+    case MetricSource::kScrape:
+      break;
+  }
+  return nullptr;
 }
 
-void Metrics::SetJobLag(std::string_view kind, double seconds) {
-  if (region_ == nullptr) return;
-  region_->families[kLagFamily].Acquire({kind, {}}, 1)->gauge.Set(seconds);
+// The cells of the series of `labels`, or nullptr when it has none.
+const SeriesCells* Find(const MetricsRegion* region, MetricId id,
+                        const LabelValues& labels) {
+  const MetricFamily& f = FamilyOf(id);
+  switch (f.source) {
+    case MetricSource::kCell:
+      return &region->cells[SlotOf(id)];
+    case MetricSource::kLabelSets:
+      return region->families[SlotOf(id)].Find(labels, NumLabels(f));
+    case MetricSource::kScrape:
+      break;
+  }
+  return nullptr;
 }
 
-void Metrics::ObserveJobDuration(std::string_view kind, double seconds) {
-  if (region_ == nullptr || std::isnan(seconds)) return;
-  region_->families[kDurationFamily]
-      .Acquire({kind, {}}, 1)
-      ->histogram.Observe(kDurationBounds, seconds);
+}  // namespace
+
+void Metrics::Add(MetricId id, const LabelValues& labels, uint64_t n) {
+  if (region_ == nullptr || FamilyOf(id).type != MetricType::kCounter) return;
+  if (SeriesCells* s = Acquire(region_, id, labels)) s->counter.Add(n);
 }
 
-void Metrics::CountApiError() {
-  if (region_ != nullptr) region_->api_errors.Add(1);
+void Metrics::Set(MetricId id, const LabelValues& labels, double value) {
+  if (region_ == nullptr || FamilyOf(id).type != MetricType::kGauge) return;
+  if (SeriesCells* s = Acquire(region_, id, labels)) s->gauge.Set(value);
 }
 
-void Metrics::CountRestart() {
-  if (region_ != nullptr) region_->restarts.Add(1);
-}
-
-void Metrics::SetWorkersRunning(int n) {
-  if (region_ != nullptr) {
-    region_->workers_running.Set(static_cast<double>(n));
+void Metrics::Observe(MetricId id, const LabelValues& labels, double value) {
+  const MetricFamily& f = FamilyOf(id);
+  if (region_ == nullptr || f.type != MetricType::kHistogram ||
+      std::isnan(value)) {
+    return;
+  }
+  if (SeriesCells* s = Acquire(region_, id, labels)) {
+    s->histogram.Observe(f.bounds, value);
   }
 }
 
-void Metrics::CountLeaseReclaim() {
-  if (region_ != nullptr) region_->lease_reclaims.Add(1);
+void Metrics::Declare(MetricId id, const LabelValues& labels) {
+  if (region_ != nullptr) Acquire(region_, id, labels);
+}
+
+double Metrics::Read(MetricId id, const LabelValues& labels) const {
+  if (region_ == nullptr) return 0;
+  const SeriesCells* s = Find(region_, id, labels);
+  if (s == nullptr) return 0;
+  const MetricFamily& f = FamilyOf(id);
+  switch (f.type) {
+    case MetricType::kCounter:
+      return static_cast<double>(s->counter.Get());
+    case MetricType::kGauge:
+      return s->gauge.Get();
+    case MetricType::kHistogram:
+      return static_cast<double>(s->histogram.Count());
+  }
+  return 0;
 }
 
 std::string Metrics::RenderPrometheus() const {
   if (region_ == nullptr) return "";
   PromText out;
-  RenderFamily(&out, kJobs, region_->families[kJobsFamily]);
-  RenderFamily(&out, kLag, region_->families[kLagFamily]);
-  out.Family("awc_api_errors_total",
-             "Database errors seen by the workers (claim, record, reclaim, "
-             "lease renewal, heartbeat).",
-             MetricType::kCounter);
-  out.Sample("awc_api_errors_total", {{"component", "worker"}},
-             region_->api_errors.Get());
-  RenderFamily(&out, kDuration, region_->families[kDurationFamily],
-               kDurationBounds);
-  out.Family("awc_worker_restarts_total",
-             "Worker processes restarted by the supervisor.",
-             MetricType::kCounter);
-  out.Sample("awc_worker_restarts_total", {}, region_->restarts.Get());
-  out.Family("awc_workers_running", "Worker processes currently running.",
-             MetricType::kGauge);
-  out.Sample("awc_workers_running", {}, region_->workers_running.Get());
-  out.Family("awc_lease_reclaims_total",
-             "Jobs whose lease expired, requeued or dead-lettered by the "
-             "reclaim.",
-             MetricType::kCounter);
-  out.Sample("awc_lease_reclaims_total", {}, region_->lease_reclaims.Get());
-  RenderScheduler(&out);
-  RenderStorage(&out);
+  for (const MetricFamily& f : kMetricFamilies) {
+    switch (f.source) {
+      case MetricSource::kCell:
+        out.Family(f.name, f.help, f.type);
+        RenderSeries(&out, f, f.fixed, region_->cells[SlotOf(f.id)]);
+        break;
+      case MetricSource::kLabelSets:
+        out.Family(f.name, f.help, f.type);
+        RenderFamily(&out, f, region_->families[SlotOf(f.id)]);
+        break;
+      case MetricSource::kScrape:
+        break;
+    }
+  }
   return out.Take();
-}
-
-double Metrics::JobCount(std::string_view kind,
-                         std::string_view outcome) const {
-  if (region_ == nullptr) return 0;
-  const FamilySeries* s =
-      region_->families[kJobsFamily].Find({kind, outcome}, 2);
-  return s != nullptr ? static_cast<double>(s->counter.Get()) : 0;
-}
-
-double Metrics::JobLag(std::string_view kind) const {
-  if (region_ == nullptr) return 0;
-  const FamilySeries* s = region_->families[kLagFamily].Find({kind, {}}, 1);
-  return s != nullptr ? s->gauge.Get() : 0;
-}
-
-double Metrics::ApiErrors() const {
-  return region_ != nullptr ? static_cast<double>(region_->api_errors.Get())
-                            : 0;
-}
-
-double Metrics::TotalJobs() const {
-  if (region_ == nullptr) return 0;
-  uint64_t total = 0;
-  region_->families[kJobsFamily].ForEach(
-      2, [&](const LabelValues&, const FamilySeries& s) {
-        total += s.counter.Get();
-      });
-  return static_cast<double>(total);
-}
-
-double Metrics::LeaseReclaims() const {
-  return region_ != nullptr ? static_cast<double>(region_->lease_reclaims.Get())
-                            : 0;
 }
 
 }  // namespace awc::obs

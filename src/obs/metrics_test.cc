@@ -12,14 +12,20 @@
 #include <vector>
 
 #include "obs/metrics_test_support.h"
+#include "obs/metrics_testing.h"
+#include "queue/job.h"
 
 namespace awc::obs {
-namespace internal {
-// Test-only hook defined in metrics.cc (not part of metrics.h).
-void SetSlotAllocationHookForTest(void (*hook)());
-}  // namespace internal
-
 namespace {
+
+using testing::ApiErrors;
+using testing::JobCount;
+using testing::JobLag;
+using testing::QueueJobs;
+using testing::QueueOldestPending;
+using testing::ScheduleEnqueued;
+using testing::ScheduleRuns;
+using testing::TotalJobs;
 
 using testing::HasLine;
 using testing::Lines;
@@ -71,9 +77,9 @@ TEST(MetricsTest, RendersEveryInstrumentWhenEmpty) {
   EXPECT_TRUE(HasLine(text, "awc_workers_running 0"));
   EXPECT_EQ(CountPrefix(text, "awc_background_job"), 0);
   EXPECT_EQ(text.find("cardinality_overflow"), std::string::npos);
-  EXPECT_EQ(m.TotalJobs(), 0);
-  EXPECT_EQ(m.JobCount("snapshot_validate", "completed"), 0);
-  EXPECT_EQ(m.JobLag("snapshot_validate"), 0);
+  EXPECT_EQ(TotalJobs(m), 0);
+  EXPECT_EQ(JobCount(m, "snapshot_validate", "completed"), 0);
+  EXPECT_EQ(JobLag(m, "snapshot_validate"), 0);
 }
 
 TEST(MetricsTest, CountsAndRendersExactLines) {
@@ -88,12 +94,12 @@ TEST(MetricsTest, CountsAndRendersExactLines) {
   m.CountRestart();
   m.SetWorkersRunning(4);
 
-  EXPECT_EQ(m.JobCount("snapshot_validate", "completed"), 3);
-  EXPECT_EQ(m.JobCount("gc_sweep", "failed"), 1);
-  EXPECT_EQ(m.JobCount("gc_sweep", "completed"), 0);
-  EXPECT_EQ(m.JobLag("snapshot_validate"), 1.25);
-  EXPECT_EQ(m.ApiErrors(), 2);
-  EXPECT_EQ(m.TotalJobs(), 4);
+  EXPECT_EQ(JobCount(m, "snapshot_validate", "completed"), 3);
+  EXPECT_EQ(JobCount(m, "gc_sweep", "failed"), 1);
+  EXPECT_EQ(JobCount(m, "gc_sweep", "completed"), 0);
+  EXPECT_EQ(JobLag(m, "snapshot_validate"), 1.25);
+  EXPECT_EQ(ApiErrors(m), 2);
+  EXPECT_EQ(TotalJobs(m), 4);
 
   std::string text = m.RenderPrometheus();
   EXPECT_TRUE(HasLine(text,
@@ -121,13 +127,13 @@ TEST(MetricsTest, QueueDepthGaugesHoldTheLastSample) {
   EXPECT_TRUE(HasLine(empty, "# TYPE awc_queue_oldest_pending_seconds gauge"));
   EXPECT_EQ(CountPrefix(empty, "awc_queue_jobs{"), 0);
 
-  m.SetQueueJobs("gc_sweep", QueueState::kPending, 12);
-  m.SetQueueJobs("gc_sweep", QueueState::kFailed, 3);
+  m.SetQueueJobs("gc_sweep", queue::QueueState::kPending, 12);
+  m.SetQueueJobs("gc_sweep", queue::QueueState::kFailed, 3);
   m.SetQueueOldestPending("gc_sweep", 42.5);
-  m.SetQueueJobs("gc_sweep", QueueState::kPending, 7);  // a later sample
-  EXPECT_EQ(m.QueueJobs("gc_sweep", QueueState::kPending), 7);
-  EXPECT_EQ(m.QueueJobs("gc_sweep", QueueState::kRunning), 0);
-  EXPECT_EQ(m.QueueOldestPending("gc_sweep"), 42.5);
+  m.SetQueueJobs("gc_sweep", queue::QueueState::kPending, 7);  // a later sample
+  EXPECT_EQ(QueueJobs(m, "gc_sweep", queue::QueueState::kPending), 7);
+  EXPECT_EQ(QueueJobs(m, "gc_sweep", queue::QueueState::kRunning), 0);
+  EXPECT_EQ(QueueOldestPending(m, "gc_sweep"), 42.5);
   std::string text = m.RenderPrometheus();
   EXPECT_TRUE(
       HasLine(text, "awc_queue_jobs{kind=\"gc_sweep\",state=\"pending\"} 7"))
@@ -137,7 +143,6 @@ TEST(MetricsTest, QueueDepthGaugesHoldTheLastSample) {
   EXPECT_TRUE(HasLine(
       text, "awc_queue_oldest_pending_seconds{kind=\"gc_sweep\"} 42.5"));
   EXPECT_EQ(CountPrefix(text, "awc_queue_jobs{"), 2);
-  EXPECT_STREQ(QueueStateName(QueueState::kRunning), "running");
 }
 
 TEST(MetricsTest, SchedulerInstruments) {
@@ -158,9 +163,9 @@ TEST(MetricsTest, SchedulerInstruments) {
   m.CountScheduleEnqueued("gc", 0);
   m.CountScheduleEnqueued("prune", 0);
   EXPECT_TRUE(m.SchedulerLeader());
-  EXPECT_EQ(m.ScheduleRuns("gc", "ok"), 2);
-  EXPECT_EQ(m.ScheduleRuns("gc", "error"), 0);
-  EXPECT_EQ(m.ScheduleEnqueued("gc"), 3);
+  EXPECT_EQ(ScheduleRuns(m, "gc", "ok"), 2);
+  EXPECT_EQ(ScheduleRuns(m, "gc", "error"), 0);
+  EXPECT_EQ(ScheduleEnqueued(m, "gc"), 3);
   std::string text = m.RenderPrometheus();
   EXPECT_TRUE(HasLine(text, "awc_scheduler_leader 1")) << text;
   EXPECT_TRUE(HasLine(
@@ -205,7 +210,7 @@ TEST(MetricsTest, EscapesLabelValues) {
   const std::string odd = "a\"b\\c\nd";
   m.CountJob(odd, "other");
   m.CountJob(odd, "other");
-  EXPECT_EQ(m.JobCount(odd, "other"), 2);
+  EXPECT_EQ(JobCount(m, odd, "other"), 2);
   std::string text = m.RenderPrometheus();
   EXPECT_TRUE(HasLine(
       text,
@@ -236,10 +241,10 @@ TEST(MetricsTest, CapsLabelSetsAt128) {
       text,
       "awc_background_jobs_total{kind=\"kind-127\",outcome=\"completed\"} 1"));
   EXPECT_EQ(text.find("kind=\"kind-128\""), std::string::npos);
-  EXPECT_EQ(m.JobCount(kOverflowLabel, kOverflowLabel), 73);
-  EXPECT_EQ(m.JobCount("kind-150", "completed"), 0);
-  EXPECT_EQ(m.TotalJobs(), 202);
-  EXPECT_EQ(m.JobLag("kind-0"), 3);
+  EXPECT_EQ(JobCount(m, kOverflowLabel, kOverflowLabel), 73);
+  EXPECT_EQ(JobCount(m, "kind-150", "completed"), 0);
+  EXPECT_EQ(TotalJobs(m), 202);
+  EXPECT_EQ(JobLag(m, "kind-0"), 3);
 }
 
 TEST(MetricsTest, OverlongLabelValueOverflows) {
@@ -249,10 +254,10 @@ TEST(MetricsTest, OverlongLabelValueOverflows) {
   m.CountJob(longest, "completed");
   m.CountJob(too_long, "completed");
   m.SetJobLag(too_long, 2.5);
-  EXPECT_EQ(m.JobCount(longest, "completed"), 1);
-  EXPECT_EQ(m.JobCount(too_long, "completed"), 0);
-  EXPECT_EQ(m.JobCount(kOverflowLabel, kOverflowLabel), 1);
-  EXPECT_EQ(m.JobLag(kOverflowLabel), 2.5);
+  EXPECT_EQ(JobCount(m, longest, "completed"), 1);
+  EXPECT_EQ(JobCount(m, too_long, "completed"), 0);
+  EXPECT_EQ(JobCount(m, kOverflowLabel, kOverflowLabel), 1);
+  EXPECT_EQ(JobLag(m, kOverflowLabel), 2.5);
   std::string text = m.RenderPrometheus();
   EXPECT_TRUE(HasLine(text, "awc_background_jobs_total{kind=\"" + longest +
                                 "\",outcome=\"completed\"} 1"));
@@ -269,7 +274,7 @@ TEST(MetricsTest, MovedFromObjectIsInert) {
   a.CountJob("snapshot_scrub", "retried");  // NOLINT: use after move
   EXPECT_EQ(a.RenderPrometheus(), "");      // NOLINT
   b.CountJob("snapshot_scrub", "retried");
-  EXPECT_EQ(b.JobCount("snapshot_scrub", "retried"), 2);
+  EXPECT_EQ(JobCount(b, "snapshot_scrub", "retried"), 2);
 }
 
 TEST(MetricsForkTest, ChildRecordingsSurviveTheChild) {
@@ -298,10 +303,10 @@ TEST(MetricsForkTest, ChildRecordingsSurviveTheChild) {
   kill(killed, SIGKILL);
   ASSERT_TRUE(KilledBySigkill(killed));
 
-  EXPECT_EQ(m.JobCount("workspace_expire", "completed"), 2);
-  EXPECT_EQ(m.JobCount("snapshot_retain", "cancelled"), 1);
-  EXPECT_EQ(m.JobLag("workspace_expire"), 0.5);
-  EXPECT_EQ(m.ApiErrors(), 1);
+  EXPECT_EQ(JobCount(m, "workspace_expire", "completed"), 2);
+  EXPECT_EQ(JobCount(m, "snapshot_retain", "cancelled"), 1);
+  EXPECT_EQ(JobLag(m, "workspace_expire"), 0.5);
+  EXPECT_EQ(ApiErrors(m), 1);
   EXPECT_TRUE(HasLine(m.RenderPrometheus(),
                       "awc_background_job_duration_seconds_count"
                       "{kind=\"snapshot_retain\"} 1"));
@@ -333,13 +338,13 @@ TEST(MetricsForkTest, ConcurrentChildrenGiveExactTotals) {
   for (pid_t pid : pids) ASSERT_TRUE(ExitedCleanly(pid));
 
   for (int j = 0; j < kShared; ++j) {
-    EXPECT_EQ(m.JobCount("shared-" + std::to_string(j), "completed"),
+    EXPECT_EQ(JobCount(m, "shared-" + std::to_string(j), "completed"),
               kChildren * kIters / kShared);
   }
   for (int c = 0; c < kChildren; ++c) {
-    EXPECT_EQ(m.JobCount("child-" + std::to_string(c), "failed"), kIters);
+    EXPECT_EQ(JobCount(m, "child-" + std::to_string(c), "failed"), kIters);
   }
-  EXPECT_EQ(m.TotalJobs(), 2.0 * kChildren * kIters);
+  EXPECT_EQ(TotalJobs(m), 2.0 * kChildren * kIters);
   std::string text = m.RenderPrometheus();
   // Each label set got exactly one slot despite the racing allocations.
   EXPECT_EQ(CountPrefix(text, "awc_background_jobs_total{"),
@@ -390,11 +395,11 @@ TEST(MetricsForkTest, DeadAllocatorDoesNotWedgeOthers) {
   ASSERT_TRUE(ExitedCleanly(after));
   m.CountJob("parent", "completed");
 
-  EXPECT_EQ(m.JobCount("before", "completed"), 1);
-  EXPECT_EQ(m.JobCount("after", "completed"), 3);
-  EXPECT_EQ(m.JobCount("parent", "completed"), 1);
-  EXPECT_EQ(m.JobCount("doomed", "failed"), 0);
-  EXPECT_EQ(m.JobLag("after"), 1);
+  EXPECT_EQ(JobCount(m, "before", "completed"), 1);
+  EXPECT_EQ(JobCount(m, "after", "completed"), 3);
+  EXPECT_EQ(JobCount(m, "parent", "completed"), 1);
+  EXPECT_EQ(JobCount(m, "doomed", "failed"), 0);
+  EXPECT_EQ(JobLag(m, "after"), 1);
   std::string text = m.RenderPrometheus();
   EXPECT_EQ(text.find("doomed"), std::string::npos) << text;
   EXPECT_EQ(CountPrefix(text, "awc_background_jobs_total{"), 3);

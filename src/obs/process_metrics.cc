@@ -47,16 +47,11 @@ std::optional<std::string_view> LineAfter(std::string_view text,
   return std::nullopt;
 }
 
-void Gauge(PromText* out, const char* name, const char* help, double v) {
-  out->Family(name, help, MetricType::kGauge);
-  out->Sample(name, {}, v);
-}
-
 // /proc/<pid>/stat: the fields after the command name, which is in
 // parentheses and may hold spaces and parentheses itself. Field n of
 // proc(5) is at index n - 3.
-void RenderStat(PromText* out, const ProcSource& src, double ticks,
-                double page) {
+void ReadStat(ProcReading* out, const ProcSource& src, double ticks,
+              double page) {
   Result<std::string> stat = src.env->ReadFile(src.self + "/stat");
   if (!stat.ok()) return;
   size_t close = stat->rfind(')');
@@ -70,31 +65,19 @@ void RenderStat(PromText* out, const ProcSource& src, double ticks,
   std::optional<double> vsize = ParseNumber(f[23 - 3]);
   std::optional<double> rss = ParseNumber(f[24 - 3]);
   if (utime && stime) {
-    out->Family("process_cpu_seconds_total",
-                "Total user and system CPU time spent in seconds.",
-                MetricType::kCounter);
-    out->Sample("process_cpu_seconds_total", {}, (*utime + *stime) / ticks);
+    out->Set(MetricId::kProcessCpuSeconds, (*utime + *stime) / ticks);
   }
-  if (rss) {
-    Gauge(out, "process_resident_memory_bytes",
-          "Resident memory size in bytes.", *rss * page);
-  }
-  if (vsize) {
-    Gauge(out, "process_virtual_memory_bytes", "Virtual memory size in bytes.",
-          *vsize);
-  }
+  if (rss) out->Set(MetricId::kProcessResidentMemory, *rss * page);
+  if (vsize) out->Set(MetricId::kProcessVirtualMemory, *vsize);
   if (!start) return;
   double boot = src.env->NowWall() - src.env->NowBoot();
-  Gauge(out, "process_start_time_seconds",
-        "Start time of the process since unix epoch in seconds.",
-        boot + *start / ticks);
+  out->Set(MetricId::kProcessStartTime, boot + *start / ticks);
 }
 
-void RenderFds(PromText* out, const ProcSource& src) {
+void ReadFds(ProcReading* out, const ProcSource& src) {
   Result<std::vector<std::string>> fds = src.env->ListDir(src.self + "/fd");
   if (fds.ok()) {
-    Gauge(out, "process_open_fds", "Number of open file descriptors.",
-          static_cast<double>(fds->size()));
+    out->Set(MetricId::kProcessOpenFds, static_cast<double>(fds->size()));
   }
   Result<std::string> limits = src.env->ReadFile(src.self + "/limits");
   if (!limits.ok()) return;
@@ -103,20 +86,27 @@ void RenderFds(PromText* out, const ProcSource& src) {
   std::vector<std::string_view> w = Words(*line);
   std::optional<double> soft = w.empty() ? std::nullopt : ParseNumber(w[0]);
   if (!soft) return;  // "unlimited"
-  Gauge(out, "process_max_fds", "Maximum number of open file descriptors.",
-        *soft);
+  out->Set(MetricId::kProcessMaxFds, *soft);
 }
 
 }  // namespace
 
-void RenderProcessMetrics(PromText* out, const ProcSource& source) {
+ProcReading ReadProcess(const ProcSource& source) {
   double ticks = static_cast<double>(
       source.clock_ticks > 0 ? source.clock_ticks : sysconf(_SC_CLK_TCK));
   double page = static_cast<double>(
       source.page_size > 0 ? source.page_size : sysconf(_SC_PAGESIZE));
   if (ticks <= 0) ticks = 100;
-  RenderStat(out, source, ticks, page);
-  RenderFds(out, source);
+  ProcReading out;
+  ReadStat(&out, source, ticks, page);
+  ReadFds(&out, source);
+  return out;
+}
+
+void ProcessSamples(const ScrapeInput& in, const MetricFamily& f,
+                    ScrapeSamples* out) {
+  if (in.proc == nullptr) return;
+  if (std::optional<double> v = in.proc->Get(f.id)) out->push_back({{}, *v});
 }
 
 }  // namespace awc::obs

@@ -1,6 +1,6 @@
 // The standard process_* metrics of the process that serves /metrics (the
 // master), read from /proc at scrape time, as the Prometheus client
-// libraries define them.
+// libraries define them (their rows: metric_families.h).
 //
 // Contract:
 //  - process_cpu_seconds_total (user + system time), process_resident_
@@ -15,10 +15,11 @@
 #ifndef AWC_OBS_PROCESS_METRICS_H_
 #define AWC_OBS_PROCESS_METRICS_H_
 
+#include <optional>
 #include <string>
 
 #include "common/env.h"
-#include "obs/prom_text.h"
+#include "obs/metric_families.h"
 
 namespace awc::obs {
 
@@ -29,7 +30,18 @@ struct ProcSource {
   long page_size = 0;               // bytes; 0: sysconf(_SC_PAGESIZE)
 };
 
-void RenderProcessMetrics(PromText* out, const ProcSource& source = {});
+// What /proc said: the value of each process_* family (metric_families.h)
+// that could be read.
+struct ProcReading {
+  std::optional<double> values[kNumMetricFamilies];  // by MetricId
+
+  std::optional<double> Get(MetricId id) const {
+    return values[static_cast<int>(id)];
+  }
+  void Set(MetricId id, double v) { values[static_cast<int>(id)] = v; }
+};
+
+ProcReading ReadProcess(const ProcSource& source = {});
 
 }  // namespace awc::obs
 

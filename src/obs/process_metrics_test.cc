@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "obs/metrics_test_support.h"
+#include "obs/scrape.h"
 #include "testing/fault_env.h"
 
 namespace awc::obs {
@@ -18,6 +19,21 @@ namespace {
 using testing::HasLine;
 using testing::Lines;
 using testing::NewMetrics;
+
+// The process_* families of a scrape that reads `source`.
+std::string RenderProcess(const ProcSource& source) {
+  ProcReading reading = ReadProcess(source);
+  ScrapeInput input;
+  input.proc = &reading;
+  PromText out;
+  RenderScraped(&out, input);
+  std::string text;
+  for (const std::string& l : Lines(out.text())) {
+    std::string name = l.starts_with("# ") ? l.substr(7) : l;
+    if (name.starts_with("process_")) text += l + "\n";
+  }
+  return text;
+}
 
 // The system's files, with the clocks stopped 100 s after a boot at
 // 1700000000 (seconds since the epoch).
@@ -58,11 +74,7 @@ class ProcessMetricsTest : public ::testing::Test {
   void Write(const std::string& rel, const std::string& content) {
     std::ofstream(dir_ + "/" + rel) << content;
   }
-  std::string Render() {
-    PromText out;
-    RenderProcessMetrics(&out, source_);
-    return out.Take();
-  }
+  std::string Render() { return RenderProcess(source_); }
 
   BootedAtEnv env_;
   std::string dir_;
@@ -111,9 +123,7 @@ TEST_F(ProcessMetricsTest, WhatCannotBeReadIsLeftOut) {
 }
 
 TEST(ProcessMetricsRealTest, TheRealProcessHasPlausibleValues) {
-  PromText out;
-  RenderProcessMetrics(&out);
-  std::string text = out.Take();
+  std::string text = RenderProcess({});
   for (const char* name :
        {"process_cpu_seconds_total ", "process_resident_memory_bytes ",
         "process_virtual_memory_bytes ", "process_start_time_seconds ",
@@ -148,9 +158,7 @@ TEST(ProcessMetricsRealTest, StartTimeNeedsNoProcStat) {
   NoProcStatEnv env;
   ProcSource source;
   source.env = &env;
-  PromText out;
-  RenderProcessMetrics(&out, source);
-  std::string text = out.Take();
+  std::string text = RenderProcess(source);
   double start = SampleValue(text, "process_start_time_seconds");
   ASSERT_GT(start, 0) << text;
 

@@ -1,7 +1,5 @@
 #include "obs/scrape.h"
 
-#include "obs/prom_text.h"
-
 namespace awc::obs {
 namespace {
 
@@ -13,29 +11,45 @@ constexpr WorkerPhase kLivePhases[] = {WorkerPhase::kConnecting,
 
 }  // namespace
 
+void BuildInfoSamples(const ScrapeInput&, const MetricFamily&,
+                      ScrapeSamples* out) {
+  out->push_back({{AWC_VERSION, AWC_WITH_S3 ? "yes" : "no"}, 1.0});
+}
+
+void WorkerPhaseSamples(const ScrapeInput& in, const MetricFamily&,
+                        ScrapeSamples* out) {
+  if (in.status == nullptr) return;
+  out->push_back({{WorkerPhaseName(WorkerPhase::kDown)},
+                  static_cast<double>(in.workers_down)});
+  for (WorkerPhase phase : kLivePhases) {
+    out->push_back({{WorkerPhaseName(phase)},
+                    static_cast<double>(in.status->Count(phase))});
+  }
+}
+
+void RenderScraped(PromText* out, const ScrapeInput& input) {
+  for (const MetricFamily& f : kMetricFamilies) {
+    if (f.source != MetricSource::kScrape) continue;
+    ScrapeSamples samples;
+    f.scrape(input, f, &samples);
+    if (samples.empty()) continue;
+    out->Family(f.name, f.help, f.type);
+    int n = NumLabels(f);
+    for (const auto& [values, value] : samples) {
+      Label labels[kMaxFamilyLabels];
+      for (int j = 0; j < n; ++j) labels[j] = {f.labels[j], values[j]};
+      out->Sample(f.name, std::span<const Label>(labels, n), value);
+    }
+  }
+}
+
 std::string RenderScrape(const Metrics& metrics,
                          const WorkerStatusTable* status, int workers_down,
                          const ProcSource& proc) {
+  ProcReading reading = ReadProcess(proc);
+  ScrapeInput input{status, workers_down, &reading};
   PromText out;
-  out.Family("awc_build_info",
-             "Always 1; the labels say which build of awc-worker runs.",
-             MetricType::kGauge);
-  out.Sample("awc_build_info",
-             {{"version", AWC_VERSION}, {"s3", AWC_WITH_S3 ? "yes" : "no"}},
-             1.0);
-  if (status != nullptr) {
-    out.Family("awc_workers",
-               "Workers by phase; down: worker slots whose process is gone "
-               "(waiting for its restart).",
-               MetricType::kGauge);
-    out.Sample("awc_workers", {{"phase", WorkerPhaseName(WorkerPhase::kDown)}},
-               static_cast<double>(workers_down));
-    for (WorkerPhase phase : kLivePhases) {
-      out.Sample("awc_workers", {{"phase", WorkerPhaseName(phase)}},
-                 static_cast<double>(status->Count(phase)));
-    }
-  }
-  RenderProcessMetrics(&out, proc);
+  RenderScraped(&out, input);
   return metrics.RenderPrometheus() + out.Take();
 }
 

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "obs/metrics_test_support.h"
+#include "store/store_request.h"
 
 namespace awc::obs {
 namespace {
@@ -52,7 +53,8 @@ TEST(ScrapeTest, EveryFamilyOnceAndItsSamplesTogether) {
       std::move(WorkerStatusTable::CreateShared(2).value());
   metrics.CountJob("snapshot_scrub", "completed");
   metrics.ObserveJobDuration("snapshot_scrub", 0.2);
-  metrics.ObserveStoreRequest(StoreKind::kS3, StoreOp::kGet, StoreResult::kOk,
+  metrics.ObserveStoreRequest(store::StoreUrl::Scheme::kS3,
+                              store::StoreOp::kGet, store::StoreResult::kOk,
                               0.01);
   std::string text = RenderScrape(metrics, &status, 0);
   std::set<std::string> declared;

@@ -2,6 +2,7 @@
 #ifndef AWC_QUEUE_JOB_H_
 #define AWC_QUEUE_JOB_H_
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -10,6 +11,8 @@
 
 namespace awc::queue {
 
+// awc.jobs.state; kOther stands for any text outside the list (a state a
+// newer schema added), so reading a row never fails on it.
 enum class JobState {
   kPending,
   kRunning,
@@ -19,11 +22,30 @@ enum class JobState {
   kOther
 };
 
-JobState ParseJobState(std::string_view text);
-const char* JobStateName(JobState state);  // "PENDING", ...
+struct JobStateRow {
+  JobState value;
+  const char* name;  // the SQL literal: "PENDING", ...
+  // The closed `outcome` label of metrics and events for a job left in this
+  // state: completed, failed, cancelled, retried (PENDING), other.
+  const char* outcome;
+};
 
-// The closed `outcome` label of metrics and events, from the state a job was
-// left in: completed, failed, cancelled, retried (PENDING), other.
+// Every state a job can be in (kOther is none of them), in the order
+// listings show them.
+inline constexpr JobStateRow kJobStates[] = {
+    {JobState::kPending, "PENDING", "retried"},
+    {JobState::kRunning, "RUNNING", "other"},
+    {JobState::kCompleted, "COMPLETED", "completed"},
+    {JobState::kFailed, "FAILED", "failed"},
+    {JobState::kCancelled, "CANCELLED", "cancelled"},
+};
+
+// The state named `text`; kOther for anything else.
+JobState ParseJobState(std::string_view text);
+const char* JobStateName(JobState state);  // "PENDING", ...; "OTHER"
+
+// The outcome label of a job left in `state` (kJobStates); "other" for
+// kOther.
 const char* OutcomeLabel(JobState state);
 
 // Why a job was dead-lettered (awc.jobs.dead_reason); kNone while it is not
@@ -37,10 +59,44 @@ enum class DeadReason {
   kHandlerFailed,      // its handler failed it for good
 };
 
+struct DeadReasonRow {
+  DeadReason value;
+  const char* name;  // the SQL literal
+};
+
+// Every recorded reason (kNone is none of them), in the order listings
+// show them.
+inline constexpr DeadReasonRow kDeadReasons[] = {
+    {DeadReason::kMalformedPayload, "malformed_payload"},
+    {DeadReason::kUnknownKind, "unknown_kind"},
+    {DeadReason::kSubjectMissing, "subject_missing"},
+    {DeadReason::kAttemptsExhausted, "attempts_exhausted"},
+    {DeadReason::kHandlerFailed, "handler_failed"},
+};
+
 // "malformed_payload", ... ("" for kNone): the SQL literals.
 const char* DeadReasonName(DeadReason reason);
 // The reason named `text`; kNone for "" and anything else.
 DeadReason ParseDeadReason(std::string_view text);
+
+// The states the queue's depth sample counts (queue_stats.h, Depth), as
+// awc_queue_jobs{kind,state} shows them.
+enum class QueueState { kPending, kRunning, kFailed };
+
+struct QueueStateRow {
+  QueueState value;
+  const char* name;  // the label value: "pending", ...
+  JobState state;    // the jobs' state it counts (FAILED: dead letters)
+};
+inline constexpr QueueStateRow kQueueStates[] = {
+    {QueueState::kPending, "pending", JobState::kPending},
+    {QueueState::kRunning, "running", JobState::kRunning},
+    {QueueState::kFailed, "failed", JobState::kFailed},
+};
+
+const char* QueueStateName(QueueState state);
+// Its label value in the metrics (obs/metrics.h, MakeLabels).
+std::array<std::string_view, 1> MetricLabels(QueueState state);
 
 // A job this worker holds a lease on.
 struct Job {

@@ -3,10 +3,12 @@
 #include <bsd/unistd.h>
 
 #include <algorithm>
+#include <iterator>
 #include <map>
 #include <utility>
 
 #include "obs/log.h"
+#include "queue/job.h"
 #include "scheduler/spec.h"
 
 namespace awc::scheduler {
@@ -71,7 +73,7 @@ void SchedulerProcessReporter::QueueSampled(
     const std::vector<queue::Depth>& depth) {
   if (metrics_ == nullptr) return;
   struct Tally {
-    int64_t count[obs::kNumQueueStates] = {};
+    int64_t count[std::size(queue::kQueueStates)] = {};  // by row
     double oldest = 0;
   };
   constexpr const char* kUnknown = "unknown";
@@ -81,24 +83,16 @@ void SchedulerProcessReporter::QueueSampled(
   for (const queue::Depth& d : depth) {
     auto it = tally.find(d.kind);
     Tally& t = it != tally.end() ? it->second : unknown;
-    switch (d.state) {
-      case queue::JobState::kPending:
-        t.count[static_cast<int>(obs::QueueState::kPending)] += d.count;
-        t.oldest = std::max(t.oldest, d.oldest_ready_secs.value_or(0));
-        break;
-      case queue::JobState::kRunning:
-        t.count[static_cast<int>(obs::QueueState::kRunning)] += d.count;
-        break;
-      case queue::JobState::kFailed:
-        t.count[static_cast<int>(obs::QueueState::kFailed)] += d.count;
-        break;
-      default:
-        break;
+    for (size_t s = 0; s < std::size(queue::kQueueStates); ++s) {
+      if (queue::kQueueStates[s].state == d.state) t.count[s] += d.count;
+    }
+    if (d.state == queue::JobState::kPending) {
+      t.oldest = std::max(t.oldest, d.oldest_ready_secs.value_or(0));
     }
   }
   for (const auto& [kind, t] : tally) {
-    for (int s = 0; s < obs::kNumQueueStates; ++s) {
-      metrics_->SetQueueJobs(kind, static_cast<obs::QueueState>(s), t.count[s]);
+    for (size_t s = 0; s < std::size(queue::kQueueStates); ++s) {
+      metrics_->SetQueueJobs(kind, queue::kQueueStates[s].value, t.count[s]);
     }
     metrics_->SetQueueOldestPending(kind, t.oldest);
   }

@@ -10,10 +10,16 @@
 
 #include "common/json.h"
 #include "obs/log.h"
+#include "obs/metrics_testing.h"
 #include "scheduler/spec.h"
 
 namespace awc::scheduler {
 namespace {
+
+using obs::testing::QueueJobs;
+using obs::testing::QueueOldestPending;
+using obs::testing::ScheduleEnqueued;
+using obs::testing::ScheduleRuns;
 
 class SchedulerReporterTest : public ::testing::Test {
  protected:
@@ -109,8 +115,8 @@ TEST_F(SchedulerReporterTest, OneEventAndTheCountersPerRun) {
   EXPECT_EQ(Int(e[0], "due"), 3);
   EXPECT_EQ(Int(e[0], "enqueued"), 2);
   EXPECT_EQ(json_real_value(json_object_get(e[0].get(), "duration_s")), 0.25);
-  EXPECT_EQ(metrics_.ScheduleRuns("gc", "ok"), 1);
-  EXPECT_EQ(metrics_.ScheduleEnqueued("gc"), 2);
+  EXPECT_EQ(ScheduleRuns(metrics_, "gc", "ok"), 1);
+  EXPECT_EQ(ScheduleEnqueued(metrics_, "gc"), 2);
 
   RunReport failed;
   failed.schedule = "nightly";
@@ -122,7 +128,7 @@ TEST_F(SchedulerReporterTest, OneEventAndTheCountersPerRun) {
   EXPECT_EQ(Str(e[0], "level"), "error");
   EXPECT_EQ(Str(e[0], "result"), "error");
   EXPECT_EQ(Str(e[0], "error"), failed.error);
-  EXPECT_EQ(metrics_.ScheduleRuns("nightly", "error"), 1);
+  EXPECT_EQ(ScheduleRuns(metrics_, "nightly", "error"), 1);
 
   RunReport prune;
   prune.schedule = "prune";
@@ -146,21 +152,21 @@ TEST_F(SchedulerReporterTest, ADepthSampleSetsEveryKnownKindAndUnknown) {
     d.oldest_ready_secs = oldest;
     return d;
   };
-  using obs::QueueState;
   using queue::JobState;
+  using queue::QueueState;
   reporter_.QueueSampled({depth("gc_sweep", JobState::kPending, 4, 12.5),
                           depth("gc_sweep", JobState::kRunning, 2),
                           depth("snapshot_scrub", JobState::kFailed, 7),
                           depth("junk_a", JobState::kPending, 3, 30),
                           depth("junk_b", JobState::kPending, 5, 99),
                           depth("junk_b", JobState::kFailed, 1)});
-  EXPECT_EQ(metrics_.QueueJobs("gc_sweep", QueueState::kPending), 4);
-  EXPECT_EQ(metrics_.QueueJobs("gc_sweep", QueueState::kRunning), 2);
-  EXPECT_EQ(metrics_.QueueOldestPending("gc_sweep"), 12.5);
-  EXPECT_EQ(metrics_.QueueJobs("snapshot_scrub", QueueState::kFailed), 7);
-  EXPECT_EQ(metrics_.QueueJobs("unknown", QueueState::kPending), 8);
-  EXPECT_EQ(metrics_.QueueJobs("unknown", QueueState::kFailed), 1);
-  EXPECT_EQ(metrics_.QueueOldestPending("unknown"), 99);
+  EXPECT_EQ(QueueJobs(metrics_, "gc_sweep", QueueState::kPending), 4);
+  EXPECT_EQ(QueueJobs(metrics_, "gc_sweep", QueueState::kRunning), 2);
+  EXPECT_EQ(QueueOldestPending(metrics_, "gc_sweep"), 12.5);
+  EXPECT_EQ(QueueJobs(metrics_, "snapshot_scrub", QueueState::kFailed), 7);
+  EXPECT_EQ(QueueJobs(metrics_, "unknown", QueueState::kPending), 8);
+  EXPECT_EQ(QueueJobs(metrics_, "unknown", QueueState::kFailed), 1);
+  EXPECT_EQ(QueueOldestPending(metrics_, "unknown"), 99);
   std::string text = metrics_.RenderPrometheus();
   // 3 known kinds and unknown, 3 states each; no producer's kind.
   size_t series = 0;
@@ -176,9 +182,9 @@ TEST_F(SchedulerReporterTest, ADepthSampleSetsEveryKnownKindAndUnknown) {
 
   // The next sample finds the jobs gone: every count falls back to 0.
   reporter_.QueueSampled({});
-  EXPECT_EQ(metrics_.QueueJobs("gc_sweep", QueueState::kPending), 0);
-  EXPECT_EQ(metrics_.QueueOldestPending("gc_sweep"), 0);
-  EXPECT_EQ(metrics_.QueueJobs("unknown", QueueState::kPending), 0);
+  EXPECT_EQ(QueueJobs(metrics_, "gc_sweep", QueueState::kPending), 0);
+  EXPECT_EQ(QueueOldestPending(metrics_, "gc_sweep"), 0);
+  EXPECT_EQ(QueueJobs(metrics_, "unknown", QueueState::kPending), 0);
   EXPECT_TRUE(Events().empty());
 }
 

@@ -5,26 +5,33 @@
 
 namespace awc::worker {
 
-obs::StoreKind StoreKindOf(store::StoreUrl::Scheme scheme) {
-  switch (scheme) {
-    case store::StoreUrl::Scheme::kMemory:
-      break;
-    case store::StoreUrl::Scheme::kFile:
-      return obs::StoreKind::kFile;
-    case store::StoreUrl::Scheme::kS3:
-      return obs::StoreKind::kS3;
+MeteredStore::MeteredStore(std::unique_ptr<store::ObjectStore> inner,
+                           store::StoreUrl::Scheme scheme,
+                           obs::Metrics* metrics, Env* env)
+    : inner_(std::move(inner)), scheme_(scheme), metrics_(metrics), env_(env) {}
+
+void MeteredStore::Count(store::StoreOp op, store::StoreResult result,
+                         double seconds) {
+  if (!declared_) {
+    for (const store::StoreOpRow& o : store::kStoreOps) {
+      for (const store::StoreResultRow& r : store::kStoreResults) {
+        metrics_->Declare(obs::MetricId::kStoreRequests,
+                          obs::MakeLabels(scheme_, o.value, r.value));
+      }
+    }
+    for (const store::StoreOpRow& o : store::kStoreOps) {
+      metrics_->Declare(obs::MetricId::kStoreRequestDuration,
+                        obs::MakeLabels(scheme_, o.value));
+    }
+    metrics_->Declare(obs::MetricId::kStoreBytesRead, obs::MakeLabels(scheme_));
+    declared_ = true;
   }
-  return obs::StoreKind::kMemory;
+  metrics_->ObserveStoreRequest(scheme_, op, result, seconds);
 }
 
-MeteredStore::MeteredStore(std::unique_ptr<store::ObjectStore> inner,
-                           obs::StoreKind kind, obs::Metrics* metrics, Env* env)
-    : inner_(std::move(inner)), kind_(kind), metrics_(metrics), env_(env) {}
-
-void MeteredStore::Record(obs::StoreOp op, obs::StoreResult result,
-                          double started) {
-  metrics_->ObserveStoreRequest(kind_, op, result,
-                                env_->NowMonotonic() - started);
+void MeteredStore::CountBytesRead(uint64_t bytes) {
+  // Bytes come with requests: before the first, there is nothing to show.
+  if (declared_) metrics_->CountStoreBytesRead(scheme_, bytes);
 }
 
 Status MeteredStore::Get(const store::ObjectKey& key,
@@ -38,9 +45,10 @@ Status MeteredStore::Get(const store::ObjectKey& key,
     stopped |= !taken.ok();
     return taken;
   });
-  Record(obs::StoreOp::kGet,
-         stopped ? obs::StoreResult::kAborted : obs::StoreResultOf(s), started);
-  metrics_->CountStoreBytesRead(kind_, bytes);
+  Record(store::StoreOp::kGet,
+         stopped ? store::StoreResult::kAborted : store::StoreResultOf(s),
+         started);
+  CountBytesRead(bytes);
   return s;
 }
 
@@ -63,30 +71,29 @@ void MeteredStore::GetMany(std::vector<GetRequest>& requests) {
     };
     metered[i].done = [&, i](Status s) {
       double now = env_->NowMonotonic();
-      metrics_->ObserveStoreRequest(
-          kind_, obs::StoreOp::kGet,
-          stopped[i] ? obs::StoreResult::kAborted : obs::StoreResultOf(s),
-          now - started[i]);
+      Count(store::StoreOp::kGet,
+            stopped[i] ? store::StoreResult::kAborted : store::StoreResultOf(s),
+            now - started[i]);
       // The next request waiting for a free transfer starts now.
       if (size_t next = parallel + completed++; next < n) started[next] = now;
       requests[i].done(std::move(s));
     };
   }
   inner_->GetMany(metered);
-  metrics_->CountStoreBytesRead(kind_, bytes);
+  CountBytesRead(bytes);
 }
 
 Result<uint64_t> MeteredStore::Head(const store::ObjectKey& key) {
   double started = env_->NowMonotonic();
   Result<uint64_t> r = inner_->Head(key);
-  Record(obs::StoreOp::kHead, r.status(), started);
+  Record(store::StoreOp::kHead, r.status(), started);
   return r;
 }
 
 Status MeteredStore::Put(const store::ObjectKey& key, std::string_view data) {
   double started = env_->NowMonotonic();
   Status s = inner_->Put(key, data);
-  Record(obs::StoreOp::kPut, s, started);
+  Record(store::StoreOp::kPut, s, started);
   return s;
 }
 
@@ -94,7 +101,7 @@ Status MeteredStore::PutFile(const store::ObjectKey& key,
                              const std::string& path) {
   double started = env_->NowMonotonic();
   Status s = inner_->PutFile(key, path);
-  Record(obs::StoreOp::kPut, s, started);
+  Record(store::StoreOp::kPut, s, started);
   return s;
 }
 
@@ -108,7 +115,7 @@ Result<std::vector<Status>> MeteredStore::DeleteMany(
                                [](const Status& s) { return !s.ok(); });
     if (failed != r->end()) first = *failed;
   }
-  Record(obs::StoreOp::kDelete, first, started);
+  Record(store::StoreOp::kDelete, first, started);
   return r;
 }
 
@@ -121,8 +128,9 @@ Status MeteredStore::List(const std::string& tenant_id, const ListFn& each) {
         stopped |= !taken.ok();
         return taken;
       });
-  Record(obs::StoreOp::kList,
-         stopped ? obs::StoreResult::kAborted : obs::StoreResultOf(s), started);
+  Record(store::StoreOp::kList,
+         stopped ? store::StoreResult::kAborted : store::StoreResultOf(s),
+         started);
   return s;
 }
 

@@ -15,8 +15,10 @@
 //    writes are not counted.
 //  - The result is "aborted" when the caller's sink or List callback
 //    stopped the call by returning an error; otherwise the class of the
-//    returned Status (obs::StoreResultOf). A DeleteMany that succeeded as a
+//    returned Status (store::StoreResultOf). A DeleteMany that succeeded as a
 //    call takes the class of its first failed key, if any.
+//  - The store's series appear with its first request: then every op and
+//    result of its store label (the URL's scheme) is declared, at 0.
 //  - The time runs from the call to its return on the Env's monotonic
 //    clock. A GetMany request counts from when the wrapped store can start
 //    it: the first parallelism() requests at once, each later one when an
@@ -31,18 +33,18 @@
 #include "common/env.h"
 #include "obs/metrics.h"
 #include "store/object_store.h"
+#include "store/store_request.h"
 #include "store/store_url.h"
 
 namespace awc::worker {
 
-// The store label of a store URL's scheme.
-obs::StoreKind StoreKindOf(store::StoreUrl::Scheme scheme);
-
 class MeteredStore : public store::ObjectStore {
  public:
   // None of the pointers is null; `metrics` and `env` outlive the store.
-  MeteredStore(std::unique_ptr<store::ObjectStore> inner, obs::StoreKind kind,
-               obs::Metrics* metrics, Env* env);
+  // `scheme` is the store label: the scheme of the URL `inner` was opened
+  // from.
+  MeteredStore(std::unique_ptr<store::ObjectStore> inner,
+               store::StoreUrl::Scheme scheme, obs::Metrics* metrics, Env* env);
 
   const char* scheme() const override { return inner_->scheme(); }
   int parallelism() const override { return inner_->parallelism(); }
@@ -64,15 +66,22 @@ class MeteredStore : public store::ObjectStore {
   }
 
  private:
-  void Record(obs::StoreOp op, obs::StoreResult result, double started);
-  void Record(obs::StoreOp op, const Status& status, double started) {
-    Record(op, obs::StoreResultOf(status), started);
+  // One request that took `seconds`.
+  void Count(store::StoreOp op, store::StoreResult result, double seconds);
+  // One request that started at `started` and ended now.
+  void Record(store::StoreOp op, store::StoreResult result, double started) {
+    Count(op, result, env_->NowMonotonic() - started);
   }
+  void Record(store::StoreOp op, const Status& status, double started) {
+    Record(op, store::StoreResultOf(status), started);
+  }
+  void CountBytesRead(uint64_t bytes);
 
   std::unique_ptr<store::ObjectStore> inner_;
-  obs::StoreKind kind_;
+  store::StoreUrl::Scheme scheme_;
   obs::Metrics* metrics_;
   Env* env_;
+  bool declared_ = false;  // this store's series (a store has one thread)
 };
 
 }  // namespace awc::worker

@@ -7,15 +7,20 @@
 #include <vector>
 
 #include "digest/sha256.h"
+#include "obs/metrics_testing.h"
 #include "store/memory_store.h"
+#include "store/store_request.h"
 #include "testing/fault_env.h"
 
 namespace awc::worker {
 namespace {
 
-using obs::StoreKind;
-using obs::StoreOp;
-using obs::StoreResult;
+using obs::testing::StoreBytesRead;
+using obs::testing::StoreRequests;
+
+using store::StoreOp;
+using store::StoreResult;
+using Scheme = store::StoreUrl::Scheme;
 
 // A monotonic clock the test moves.
 class Clock : public FaultEnv {
@@ -95,8 +100,8 @@ class ScriptedStore : public store::ObjectStore {
 
 class MeteredStoreTest : public ::testing::Test {
  protected:
-  double Requests(StoreKind k, StoreOp op, StoreResult r) {
-    return metrics_.StoreRequests(k, op, r);
+  double Requests(Scheme k, StoreOp op, StoreResult r) {
+    return StoreRequests(metrics_, k, op, r);
   }
   // The sum of the duration histogram of `op` (an s3 store's).
   std::string DurationSum(const char* op) {
@@ -116,7 +121,7 @@ class MeteredStoreTest : public ::testing::Test {
 };
 
 TEST_F(MeteredStoreTest, CountsEachCallByOpAndResultAndTheBytesRead) {
-  MeteredStore store(store::NewMemoryStore(), StoreKind::kMemory, &metrics_,
+  MeteredStore store(store::NewMemoryStore(), Scheme::kMemory, &metrics_,
                      &clock_);
   EXPECT_STREQ(store.scheme(), "memory");
   store::ObjectKey key{"t1", Digest("hello")};
@@ -152,7 +157,7 @@ TEST_F(MeteredStoreTest, CountsEachCallByOpAndResultAndTheBytesRead) {
   ASSERT_TRUE(deleted.ok());
   EXPECT_EQ(deleted->size(), 2u);
 
-  const StoreKind m = StoreKind::kMemory;
+  const Scheme m = Scheme::kMemory;
   EXPECT_EQ(Requests(m, StoreOp::kPut, StoreResult::kOk), 1);
   EXPECT_EQ(Requests(m, StoreOp::kGet, StoreResult::kOk), 1);
   EXPECT_EQ(Requests(m, StoreOp::kGet, StoreResult::kNotFound), 1);
@@ -163,13 +168,13 @@ TEST_F(MeteredStoreTest, CountsEachCallByOpAndResultAndTheBytesRead) {
   EXPECT_EQ(Requests(m, StoreOp::kList, StoreResult::kOk), 1);
   EXPECT_EQ(Requests(m, StoreOp::kDelete, StoreResult::kOk), 1);
   // "hello" read whole once, and handed to the refusing sink once.
-  EXPECT_EQ(metrics_.StoreBytesRead(m), 10);
-  EXPECT_EQ(metrics_.StoreBytesRead(StoreKind::kS3), 0);
+  EXPECT_EQ(StoreBytesRead(metrics_, m), 10);
+  EXPECT_EQ(StoreBytesRead(metrics_, Scheme::kS3), 0);
 }
 
 TEST_F(MeteredStoreTest, ErrorClassesAndTimesOfEveryOp) {
-  MeteredStore store(std::make_unique<ScriptedStore>(&clock_, 1),
-                     StoreKind::kS3, &metrics_, &clock_);
+  MeteredStore store(std::make_unique<ScriptedStore>(&clock_, 1), Scheme::kS3,
+                     &metrics_, &clock_);
   store::ObjectKey a{"t1", Digest("a")}, b{"t1", Digest("b")};
   EXPECT_TRUE(store.Head(a).status().IsTransient());
   EXPECT_TRUE(store.Put(a, "a").IsFailedPrecondition());
@@ -183,7 +188,7 @@ TEST_F(MeteredStoreTest, ErrorClassesAndTimesOfEveryOp) {
           .List("t1", [](const std::string&,
                          uint64_t) { return Status::Internal("enough"); })
           .ok());
-  const StoreKind s3 = StoreKind::kS3;
+  const Scheme s3 = Scheme::kS3;
   EXPECT_EQ(Requests(s3, StoreOp::kHead, StoreResult::kTransient), 1);
   EXPECT_EQ(Requests(s3, StoreOp::kPut, StoreResult::kError), 1);
   EXPECT_EQ(Requests(s3, StoreOp::kPut, StoreResult::kOk), 1);
@@ -198,8 +203,8 @@ TEST_F(MeteredStoreTest, ErrorClassesAndTimesOfEveryOp) {
 }
 
 TEST_F(MeteredStoreTest, GetManyTimesEachRequestFromItsStart) {
-  MeteredStore store(std::make_unique<ScriptedStore>(&clock_, 2),
-                     StoreKind::kS3, &metrics_, &clock_);
+  MeteredStore store(std::make_unique<ScriptedStore>(&clock_, 2), Scheme::kS3,
+                     &metrics_, &clock_);
   EXPECT_EQ(store.parallelism(), 2);
   std::vector<store::ObjectStore::GetRequest> requests(5);
   std::vector<int> done_order;
@@ -219,16 +224,54 @@ TEST_F(MeteredStoreTest, GetManyTimesEachRequestFromItsStart) {
   // end after 1 and 2 s; 2 starts when 0 ends (1 s in) and ends at 3 s; 3
   // starts at 2 s, ends at 4 s; 4 starts at 3 s, ends at 5 s.
   EXPECT_EQ(DurationSum("get"), "9");
-  EXPECT_EQ(Requests(StoreKind::kS3, StoreOp::kGet, StoreResult::kOk), 4);
-  EXPECT_EQ(Requests(StoreKind::kS3, StoreOp::kGet, StoreResult::kAborted), 1);
-  EXPECT_EQ(metrics_.StoreBytesRead(StoreKind::kS3), 50);
+  EXPECT_EQ(Requests(Scheme::kS3, StoreOp::kGet, StoreResult::kOk), 4);
+  EXPECT_EQ(Requests(Scheme::kS3, StoreOp::kGet, StoreResult::kAborted), 1);
+  EXPECT_EQ(StoreBytesRead(metrics_, Scheme::kS3), 50);
 }
 
-TEST(StoreKindOfTest, OneLabelPerScheme) {
-  EXPECT_EQ(StoreKindOf(store::StoreUrl::Scheme::kMemory),
-            obs::StoreKind::kMemory);
-  EXPECT_EQ(StoreKindOf(store::StoreUrl::Scheme::kFile), obs::StoreKind::kFile);
-  EXPECT_EQ(StoreKindOf(store::StoreUrl::Scheme::kS3), obs::StoreKind::kS3);
+// Lines of `text` that start with `prefix`.
+int CountLines(const std::string& text, const std::string& prefix) {
+  int n = 0;
+  for (size_t at = 0; at < text.size();) {
+    size_t end = text.find('\n', at);
+    if (end == std::string::npos) end = text.size();
+    n += text.compare(at, prefix.size(), prefix) == 0;
+    at = end + 1;
+  }
+  return n;
+}
+
+TEST_F(MeteredStoreTest, ItsStoreShowsEveryOpAndResultFromItsFirstRequest) {
+  MeteredStore store(store::NewMemoryStore(), Scheme::kFile, &metrics_,
+                     &clock_);
+  EXPECT_EQ(CountLines(metrics_.RenderPrometheus(), "awc_store_"), 0);
+  ASSERT_TRUE(store.Put({"t1", Digest("x")}, "x").ok());
+  std::string text = metrics_.RenderPrometheus();
+  // 5 ops x 5 results, in order, for this store only.
+  EXPECT_EQ(CountLines(text, "awc_store_requests_total{store=\"file\","), 25);
+  EXPECT_EQ(CountLines(text, "awc_store_requests_total{"), 25);
+  size_t get_ok = text.find(
+      "awc_store_requests_total{store=\"file\",op=\"get\",result=\"ok\"} 0\n");
+  size_t get_error = text.find(
+      "awc_store_requests_total{store=\"file\",op=\"get\",result=\"error\"} "
+      "0\n");
+  size_t put_ok = text.find(
+      "awc_store_requests_total{store=\"file\",op=\"put\",result=\"ok\"} 1\n");
+  size_t list_error = text.find(
+      "awc_store_requests_total{store=\"file\",op=\"list\",result=\"error\"} "
+      "0\n");
+  ASSERT_NE(list_error, std::string::npos) << text;
+  EXPECT_LT(get_ok, get_error);
+  EXPECT_LT(get_error, put_ok);
+  EXPECT_LT(put_ok, list_error);
+  // One histogram per op: 16 bounds, +Inf, sum and count each.
+  EXPECT_EQ(CountLines(text, "awc_store_request_duration_seconds_"), 5 * 19);
+  EXPECT_NE(text.find("awc_store_request_duration_seconds_bucket{store="
+                      "\"file\",op=\"head\",le=\"+Inf\"} 0\n"),
+            std::string::npos);
+  EXPECT_NE(text.find("awc_store_bytes_read_total{store=\"file\"} 0\n"),
+            std::string::npos);
+  EXPECT_EQ(text.find("store=\"memory\""), std::string::npos);
 }
 
 }  // namespace

@@ -50,9 +50,8 @@ int RunOnLoop(const WorkerProcessDeps& deps, int slot, struct ev_loop* loop) {
         .Emit();
     return 1;
   }
-  MeteredStore store(std::move(opened).value(),
-                     StoreKindOf(deps.store_url->scheme), deps.metrics,
-                     Env::Default());
+  MeteredStore store(std::move(opened).value(), deps.store_url->scheme,
+                     deps.metrics, Env::Default());
   PgJobSource source(loop, deps.database_url, Identity(id, slot),
                      deps.options.lease_secs);
   Worker worker(WorkerDeps{.options = deps.options,

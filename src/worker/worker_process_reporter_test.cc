@@ -9,9 +9,16 @@
 #include <vector>
 
 #include "obs/log.h"
+#include "obs/metrics_testing.h"
 
 namespace awc::worker {
 namespace {
+
+using obs::testing::ApiErrors;
+using obs::testing::JobCount;
+using obs::testing::JobLag;
+using obs::testing::LeaseReclaims;
+using obs::testing::TotalJobs;
 
 using obs::WorkerPhase;
 
@@ -121,8 +128,8 @@ TEST_F(ProcessReporterTest, ARecordedJobGivesOneEventAndItsMetrics) {
   EXPECT_EQ(json_number_value(json_object_get(events[0].obj, "duration_s")),
             1.25);
   EXPECT_EQ(json_object_get(events[0].obj, "discarded"), nullptr);
-  EXPECT_EQ(metrics_.JobCount("snapshot_validate", "completed"), 1);
-  EXPECT_EQ(metrics_.JobLag("snapshot_validate"), 4.5);
+  EXPECT_EQ(JobCount(metrics_, "snapshot_validate", "completed"), 1);
+  EXPECT_EQ(JobLag(metrics_, "snapshot_validate"), 4.5);
   EXPECT_EQ(Slot().jobs_done.load(), 1);
 }
 
@@ -133,20 +140,20 @@ TEST_F(ProcessReporterTest, ADiscardedOutcomeCountsUnderTheRowsState) {
   ASSERT_EQ(events.size(), 1u);
   EXPECT_EQ(events[0].msg, "job cancelled");
   EXPECT_TRUE(json_is_true(json_object_get(events[0].obj, "discarded")));
-  EXPECT_EQ(metrics_.JobCount("snapshot_validate", "cancelled"), 1);
+  EXPECT_EQ(JobCount(metrics_, "snapshot_validate", "cancelled"), 1);
   EXPECT_EQ(Slot().jobs_done.load(), 1);
 }
 
 TEST_F(ProcessReporterTest, AReclaimedJobIsCountedButNotAsProcessedHere) {
   reporter_.JobReclaimed({5, "gc_sweep", queue::JobState::kPending, 1, 9});
-  EXPECT_EQ(metrics_.LeaseReclaims(), 1);
+  EXPECT_EQ(LeaseReclaims(metrics_), 1);
   const std::vector<Line>& events = Events();
   ASSERT_EQ(events.size(), 1u);
   EXPECT_EQ(events[0].id, "job_5");
   EXPECT_EQ(events[0].msg, "job retried after transient failure");
   EXPECT_EQ(Str(events[0].obj, "reason"), "lease_expired");
   EXPECT_EQ(json_object_get(events[0].obj, "duration_s"), nullptr);
-  EXPECT_EQ(metrics_.JobCount("gc_sweep", "retried"), 1);
+  EXPECT_EQ(JobCount(metrics_, "gc_sweep", "retried"), 1);
   EXPECT_EQ(Slot().jobs_done.load(), 0);
 }
 
@@ -163,8 +170,8 @@ TEST_F(ProcessReporterTest, KindsTheRegistryDoesNotKnowAreLabelledUnknown) {
   queue::Job gc = job_;
   gc.kind = "gc_sweep";
   reporter_.JobRecorded(gc, failed, 0.01);
-  EXPECT_EQ(metrics_.JobCount("unknown", "failed"), 201);
-  EXPECT_EQ(metrics_.JobCount("gc_sweep", "failed"), 1);
+  EXPECT_EQ(JobCount(metrics_, "unknown", "failed"), 201);
+  EXPECT_EQ(JobCount(metrics_, "gc_sweep", "failed"), 1);
   std::string text = metrics_.RenderPrometheus();
   EXPECT_EQ(text.find("cardinality_overflow"), std::string::npos) << text;
   EXPECT_EQ(text.find("junk_"), std::string::npos);
@@ -183,7 +190,7 @@ TEST_F(ProcessReporterTest, DatabaseTroubleCountsErrorsAndFollowsTheSession) {
   reporter_.DatabaseError("record", Status::Transient("closed"), true);
   EXPECT_FALSE(Slot().db_ok.load());
   reporter_.LeaseRenewalFailed(job_, Status::Transient("closed"));
-  EXPECT_EQ(metrics_.ApiErrors(), 3);
+  EXPECT_EQ(ApiErrors(metrics_), 3);
   const std::vector<Line>& errors = Events();
   ASSERT_EQ(errors.size(), 3u);
   EXPECT_EQ(errors[0].msg, "database error");
@@ -194,7 +201,7 @@ TEST_F(ProcessReporterTest, DatabaseTroubleCountsErrorsAndFollowsTheSession) {
 
   // Failing to open a session is not an API error.
   reporter_.DatabaseUnavailable(Status::Transient("refused"), 0.5);
-  EXPECT_EQ(metrics_.ApiErrors(), 3);
+  EXPECT_EQ(ApiErrors(metrics_), 3);
   reporter_.DatabaseConnected(true);
   EXPECT_TRUE(Slot().db_ok.load());
   const std::vector<Line>& reconnect = Events();
@@ -212,7 +219,7 @@ TEST_F(ProcessReporterTest, AnOutcomeNotRecordedIsAnError) {
   EXPECT_EQ(events[0].id, "job_81");
   EXPECT_EQ(events[0].level, "error");
   EXPECT_EQ(Str(events[0].obj, "kind"), "snapshot_validate");
-  EXPECT_EQ(metrics_.TotalJobs(), 0);
+  EXPECT_EQ(TotalJobs(metrics_), 0);
 }
 
 }  // namespace

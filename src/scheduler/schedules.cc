@@ -28,9 +28,14 @@ Result<std::vector<DueSchedule>> DueSchedules(db::PgConn& conn, int limit) {
       conn.ExecCached(sql::kDueSchedules, {std::to_string(limit)}));
   std::vector<DueSchedule> out;
   for (int i = 0; i < r.rows(); ++i) {
-    out.push_back({r.GetString(i, 0), r.GetBool(i, 1)});
+    out.push_back({r.GetString(i, 0), r.GetBool(i, 1), r.GetBool(i, 2)});
   }
   return out;
+}
+
+std::string UnusableNextRun(const std::string& text) {
+  return "next_run_at " + text +
+         " is not a time the scheduler can fire at (1970 to 9999, UTC)";
 }
 
 Result<std::optional<double>> SecondsToNextDue(db::PgConn& conn) {

@@ -5,6 +5,7 @@
 #define AWC_SCHEDULER_SCHEDULES_H_
 
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "common/status.h"
@@ -24,6 +25,11 @@ db::Params BuiltinParams();
 
 // Up to `limit` due, unpaused schedules, the longest due first.
 Result<std::vector<DueSchedule>> DueSchedules(db::PgConn& conn, int limit);
+
+// What is wrong with a next_run_at of `text` that the scheduler cannot
+// compute with (outside 1970 to 9999, UTC; sql::kDueSchedules): its firing
+// is an error run saying so, and awcctl schedules list marks it.
+std::string UnusableNextRun(const std::string& text);
 
 // Seconds until the next unpaused schedule is due (<= 0: one is); nullopt
 // when every schedule is paused.

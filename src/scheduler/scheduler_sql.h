@@ -68,11 +68,15 @@ SELECT holder, token,
 
 // $1 names, $2 specs, $3 kinds ('' for none) as text[]. Creates the
 // built-in schedules that do not exist yet, due at once; existing rows
-// (an operator's spec, a pause) are left as they are.
+// (an operator's spec, a pause) are left as they are. A row that exists is
+// not even offered to the INSERT: its unique check would wait for another
+// session's uncommitted change of that row, and the scheduler could not
+// start while one is held open.
 inline constexpr const char* kEnsureBuiltins = R"sql(
 INSERT INTO awc.schedules (name, spec, kind, builtin)
 SELECT n, s, nullif(k, ''), true
   FROM unnest($1::text[], $2::text[], $3::text[]) AS u(n, s, k)
+ WHERE NOT EXISTS (SELECT 1 FROM awc.schedules x WHERE x.name = u.n)
     ON CONFLICT (name) DO NOTHING
 )sql";
 
@@ -92,30 +96,36 @@ SELECT n, s, nullif(k, ''), true
   "timestamptz '0001-01-01 00:00:00+00' THEN ' BC' ELSE '' END "           \
   "ELSE next_run_at::text END"
 
-// $1 limit. (name, builtin, whether the scheduler can compute with its
-// next_run_at) of the due schedules, the longest due first (one it cannot
-// compute with counts as due).
+// $1 limit, $2 names left out (text[]: those the loop passed over).
+// (name, builtin, whether the scheduler can compute with its next_run_at)
+// of the due schedules, the longest due first (one it cannot compute with
+// counts as due).
 inline constexpr const char* kDueSchedules =
     R"sql(
 SELECT name, builtin, )sql" AWC_NEXT_RUN_OK R"sql( FROM awc.schedules
  WHERE NOT paused AND (next_run_at <= now() OR NOT )sql" AWC_NEXT_RUN_OK R"sql()
+   AND name <> ALL ($2::text[])
  ORDER BY next_run_at, name
  LIMIT $1
 )sql";
 
-// Seconds until the next schedule is due (negative when one is; 0 for one
-// the scheduler cannot compute with), or NULL when none is unpaused.
+// $1 names left out (text[]). Seconds until the next schedule is due
+// (negative when one is; 0 for one the scheduler cannot compute with), or
+// NULL when none is unpaused.
 inline constexpr const char* kSecondsToNextDue =
     R"sql(
 SELECT extract(epoch FROM min(CASE WHEN )sql" AWC_NEXT_RUN_OK R"sql(
                                    THEN next_run_at ELSE now() END)
                           - now())::float8
-  FROM awc.schedules WHERE NOT paused
+  FROM awc.schedules WHERE NOT paused AND name <> ALL ($1::text[])
 )sql";
 
 // $1 name. Locks the schedule while it is still due and unpaused; returns
 // (spec, kind or '', payload, builtin, next_run_at in µs or NULL when the
-// scheduler cannot compute with it, now in µs, next_run_at as text).
+// scheduler cannot compute with it, now in µs, next_run_at as text). A row
+// another session holds locked is skipped (no row), so that session's open
+// transaction stalls no other schedule; the loop tries it again shortly
+// (scheduler.h).
 inline constexpr const char* kLockDue =
     R"sql(
 SELECT spec, coalesce(kind, ''), payload::text, builtin,
@@ -126,7 +136,7 @@ SELECT spec, coalesce(kind, ''), payload::text, builtin,
   FROM awc.schedules
  WHERE name = $1 AND NOT paused
    AND (next_run_at <= now() OR NOT )sql" AWC_NEXT_RUN_OK R"sql()
-   FOR UPDATE
+   FOR UPDATE SKIP LOCKED
 )sql";
 
 // $1 name, $2 next run in µs, $3 result (JSON object). Under kLockDue's

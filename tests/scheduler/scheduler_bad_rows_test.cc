@@ -86,5 +86,62 @@ TEST(SchedulerBadRowsTest, ATimeItCannotComputeWithIsSkippedAndReported) {
       << list.out;
 }
 
+TEST(SchedulerBadRowsTest, LockedRowsAreSkippedAndFireOnceWhenReleased) {
+  TestDatabase db;
+  db.Migrate();
+  PauseBuiltins(db);
+  AddSchedule(db, "tick", "@every 1s");
+  AddSchedule(db, "held", "@daily");
+  // Due since three days and a bit: its firing covers them (catch-up).
+  db.Exec(
+      "UPDATE awc.schedules SET next_run_at = date_trunc('day', now()) - "
+      "interval '3 days' + interval '1 second' WHERE name = 'held'");
+  // Another session holds the row locked, and one holds a change of a
+  // built-in row uncommitted, which the scheduler's start meets.
+  auto holder = db.Connect("holder");
+  ASSERT_TRUE(holder->Exec("BEGIN").ok());
+  ASSERT_TRUE(
+      holder->Exec("SELECT 1 FROM awc.schedules WHERE name = 'held' FOR UPDATE")
+          .ok());
+  auto changer = db.Connect("changer");
+  ASSERT_TRUE(changer->Exec("BEGIN").ok());
+  ASSERT_TRUE(changer
+                  ->Exec("UPDATE awc.schedules SET updated_at = now() WHERE "
+                         "name = 'gc'")
+                  .ok());
+
+  DaemonProcess d(SchedulerTree(db, "host-a", 3));
+  std::vector<const DaemonProcess*> trees = {&d};
+  // Held for several of the scheduler's lock timeouts (a third of the
+  // lease): every other schedule fires on time all along.
+  ASSERT_TRUE(WaitUntil([&] { return Runs(trees, "tick").size() >= 6; }, 60))
+      << d.Stderr();
+  EXPECT_TRUE(Runs(trees, "held").empty());
+  ExpectNoDatabaseError(d);
+
+  // Released, it fires, once, covering what it missed.
+  ASSERT_TRUE(holder->Exec("COMMIT").ok());
+  ASSERT_TRUE(changer->Exec("COMMIT").ok());
+  ASSERT_TRUE(WaitUntil([&] { return Runs(trees, "held").size() == 1; }))
+      << d.Stderr();
+  size_t ticks = Runs(trees, "tick").size();
+  ASSERT_TRUE(
+      WaitUntil([&] { return Runs(trees, "tick").size() >= ticks + 3; }));
+  std::vector<ScheduleRun> held = Runs(trees, "held");
+  ASSERT_EQ(held.size(), 1u);
+  EXPECT_EQ(held[0].result, "ok");
+  EXPECT_EQ(held[0].missed, 3);
+  EXPECT_EQ(held[0].enqueued, 1);
+  EXPECT_EQ(db.Scalar("SELECT runs || ' ' || (next_run_at = "
+                      "date_trunc('day', now()) + interval '1 day') FROM "
+                      "awc.schedules WHERE name = 'held'"),
+            "1 true");
+  EXPECT_EQ(db.Int("SELECT count(*) FROM awc.jobs WHERE dedupe_key = "
+                   "'schedule:held'"),
+            1);
+  ExpectTiled(Runs(trees, "tick"), 1);
+  ExpectNoDatabaseError(d);
+}
+
 }  // namespace
 }  // namespace awc::testing

@@ -212,7 +212,7 @@ int RunAdd(Invocation& inv) {
   if (Status s = scheduler::ParseSpec(p[1]).status(); !s.ok()) {
     return inv.Usage(s.message());
   }
-  if (p[2].empty()) return inv.Usage("KIND is empty");
+  if (Status s = CheckKind(p[2]); !s.ok()) return inv.Usage(s.message());
   Result<JsonPtr> payload = ParseJson(p[3]);
   if (!payload.ok() || !json_is_object(payload->get())) {
     return inv.Usage("JSON must be a JSON object");
@@ -295,7 +295,8 @@ void AddSchedulesCommands(std::vector<Command>* out) {
       "letter or digit. The first run is the first instant of SPEC\n"
       "after now. KIND must be a kind this awcctl knows and JSON a\n"
       "payload its decoder accepts; --force skips that check (for kinds\n"
-      "of a newer awc-worker).\n",
+      "of a newer awc-worker), not the limits of every job: KIND is 1 to\n"
+      "128 bytes and JSON an object all the same.\n",
       4, RunAdd);
   add.options = {{"force", nullptr, "skip the kind and payload check"}};
   out->push_back(add);

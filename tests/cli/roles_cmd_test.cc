@@ -86,7 +86,11 @@ LastMigrationUndo UndoOfLastMigration(int version) {
               "SELECT to_regclass('awc.jobs_finished_kind_idx') IS NULL"};
     case 11:  // the limits of awc.schedules
       return {{"ALTER TABLE awc.schedules DROP CONSTRAINT "
-               "schedules_next_run_at_in_range"},
+               "schedules_next_run_at_in_range",
+               "ALTER TABLE awc.schedules DROP CONSTRAINT "
+               "schedules_kind_at_most_128_bytes",
+               "ALTER TABLE awc.schedules DROP CONSTRAINT "
+               "schedules_payload_is_object"},
               "SELECT NOT EXISTS (SELECT 1 FROM pg_constraint WHERE conname "
               "= 'schedules_next_run_at_in_range')"};
     default:

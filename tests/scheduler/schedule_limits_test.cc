@@ -1,7 +1,8 @@
 // What awc.schedules keeps out since migration 0011 — a next_run_at the
-// scheduler cannot compute with — and how the migration repairs the rows
-// that broke it before, so it cannot fail on a live database
-// (docs/scheduler.md, "Schedules are data").
+// scheduler cannot compute with, a job beyond the limits of every job —
+// and how the migration repairs the rows that broke them before, so it
+// cannot fail on a live database (docs/scheduler.md, "Schedules are
+// data").
 #include <gtest/gtest.h>
 
 #include "migrate/migrator.h"
@@ -51,6 +52,59 @@ TEST(ScheduleLimitsTest, TimesTheSchedulerCannotComputeWithAreRefused) {
       "'@hourly', 'k')");
   EXPECT_FALSE(
       conn->Exec("UPDATE awc.schedules SET next_run_at = '-infinity'").ok());
+}
+
+TEST(ScheduleLimitsTest, TheMigrationDisablesSchedulesWhoseJobsBreakThem) {
+  TestDatabase db;
+  MigrateTo(db, 10);
+  const std::string long_kind(300, 'k');
+  db.Exec(
+      "INSERT INTO awc.schedules (name, spec, kind, payload) VALUES "
+      "('long', '@hourly', $1, '{\"n\": 1}'), "
+      "('list', '@hourly', 'k', '[1, null]'), "
+      "('both', '@hourly', $1 || 'b', '\"x\"'), "
+      "('fine', '@hourly', repeat('k', 128), '{}')",
+      {long_kind});
+  db.Migrate();
+
+  // Paused, with the reason and what was cut kept in last_result; the row
+  // is the operator's to fix or remove.
+  EXPECT_EQ(db.Scalar("SELECT paused || ' ' || kind || ' ' || payload::text "
+                      "|| ' ' || (last_result ->> 'result') FROM "
+                      "awc.schedules WHERE name = 'long'"),
+            "true kkkkkkkkkkkkkkkkkkkkkkkk... {\"n\": 1} error");
+  EXPECT_EQ(db.Scalar("SELECT last_result ->> 'kind' FROM awc.schedules "
+                      "WHERE name = 'long'"),
+            long_kind);
+  EXPECT_EQ(db.Scalar("SELECT last_result ->> 'error' FROM awc.schedules "
+                      "WHERE name = 'long'"),
+            "paused by migration 0011: kind is longer than 128 bytes (300); "
+            "the whole kind is in last_result.kind");
+  EXPECT_EQ(db.Scalar("SELECT paused || ' ' || payload::text || ' ' || "
+                      "(last_result -> 'payload')::text || ' ' || "
+                      "(last_result ->> 'error') FROM awc.schedules WHERE "
+                      "name = 'list'"),
+            "true {} [1, null] paused by migration 0011: the payload is not "
+            "a JSON object; it is in last_result.payload");
+  EXPECT_EQ(db.Scalar("SELECT (last_result ->> 'error') || ' ' || "
+                      "(last_result ->> 'kind') || ' ' || (last_result -> "
+                      "'payload')::text FROM awc.schedules WHERE name = "
+                      "'both'"),
+            "paused by migration 0011: kind is longer than 128 bytes (301); "
+            "the whole kind is in last_result.kind; the payload is not a "
+            "JSON object; it is in last_result.payload " +
+                long_kind + "b \"x\"");
+  EXPECT_EQ(db.Scalar("SELECT paused || ' ' || (last_result IS NULL) FROM "
+                      "awc.schedules WHERE name = 'fine'"),
+            "false true");
+  for (const char* constraint :
+       {"schedules_kind_at_most_128_bytes", "schedules_payload_is_object"}) {
+    EXPECT_EQ(db.Scalar("SELECT convalidated FROM pg_constraint WHERE "
+                        "conname = $1",
+                        {constraint}),
+              "t")
+        << constraint;
+  }
 }
 
 TEST(ScheduleLimitsTest, TheMigrationRepairsRowsThatBreakThem) {

@@ -29,7 +29,7 @@ int RunEnqueue(Invocation& inv) {
   }
   const std::string& kind = a.positional[0];
   const std::string& payload = a.positional[1];
-  if (kind.empty()) return inv.Usage("KIND is empty");
+  if (Status s = CheckKind(kind); !s.ok()) return inv.Usage(s.message());
   if (!ParseJson(payload).ok()) return inv.Usage("JSON is not valid JSON");
   if (!a.Has("force")) {
     if (Status s = CheckJob(kind, payload); !s.ok()) {
@@ -60,7 +60,8 @@ void AddEnqueueCommands(std::vector<Command>* out) {
             "insert a job; prints its id",
             "KIND must be a kind this awcctl knows and JSON a payload its\n"
             "decoder accepts, as the daemon would check them; --force skips\n"
-            "that check (for kinds of a newer awc-worker).\n",
+            "that check (for kinds of a newer awc-worker), not the limit of\n"
+            "every job: KIND is 1 to 128 bytes all the same.\n",
             {{"max-attempts", "N",
               "attempts before it is dead-lettered "
               "(default 5)"},

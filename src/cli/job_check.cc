@@ -4,6 +4,16 @@
 
 namespace awc::cli {
 
+Status CheckKind(const std::string& kind) {
+  if (kind.empty()) return Status::InvalidArgument("KIND is empty");
+  if (kind.size() > kMaxKindBytes) {
+    return Status::InvalidArgument("KIND is longer than " +
+                                   std::to_string(kMaxKindBytes) + " bytes (" +
+                                   std::to_string(kind.size()) + ")");
+  }
+  return Status::OK();
+}
+
 Status CheckJob(const std::string& kind, const std::string& payload) {
   handlers::Registry registry;
   handlers::RegisterBuiltinHandlers(registry);

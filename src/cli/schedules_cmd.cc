@@ -7,6 +7,7 @@
 #include "cli/output.h"
 #include "cli/verbs.h"
 #include "scheduler/schedule_admin.h"
+#include "scheduler/schedules.h"
 #include "scheduler/spec.h"
 
 namespace awc::cli {
@@ -57,6 +58,12 @@ JsonPtr ScheduleJson(const scheduler::ScheduleRow& r) {
   json_object_set_new(o.get(), "paused", json_boolean(r.paused));
   json_object_set_new(o.get(), "next_run_at",
                       TextOrNone(r.next_run_at).Json().release());
+  json_object_set_new(
+      o.get(), "invalid",
+      r.unusable_next_run.empty()
+          ? json_null()
+          : JsonText(scheduler::UnusableNextRun(r.unusable_next_run))
+                .release());
   json_object_set_new(o.get(), "last_run_at",
                       TextOrNone(r.last_run_at).Json().release());
   Result<JsonPtr> last = ParseJson(r.last_result);
@@ -119,7 +126,10 @@ int RunList(Invocation& inv) {
            {"LAST_RESULT", "last_result"}});
   for (const scheduler::ScheduleRow& r : *rows) {
     t.Add({Cell::Text(r.name), Cell::Text(r.spec), TextOrNone(r.kind),
-           Cell::Bool(r.paused), TextOrNone(r.next_run_at),
+           Cell::Bool(r.paused),
+           r.unusable_next_run.empty()
+               ? TextOrNone(r.next_run_at)
+               : Cell::Text("invalid (" + r.unusable_next_run + ")"),
            TextOrNone(r.last_run_at), Cell::Int(r.runs),
            r.last_result.empty() ? Cell::None()
                                  : Cell::Text(Summary(r.last_result))});
@@ -202,7 +212,7 @@ int RunAdd(Invocation& inv) {
   if (Status s = scheduler::ParseSpec(p[1]).status(); !s.ok()) {
     return inv.Usage(s.message());
   }
-  if (p[2].empty()) return inv.Usage("KIND is empty");
+  if (Status s = CheckKind(p[2]); !s.ok()) return inv.Usage(s.message());
   Result<JsonPtr> payload = ParseJson(p[3]);
   if (!payload.ok() || !json_is_object(payload->get())) {
     return inv.Usage("JSON must be a JSON object");
@@ -251,7 +261,9 @@ void AddSchedulesCommands(std::vector<Command>* out) {
       "Name, spec, the kind of job each firing enqueues, whether it is\n"
       "paused, its next and last run, how many runs and what the last\n"
       "one did; then which scheduler holds the leader lease, and until\n"
-      "when. The built-in schedules (gc, expire, retain, scrub,\n"
+      "when. A next run the scheduler cannot fire at (an infinity set\n"
+      "by SQL) is shown as \"invalid (...)\". The built-in schedules (gc, "
+      "expire, retain, scrub,\n"
       "validate, prune) are created by the first scheduler that starts,\n"
       "or by this command. \"awcctl schedules\" is the same.\n",
       {}};
@@ -283,7 +295,8 @@ void AddSchedulesCommands(std::vector<Command>* out) {
       "letter or digit. The first run is the first instant of SPEC\n"
       "after now. KIND must be a kind this awcctl knows and JSON a\n"
       "payload its decoder accepts; --force skips that check (for kinds\n"
-      "of a newer awc-worker).\n",
+      "of a newer awc-worker), not the limits of every job: KIND is 1 to\n"
+      "128 bytes and JSON an object all the same.\n",
       4, RunAdd);
   add.options = {{"force", nullptr, "skip the kind and payload check"}};
   out->push_back(add);

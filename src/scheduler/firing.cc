@@ -3,6 +3,7 @@
 #include "common/json.h"
 #include "obs/log.h"
 #include "scheduler/scheduler_sql.h"
+#include "scheduler/schedules.h"
 #include "scheduler/spec.h"
 
 namespace awc::scheduler {
@@ -66,7 +67,7 @@ Result<std::optional<RunReport>> FireSchedule(
   RunReport report;
   report.schedule = due.name;
   bool prune = due.builtin && due.name == kPrune;
-  if (prune) {
+  if (prune && due.time_ok) {
     Result<PruneResult> pruned = Prune(
         conn, options, [&] { return lease.Fence(); }, checkpoint);
     if (!pruned.ok()) {
@@ -89,13 +90,18 @@ Result<std::optional<RunReport>> FireSchedule(
     std::string spec_text = row.GetString(0, 0);
     std::string kind = row.GetString(0, 1);
     std::string payload = row.GetString(0, 2);
-    report.slot_us = row.GetInt(0, 4);
+    bool time_ok = !row.IsNull(0, 4);
     int64_t now_us = row.GetInt(0, 5);
+    report.slot_us = time_ok ? row.GetInt(0, 4) : now_us;
     Result<Spec> spec = ParseSpec(spec_text);
     if (!spec.ok()) {
       report.ok = false;
       report.error = spec.status().message();
       report.next_us = now_us + kInvalidSpecRetrySecs * kMicros;
+    } else if (!time_ok) {
+      report.ok = false;
+      report.error = UnusableNextRun(row.GetString(0, 6)) + "; skipped";
+      report.next_us = NextAfter(*spec, now_us);
     } else {
       report.missed = MissedBetween(*spec, report.slot_us, now_us);
       report.next_us = NextAfter(*spec, now_us);

@@ -15,7 +15,11 @@
 //    the firing's transaction then records what they did.
 //  - A planner that fails while the session survives (an SQL error) is a
 //    run with result "error", recorded like any other; so is a spec that
-//    does not parse (the next attempt is an hour later).
+//    does not parse (the next attempt is an hour later), and a next_run_at
+//    the scheduler cannot compute with (an infinity, a time past 9999; the
+//    table's CHECK refuses them, a database without it may hold them):
+//    nothing is planned, the run's slot is now, and the next run is the
+//    spec's first instant after now.
 //  - Errors returned: LeadershipLost() (leader_lease.h) when the token
 //    moved; a database error when the session is gone.
 #ifndef AWC_SCHEDULER_FIRING_H_
@@ -39,6 +43,9 @@ namespace awc::scheduler {
 struct DueSchedule {
   std::string name;
   bool builtin = false;
+  // Whether the scheduler can compute with its next_run_at (1970 to 9999,
+  // UTC); when not, its firing only records an error run.
+  bool time_ok = true;
 };
 
 // What one firing did.

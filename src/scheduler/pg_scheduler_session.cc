@@ -53,8 +53,9 @@ Result<bool> PgSchedulerSession::Renew() { return lease_->Renew(); }
 
 Status PgSchedulerSession::Release() { return lease_->Release(); }
 
-Result<std::vector<DueSchedule>> PgSchedulerSession::Due(int limit) {
-  return DueSchedules(*conn_, limit);
+Result<std::vector<DueSchedule>> PgSchedulerSession::Due(
+    int limit, const std::vector<std::string>& left_out) {
+  return DueSchedules(*conn_, limit, left_out);
 }
 
 Result<std::optional<RunReport>> PgSchedulerSession::Fire(
@@ -62,8 +63,9 @@ Result<std::optional<RunReport>> PgSchedulerSession::Fire(
   return FireSchedule(*conn_, *lease_, due, options_, checkpoint, env_);
 }
 
-Result<std::optional<double>> PgSchedulerSession::SecondsToNextDue() {
-  return scheduler::SecondsToNextDue(*conn_);
+Result<std::optional<double>> PgSchedulerSession::SecondsToNextDue(
+    const std::vector<std::string>& left_out) {
+  return scheduler::SecondsToNextDue(*conn_, left_out);
 }
 
 Result<std::vector<queue::Depth>> PgSchedulerSession::SampleDepth() {

@@ -28,10 +28,12 @@ class PgSchedulerSession : public SchedulerSession {
   Result<bool> Acquire() override;
   Result<bool> Renew() override;
   Status Release() override;
-  Result<std::vector<DueSchedule>> Due(int limit) override;
+  Result<std::vector<DueSchedule>> Due(
+      int limit, const std::vector<std::string>& left_out) override;
   Result<std::optional<RunReport>> Fire(
       const DueSchedule& due, const BetweenBatchesFn& checkpoint) override;
-  Result<std::optional<double>> SecondsToNextDue() override;
+  Result<std::optional<double>> SecondsToNextDue(
+      const std::vector<std::string>& left_out) override;
   Result<std::vector<queue::Depth>> SampleDepth() override;
   void Wait(double seconds, bool wake_on_change,
             const process::StopFn& stop) override;

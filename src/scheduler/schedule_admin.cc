@@ -70,6 +70,7 @@ Result<std::vector<ScheduleRow>> ListSchedules(db::PgConn& conn) {
     row.last_run_at = r.GetString(i, 7);
     row.last_result = r.GetString(i, 8);
     row.runs = r.GetInt(i, 9);
+    row.unusable_next_run = r.GetString(i, 10);
     out.push_back(std::move(row));
   }
   return out;

@@ -28,7 +28,11 @@ struct ScheduleRow {
   std::string payload;
   bool builtin = false;
   bool paused = false;
-  std::string next_run_at;  // ISO 8601, UTC; "" when not created yet
+  std::string next_run_at;  // ISO 8601, UTC; "" when not created yet or
+                            // when the scheduler cannot compute with it
+  // next_run_at as text when the scheduler cannot compute with it
+  // (UnusableNextRun, schedules.h), else "".
+  std::string unusable_next_run;
   std::string last_run_at;  // "" when never run
   std::string last_result;  // JSON, "" when never run
   int64_t runs = 0;

@@ -8,8 +8,8 @@
 namespace awc::scheduler {
 namespace {
 
-// The shortest wait of a leader: a schedule that stays due without being
-// fired (locked by an operator's transaction, say) cannot spin the loop.
+// The shortest wait of a leader: no state of the table (a schedule that
+// stays due without being fired) can spin the loop.
 constexpr double kMinWait = 0.05;
 
 }  // namespace
@@ -50,7 +50,8 @@ int Scheduler::TryToLead() {
 }
 
 int Scheduler::Lead() {
-  Result<std::vector<DueSchedule>> due = deps_.session->Due(kDueBatch);
+  Result<std::vector<DueSchedule>> due =
+      deps_.session->Due(kDueBatch, passed_over_);
   if (!due.ok()) return Failed("due", due.status());
   BetweenBatchesFn checkpoint = [this] { return BetweenBatches(); };
   for (const DueSchedule& d : *due) {
@@ -60,16 +61,23 @@ int Scheduler::Lead() {
       if (IsLeadershipLost(run.status())) return Lost("firing " + d.name);
       return Failed("fire " + d.name, run.status());
     }
-    if (*run) deps_.reporter->Ran(**run);
+    if (*run) {
+      deps_.reporter->Ran(**run);
+    } else {
+      passed_over_.push_back(d.name);
+    }
     if (int code = MaybeRenew(); code >= 0) return code;
   }
   if (int code = MaybeRenew(); code >= 0) return code;
   if (deps_.stop_requested() || due->size() == kDueBatch) return -1;
-  Result<std::optional<double>> next = deps_.session->SecondsToNextDue();
+  Result<std::optional<double>> next =
+      deps_.session->SecondsToNextDue(passed_over_);
   if (!next.ok()) return Failed("next due", next.status());
   double wait = std::min(renew_at_ - Now(), UntilSample());
   if (*next) wait = std::min(wait, **next);
+  if (!passed_over_.empty()) wait = std::min(wait, kPassedOverRetrySecs);
   deps_.session->Wait(std::max(wait, kMinWait), true, deps_.stop_requested);
+  passed_over_.clear();
   return -1;
 }
 

@@ -12,6 +12,12 @@
 //    has passed since the last renewal (also between the batches of a
 //    long firing), then waits until the next schedule is due, the next
 //    renewal, or an operator's change, whichever comes first.
+//  - A due schedule its firing passes over (its row locked by another
+//    session, which the firing skips rather than wait for; or no longer
+//    due) is left out of the look at what is due and of the wait's end
+//    until the next wait, which then lasts kPassedOverRetrySecs at most: a
+//    locked schedule is tried again about every second, stalls no other,
+//    and fires once (with its catch-up) when its row is free.
 //  - Due schedules are fired before the lease is renewed: a leader that
 //    was paused past its lease (SIGSTOP, a VM stall) finds out from its
 //    first write, which the fence refuses; nothing it does after a
@@ -32,6 +38,9 @@
 #ifndef AWC_SCHEDULER_SCHEDULER_H_
 #define AWC_SCHEDULER_SCHEDULER_H_
 
+#include <string>
+#include <vector>
+
 #include "common/env.h"
 #include "scheduler/scheduler_options.h"
 #include "scheduler/session.h"
@@ -43,6 +52,8 @@ inline constexpr int kExitFailure = 1;
 inline constexpr int kExitLeadershipLost = 75;
 // Most schedules fired per look at the due ones.
 inline constexpr int kDueBatch = 100;
+// The longest wait while a schedule was passed over.
+inline constexpr double kPassedOverRetrySecs = 1.0;
 
 struct SchedulerDeps {
   SchedulerOptions options;
@@ -87,6 +98,8 @@ class Scheduler {
   State state_ = State::kConnecting;
   double renew_at_ = 0;
   double sample_at_ = 0;
+  // The due schedules passed over since the last wait.
+  std::vector<std::string> passed_over_;
 };
 
 }  // namespace awc::scheduler

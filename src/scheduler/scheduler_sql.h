@@ -68,38 +68,75 @@ SELECT holder, token,
 
 // $1 names, $2 specs, $3 kinds ('' for none) as text[]. Creates the
 // built-in schedules that do not exist yet, due at once; existing rows
-// (an operator's spec, a pause) are left as they are.
+// (an operator's spec, a pause) are left as they are. A row that exists is
+// not even offered to the INSERT: its unique check would wait for another
+// session's uncommitted change of that row, and the scheduler could not
+// start while one is held open.
 inline constexpr const char* kEnsureBuiltins = R"sql(
 INSERT INTO awc.schedules (name, spec, kind, builtin)
 SELECT n, s, nullif(k, ''), true
   FROM unnest($1::text[], $2::text[], $3::text[]) AS u(n, s, k)
+ WHERE NOT EXISTS (SELECT 1 FROM awc.schedules x WHERE x.name = u.n)
     ON CONFLICT (name) DO NOTHING
 )sql";
 
-// $1 limit. (name, builtin) of the due schedules, the longest due first.
-inline constexpr const char* kDueSchedules = R"sql(
-SELECT name, builtin FROM awc.schedules
- WHERE NOT paused AND next_run_at <= now()
+// A next_run_at the scheduler can compute with: from 1970 to 9999 (UTC),
+// the range of the CHECK schedules_next_run_at_in_range
+// (migrations/0011_schedule_limits.sql). An infinity, or a time whose
+// microseconds overflow a bigint, is not; such a row (on a database that
+// lost the CHECK) counts as due, and its firing is an error run that moves
+// it onto its spec's grid (firing.h), so it never stops the others.
+#define AWC_NEXT_RUN_OK                                       \
+  "(next_run_at >= timestamptz '1970-01-01 00:00:00+00' AND " \
+  "next_run_at < timestamptz '10000-01-01 00:00:00+00')"
+// next_run_at as ISO 8601 text in UTC, whatever it is ('-infinity').
+#define AWC_NEXT_RUN_TEXT                                                  \
+  "CASE WHEN isfinite(next_run_at) THEN to_char(next_run_at AT TIME ZONE " \
+  "'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"') || CASE WHEN next_run_at < "   \
+  "timestamptz '0001-01-01 00:00:00+00' THEN ' BC' ELSE '' END "           \
+  "ELSE next_run_at::text END"
+
+// $1 limit, $2 names left out (text[]: those the loop passed over).
+// (name, builtin, whether the scheduler can compute with its next_run_at)
+// of the due schedules, the longest due first (one it cannot compute with
+// counts as due).
+inline constexpr const char* kDueSchedules =
+    R"sql(
+SELECT name, builtin, )sql" AWC_NEXT_RUN_OK R"sql( FROM awc.schedules
+ WHERE NOT paused AND (next_run_at <= now() OR NOT )sql" AWC_NEXT_RUN_OK R"sql()
+   AND name <> ALL ($2::text[])
  ORDER BY next_run_at, name
  LIMIT $1
 )sql";
 
-// Seconds until the next schedule is due (negative when one is), or NULL
-// when none is unpaused.
-inline constexpr const char* kSecondsToNextDue = R"sql(
-SELECT extract(epoch FROM min(next_run_at) - now())::float8
-  FROM awc.schedules WHERE NOT paused
+// $1 names left out (text[]). Seconds until the next schedule is due
+// (negative when one is; 0 for one the scheduler cannot compute with), or
+// NULL when none is unpaused.
+inline constexpr const char* kSecondsToNextDue =
+    R"sql(
+SELECT extract(epoch FROM min(CASE WHEN )sql" AWC_NEXT_RUN_OK R"sql(
+                                   THEN next_run_at ELSE now() END)
+                          - now())::float8
+  FROM awc.schedules WHERE NOT paused AND name <> ALL ($1::text[])
 )sql";
 
 // $1 name. Locks the schedule while it is still due and unpaused; returns
-// (spec, kind or '', payload, builtin, next_run_at in µs, now in µs).
-inline constexpr const char* kLockDue = R"sql(
+// (spec, kind or '', payload, builtin, next_run_at in µs or NULL when the
+// scheduler cannot compute with it, now in µs, next_run_at as text). A row
+// another session holds locked is skipped (no row), so that session's open
+// transaction stalls no other schedule; the loop tries it again shortly
+// (scheduler.h).
+inline constexpr const char* kLockDue =
+    R"sql(
 SELECT spec, coalesce(kind, ''), payload::text, builtin,
-       (extract(epoch FROM next_run_at) * 1000000)::bigint,
-       (extract(epoch FROM now()) * 1000000)::bigint
+       CASE WHEN )sql" AWC_NEXT_RUN_OK R"sql(
+            THEN (extract(epoch FROM next_run_at) * 1000000)::bigint END,
+       (extract(epoch FROM now()) * 1000000)::bigint,
+       )sql" AWC_NEXT_RUN_TEXT R"sql(
   FROM awc.schedules
- WHERE name = $1 AND NOT paused AND next_run_at <= now()
-   FOR UPDATE
+ WHERE name = $1 AND NOT paused
+   AND (next_run_at <= now() OR NOT )sql" AWC_NEXT_RUN_OK R"sql()
+   FOR UPDATE SKIP LOCKED
 )sql";
 
 // $1 name, $2 next run in µs, $3 result (JSON object). Under kLockDue's
@@ -346,18 +383,24 @@ DELETE FROM awc.gc_candidates
 // $1 names, $2 specs, $3 kinds of the built-in schedules, as for
 // kEnsureBuiltins. Every schedule, built-in ones first: (name, spec, kind
 // or '', payload, builtin, paused, next run ISO or '', last run ISO or '',
-// last result or '', runs). Only reads: a built-in schedule no scheduler
+// last result or '', runs, next_run_at as text when the scheduler cannot
+// compute with it or ''). Only reads: a built-in schedule no scheduler
 // has created yet is listed with its default spec, never run, and no next
 // run ('': it will be due at once when a scheduler creates it).
-inline constexpr const char* kListSchedules = R"sql(
+inline constexpr const char* kListSchedules =
+    R"sql(
 SELECT name, spec, coalesce(kind, ''), payload::text, builtin, paused,
-       to_char(next_run_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),
+       CASE WHEN )sql" AWC_NEXT_RUN_OK R"sql(
+            THEN to_char(next_run_at AT TIME ZONE 'UTC',
+                         'YYYY-MM-DD"T"HH24:MI:SS"Z"') ELSE '' END,
        coalesce(to_char(last_run_at AT TIME ZONE 'UTC',
                         'YYYY-MM-DD"T"HH24:MI:SS"Z"'), ''),
-       coalesce(last_result::text, ''), runs
+       coalesce(last_result::text, ''), runs,
+       CASE WHEN )sql" AWC_NEXT_RUN_OK R"sql( THEN ''
+            ELSE )sql" AWC_NEXT_RUN_TEXT R"sql( END
   FROM awc.schedules
 UNION ALL
-SELECT n, s, k, '{}', true, false, '', '', '', 0
+SELECT n, s, k, '{}', true, false, '', '', '', 0, ''
   FROM unnest($1::text[], $2::text[], $3::text[]) AS u(n, s, k)
  WHERE NOT EXISTS (SELECT 1 FROM awc.schedules x WHERE x.name = u.n)
  ORDER BY builtin DESC, name
@@ -412,6 +455,9 @@ DELETE FROM awc.schedules WHERE name = $1 AND NOT builtin
 // Wakes the leading scheduler after an operator's change.
 inline constexpr const char* kNotifySchedules =
     "SELECT pg_notify('awc_schedules', '')";
+
+#undef AWC_NEXT_RUN_OK
+#undef AWC_NEXT_RUN_TEXT
 
 }  // namespace awc::scheduler::sql
 

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <deque>
 #include <map>
+#include <set>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -34,9 +35,11 @@ class ManualClock : public FaultEnv {
 };
 
 // Log lines: "connect", "acquire", "renew", "release", "due", "fire <name>",
-// "next", "wait <s>" (a standby's) or "wait~ <s>" (woken by changes too).
+// "next", "wait <s>" (a standby's) or "wait~ <s>" (woken by changes too);
+// "due" and "next" name the schedules they leave out ("due -held").
 // Unscripted calls succeed: acquire false, renew true, no schedule due, a
-// firing fires, nothing is due next. Depth samples are written down apart,
+// firing fires (but of the schedules in `passed_over`), nothing is due
+// next. Depth samples are written down apart,
 // in `samples`, as the clock's time.
 class FakeSession : public SchedulerSession {
  public:
@@ -46,6 +49,7 @@ class FakeSession : public SchedulerSession {
   std::deque<Result<bool>> acquires, renewals;
   std::deque<Result<std::vector<DueSchedule>>> dues;
   std::map<std::string, Status> fire_errors;
+  std::set<std::string> passed_over;
   std::optional<double> next_due;
   // Called from Fire() with the firing's checkpoint (a long prune).
   std::function<void(const BetweenBatchesFn&)> during_fire;
@@ -71,8 +75,9 @@ class FakeSession : public SchedulerSession {
     log.push_back("release");
     return Status::OK();
   }
-  Result<std::vector<DueSchedule>> Due(int) override {
-    log.push_back("due");
+  Result<std::vector<DueSchedule>> Due(
+      int, const std::vector<std::string>& left_out) override {
+    log.push_back("due" + LeftOut(left_out));
     return Next(dues, std::vector<DueSchedule>{});
   }
   Result<std::optional<RunReport>> Fire(
@@ -81,13 +86,15 @@ class FakeSession : public SchedulerSession {
     if (during_fire) during_fire(checkpoint);
     auto it = fire_errors.find(due.name);
     if (it != fire_errors.end()) return it->second;
+    if (passed_over.contains(due.name)) return std::optional<RunReport>();
     RunReport r;
     r.schedule = due.name;
     r.enqueued = 1;
     return std::optional<RunReport>(r);
   }
-  Result<std::optional<double>> SecondsToNextDue() override {
-    log.push_back("next");
+  Result<std::optional<double>> SecondsToNextDue(
+      const std::vector<std::string>& left_out) override {
+    log.push_back("next" + LeftOut(left_out));
     return next_due;
   }
   Result<std::vector<queue::Depth>> SampleDepth() override {
@@ -106,6 +113,11 @@ class FakeSession : public SchedulerSession {
   }
 
  private:
+  static std::string LeftOut(const std::vector<std::string>& names) {
+    std::string out;
+    for (const std::string& n : names) out += " -" + n;
+    return out;
+  }
   template <typename T>
   static T Next(std::deque<T>& q, std::type_identity_t<T> fallback) {
     if (q.empty()) return fallback;
@@ -213,6 +225,26 @@ TEST_F(SchedulerTest, WaitsForTheRenewalWhenNothingIsDue) {
   EXPECT_EQ(session_.log,
             (Lines{"connect", "acquire", "due", "next", "wait~ 10", "due",
                    "renew", "next", "wait~ 10", "release"}));
+}
+
+TEST_F(SchedulerTest, APassedOverScheduleIsLeftOutAndTriedAgainAfterASecond) {
+  // "held" stays due, its row locked by another session: its firing passes
+  // it over. The loop neither spins on it nor waits for it (the others are
+  // due in 5 s), and each look after a wait tries it again.
+  session_.acquires = {true};
+  session_.dues = {Due({"held", "gc"}), Due({"held"})};
+  session_.passed_over = {"held"};
+  session_.next_due = 5;
+  StopAtWait(3);
+  EXPECT_EQ(Run(), 0);
+  EXPECT_EQ(session_.log,
+            (Lines{"connect", "acquire", "due", "fire held", "fire gc",
+                   "next -held", "wait~ 1",
+                   // t=1: tried again, still held
+                   "due", "fire held", "next -held", "wait~ 1",
+                   // t=2: released and fired elsewhere; nothing passed over
+                   "due", "next", "wait~ 5", "release"}));
+  EXPECT_EQ(reporter_.lines, (Lines{"standby", "leader", "ran gc", "standby"}));
 }
 
 TEST_F(SchedulerTest, AFencedFiringEndsLeadershipWithItsOwnExitCode) {

@@ -5,6 +5,7 @@
 #define AWC_SCHEDULER_SCHEDULES_H_
 
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "common/status.h"
@@ -22,12 +23,20 @@ Status EnsureBuiltins(db::PgConn& conn);
 // kinds ('' for none) of sql::kEnsureBuiltins and sql::kListSchedules.
 db::Params BuiltinParams();
 
-// Up to `limit` due, unpaused schedules, the longest due first.
-Result<std::vector<DueSchedule>> DueSchedules(db::PgConn& conn, int limit);
+// Up to `limit` due, unpaused schedules but those named in `left_out`, the
+// longest due first.
+Result<std::vector<DueSchedule>> DueSchedules(
+    db::PgConn& conn, int limit, const std::vector<std::string>& left_out);
 
-// Seconds until the next unpaused schedule is due (<= 0: one is); nullopt
-// when every schedule is paused.
-Result<std::optional<double>> SecondsToNextDue(db::PgConn& conn);
+// What is wrong with a next_run_at of `text` that the scheduler cannot
+// compute with (outside 1970 to 9999, UTC; sql::kDueSchedules): its firing
+// is an error run saying so, and awcctl schedules list marks it.
+std::string UnusableNextRun(const std::string& text);
+
+// Seconds until the next unpaused schedule but those named in `left_out`
+// is due (<= 0: one is); nullopt when there is none.
+Result<std::optional<double>> SecondsToNextDue(
+    db::PgConn& conn, const std::vector<std::string>& left_out);
 
 }  // namespace awc::scheduler
 

@@ -10,7 +10,8 @@
 //    leave the session unusable (the loop then ends and the process is
 //    restarted).
 //  - Acquire, Renew, Release: LeaderLease's. Fire: FireSchedule's
-//    (firing.h), including LeadershipLost() when the token moved.
+//    (firing.h), including LeadershipLost() when the token moved. Due and
+//    SecondsToNextDue leave out the schedules named in `left_out`.
 //  - Wait() blocks for `seconds` or less: once `stop()` holds (a stop
 //    signal wakes it) or, with `wake_on_change`, once an operator changed a
 //    schedule (NOTIFY awc_schedules). Notifications are consumed either way.
@@ -41,10 +42,12 @@ class SchedulerSession {
   virtual Result<bool> Acquire() = 0;
   virtual Result<bool> Renew() = 0;
   virtual Status Release() = 0;
-  virtual Result<std::vector<DueSchedule>> Due(int limit) = 0;
+  virtual Result<std::vector<DueSchedule>> Due(
+      int limit, const std::vector<std::string>& left_out) = 0;
   virtual Result<std::optional<RunReport>> Fire(
       const DueSchedule& due, const BetweenBatchesFn& checkpoint) = 0;
-  virtual Result<std::optional<double>> SecondsToNextDue() = 0;
+  virtual Result<std::optional<double>> SecondsToNextDue(
+      const std::vector<std::string>& left_out) = 0;
   // The queue's depth (queue::SampleDepth).
   virtual Result<std::vector<queue::Depth>> SampleDepth() = 0;
   virtual void Wait(double seconds, bool wake_on_change,

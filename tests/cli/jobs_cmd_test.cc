@@ -278,6 +278,14 @@ TEST_F(AwcctlJobsTest, EnqueueChecksKindAndPayloadUnlessForced) {
   EXPECT_EQ(db_.Scalar("SELECT kind FROM awc.jobs WHERE id = $1",
                        {std::to_string(id)}),
             "newer_kind");
+  // --force skips the check, not the limits of every job.
+  CommandResult long_kind =
+      Run({"enqueue", std::string(129, 'k'), "{}", "--force"});
+  EXPECT_EQ(long_kind.code, 2);
+  EXPECT_TRUE(long_kind.err.starts_with(
+      "awcctl: KIND is longer than 128 bytes (129)\n"))
+      << long_kind.err;
+  EXPECT_EQ(Count("kind LIKE 'kkk%'"), 0);
   CommandResult good = Run({"enqueue", "snapshot_validate",
                             R"({"snapshot_id": 3})", "--max-attempts", "2"});
   ASSERT_EQ(good.code, 0) << good.err;

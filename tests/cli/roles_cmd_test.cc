@@ -87,6 +87,15 @@ LastMigrationUndo UndoOfLastMigration(int version) {
                "CREATE INDEX jobs_kind_state_idx ON awc.jobs (kind, state, id) "
                "INCLUDE (run_at, dead_reason)"},
               "SELECT to_regclass('awc.jobs_finished_kind_idx') IS NULL"};
+    case 11:  // the limits of awc.schedules
+      return {{"ALTER TABLE awc.schedules DROP CONSTRAINT "
+               "schedules_next_run_at_in_range",
+               "ALTER TABLE awc.schedules DROP CONSTRAINT "
+               "schedules_kind_at_most_128_bytes",
+               "ALTER TABLE awc.schedules DROP CONSTRAINT "
+               "schedules_payload_is_object"},
+              "SELECT NOT EXISTS (SELECT 1 FROM pg_constraint WHERE conname "
+              "= 'schedules_next_run_at_in_range')"};
     default:
       return {};
   }

@@ -224,6 +224,40 @@ TEST_F(FiringTest, ErrorsAreRecordedAsRuns) {
   EXPECT_TRUE(lease_->Fence().ok());
 }
 
+TEST_F(FiringTest, ATimeItCannotComputeWithIsAnErrorRunOnItsGrid) {
+  // Rows the table's CHECK keeps out (migration 0011), as a database whose
+  // constraint was dropped holds them: no job, an error run naming the
+  // value, and the next run the spec's first instant after now.
+  db_.Exec(
+      "ALTER TABLE awc.schedules DROP CONSTRAINT IF EXISTS "
+      "schedules_next_run_at_in_range");
+  db_.Exec(
+      "INSERT INTO awc.schedules (name, spec, kind, next_run_at) VALUES "
+      "('minus', '@hourly', 'test_complete', '-infinity'), "
+      "('plus', '@hourly', 'test_complete', 'infinity')");
+  for (const char* name : {"minus", "plus"}) {
+    SCOPED_TRACE(name);
+    Result<std::optional<RunReport>> r = Fire(name);
+    ASSERT_TRUE(r.ok() && r->has_value()) << r.status().ToString();
+    EXPECT_FALSE((*r)->ok);
+    EXPECT_EQ((*r)->error, "next_run_at " +
+                               std::string(name[0] == 'm' ? "-" : "") +
+                               "infinity is not a time the scheduler can fire "
+                               "at (1970 to 9999, UTC); skipped");
+    EXPECT_EQ(db_.Scalar("SELECT runs || ' ' || (last_result ->> 'result') || "
+                         "' ' || (next_run_at = date_trunc('hour', now()) + "
+                         "interval '1 hour') FROM awc.schedules WHERE name = "
+                         "$1",
+                         {name}),
+              "1 error true");
+    r = Fire(name);
+    ASSERT_TRUE(r.ok());
+    EXPECT_FALSE(r->has_value());
+  }
+  EXPECT_EQ(Jobs(), 0);
+  EXPECT_TRUE(lease_->Fence().ok());
+}
+
 TEST_F(FiringTest, BuiltinsAreCreatedOnceAndThenTheOperators) {
   ASSERT_TRUE(scheduler::EnsureBuiltins(*conn_).ok());
   EXPECT_EQ(db_.Scalar("SELECT string_agg(name || '=' || spec || '/' || "

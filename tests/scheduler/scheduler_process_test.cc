@@ -287,6 +287,48 @@ TEST_F(SchedulesCliTest, ChangesAndTheirRefusals) {
   EXPECT_EQ(Run({"pause", "No"}).code, 2);
 }
 
+TEST_F(SchedulesCliTest, ForcedTheLimitsOfEveryJobStillHold) {
+  db_.Migrate();
+  // --force skips the kind and payload check, not the limits the database
+  // keeps on every job: usage errors naming the argument, nothing stored.
+  CommandResult r =
+      Run({"add", "x", "@daily", std::string(129, 'k'), "{}", "--force"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_TRUE(
+      r.err.starts_with("awcctl: KIND is longer than 128 bytes (129)\n"))
+      << r.err;
+  r = Run({"add", "x", "@daily", "newer_kind", "[]", "--force"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_TRUE(r.err.starts_with("awcctl: JSON must be a JSON object\n"))
+      << r.err;
+  EXPECT_EQ(db_.Int("SELECT count(*) FROM awc.schedules WHERE NOT builtin"), 0);
+  // 128 bytes, a multi-byte character included, are fine.
+  std::string longest = std::string(126, 'k') + "\xc3\xa9";
+  r = Run({"add", "x", "@daily", longest, "{}", "--force"});
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(db_.Scalar("SELECT kind FROM awc.schedules WHERE name = 'x'"),
+            longest);
+  // And the table keeps them whoever writes.
+  auto conn = db_.Connect();
+  for (const auto& [sql, constraint] :
+       std::vector<std::pair<std::string, std::string>>{
+           {"INSERT INTO awc.schedules (name, spec, kind) VALUES ('y', "
+            "'@daily', repeat('k', 129))",
+            "schedules_kind_at_most_128_bytes"},
+           {"UPDATE awc.schedules SET kind = kind || 'k' WHERE name = 'x'",
+            "schedules_kind_at_most_128_bytes"},
+           {"INSERT INTO awc.schedules (name, spec, kind, payload) VALUES "
+            "('y', '@daily', 'k', '[1]')",
+            "schedules_payload_is_object"},
+           {"UPDATE awc.schedules SET payload = 'null' WHERE name = 'x'",
+            "schedules_payload_is_object"}}) {
+    auto res = conn->Exec(sql);
+    ASSERT_FALSE(res.ok()) << sql;
+    EXPECT_NE(res.status().message().find(constraint), std::string::npos)
+        << res.status().message();
+  }
+}
+
 TEST_F(SchedulesCliTest, ChangesOnAProductionDatabasePassTheGuard) {
   db_.Migrate();
   // No terminal to ask on: refused, exit 3, nothing changed.

@@ -12,7 +12,7 @@
 #include <string>
 
 #include "fuzz/fuzz_util.h"
-#include "obs/http_server.h"
+#include "http/http_server.h"
 
 namespace {
 
@@ -20,12 +20,12 @@ using awc::fuzz::Require;
 
 struct Server {
   struct ev_loop* loop = ev_loop_new(EVFLAG_AUTO);
-  std::unique_ptr<awc::obs::HttpServer> http;
+  std::unique_ptr<awc::http::HttpServer> http;
 
   Server() {
-    auto started = awc::obs::HttpServer::Start(
+    auto started = awc::http::HttpServer::Start(
         loop, "127.0.0.1", 0, [](const std::string& path) {
-          awc::obs::HttpResponse r;
+          awc::http::HttpResponse r;
           if (path == "/healthz") {
             r.body = "ok\n";
           } else if (path == "/metrics") {

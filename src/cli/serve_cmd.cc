@@ -4,7 +4,7 @@
 #include "cli/output.h"
 #include "cli/verbs.h"
 #include "console/console_server.h"
-#include "obs/listen_address.h"
+#include "http/listen_address.h"
 
 namespace awc::cli {
 namespace {
@@ -14,7 +14,7 @@ constexpr const char* kDefaultListen = "127.0.0.1:8080";
 int RunServe(Invocation& inv) {
   std::string text =
       inv.args().Has("listen") ? inv.args().Get("listen") : kDefaultListen;
-  Result<obs::ListenAddress> listen = obs::ParseListenAddress(text);
+  Result<http::ListenAddress> listen = http::ParseListenAddress(text);
   if (!listen.ok()) {
     return inv.Usage("--listen: " + listen.status().message());
   }

@@ -4,7 +4,7 @@
 
 #include "common/numbers.h"
 #include "common/redact.h"
-#include "obs/listen_address.h"
+#include "http/listen_address.h"
 #include "store/s3_options.h"
 #include "store/store_url.h"
 
@@ -50,7 +50,7 @@ Status CheckWorkerId(const std::string& v) {
 }
 
 Status CheckListen(const std::string& v) {
-  return obs::ParseListenAddress(v).status();
+  return http::ParseListenAddress(v).status();
 }
 
 // The syntax the object store is opened with (store_url.h), including

@@ -5,7 +5,7 @@
 
 #include "console/pg_read_model.h"
 #include "console/router.h"
-#include "obs/http_server.h"
+#include "http/http_server.h"
 
 namespace awc::console {
 namespace {
@@ -41,14 +41,14 @@ Status Serve(ServeOptions o) {
 
   Status status;
   {
-    auto server = obs::HttpServer::Serve(
+    auto server = http::HttpServer::Serve(
         loop, o.listen.host, o.listen.port,
-        [&router](const obs::HttpRequest& r) { return router.Handle(r); },
+        [&router](const http::HttpRequest& r) { return router.Handle(r); },
         Router::SecurityHeaders());
     if (!server.ok()) {
       status = server.status();
     } else {
-      obs::ListenAddress bound = o.listen;
+      http::ListenAddress bound = o.listen;
       bound.port = (*server)->port();
       std::string where =
           bound.host.empty()

@@ -10,12 +10,12 @@
 
 #include "common/status.h"
 #include "db/pg.h"
-#include "obs/listen_address.h"
+#include "http/listen_address.h"
 
 namespace awc::console {
 
 struct ServeOptions {
-  obs::ListenAddress listen;
+  http::ListenAddress listen;
   std::string target;    // the database as pages name it (no password)
   std::string conninfo;  // to connect again after the database was away
   std::unique_ptr<db::PgConn> conn;  // the open session to start with

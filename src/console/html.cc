@@ -8,7 +8,7 @@
 #include "common/markup_escape.h"
 #include "common/percent_encode.h"
 #include "console/relative_time.h"
-#include "obs/query_string.h"
+#include "http/query_string.h"
 #include "queue/job.h"
 
 namespace awc::console {

@@ -22,7 +22,7 @@ constexpr const char* kHtml = "text/html; charset=utf-8";
 // The checked query arguments of one request.
 class Args {
  public:
-  explicit Args(const obs::HttpRequest& r) : r_(r) {}
+  explicit Args(const http::HttpRequest& r) : r_(r) {}
 
   // A free-text filter; "" when absent.
   Result<std::string> Text(const char* name) const {
@@ -96,11 +96,11 @@ class Args {
   }
 
  private:
-  const obs::HttpRequest& r_;
+  const http::HttpRequest& r_;
 };
 
-obs::HttpResponse Html(int status, std::string body) {
-  return obs::HttpResponse{status, kHtml, std::move(body), {}};
+http::HttpResponse Html(int status, std::string body) {
+  return http::HttpResponse{status, kHtml, std::move(body), {}};
 }
 
 // The id of "/<prefix>/<id>", nullopt when `path` is not of that form, or
@@ -150,7 +150,7 @@ bool IsLoopbackHost(const std::string& host) {
   return parts == 4;
 }
 
-obs::HttpHeaders Router::SecurityHeaders() {
+http::HttpHeaders Router::SecurityHeaders() {
   return {
       {"Content-Security-Policy",
        "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; "
@@ -167,7 +167,7 @@ Router::Router(ReadModel& model, std::string target, bool local_hosts_only)
       target_(std::move(target)),
       local_hosts_only_(local_hosts_only) {}
 
-obs::HttpResponse Router::Handle(const obs::HttpRequest& request) {
+http::HttpResponse Router::Handle(const http::HttpRequest& request) {
   std::string path = request.path;
   if (path.size() > 1 && path.back() == '/') path.pop_back();
   PageContext ctx;
@@ -181,7 +181,7 @@ obs::HttpResponse Router::Handle(const obs::HttpRequest& request) {
     if (path == "/api/overview") {
       JsonObject doc;
       doc.Str("error", s.message());
-      return obs::HttpResponse{503, "application/json", doc.Dump() + "\n", {}};
+      return http::HttpResponse{503, "application/json", doc.Dump() + "\n", {}};
     }
     return Html(
         503, RenderError(ctx, "Database unavailable", s.message(), kRetrySecs));
@@ -197,7 +197,7 @@ obs::HttpResponse Router::Handle(const obs::HttpRequest& request) {
                                  "localhost, 127.0.0.1 or [::1].",
                                  0));
   }
-  if (path == "/favicon.ico") return obs::HttpResponse{204, kHtml, "", {}};
+  if (path == "/favicon.ico") return http::HttpResponse{204, kHtml, "", {}};
 
   Args args(request);
   Result<int> refresh = args.Refresh();
@@ -216,7 +216,7 @@ obs::HttpResponse Router::Handle(const obs::HttpRequest& request) {
     Result<Overview> o = model_.ReadOverview();
     if (!o.ok()) return unavailable(o.status());
     if (path == "/api/overview") {
-      return obs::HttpResponse{200, "application/json", OverviewJson(*o), {}};
+      return http::HttpResponse{200, "application/json", OverviewJson(*o), {}};
     }
     return Html(200, RenderOverview(*o, ctx));
   }

@@ -23,7 +23,7 @@
 #include <string>
 
 #include "console/read_model.h"
-#include "obs/http_server.h"
+#include "http/http_server.h"
 
 namespace awc::console {
 
@@ -35,11 +35,11 @@ class Router {
   // `target` is the database line pages show (never a password).
   Router(ReadModel& model, std::string target, bool local_hosts_only);
 
-  obs::HttpResponse Handle(const obs::HttpRequest& request);
+  http::HttpResponse Handle(const http::HttpRequest& request);
 
   // Content-Security-Policy (no script, no external resource, inline
   // styles only), nosniff, no framing, no referrer, no caching.
-  static obs::HttpHeaders SecurityHeaders();
+  static http::HttpHeaders SecurityHeaders();
 
  private:
   ReadModel& model_;

@@ -88,9 +88,9 @@ class RouterTest : public ::testing::Test {
     m.audit.rows = m.snapshot.history;
   }
 
-  obs::HttpResponse Get(const std::string& path, obs::QueryArgs query = {},
+  http::HttpResponse Get(const std::string& path, http::QueryArgs query = {},
                         const std::string& host = "127.0.0.1:8080") {
-    obs::HttpRequest r;
+    http::HttpRequest r;
     r.method = "GET";
     r.path = path;
     r.query = std::move(query);
@@ -106,7 +106,7 @@ TEST_F(RouterTest, EveryPageRendersHostileValuesAsText) {
   const char* pages[] = {"/",          "/jobs",        "/jobs/12", "/dead",
                          "/snapshots", "/snapshots/5", "/gc",      "/audit"};
   for (const char* path : pages) {
-    obs::HttpResponse r = Get(path);
+    http::HttpResponse r = Get(path);
     EXPECT_EQ(r.status, 200) << path << r.body;
     EXPECT_EQ(r.content_type, "text/html; charset=utf-8");
     EXPECT_EQ(r.body.find("<script"), std::string::npos) << path;
@@ -120,7 +120,7 @@ TEST_F(RouterTest, EveryPageRendersHostileValuesAsText) {
 }
 
 TEST_F(RouterTest, JobsPassFiltersAndCursorToTheModelAndLinkOnwards) {
-  obs::HttpResponse r =
+  http::HttpResponse r =
       Get("/jobs", {{"state", "FAILED"}, {"kind", kHostile}, {"before", "13"}});
   ASSERT_EQ(r.status, 200) << r.body;
   EXPECT_EQ(model_.job_filter.state, "FAILED");
@@ -141,7 +141,7 @@ TEST_F(RouterTest, JobsPassFiltersAndCursorToTheModelAndLinkOnwards) {
 TEST_F(RouterTest, BadArgumentsAre400sNamingThemBeforeAnyRead) {
   struct Case {
     const char* path;
-    obs::QueryArgs query;
+    http::QueryArgs query;
     const char* says;
   };
   const Case cases[] = {
@@ -162,7 +162,7 @@ TEST_F(RouterTest, BadArgumentsAre400sNamingThemBeforeAnyRead) {
       {"/snapshots/-5", {}, "snapshots id must be a positive integer"},
   };
   for (const Case& c : cases) {
-    obs::HttpResponse r = Get(c.path, c.query);
+    http::HttpResponse r = Get(c.path, c.query);
     EXPECT_EQ(r.status, 400) << c.path;
     EXPECT_NE(r.body.find(c.says), std::string::npos) << c.path << r.body;
   }
@@ -171,7 +171,7 @@ TEST_F(RouterTest, BadArgumentsAre400sNamingThemBeforeAnyRead) {
 
 TEST_F(RouterTest, UnknownPagesAndRowsAre404s) {
   EXPECT_EQ(Get("/nope").status, 404);
-  obs::HttpResponse r = Get(std::string("/") + kHostile);
+  http::HttpResponse r = Get(std::string("/") + kHostile);
   EXPECT_EQ(r.status, 404);
   EXPECT_EQ(r.body.find("<script"), std::string::npos);
   EXPECT_EQ(Get("/jobs/99").status, 404);
@@ -185,14 +185,14 @@ TEST_F(RouterTest, ADatabaseErrorIsA503PageThatRetries) {
   model_.failure = Status::Transient("connection refused on db:5432");
   for (const char* path : {"/", "/jobs", "/jobs/12", "/dead", "/snapshots",
                            "/snapshots/5", "/gc", "/audit"}) {
-    obs::HttpResponse r = Get(path);
+    http::HttpResponse r = Get(path);
     EXPECT_EQ(r.status, 503) << path;
     EXPECT_NE(r.body.find("Database unavailable"), std::string::npos);
     EXPECT_NE(r.body.find("connection refused on db:5432"), std::string::npos);
     EXPECT_NE(r.body.find("<meta http-equiv=\"refresh\" content=\"5\">"),
               std::string::npos);
   }
-  obs::HttpResponse api = Get("/api/overview");
+  http::HttpResponse api = Get("/api/overview");
   EXPECT_EQ(api.status, 503);
   EXPECT_EQ(api.body, "{\"error\":\"connection refused on db:5432\"}\n");
   model_.failure = Status::OK();
@@ -206,7 +206,7 @@ TEST_F(RouterTest, OnlyLoopbackHostsWhenListeningOnLoopback) {
   EXPECT_EQ(Get("/", {}, "").status, 200);
   EXPECT_EQ(model_.calls.size(), 2u);
   Router open(model_, "t", false);
-  obs::HttpRequest r;
+  http::HttpRequest r;
   r.method = "GET";
   r.path = "/";
   r.host = "console.example:8080";
@@ -228,7 +228,7 @@ TEST(LoopbackHostTest, NamesAndAddresses) {
 }
 
 TEST_F(RouterTest, SecurityHeadersForbidScriptsAndFraming) {
-  obs::HttpHeaders h = Router::SecurityHeaders();
+  http::HttpHeaders h = Router::SecurityHeaders();
   auto value = [&](const std::string& name) {
     for (const auto& [n, v] : h) {
       if (n == name) return v;
@@ -244,7 +244,7 @@ TEST_F(RouterTest, SecurityHeadersForbidScriptsAndFraming) {
 }
 
 TEST_F(RouterTest, RefreshIsKeptByTheLinksAndReloadsThePage) {
-  obs::HttpResponse r = Get("/jobs", {{"refresh", "10"}, {"state", "FAILED"}});
+  http::HttpResponse r = Get("/jobs", {{"refresh", "10"}, {"state", "FAILED"}});
   ASSERT_EQ(r.status, 200);
   EXPECT_NE(r.body.find("<meta http-equiv=\"refresh\" content=\"10\">"),
             std::string::npos);
@@ -256,7 +256,7 @@ TEST_F(RouterTest, RefreshIsKeptByTheLinksAndReloadsThePage) {
 }
 
 TEST_F(RouterTest, ApiOverviewIsJson) {
-  obs::HttpResponse r = Get("/api/overview");
+  http::HttpResponse r = Get("/api/overview");
   ASSERT_EQ(r.status, 200);
   EXPECT_EQ(r.content_type, "application/json");
   Result<JsonPtr> doc = ParseJson(r.body);

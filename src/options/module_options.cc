@@ -2,7 +2,7 @@
 
 #include "migrate/migrate_sql.h"
 #include "migrate/migrator.h"
-#include "obs/listen_address.h"
+#include "http/listen_address.h"
 
 namespace awc::options {
 
@@ -80,8 +80,8 @@ Result<supervisor::Supervisor::Options> SupervisorOptionsFrom(
   o.drain_allowance = static_cast<double>(settings.worker_lease_secs);
   o.give_up_after = static_cast<double>(settings.worker_give_up_secs);
   if (!settings.metrics_listen.empty()) {
-    Result<obs::ListenAddress> addr =
-        obs::ParseListenAddress(settings.metrics_listen);
+    Result<http::ListenAddress> addr =
+        http::ParseListenAddress(settings.metrics_listen);
     if (!addr.ok()) return addr.status().WithContext("AWC_METRICS_LISTEN");
     o.metrics_listen = *addr;
   }

@@ -147,6 +147,9 @@ struct Recorded {
   int attempts = 0;
   double lag_secs = 0;  // ready (Job::run_at) to recorded, database clock
   DeadReason dead_reason = DeadReason::kNone;  // set when FAILED
+  // A Defer that applied: PENDING again later, no attempt spent (its
+  // reason is the row's last_error).
+  bool deferred = false;
 };
 
 // What recording an outcome did, and the next job when one was claimed in

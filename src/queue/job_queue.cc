@@ -66,7 +66,7 @@ db::PgConn::Prepared JobQueue::RecordStatement(const Job& job,
     case Outcome::Kind::kDefer:
       break;
   }
-  return {"defer", {id, token, SecondsText(outcome.delay_secs)}};
+  return {"defer", {id, token, SecondsText(outcome.delay_secs), outcome.error}};
 }
 
 Result<Finished> JobQueue::Run(const Job* job, const Outcome* outcome,
@@ -90,6 +90,8 @@ Result<Finished> JobQueue::Run(const Job* job, const Outcome* outcome,
       out.recorded.attempts = static_cast<int>(r.GetInt(0, 2));
       out.recorded.lag_secs = r.GetDouble(0, 3) - job->run_at;
       out.recorded.dead_reason = ParseDeadReason(r.Get(0, 4));
+      out.recorded.deferred =
+          outcome->kind == Outcome::Kind::kDefer && out.recorded.applied;
     }
   }
   if (claim && results[next].rows() > 0) out.next = JobFromRow(results[next]);

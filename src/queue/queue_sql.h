@@ -95,12 +95,13 @@ UPDATE awc.jobs
 RETURNING state, attempts, dead_reason
 )sql";
 
-// Back to PENDING without spending the attempt. $1 id, $2 token, $3 seconds.
+// Back to PENDING without spending the attempt. $1 id, $2 token, $3 seconds,
+// $4 why (kept in last_error, which a completion does not clear).
 inline constexpr const char* kDefer = R"sql(
 UPDATE awc.jobs
    SET state = 'PENDING', attempts = attempts - 1,
        run_at = now() + make_interval(secs => $3::float8),
-       locked_until = NULL, updated_at = now()
+       last_error = $4, locked_until = NULL, updated_at = now()
  WHERE id = $1 AND state = 'RUNNING' AND lease_token = $2
 RETURNING state, attempts, dead_reason
 )sql";

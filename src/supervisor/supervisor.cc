@@ -357,7 +357,7 @@ void Supervisor::Reload() {
       .Emit();
   // The new children inherit what on_run sets (the log level).
   if (next->on_run) next->on_run();
-  std::optional<obs::ListenAddress> listen = options_.metrics_listen;
+  std::optional<http::ListenAddress> listen = options_.metrics_listen;
   options_ = next->options;
   options_.metrics_listen = listen;
   size_t first = slots_.size();
@@ -409,9 +409,9 @@ Status Supervisor::Start() {
   }
 
   if (options_.metrics_listen) {
-    const obs::ListenAddress& addr = *options_.metrics_listen;
+    const http::ListenAddress& addr = *options_.metrics_listen;
     AWC_ASSIGN_OR_RETURN(
-        http_, obs::HttpServer::Start(
+        http_, http::HttpServer::Start(
                    loop_, addr.host, addr.port,
                    [this](const std::string& path) { return Route(path); }));
     if (!options_.probe.conninfo.empty()) {

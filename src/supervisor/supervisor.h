@@ -59,8 +59,8 @@
 
 #include "common/status.h"
 #include "db/probe.h"
-#include "obs/http_server.h"
-#include "obs/listen_address.h"
+#include "http/http_server.h"
+#include "http/listen_address.h"
 #include "obs/metrics.h"
 #include "obs/worker_status.h"
 #include "supervisor/notify.h"
@@ -89,7 +89,7 @@ class Supervisor {
 
   struct Options {
     int slots = 1;                                     // worker processes
-    std::optional<obs::ListenAddress> metrics_listen;  // none: no listener
+    std::optional<http::ListenAddress> metrics_listen;  // none: no listener
     double backoff_min = 0.1;
     double backoff_max = 30.0;
     double stable_after = 60.0;  // a child that lived this long resets backoff
@@ -170,7 +170,7 @@ class Supervisor {
   bool EveryWorkerFailingFor(double secs) const;
   // Logs why and shuts down gracefully; Run() then returns 1.
   void GiveUp();
-  obs::HttpResponse Route(const std::string& path);
+  http::HttpResponse Route(const std::string& path);
   std::string StatusLine() const;
   int LiveChildren() const;
   int LiveWorkers() const;
@@ -195,7 +195,7 @@ class Supervisor {
   struct ev_loop* loop_;
   State state_ = State::kRunning;
   std::vector<std::unique_ptr<Slot>> slots_;
-  std::unique_ptr<obs::HttpServer> http_;
+  std::unique_ptr<http::HttpServer> http_;
   std::unique_ptr<db::Probe> db_probe_;  // with the listener and a database
   ev_signal signals_[4];
   ev_child child_watcher_;

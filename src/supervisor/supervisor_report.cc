@@ -42,8 +42,8 @@ std::string Supervisor::StatusLine() const {
   return line;
 }
 
-obs::HttpResponse Supervisor::Route(const std::string& path) {
-  obs::HttpResponse r;
+http::HttpResponse Supervisor::Route(const std::string& path) {
+  http::HttpResponse r;
   if (path == "/metrics") {
     if (metrics_ == nullptr) return {404, r.content_type, "no metrics\n"};
     metrics_->SetWorkersRunning(LiveWorkers());

@@ -14,6 +14,21 @@ struct Row {
 };
 
 // Each state a job can be left in -> level, message and outcome label.
+// A deferral is a value: info, and an outcome label of its own.
+TEST(JobEventTest, ADeferredJobIsInfoWithItsOwnOutcome) {
+  obs::SetLogWorker("w-1");
+  std::string text =
+      MakeJobEvent(82, "gc_sweep", queue::JobState::kPending, 0, true)
+          .Format(0);
+  EXPECT_EQ(text,
+            "{\"ts\":\"1970-01-01T00:00:00.000Z\",\"level\":\"info\","
+            "\"id\":\"job_82\",\"msg\":\"job deferred\",\"worker\":\"w-1\","
+            "\"kind\":\"gc_sweep\",\"outcome\":\"deferred\","
+            "\"state\":\"PENDING\",\"attempts\":0}");
+  EXPECT_STREQ(JobOutcome(queue::JobState::kPending, true), "deferred");
+  EXPECT_STREQ(JobOutcome(queue::JobState::kPending, false), "retried");
+}
+
 TEST(JobEventTest, LevelAndMessageFollowTheOutcome) {
   const Row rows[] = {
       {queue::JobState::kCompleted, "info", "job completed", "completed"},

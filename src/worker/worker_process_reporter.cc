@@ -106,16 +106,17 @@ void WorkerProcessReporter::LeaseRenewalFailed(const queue::Job& job,
 void WorkerProcessReporter::JobRecorded(const queue::Job& job,
                                         const queue::Recorded& recorded,
                                         double duration_secs) {
-  obs::Event event =
-      MakeJobEvent(job.id, job.kind, recorded.state, recorded.attempts);
+  obs::Event event = MakeJobEvent(job.id, job.kind, recorded.state,
+                                  recorded.attempts, recorded.deferred);
   event.Num("duration_s", duration_secs);
   if (recorded.dead_reason != queue::DeadReason::kNone) {
     event.Str("dead_reason", queue::DeadReasonName(recorded.dead_reason));
   }
   if (!recorded.applied) event.Bool("discarded", true);
   status_->slot(slot_).jobs_done.fetch_add(1, std::memory_order_relaxed);
-  ReportJob(*metrics_, event, KindLabel(job.kind), recorded.state,
-            recorded.lag_secs, duration_secs);
+  ReportJob(*metrics_, event, KindLabel(job.kind),
+            JobOutcome(recorded.state, recorded.deferred), recorded.lag_secs,
+            duration_secs);
 }
 
 void WorkerProcessReporter::JobReclaimed(const queue::Reclaimed& job) {
@@ -125,7 +126,8 @@ void WorkerProcessReporter::JobReclaimed(const queue::Reclaimed& job) {
   if (job.dead_reason != queue::DeadReason::kNone) {
     event.Str("dead_reason", queue::DeadReasonName(job.dead_reason));
   }
-  ReportJob(*metrics_, event, KindLabel(job.kind), job.state, job.lag_secs, -1);
+  ReportJob(*metrics_, event, KindLabel(job.kind), JobOutcome(job.state, false),
+            job.lag_secs, -1);
 }
 
 void WorkerProcessReporter::OutcomeNotRecorded(const queue::Job& job) {

@@ -201,6 +201,31 @@ TEST_F(AlertMetricsTest, GcEpochsAndWhatTheyDeleted) {
       << body;
   EXPECT_EQ(MetricValue(body, R"(awc_gc_epochs_total{result="deferred"})"), 1);
   EXPECT_EQ(MetricValue(body, R"(awc_gc_epochs_total{result="aborted"})"), 0);
+  // A locked-out sweep is a value, not a failure: its own outcome and an
+  // info event, nothing a dashboard would read as an error; the reason is
+  // on the row.
+  EXPECT_EQ(
+      MetricValue(
+          body,
+          R"(awc_background_jobs_total{kind="gc_sweep",outcome="deferred"})"),
+      1)
+      << body;
+  EXPECT_EQ(
+      body.find(
+          R"(awc_background_jobs_total{kind="gc_sweep",outcome="retried"})"),
+      std::string::npos)
+      << body;
+  std::vector<JsonPtr> deferred = daemon_->EventsWith("job deferred");
+  ASSERT_EQ(deferred.size(), 1u) << daemon_->Stderr();
+  EXPECT_EQ(Str(deferred[0].get(), "level"), "info");
+  EXPECT_EQ(Str(deferred[0].get(), "outcome"), "deferred");
+  EXPECT_TRUE(
+      daemon_->EventsWith("job retried after transient failure").empty())
+      << daemon_->Stderr();
+  EXPECT_NE(db_.Scalar("SELECT last_error FROM awc.jobs WHERE id = $1",
+                       {std::to_string(locked)})
+                .find("elsewhere"),
+            std::string::npos);
   EXPECT_EQ(MetricValue(body, "awc_gc_objects_deleted_total"), 3);
   EXPECT_EQ(MetricValue(body, "awc_gc_bytes_deleted_total"), 3 + 4 + 5);
   // One canary batch (the default canary is larger than the plan).

@@ -1,4 +1,4 @@
-#include "obs/http_server.h"
+#include "http/http_server.h"
 
 #include <arpa/inet.h>
 #include <ev.h>
@@ -14,8 +14,9 @@
 #include <utility>
 
 #include "common/redact.h"
+#include "http/http_server_testing.h"
 
-namespace awc::obs {
+namespace awc::http {
 namespace {
 
 constexpr int kListenBacklog = 64;
@@ -257,10 +258,23 @@ MHD_Result OnRequest(void* cls, struct MHD_Connection* conn, const char* url,
   }
   HttpRequest request;
   request.method = method;
-  request.path = url != nullptr ? url : "/";
-  size_t query = request.path.find('?');
-  if (query != std::string::npos) request.path.erase(query);
   const auto* target = static_cast<const std::string*>(*req_cls);
+  // The path from the raw target: MHD's decoded `url` is a C string, which
+  // ends at a %00 and would hand the handler a shorter path than was asked.
+  if (target != nullptr && target->starts_with('/')) {
+    request.path = DecodePath(target->substr(0, target->find('?')));
+  } else {
+    request.path = url != nullptr ? url : "/";
+    size_t query = request.path.find('?');
+    if (query != std::string::npos) request.path.erase(query);
+  }
+  for (char c : request.path) {
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
+      response.status = MHD_HTTP_BAD_REQUEST;
+      response.body = "bad request: a control character in the path\n";
+      return Reply(conn, impl->common, response);
+    }
+  }
   if (target != nullptr) request.query = ParseQueryString(QueryOf(*target));
   const char* host =
       MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_HOST);
@@ -268,8 +282,8 @@ MHD_Result OnRequest(void* cls, struct MHD_Connection* conn, const char* url,
   try {
     response = impl->handler(request);
   } catch (...) {
-    response = HttpResponse{500, "text/plain; charset=utf-8",
-                            "internal error\n", {}};
+    response =
+        HttpResponse{500, "text/plain; charset=utf-8", "internal error\n", {}};
   }
   return Reply(conn, impl->common, response);
 }
@@ -320,8 +334,8 @@ Result<std::unique_ptr<HttpServer>> HttpServer::Serve(
       MHD_OPTION_CONNECTION_LIMIT,
       static_cast<unsigned int>(options.connection_limit),
       MHD_OPTION_NOTIFY_CONNECTION, &OnConnection, impl.get(),
-      MHD_OPTION_URI_LOG_CALLBACK, &OnUri, nullptr,
-      MHD_OPTION_NOTIFY_COMPLETED, &OnCompleted, nullptr, MHD_OPTION_END);
+      MHD_OPTION_URI_LOG_CALLBACK, &OnUri, nullptr, MHD_OPTION_NOTIFY_COMPLETED,
+      &OnCompleted, nullptr, MHD_OPTION_END);
   if (impl->daemon == nullptr) {
     if (fcntl(fd, F_GETFD) != -1) close(fd);  // unless MHD already did
     return Status::Internal(where + ": libmicrohttpd did not start");
@@ -347,8 +361,8 @@ HttpServer::~HttpServer() { Stop(); }
 
 int HttpServer::port() const { return impl_->port; }
 
-int HttpServer::connections() const {
-  return impl_->daemon == nullptr ? 0 : impl_->Connections();
+int OpenConnectionsForTest(const HttpServer& server) {
+  return server.impl_->daemon == nullptr ? 0 : server.impl_->Connections();
 }
 
 void HttpServer::Stop() {
@@ -359,4 +373,4 @@ void HttpServer::Stop() {
   impl_->daemon = nullptr;
 }
 
-}  // namespace awc::obs
+}  // namespace awc::http

@@ -1,10 +1,10 @@
-#include "obs/listen_address.h"
+#include "http/listen_address.h"
 
 #include <gtest/gtest.h>
 
 #include <string>
 
-namespace awc::obs {
+namespace awc::http {
 namespace {
 
 TEST(ParseListenAddressTest, HostPort) {
@@ -65,4 +65,4 @@ TEST(ParseListenAddressTest, ToStringSpellsItBack) {
 }
 
 }  // namespace
-}  // namespace awc::obs
+}  // namespace awc::http

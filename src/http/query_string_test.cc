@@ -1,10 +1,10 @@
-#include "obs/query_string.h"
+#include "http/query_string.h"
 
 #include <gtest/gtest.h>
 
 #include "common/percent_encode.h"
 
-namespace awc::obs {
+namespace awc::http {
 namespace {
 
 TEST(QueryStringTest, SplitsNamesAndValuesInOrder) {
@@ -53,5 +53,11 @@ TEST(QueryStringTest, EncodeThenParseRoundTrips) {
   EXPECT_EQ(args[0].second, hostile);
 }
 
+TEST(DecodePathTest, DecodesEveryEscapeAndKeepsPlusAndNul) {
+  EXPECT_EQ(DecodePath("/a+b%2Fc%20d"), "/a+b/c d");
+  EXPECT_EQ(DecodePath("/jobs/2%00zzz"), std::string("/jobs/2\0zzz", 11));
+  EXPECT_EQ(DecodePath("/bad%zz%4"), "/bad%zz%4");
+}
+
 }  // namespace
-}  // namespace awc::obs
+}  // namespace awc::http

@@ -7,6 +7,8 @@
 //    the parent stays safe to fork().
 //  - Only GET and HEAD; other methods get 405 with "Allow: GET, HEAD".
 //    A HEAD answer has the GET answer's headers and no body.
+//  - The path is the request target's, %XX-decoded in full: a path with a
+//    control byte in it (a %00 among them) gets 400 and reaches no handler.
 //  - Responses come from the Route (path only: unknown paths are the
 //    route's 404) or the Handler (the whole request); bodies pass through
 //    Scrub(). An exception from either is a 500.
@@ -19,8 +21,8 @@
 //    that never finish a request (or read a response very slowly) cannot
 //    hold the slots.
 //  - Stop() closes the listening socket; the destructor calls it.
-#ifndef AWC_OBS_HTTP_SERVER_H_
-#define AWC_OBS_HTTP_SERVER_H_
+#ifndef AWC_HTTP_HTTP_SERVER_H_
+#define AWC_HTTP_HTTP_SERVER_H_
 
 #include <functional>
 #include <memory>
@@ -30,11 +32,11 @@
 #include <vector>
 
 #include "common/status.h"
-#include "obs/query_string.h"
+#include "http/query_string.h"
 
 struct ev_loop;
 
-namespace awc::obs {
+namespace awc::http {
 
 using HttpHeaders = std::vector<std::pair<std::string, std::string>>;
 
@@ -92,17 +94,16 @@ class HttpServer {
 
   // The bound port (useful when 0 was asked for).
   int port() const;
-  // Connections open now (for tests and diagnostics).
-  int connections() const;
   void Stop();
 
   struct Impl;
 
  private:
   explicit HttpServer(std::unique_ptr<Impl> impl);
+  friend int OpenConnectionsForTest(const HttpServer& server);
   std::unique_ptr<Impl> impl_;
 };
 
-}  // namespace awc::obs
+}  // namespace awc::http
 
-#endif  // AWC_OBS_HTTP_SERVER_H_
+#endif  // AWC_HTTP_HTTP_SERVER_H_

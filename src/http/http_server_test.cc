@@ -1,4 +1,4 @@
-#include "obs/http_server.h"
+#include "http/http_server.h"
 
 #include <arpa/inet.h>
 #include <dirent.h>
@@ -18,8 +18,9 @@
 #include <vector>
 
 #include "common/redact.h"
+#include "http/http_server_testing.h"
 
-namespace awc::obs {
+namespace awc::http {
 namespace {
 
 constexpr double kDeadlineSecs = 20;
@@ -303,6 +304,24 @@ TEST_F(HttpHandlerTest, SeesMethodPathQueryAndHost) {
   EXPECT_EQ(q.Arg("nope"), nullptr);
 }
 
+// The handler sees the whole path: a %00 does not end it, and a control
+// byte anywhere in it is a bad request that reaches no handler.
+TEST_F(HttpHandlerTest, APathWithAControlByteIsABadRequest) {
+  for (const char* path :
+       {"/jobs/2%00zzz", "/dead%00xyz", "/a%0Ab", "/%7F", "/x%1b[31m"}) {
+    Reply r = Fetch(std::string("GET ") + path +
+                    " HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n");
+    EXPECT_EQ(r.status, 400) << path << ": " << r.headers;
+    EXPECT_NE(r.headers.find("X-Common: yes"), std::string::npos) << path;
+  }
+  EXPECT_TRUE(requests_.empty()) << requests_[0].path;
+  Reply plus = Fetch(
+      "GET /a+b%2Fc%20d HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n");
+  EXPECT_EQ(plus.status, 200);
+  ASSERT_EQ(requests_.size(), 1u);
+  EXPECT_EQ(requests_[0].path, "/a+b/c d");  // '+' is itself in a path
+}
+
 TEST_F(HttpHandlerTest, CommonHeadersComeFirstThenTheResponsesOwn) {
   Reply r = Fetch("GET / HTTP/1.0\r\n\r\n");
   EXPECT_EQ(r.status, 200);
@@ -356,7 +375,7 @@ void HalfOpenBurst(struct ev_loop* loop, HttpServer& server, int n,
     fds.push_back(s);
   }
   ev_tstamp give_up = ev_time() + kDeadlineSecs;
-  while (server.connections() < expect && ev_time() < give_up) {
+  while (OpenConnectionsForTest(server) < expect && ev_time() < give_up) {
     for (size_t i = 0; i < fds.size(); ++i) {
       if (sent[i]) continue;
       sent[i] = send(fds[i], head.data(), head.size(), MSG_NOSIGNAL) ==
@@ -365,7 +384,7 @@ void HalfOpenBurst(struct ev_loop* loop, HttpServer& server, int n,
     ev_run(loop, EVRUN_NOWAIT);
     usleep(1000);
   }
-  EXPECT_EQ(server.connections(), expect);
+  EXPECT_EQ(OpenConnectionsForTest(server), expect);
   // Holds them a moment, the server running, so that it has read what the
   // clients sent.
   for (int i = 0; i < 100; ++i) {
@@ -437,12 +456,12 @@ TEST_F(HttpServerTest, SlowClientsCannotHoldEverySlot) {
     tricklers.push_back(pid);
   }
   ev_tstamp give_up = ev_time() + kDeadlineSecs;
-  while (server_->connections() < options.connection_limit &&
+  while (OpenConnectionsForTest(*server_) < options.connection_limit &&
          ev_time() < give_up) {
     ev_run(loop_, EVRUN_NOWAIT);
     usleep(1000);
   }
-  EXPECT_EQ(server_->connections(), options.connection_limit);
+  EXPECT_EQ(OpenConnectionsForTest(*server_), options.connection_limit);
   Reply r = Fetch("GET /metrics HTTP/1.0\r\n\r\n");
   EXPECT_EQ(r.status, 200) << r.headers;
   for (pid_t pid : tricklers) {
@@ -478,4 +497,4 @@ TEST(HttpServerStartTest, BindsAllInterfacesAndLocalhost) {
 }
 
 }  // namespace
-}  // namespace awc::obs
+}  // namespace awc::http

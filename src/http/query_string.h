@@ -8,15 +8,15 @@
 // followed by two hex digits stays as it is. Empty pieces are skipped. The
 // pairs keep their order; a name may repeat. Values are bytes: callers that
 // render them check or escape them.
-#ifndef AWC_OBS_QUERY_STRING_H_
-#define AWC_OBS_QUERY_STRING_H_
+#ifndef AWC_HTTP_QUERY_STRING_H_
+#define AWC_HTTP_QUERY_STRING_H_
 
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
-namespace awc::obs {
+namespace awc::http {
 
 using QueryArgs = std::vector<std::pair<std::string, std::string>>;
 
@@ -29,6 +29,10 @@ std::string_view QueryOf(std::string_view target);
 // Decodes %XX and '+' (a space) as ParseQueryString does.
 std::string PercentDecode(std::string_view text);
 
-}  // namespace awc::obs
+// Decodes the %XX of a request's path ('+' stays itself), every byte kept:
+// a %00 is a NUL in the result, not its end.
+std::string DecodePath(std::string_view path);
 
-#endif  // AWC_OBS_QUERY_STRING_H_
+}  // namespace awc::http
+
+#endif  // AWC_HTTP_QUERY_STRING_H_

@@ -1,6 +1,6 @@
-#include "obs/query_string.h"
+#include "http/query_string.h"
 
-namespace awc::obs {
+namespace awc::http {
 namespace {
 
 int HexValue(char c) {
@@ -12,12 +12,14 @@ int HexValue(char c) {
 
 }  // namespace
 
-std::string PercentDecode(std::string_view text) {
+namespace {
+
+std::string Decode(std::string_view text, bool plus_is_space) {
   std::string out;
   out.reserve(text.size());
   for (size_t i = 0; i < text.size(); ++i) {
     char c = text[i];
-    if (c == '+') {
+    if (c == '+' && plus_is_space) {
       out += ' ';
     } else if (c == '%' && i + 2 < text.size() && HexValue(text[i + 1]) >= 0 &&
                HexValue(text[i + 2]) >= 0) {
@@ -30,6 +32,12 @@ std::string PercentDecode(std::string_view text) {
   }
   return out;
 }
+
+}  // namespace
+
+std::string PercentDecode(std::string_view text) { return Decode(text, true); }
+
+std::string DecodePath(std::string_view path) { return Decode(path, false); }
 
 QueryArgs ParseQueryString(std::string_view query) {
   QueryArgs out;
@@ -60,4 +68,4 @@ std::string_view QueryOf(std::string_view target) {
   return hash == std::string_view::npos ? query : query.substr(0, hash);
 }
 
-}  // namespace awc::obs
+}  // namespace awc::http

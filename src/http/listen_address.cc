@@ -1,8 +1,8 @@
-#include "obs/listen_address.h"
+#include "http/listen_address.h"
 
 #include "common/numbers.h"
 
-namespace awc::obs {
+namespace awc::http {
 
 std::string ListenAddress::ToString() const {
   std::string h = host.find(':') != std::string::npos ? "[" + host + "]" : host;
@@ -49,4 +49,4 @@ Result<ListenAddress> ParseListenAddress(std::string_view view) {
   return out;
 }
 
-}  // namespace awc::obs
+}  // namespace awc::http

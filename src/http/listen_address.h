@@ -1,14 +1,14 @@
 // ListenAddress: where the HTTP listener of /metrics, /healthz and /readyz
 // binds (AWC_METRICS_LISTEN), and the syntax of its text form.
-#ifndef AWC_OBS_LISTEN_ADDRESS_H_
-#define AWC_OBS_LISTEN_ADDRESS_H_
+#ifndef AWC_HTTP_LISTEN_ADDRESS_H_
+#define AWC_HTTP_LISTEN_ADDRESS_H_
 
 #include <string>
 #include <string_view>
 
 #include "common/status.h"
 
-namespace awc::obs {
+namespace awc::http {
 
 struct ListenAddress {
   std::string host;  // "" = all interfaces; an IPv6 address without brackets
@@ -22,6 +22,6 @@ struct ListenAddress {
 // decimal digits only. Errors quote the text and name no setting.
 Result<ListenAddress> ParseListenAddress(std::string_view text);
 
-}  // namespace awc::obs
+}  // namespace awc::http
 
-#endif  // AWC_OBS_LISTEN_ADDRESS_H_
+#endif  // AWC_HTTP_LISTEN_ADDRESS_H_

@@ -48,14 +48,15 @@ class TestRoles {
 };
 
 // How to take the newest migration's objects away again, and a query that
-// is true while they are still away. One entry per migration that may be
-// the newest one: the test that needs it says so when it is missing.
+// is true while they are still away; `owner` owns what they make again.
+// One entry per migration that may be the newest one: the test that needs
+// it says so when it is missing.
 struct LastMigrationUndo {
   std::vector<std::string> statements;
   std::string still_undone;
 };
 
-LastMigrationUndo UndoOfLastMigration(int version) {
+LastMigrationUndo UndoOfLastMigration(int version, const std::string& owner) {
   switch (version) {
     case 6: {  // the console's indexes
       LastMigrationUndo undo;
@@ -84,6 +85,10 @@ LastMigrationUndo UndoOfLastMigration(int version) {
                "CREATE INDEX jobs_kind_state_idx ON awc.jobs (kind, state, id) "
                "INCLUDE (run_at, dead_reason)"},
               "SELECT to_regclass('awc.jobs_finished_kind_idx') IS NULL"};
+    case 10:  // the lease token's sequence dropped
+      return {{"CREATE SEQUENCE awc.job_lease_token_seq",
+               "ALTER SEQUENCE awc.job_lease_token_seq OWNER TO " + owner},
+              "SELECT to_regclass('awc.job_lease_token_seq') IS NOT NULL"};
     default:
       return {};
   }
@@ -183,7 +188,8 @@ TEST_F(RolesTest, TheRuntimeRoleRunsEverythingButCannotChangeTheSchema) {
            {std::to_string(last.version)});
   // Its objects go too, so that applying it needs DDL again. The check
   // afterwards shows that the refused run created none of them.
-  const LastMigrationUndo undo = UndoOfLastMigration(last.version);
+  const LastMigrationUndo undo =
+      UndoOfLastMigration(last.version, roles_.owner);
   ASSERT_FALSE(undo.statements.empty())
       << "tell this test how to undo migration " << last.version;
   for (const std::string& statement : undo.statements) db_.Exec(statement);

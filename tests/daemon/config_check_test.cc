@@ -139,6 +139,41 @@ INSTANTIATE_TEST_SUITE_P(StoreSettings, ConfigCheckTest,
                            return std::string(p.param.name);
                          });
 
+// A secret set where the path of its file belongs: -t and a real start
+// refuse it naming the setting, and show it nowhere.
+TEST(ConfigCheckSecretFileTest, ASecretGivenForItsPathIsNotEchoed) {
+  TempDir dir;
+  dir.Write("awc.conf",
+            "[database]\nurl_file = postgresql://awc:SECRETPW@host/db\n");
+  const std::string url = "postgresql://awc:SECRETPW@host/db";
+  const std::vector<std::pair<std::vector<std::string>, EnvList>> runs = {
+      {{}, {{"DATABASE_URL_FILE", url}, {"AWC_CAS_URL", "memory://"}}},
+      {{"-c", dir.path() + "/awc.conf"}, {{"AWC_CAS_URL", "memory://"}}},
+      {{},
+       {{"DATABASE_URL", "postgresql://awc@db.example/awc"},
+        {"AWC_CAS_URL", "memory://"},
+        {"AWC_S3_SECRET_ACCESS_KEY_FILE", "SECRETPW/K7MDENG+bPxRfiCY"}}},
+      {{},
+       {{"DATABASE_URL", "postgresql://awc@db.example/awc"},
+        {"AWC_CAS_URL", "memory://"},
+        {"AWC_S3_SECRET_ACCESS_KEY_FILE", "s3://AKID:SECRETPW@bucket"}}},
+  };
+  for (const auto& [args, env] : runs) {
+    std::vector<std::string> check_args = args;
+    check_args.push_back("-t");
+    CommandResult check = RunProcess(ShippedDaemonPath(), check_args, env);
+    CommandResult start = RunProcess(ShippedDaemonPath(), args, env);
+    for (const CommandResult* r : {&check, &start}) {
+      EXPECT_EQ(r->code, 1) << r->err;
+      EXPECT_TRUE(r->err.starts_with("awc-worker: ")) << r->err;
+      EXPECT_NE(r->err.find("cannot open"), std::string::npos) << r->err;
+      EXPECT_EQ(r->out.find("SECRETPW"), std::string::npos) << r->out;
+      EXPECT_EQ(r->err.find("SECRETPW"), std::string::npos) << r->err;
+    }
+    EXPECT_EQ(check.err, start.err);
+  }
+}
+
 // The S3 key pair matters only for the S3 store: another store starts (and
 // -t passes) with a lone secret, which -t shows redacted.
 TEST(ConfigCheckOtherStoreTest, LoneSecretIsFineForAFileStore) {

@@ -68,11 +68,11 @@ std::string ShownSecretPath(const std::string& path) {
     std::string scheme = path.substr(0, path.find("://") + 3);
     std::string masked = RedactConnInfo(path);
     if (!masked.starts_with(scheme)) masked = scheme + std::string(kRedacted);
-    return "\"" + masked + "\"";
+    return "\"" + EscapeControlBytes(masked) + "\"";
   }
   if (path.starts_with("/") || path.starts_with("./") ||
       path.starts_with("../")) {
-    return "\"" + path + "\"";
+    return "\"" + EscapeControlBytes(path) + "\"";
   }
   return "the file it names (not shown: not an absolute or ./ path, it may be "
          "the secret itself)";

@@ -219,8 +219,10 @@ Result<std::string> ReadSecretFile(const std::string& path) {
 Status LoadIni(const std::string& path, Settings* s,
                std::vector<std::string>* sources) {
   Result<std::string> text = ReadBoundedFile(path, kMaxIniBytes);
+  // The errors quote the file's name and its keys: one line each.
   if (!text.ok()) {
-    return text.status().WithContext("cannot read configuration file");
+    return Status::InvalidArgument("cannot read configuration file: " +
+                                   EscapeControlBytes(text.status().message()));
   }
   std::string_view rest = *text;
   if (rest.starts_with("\xEF\xBB\xBF")) rest.remove_prefix(3);  // a BOM
@@ -232,8 +234,8 @@ Status LoadIni(const std::string& path, Settings* s,
     if (line.ends_with('\r')) line.remove_suffix(1);
     Status st = parser.Line(number, line);
     if (!st.ok()) {
-      return Status::InvalidArgument(path + ":" + std::to_string(number) +
-                                     ": " + st.message());
+      return Status::InvalidArgument(EscapeControlBytes(
+          path + ":" + std::to_string(number) + ": " + st.message()));
     }
   }
   return Status::OK();

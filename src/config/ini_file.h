@@ -9,7 +9,8 @@
 //
 // Every error names the file and the line: unknown sections and keys, a
 // key set twice in a section, a NUL byte, syntax errors, values a setting
-// refuses. The first line in error is reported.
+// refuses. The first line in error is reported, on one line: a control
+// byte in the file's name or a key is written \xHH.
 #ifndef AWC_CONFIG_INI_FILE_H_
 #define AWC_CONFIG_INI_FILE_H_
 

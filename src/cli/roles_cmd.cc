@@ -1,6 +1,9 @@
 // awcctl roles --sql: the statements that create the owner, migrator and
 // runtime roles (awcctl(1), "roles"; docs/operations.md, "Migrations and
 // roles").
+#include <string>
+#include <utility>
+
 #include "cli/invocation.h"
 #include "cli/verbs.h"
 #include "migrate/scripts.h"
@@ -13,9 +16,17 @@ int RunRoles(Invocation& inv) {
     return inv.Usage("roles prints the role statements: pass --sql");
   }
   migrate::RoleNames names;
-  if (inv.args().Has("owner")) names.owner = inv.args().Get("owner");
-  if (inv.args().Has("migrator")) names.migrator = inv.args().Get("migrator");
-  if (inv.args().Has("runtime")) names.runtime = inv.args().Get("runtime");
+  // Each name is checked under its option, so the error names the option.
+  for (auto [option, name] : {std::pair{"owner", &names.owner},
+                              std::pair{"migrator", &names.migrator},
+                              std::pair{"runtime", &names.runtime}}) {
+    if (!inv.args().Has(option)) continue;
+    *name = inv.args().Get(option);
+    Status s = migrate::CheckRoleName(*name);
+    if (!s.ok()) {
+      return inv.Usage("--" + std::string(option) + ": " + s.message());
+    }
+  }
   Result<std::string> sql = migrate::RolesSql(names);
   if (!sql.ok()) return inv.Usage(sql.status().message());
   inv.Print(*sql);

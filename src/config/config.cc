@@ -82,10 +82,11 @@ Result<Config> Config::Load(const std::string& config_path,
 std::vector<std::string> Config::Describe() const {
   std::vector<std::string> lines;
   for (size_t n = 0; n < Specs().size(); ++n) {
-    std::string line =
-        std::string(Specs()[n].env) + " = " + Show(Specs()[n], settings_);
+    // Escaped, so that each setting is one line (awc-worker(8), -t).
+    std::string line = std::string(Specs()[n].env) + " = " +
+                       EscapeControlBytes(Show(Specs()[n], settings_));
     if (line.size() < 48) line.resize(48, ' ');
-    lines.push_back(line + "  # " + sources_[n]);
+    lines.push_back(line + "  # " + EscapeControlBytes(sources_[n]));
   }
   return lines;
 }

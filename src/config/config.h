@@ -35,8 +35,8 @@ using EnvLookup = std::function<const char*(const char*)>;
 EnvLookup ProcessEnv();
 
 // The INI file both programs read when none is named and it exists:
-// <sysconfdir>/awc-worker/awc-worker.conf of the build (the install's sysconfdir,
-// /etc by default).
+// <sysconfdir>/awc-worker/awc-worker.conf of the build (the install's
+// sysconfdir, /etc by default).
 inline constexpr const char* kDefaultConfigFile = AWC_DEFAULT_CONFIG_FILE;
 
 class Config {
@@ -52,8 +52,8 @@ class Config {
   const Settings& settings() const { return settings_; }
   Settings& mutable_settings() { return settings_; }
 
-  // One line per setting, "NAME = value    # source", secrets redacted;
-  // the output of `awc-worker -t`.
+  // One line per setting, "NAME = value    # source", secrets redacted
+  // and control bytes written \xHH; the output of `awc-worker -t`.
   std::vector<std::string> Describe() const;
 
  private:

@@ -143,6 +143,68 @@ TEST_F(ConfigTest, SecretFilesMustBeSmallRegularFiles) {
   EXPECT_TRUE(Load().ok());
 }
 
+// A secret set by mistake where its path belongs is not echoed back: a
+// URL is shown with its credentials masked and a hint, and a value that is
+// no absolute or ./ path is not shown at all.
+TEST_F(ConfigTest, ASecretGivenForItsPathIsNotShown) {
+  const std::string kHint =
+      " (this looks like a URL: the setting takes the path of a file holding "
+      "it)";
+  const std::string kNotShown =
+      "cannot open the file it names (not shown: not an absolute or ./ path, "
+      "it may be the secret itself): No such file or directory";
+  struct Case {
+    std::string var, value, error;
+  } cases[] = {
+      {"DATABASE_URL_FILE", "postgresql://awc:SECRETPW@host/db",
+       "DATABASE_URL_FILE: cannot open \"postgresql://awc:********@host/db\": "
+       "No such file or directory" +
+           kHint},
+      {"DATABASE_URL_FILE", "postgres://awc@host/db?password=SECRETPW",
+       "DATABASE_URL_FILE: cannot open \"postgres://awc@host/"
+       "db?password=********\": No such file or directory" +
+           kHint},
+      {"AWC_S3_SECRET_ACCESS_KEY_FILE", "s3://AKID:SECRETPW@bucket/x",
+       "AWC_S3_SECRET_ACCESS_KEY_FILE: cannot open \"s3://********\": No "
+       "such file or directory" +
+           kHint},
+      {"AWC_S3_SECRET_ACCESS_KEY_FILE", "SECRETPW/K7MDENG+bPxRfiCY",
+       "AWC_S3_SECRET_ACCESS_KEY_FILE: " + kNotShown},
+      {"DATABASE_URL_FILE", "host=db password=SECRETPW",
+       "DATABASE_URL_FILE: " + kNotShown},
+      {"DATABASE_URL_FILE", "password=SECRETPW options=a://b",
+       "DATABASE_URL_FILE: " + kNotShown},
+      {"AWC_S3_ACCESS_KEY_ID_FILE", "SECRETPW",
+       "AWC_S3_ACCESS_KEY_ID_FILE: " + kNotShown},
+      // Paths are shown as they are.
+      {"DATABASE_URL_FILE", "./no-such-file",
+       "DATABASE_URL_FILE: cannot open \"./no-such-file\": No such file or "
+       "directory"},
+      {"DATABASE_URL_FILE", "/run/credentials/none",
+       "DATABASE_URL_FILE: cannot open \"/run/credentials/none\": No such "
+       "file or directory"},
+  };
+  for (const Case& c : cases) {
+    env_ = {{c.var, c.value}};
+    std::string err = LoadError();
+    EXPECT_EQ(err, c.error);
+    EXPECT_EQ(err.find("SECRETPW"), std::string::npos) << err;
+  }
+  // The INI file's _file keys alike.
+  env_ = {};
+  std::string ini = Write(
+      "db.ini", "[database]\nurl_file = postgresql://awc:SECRETPW@host/db\n");
+  EXPECT_EQ(LoadError(ini),
+            ini +
+                ":2: [database] url_file: cannot open "
+                "\"postgresql://awc:********@host/db\": No such file or "
+                "directory" +
+                kHint);
+  ini = Write("s3.ini", "[s3]\nsecret_access_key_file = SECRETPW+x/y\n");
+  EXPECT_EQ(LoadError(ini),
+            ini + ":2: [s3] secret_access_key_file: " + kNotShown);
+}
+
 TEST_F(ConfigTest, PgPasswordIsASecret) {
   env_ = {{"PGPASSWORD", "Env-Pg-Pw"}};
   ASSERT_TRUE(Load().ok());

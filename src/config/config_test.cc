@@ -406,6 +406,32 @@ TEST_F(ConfigTest, DescribeRedactsSecretsFromTheIniFile) {
   EXPECT_EQ(all.find("IniSecretKey"), std::string::npos) << all;
 }
 
+// Each setting is one line of -t: a control byte is shown as \xHH, in the
+// source (a configuration file's name may hold one) as in a value (none
+// loads with one; a value set in code might).
+TEST_F(ConfigTest, DescribeShowsEachSettingOnOneLine) {
+  std::string ini = Write("awc\nAWC_GC_DRY_RUN = true # environment.conf",
+                          "[worker]\nid = w1\n");
+  Result<Config> c = Load(ini);
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  c->mutable_settings().cas_url = "memory://\nAWC_GC_DRY_RUN = true\x7f";
+  std::vector<std::string> lines = c->Describe();
+  ASSERT_EQ(lines.size(), std::size(kAllNames));
+  for (size_t n = 0; n < lines.size(); ++n) {
+    EXPECT_TRUE(lines[n].starts_with(std::string(kAllNames[n]) + " = "))
+        << lines[n];
+    for (char ch : lines[n]) {
+      EXPECT_TRUE(static_cast<unsigned char>(ch) >= 0x20 && ch != 0x7f)
+          << lines[n];
+    }
+  }
+  EXPECT_EQ(
+      Find(lines, "AWC_WORKER_ID").source,
+      "file " + dir_ + "/awc\\x0aAWC_GC_DRY_RUN = true # environment.conf");
+  EXPECT_EQ(Find(lines, "AWC_CAS_URL").value,
+            "memory://\\x0aAWC_GC_DRY_RUN = true\\x7f");
+}
+
 TEST_F(ConfigTest, NoPasswordRegistersNothing) {
   env_ = {{"DATABASE_URL", "postgresql://u@h/db"}};
   ASSERT_TRUE(Load().ok());

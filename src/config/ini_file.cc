@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "common/env.h"
+#include "common/redact.h"
 #include "config/setting_spec.h"
 
 namespace awc::config {
@@ -38,6 +39,43 @@ std::string_view WithoutComment(std::string_view value) {
     }
   }
   return value;
+}
+
+constexpr std::string_view kUrlHint =
+    " (this looks like a URL: the setting takes the path of a file holding "
+    "it)";
+
+// "scheme://...": the scheme a letter, then letters, digits, '+', '-' or
+// '.' (RFC 3986).
+bool LooksLikeUrl(std::string_view value) {
+  size_t end = value.find("://");
+  if (end == std::string_view::npos || end == 0) return false;
+  for (size_t i = 0; i < end; ++i) {
+    char c = value[i];
+    bool letter = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+    bool other = (c >= '0' && c <= '9') || c == '+' || c == '-' || c == '.';
+    if (!letter && (i == 0 || !other)) return false;
+  }
+  return true;
+}
+
+// How the errors of ReadSecretFile() show `path`, which may be the secret
+// itself, set where the path of its file belongs: a URL quoted with its
+// credentials masked, an absolute or ./ path quoted as it is, anything else
+// not at all.
+std::string ShownSecretPath(const std::string& path) {
+  if (LooksLikeUrl(path)) {
+    std::string scheme = path.substr(0, path.find("://") + 3);
+    std::string masked = RedactConnInfo(path);
+    if (!masked.starts_with(scheme)) masked = scheme + std::string(kRedacted);
+    return "\"" + EscapeControlBytes(masked) + "\"";
+  }
+  if (path.starts_with("/") || path.starts_with("./") ||
+      path.starts_with("../")) {
+    return "\"" + EscapeControlBytes(path) + "\"";
+  }
+  return "the file it names (not shown: not an absolute or ./ path, it may be "
+         "the secret itself)";
 }
 
 // Applies the file's values, line by line; the first error stops it.
@@ -159,16 +197,32 @@ Result<std::string> ReadBoundedFile(const std::string& path, size_t max_bytes) {
 }
 
 Result<std::string> ReadSecretFile(const std::string& path) {
-  AWC_ASSIGN_OR_RETURN(std::string v, ReadBoundedFile(path, kMaxSecretBytes));
-  while (!v.empty() && (v.back() == '\n' || v.back() == '\r')) v.pop_back();
+  Result<std::string> v = ReadBoundedFile(path, kMaxSecretBytes);
+  if (!v.ok()) {
+    // The messages quote the path: the value may be the secret itself.
+    std::string message = v.status().message();
+    const std::string quoted = "\"" + path + "\"";
+    const std::string shown = ShownSecretPath(path);
+    for (size_t at = message.find(quoted); at != std::string::npos;
+         at = message.find(quoted, at + shown.size())) {
+      message.replace(at, quoted.size(), shown);
+    }
+    if (LooksLikeUrl(path)) message += kUrlHint;
+    return Status::InvalidArgument(message);
+  }
+  while (!v->empty() && (v->back() == '\n' || v->back() == '\r')) {
+    v->pop_back();
+  }
   return v;
 }
 
 Status LoadIni(const std::string& path, Settings* s,
                std::vector<std::string>* sources) {
   Result<std::string> text = ReadBoundedFile(path, kMaxIniBytes);
+  // The errors quote the file's name and its keys: one line each.
   if (!text.ok()) {
-    return text.status().WithContext("cannot read configuration file");
+    return Status::InvalidArgument("cannot read configuration file: " +
+                                   EscapeControlBytes(text.status().message()));
   }
   std::string_view rest = *text;
   if (rest.starts_with("\xEF\xBB\xBF")) rest.remove_prefix(3);  // a BOM
@@ -180,8 +234,8 @@ Status LoadIni(const std::string& path, Settings* s,
     if (line.ends_with('\r')) line.remove_suffix(1);
     Status st = parser.Line(number, line);
     if (!st.ok()) {
-      return Status::InvalidArgument(path + ":" + std::to_string(number) +
-                                     ": " + st.message());
+      return Status::InvalidArgument(EscapeControlBytes(
+          path + ":" + std::to_string(number) + ": " + st.message()));
     }
   }
   return Status::OK();

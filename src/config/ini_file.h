@@ -9,7 +9,8 @@
 //
 // Every error names the file and the line: unknown sections and keys, a
 // key set twice in a section, a NUL byte, syntax errors, values a setting
-// refuses. The first line in error is reported.
+// refuses. The first line in error is reported, on one line: a control
+// byte in the file's name or a key is written \xHH.
 #ifndef AWC_CONFIG_INI_FILE_H_
 #define AWC_CONFIG_INI_FILE_H_
 
@@ -36,7 +37,10 @@ inline constexpr size_t kMaxSecretBytes = 64 * 1024;
 Result<std::string> ReadBoundedFile(const std::string& path, size_t max_bytes);
 
 // A _FILE secret: ReadBoundedFile(path, kMaxSecretBytes), trailing newlines
-// dropped.
+// dropped. The value may be the secret itself, set by mistake where its
+// path belongs, so an error shows it only as a path: a URL with its
+// credentials masked and a hint that the setting takes a path, an absolute
+// or ./ path as it is, anything else not at all.
 Result<std::string> ReadSecretFile(const std::string& path);
 
 }  // namespace awc::config

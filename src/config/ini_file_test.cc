@@ -9,6 +9,21 @@ TEST_F(ConfigTest, IniUnknownKeyNamesFileAndLine) {
             ini + ":3: unknown key \"threads\" in section [worker]");
 }
 
+// An error is one line: a control byte in the file's name or in a key it
+// quotes is written \xHH.
+TEST_F(ConfigTest, IniErrorsAreOneLine) {
+  std::string ini =
+      Write("x\nAWC_GC_DRY_RUN = true.ini", "[worker]\nk\x1b[2Jey = 1\n");
+  EXPECT_EQ(LoadError(ini), dir_ +
+                                "/x\\x0aAWC_GC_DRY_RUN = true.ini:2: unknown "
+                                "key \"k\\x1b[2Jey\" in section [worker]");
+  std::string missing = dir_ + "/no\rsuch.ini";
+  EXPECT_EQ(LoadError(missing),
+            "cannot read configuration file: cannot open \"" + dir_ +
+                "/no\\x0dsuch.ini\": No such file or "
+                "directory");
+}
+
 TEST_F(ConfigTest, IniUnknownSectionNamesFileAndLine) {
   // The header's line, not the line of its first key.
   std::string ini = Write("x.ini", "\n[workers]\nconcurrency = 2\n");

@@ -2,6 +2,9 @@
 
 #include <libpq-fe.h>
 
+#include <cstdio>
+#include <string_view>
+
 #include "common/numbers.h"
 #include "common/redact.h"
 #include "http/listen_address.h"
@@ -11,9 +14,40 @@
 namespace awc::config {
 namespace {
 
+bool IsControlByte(char c) {
+  return static_cast<unsigned char>(c) < 0x20 || c == 0x7f;
+}
+
+// The byte's two hex digits.
+std::string HexDigits(char c) {
+  char buf[4];
+  snprintf(buf, sizeof buf, "%02x", static_cast<unsigned char>(c));
+  return buf;
+}
+
+// A control byte cannot be meant in a value (a URL, a name, a number, a
+// key), and would forge lines where the value is shown: refused, naming
+// the byte's code, not showing the value.
+Status RefuseControlBytes(std::string_view v) {
+  for (size_t i = 0; i < v.size(); ++i) {
+    if (IsControlByte(v[i])) {
+      return Status::InvalidArgument("control character 0x" + HexDigits(v[i]) +
+                                     " in the value (at byte " +
+                                     std::to_string(i + 1) + ")");
+    }
+  }
+  return Status::OK();
+}
+
 // The checks see non-empty values only: Apply() refuses "" first.
 
+// A URL holds no control byte (one is written percent-encoded). The
+// key=value form may have blanks between its pairs, tab and newline
+// included, as libpq reads them; no value libpq reads holds one.
 Status CheckDatabaseUrl(const std::string& v) {
+  if (v.starts_with("postgresql://") || v.starts_with("postgres://")) {
+    AWC_RETURN_IF_ERROR(RefuseControlBytes(v));
+  }
   char* err = nullptr;
   PQconninfoOption* opts = PQconninfoParse(v.c_str(), &err);
   // libpq's message can quote the string, password included: not shown.
@@ -22,8 +56,20 @@ Status CheckDatabaseUrl(const std::string& v) {
     return Status::InvalidArgument(
         "not a valid PostgreSQL connection string (URL or key=value)");
   }
+  Status st;
+  for (const PQconninfoOption* o = opts; o->keyword != nullptr && st.ok();
+       ++o) {
+    if (o->val == nullptr) continue;
+    for (const char* c = o->val; *c != 0; ++c) {
+      if (IsControlByte(*c)) {
+        st = Status::InvalidArgument("control character 0x" + HexDigits(*c) +
+                                     " in the value of " + o->keyword);
+        break;
+      }
+    }
+  }
   PQconninfoFree(opts);
-  return Status::OK();
+  return st;
 }
 
 Status CheckMigrateMode(const std::string& v) {
@@ -164,6 +210,10 @@ Status EmptyValue() {
 // (callers add it, with file and line where there is one).
 Status Apply(const Spec& spec, const std::string& text, Settings* s) {
   if (text.empty()) return EmptyValue();
+  // DATABASE_URL's check knows where its form allows blanks.
+  if (spec.check != CheckDatabaseUrl) {
+    AWC_RETURN_IF_ERROR(RefuseControlBytes(text));
+  }
   if (auto* f = std::get_if<std::string Settings::*>(&spec.field)) {
     if (spec.check != nullptr) AWC_RETURN_IF_ERROR(spec.check(text));
     s->** f = text;
@@ -193,6 +243,14 @@ Status Apply(const Spec& spec, const std::string& text, Settings* s) {
     s->** l = v;
   }
   return Status::OK();
+}
+
+std::string EscapeControlBytes(std::string_view text) {
+  std::string out;
+  for (char c : text) {
+    out += IsControlByte(c) ? "\\x" + HexDigits(c) : std::string(1, c);
+  }
+  return out;
 }
 
 std::string Show(const Spec& spec, const Settings& s) {

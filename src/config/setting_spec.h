@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <string_view>
 #include <variant>
 
 #include "common/status.h"
@@ -36,14 +37,20 @@ std::span<const Spec> Specs();
 
 // Parses `text` into the setting; the error names no setting (callers add
 // the setting, and file and line where there is one). An empty value is an
-// error for every setting (EmptyValue()): unset means the default.
+// error for every setting (EmptyValue()): unset means the default. So is a
+// control byte (below 0x20, or 0x7f), but for the blanks between the pairs
+// of a key=value DATABASE_URL; the error shows neither value nor byte.
 Status Apply(const Spec& spec, const std::string& text, Settings* s);
 
 // The error for a setting given as "".
 Status EmptyValue();
 
-// The value as -t shows it (secrets redacted).
+// The value as -t shows it (secrets redacted), control bytes not escaped.
 std::string Show(const Spec& spec, const Settings& s);
+
+// `text` with each control byte (below 0x20, or 0x7f) written \xHH, so
+// that it is one line of printable text where it is shown.
+std::string EscapeControlBytes(std::string_view text);
 
 }  // namespace awc::config
 

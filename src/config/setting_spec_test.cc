@@ -147,5 +147,64 @@ TEST_F(ConfigTest, DescribeNeverShowsEndpointCredentials) {
             "https://********@s3.example");
 }
 
+// A control byte (below 0x20, or 0x7f) cannot be meant in any value: it is
+// refused naming the setting, and the error shows neither the value nor the
+// byte, so it forges no line either.
+TEST_F(ConfigTest, AControlByteInAValueIsRefusedNamingTheSetting) {
+  const std::string kControls = std::string("\x01\t\n\r\x1b\x7f", 6);
+  for (const char* name : kAllNames) {
+    if (std::string_view(name) == "DATABASE_URL") continue;  // below
+    for (const std::string& bad :
+         {std::string("1\nAWC_GC_DRY_RUN = true"), std::string("on\r"),
+          std::string("a\tb"), std::string("x\x1b[2J"), std::string("a\x7f"),
+          std::string("\x01")}) {
+      env_ = {{name, bad}};
+      std::string err = LoadError();
+      EXPECT_TRUE(err.starts_with(std::string(name) + ": control character 0x"))
+          << name << " -> " << err;
+      EXPECT_EQ(err.find_first_of(kControls), std::string::npos) << err;
+    }
+  }
+  env_ = {{"AWC_WORKER_ID", "ab\ncd"}};
+  EXPECT_EQ(LoadError(),
+            "AWC_WORKER_ID: control character 0x0a in the value (at byte 3)");
+  // From a file and from the INI file alike.
+  env_ = {{"AWC_S3_SECRET_ACCESS_KEY_FILE", Write("sk", "Sec\x01ret\n")}};
+  EXPECT_EQ(LoadError(),
+            "AWC_S3_SECRET_ACCESS_KEY: control character 0x01 in the value "
+            "(at byte 4)");
+  env_ = {};
+  std::string ini = Write("w.ini", "[worker]\nid = a\x1b[31mb\n");
+  EXPECT_EQ(LoadError(ini), ini +
+                                ":2: [worker] id (AWC_WORKER_ID): control "
+                                "character 0x1b in the value (at byte 2)");
+}
+
+// DATABASE_URL: a URL holds no control byte (percent-encoding is how one is
+// written); the key=value form may have blanks between its pairs, as libpq
+// reads them, but none in a value. The password is not shown.
+TEST_F(ConfigTest, AControlByteInTheDatabaseUrl) {
+  env_ = {{"DATABASE_URL",
+           "postgresql://x/db\nAWC_GC_DRY_RUN = true # environment"}};
+  EXPECT_EQ(LoadError(),
+            "DATABASE_URL: control character 0x0a in the value (at byte 18)");
+  env_ = {{"DATABASE_URL", "postgres://u:pw\x7fSECRET@h/db"}};
+  EXPECT_EQ(LoadError(),
+            "DATABASE_URL: control character 0x7f in the value (at byte 16)");
+  env_ = {{"DATABASE_URL", "dbname='a\nb'"}};
+  EXPECT_EQ(LoadError(),
+            "DATABASE_URL: control character 0x0a in the value of dbname");
+  env_ = {{"DATABASE_URL",
+           "password='SE\x01"
+           "CRET' dbname=d"}};
+  EXPECT_EQ(LoadError(),
+            "DATABASE_URL: control character 0x01 in the value of password");
+  env_ = {{"DATABASE_URL", "dbname=d\nhost=h\r\n\tport=5432"}};
+  Result<Config> c = Load();
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  EXPECT_EQ(Find(c->Describe(), "DATABASE_URL").value,
+            "dbname=d host=h port=5432");
+}
+
 }  // namespace
 }  // namespace awc::config

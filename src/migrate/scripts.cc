@@ -23,6 +23,26 @@ std::string Fill(std::string_view tmpl, const Values& values) {
   return out;
 }
 
+// The key words PostgreSQL reserves, each between blanks: those
+// pg_get_keywords() marks "reserved" or "reserved (can be function or
+// type)" in PostgreSQL 15, and system_user, reserved since 16. Unquoted,
+// neither kind parses as a role name in every statement of the role SQL
+// (SET ROLE takes neither).
+constexpr std::string_view kReservedKeyWords =
+    " all analyse analyze and any array as asc asymmetric authorization"
+    " binary both case cast check collate collation column concurrently"
+    " constraint create cross current_catalog current_date current_role"
+    " current_schema current_time current_timestamp current_user default"
+    " deferrable desc distinct do else end except false fetch for foreign"
+    " freeze from full grant group having ilike in initially inner intersect"
+    " into is isnull join lateral leading left like limit localtime"
+    " localtimestamp natural not notnull null offset on only or order outer"
+    " overlaps placing primary references returning right select"
+    " session_user similar some symmetric system_user table tablesample then"
+    " to trailing true union unique user using variadic verbose when where"
+    " window with"
+    " ";
+
 // kCreateMigrationsTable without its surrounding newlines.
 std::string MigrationsTable() {
   std::string_view t = sql::kCreateMigrationsTable;
@@ -64,12 +84,18 @@ Status CheckRoleName(std::string_view name) {
   }
   if (!ok) {
     return Status::InvalidArgument(
-        "role name \"" + std::string(name) +
-        "\" must be 1 to 63 of a-z, 0-9 and _, not starting with a digit");
+        "\"" + std::string(name) +
+        "\" cannot name a role: use 1 to 63 of a-z, 0-9 and _, not starting "
+        "with a digit");
   }
-  if (name == "public" || name.starts_with("pg_")) {
-    return Status::InvalidArgument("role name \"" + std::string(name) +
-                                   "\" is reserved by PostgreSQL");
+  bool reserved = name == "public" || name == "none" ||
+                  name.starts_with("pg_") ||
+                  kReservedKeyWords.find(" " + std::string(name) + " ") !=
+                      std::string_view::npos;
+  if (reserved) {
+    return Status::InvalidArgument("\"" + std::string(name) +
+                                   "\" is reserved in PostgreSQL and cannot "
+                                   "name a role");
   }
   return Status::OK();
 }

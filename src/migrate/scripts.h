@@ -32,8 +32,10 @@ struct RoleNames {
   std::string runtime = "awc_runtime";
 };
 
-// 1 to 63 of [a-z0-9_], not starting with a digit, not "public" and not
-// starting with "pg_" (reserved by PostgreSQL).
+// 1 to 63 of [a-z0-9_], not starting with a digit, and none of the names
+// PostgreSQL reserves: its reserved key words (current_user, user, all,
+// ...), "public", "none" and those starting with "pg_". The error quotes
+// the name and says why.
 Status CheckRoleName(std::string_view name);
 
 // The role statements; kInvalidArgument naming the bad or repeated name.

@@ -98,5 +98,29 @@ TEST(RolesSqlTest, BadNamesAreRefused) {
             std::string::npos);
 }
 
+TEST(RolesSqlTest, WordsPostgreSqlReservesAreRefused) {
+  // Key words PostgreSQL reserves (the role SQL would not parse), and the
+  // names it refuses for a role.
+  for (const char* reserved :
+       {"current_user", "session_user", "current_role", "user", "all", "select",
+        "system_user", "left", "authorization", "none", "public", "pg_x",
+        "pg_"}) {
+    Status s = CheckRoleName(reserved);
+    ASSERT_FALSE(s.ok()) << reserved;
+    EXPECT_EQ(s.message(), "\"" + std::string(reserved) +
+                               "\" is reserved in PostgreSQL and cannot name "
+                               "a role")
+        << reserved;
+    EXPECT_FALSE(RolesSql({"o", "m", reserved}).ok()) << reserved;
+  }
+  // Unreserved key words and words that only contain a reserved one name a
+  // role like any identifier.
+  for (const char* fine :
+       {"owner", "role", "name", "current_users", "user_1", "public_ro",
+        "xpg_a", "publication", "nonexistent"}) {
+    EXPECT_TRUE(CheckRoleName(fine).ok()) << fine;
+  }
+}
+
 }  // namespace
 }  // namespace awc::migrate

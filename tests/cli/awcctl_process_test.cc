@@ -95,6 +95,41 @@ TEST_F(AwcctlTest, RuntimeErrorsExitOneWithoutSecrets) {
   EXPECT_NE(bad_store.err.find("unsupported scheme"), std::string::npos);
 }
 
+// A secret set where the path of its file belongs is not echoed back by
+// the error (awcctl(1), ENVIRONMENT: no error shows the password).
+TEST(AwcctlSecretFileTest, ASecretGivenForItsPathIsNotEchoed) {
+  TempDir dir;
+  dir.Write("awc.conf",
+            "[database]\nurl_file = postgresql://awc:SECRETPW@host/db\n");
+  const std::vector<std::pair<std::vector<std::string>, Env>> runs = {
+      {{"jobs", "list"},
+       {{"DATABASE_URL_FILE", "postgresql://awc:SECRETPW@host/db"}}},
+      {{"jobs", "list"}, {{"DATABASE_URL_FILE", "host=h password=SECRETPW"}}},
+      {{"-c", dir.path() + "/awc.conf", "jobs", "list"}, {}},
+      {{"jobs", "list"},
+       {{"DATABASE_URL", "postgresql://awc@127.0.0.1:1/x"},
+        {"AWC_S3_SECRET_ACCESS_KEY_FILE", "SECRETPW/K7MDENG+bPxRfiCY"}}},
+  };
+  for (const auto& [args, env] : runs) {
+    CommandResult r = RunAwcctl(args, env);
+    EXPECT_EQ(r.code, 1) << r.err;
+    EXPECT_TRUE(r.err.starts_with("awcctl: ")) << r.err;
+    EXPECT_TRUE(r.err.find("_FILE: cannot open") != std::string::npos ||
+                r.err.find("url_file: cannot open") != std::string::npos)
+        << r.err;
+    EXPECT_EQ(r.out.find("SECRETPW"), std::string::npos) << r.out;
+    EXPECT_EQ(r.err.find("SECRETPW"), std::string::npos) << r.err;
+  }
+  CommandResult url =
+      RunAwcctl({"jobs", "list"},
+                {{"DATABASE_URL_FILE", "postgresql://awc:SECRETPW@host/db"}});
+  EXPECT_EQ(url.err,
+            "awcctl: DATABASE_URL_FILE: cannot open "
+            "\"postgresql://awc:********@host/db\": No such file or directory "
+            "(this looks like a URL: the setting takes the path of a file "
+            "holding it)\n");
+}
+
 TEST_F(AwcctlTest, MigrateEnqueueAndJobs) {
   CommandResult m = Run({"migrate"});
   ASSERT_EQ(m.code, 0) << m.err;

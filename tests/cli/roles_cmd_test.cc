@@ -6,10 +6,12 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include "migrate/embedded_migrations.h"
+#include "migrate/scripts.h"
 #include "tests/support/console_fixture.h"
 #include "tests/support/harness.h"
 
@@ -48,14 +50,15 @@ class TestRoles {
 };
 
 // How to take the newest migration's objects away again, and a query that
-// is true while they are still away. One entry per migration that may be
-// the newest one: the test that needs it says so when it is missing.
+// is true while they are still away; `owner` owns what they make again.
+// One entry per migration that may be the newest one: the test that needs
+// it says so when it is missing.
 struct LastMigrationUndo {
   std::vector<std::string> statements;
   std::string still_undone;
 };
 
-LastMigrationUndo UndoOfLastMigration(int version) {
+LastMigrationUndo UndoOfLastMigration(int version, const std::string& owner) {
   switch (version) {
     case 6: {  // the console's indexes
       LastMigrationUndo undo;
@@ -74,8 +77,9 @@ LastMigrationUndo UndoOfLastMigration(int version) {
       return {{"DROP STATISTICS awc.objects_touched_stats"},
               "SELECT NOT EXISTS (SELECT 1 FROM pg_statistic_ext WHERE "
               "stxname = 'objects_touched_stats')"};
-    case 10:  // the unused sequence, dropped
-      return {{"CREATE SEQUENCE awc.job_lease_token_seq"},
+    case 10:  // the lease token's sequence dropped
+      return {{"CREATE SEQUENCE awc.job_lease_token_seq",
+               "ALTER SEQUENCE awc.job_lease_token_seq OWNER TO " + owner},
               "SELECT to_regclass('awc.job_lease_token_seq') IS NOT NULL"};
     case 8:  // the console's indexes for a backlog
       return {{"DROP INDEX awc.jobs_pending_ready_idx",
@@ -195,7 +199,8 @@ TEST_F(RolesTest, TheRuntimeRoleRunsEverythingButCannotChangeTheSchema) {
            {std::to_string(last.version)});
   // Its objects go too, so that applying it needs DDL again. The check
   // afterwards shows that the refused run created none of them.
-  const LastMigrationUndo undo = UndoOfLastMigration(last.version);
+  const LastMigrationUndo undo =
+      UndoOfLastMigration(last.version, roles_.owner);
   ASSERT_FALSE(undo.statements.empty())
       << "tell this test how to undo migration " << last.version;
   for (const std::string& statement : undo.statements) db_.Exec(statement);
@@ -316,6 +321,50 @@ TEST_F(RolesTest, TheRuntimeRoleRunsEverythingButCannotChangeTheSchema) {
   EXPECT_TRUE(WIFEXITED(*st) && WEXITSTATUS(*st) == 0) << fleet.Stderr();
   EXPECT_EQ(fleet.Stderr().find("permission denied"), std::string::npos)
       << fleet.Stderr();
+}
+
+// A name PostgreSQL reserves would make statements psql refuses: awcctl
+// refuses it first, a usage error naming the option, for every option that
+// takes a role name.
+TEST(RolesNamesTest, NamesPostgreSqlReservesAreUsageErrors) {
+  for (const char* option : {"--owner", "--migrator", "--runtime"}) {
+    for (const char* name :
+         {"current_user", "session_user", "current_role", "user", "none", "all",
+          "public", "pg_monitor", "left"}) {
+      CommandResult r = RunAwcctl({"roles", "--sql", option, name}, {});
+      EXPECT_EQ(r.code, 2) << option << " " << name << "\n" << r.out;
+      EXPECT_EQ(r.out, "") << option << " " << name;
+      EXPECT_TRUE(r.err.starts_with("awcctl: " + std::string(option) + ": \"" +
+                                    name +
+                                    "\" is reserved in PostgreSQL and cannot "
+                                    "name a role\n"))
+          << r.err;
+      EXPECT_NE(r.err.find("usage: awcctl roles"), std::string::npos) << r.err;
+    }
+  }
+  CommandResult bad = RunAwcctl({"roles", "--sql", "--migrator", "A-b"}, {});
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_TRUE(
+      bad.err.starts_with("awcctl: --migrator: \"A-b\" cannot name "
+                          "a role: use 1 to 63 of a-z, 0-9 and _, "
+                          "not starting with a digit\n"))
+      << bad.err;
+}
+
+// Every key word the server reserves (reserved, or reserved but allowed as
+// a function or type name: SET ROLE takes neither) is refused, so a key
+// word a newer PostgreSQL adds shows up here.
+TEST(RolesNamesTest, EveryKeyWordTheServerReservesIsRefused) {
+  TestDatabase db;
+  std::string words = db.Scalar(
+      "SELECT string_agg(word, ' ' ORDER BY word) FROM pg_get_keywords() "
+      "WHERE catcode IN ('R', 'T')");
+  std::istringstream in(words);
+  int n = 0;
+  for (std::string word; in >> word; ++n) {
+    EXPECT_FALSE(migrate::CheckRoleName(word).ok()) << word;
+  }
+  EXPECT_GT(n, 90);
 }
 
 }  // namespace

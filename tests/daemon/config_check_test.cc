@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <ostream>
+#include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -138,6 +139,87 @@ INSTANTIATE_TEST_SUITE_P(StoreSettings, ConfigCheckTest,
                          [](const ::testing::TestParamInfo<Refusal>& p) {
                            return std::string(p.param.name);
                          });
+
+// A secret set where the path of its file belongs: -t and a real start
+// refuse it naming the setting, and show it nowhere.
+TEST(ConfigCheckSecretFileTest, ASecretGivenForItsPathIsNotEchoed) {
+  TempDir dir;
+  dir.Write("awc.conf",
+            "[database]\nurl_file = postgresql://awc:SECRETPW@host/db\n");
+  const std::string url = "postgresql://awc:SECRETPW@host/db";
+  const std::vector<std::pair<std::vector<std::string>, EnvList>> runs = {
+      {{}, {{"DATABASE_URL_FILE", url}, {"AWC_CAS_URL", "memory://"}}},
+      {{"-c", dir.path() + "/awc.conf"}, {{"AWC_CAS_URL", "memory://"}}},
+      {{},
+       {{"DATABASE_URL", "postgresql://awc@db.example/awc"},
+        {"AWC_CAS_URL", "memory://"},
+        {"AWC_S3_SECRET_ACCESS_KEY_FILE", "SECRETPW/K7MDENG+bPxRfiCY"}}},
+      {{},
+       {{"DATABASE_URL", "postgresql://awc@db.example/awc"},
+        {"AWC_CAS_URL", "memory://"},
+        {"AWC_S3_SECRET_ACCESS_KEY_FILE", "s3://AKID:SECRETPW@bucket"}}},
+  };
+  for (const auto& [args, env] : runs) {
+    std::vector<std::string> check_args = args;
+    check_args.push_back("-t");
+    CommandResult check = RunProcess(ShippedDaemonPath(), check_args, env);
+    CommandResult start = RunProcess(ShippedDaemonPath(), args, env);
+    for (const CommandResult* r : {&check, &start}) {
+      EXPECT_EQ(r->code, 1) << r->err;
+      EXPECT_TRUE(r->err.starts_with("awc-worker: ")) << r->err;
+      EXPECT_NE(r->err.find("cannot open"), std::string::npos) << r->err;
+      EXPECT_EQ(r->out.find("SECRETPW"), std::string::npos) << r->out;
+      EXPECT_EQ(r->err.find("SECRETPW"), std::string::npos) << r->err;
+    }
+    EXPECT_EQ(check.err, start.err);
+  }
+}
+
+// A newline in a value would forge a line of -t's output: it is refused,
+// by -t and by startup alike, naming the setting. What -t does show (blanks
+// between key=value pairs, a file name with a newline) is one line each.
+TEST(ConfigCheckControlByteTest, ANewlineInAValueForgesNoLine) {
+  auto lines_starting = [](const std::string& text, const std::string& head) {
+    std::istringstream in(text);
+    int n = 0;
+    for (std::string line; std::getline(in, line);) n += line.starts_with(head);
+    return n;
+  };
+  EnvList forged = {{"DATABASE_URL",
+                     "postgresql://x/db\nAWC_GC_DRY_RUN = true # environment"},
+                    {"AWC_CAS_URL", "memory://"}};
+  CommandResult check = RunProcess(ShippedDaemonPath(), {"-t"}, forged);
+  CommandResult start = RunProcess(ShippedDaemonPath(), {}, forged);
+  for (const CommandResult* r : {&check, &start}) {
+    EXPECT_EQ(r->code, 1) << r->out << r->err;
+    EXPECT_EQ(r->err,
+              "awc-worker: DATABASE_URL: control character 0x0a in the value "
+              "(at byte 18)\n");
+    EXPECT_EQ(lines_starting(r->out, "DATABASE_URL"), 0) << r->out;
+    EXPECT_EQ(lines_starting(r->out + r->err, "AWC_GC_DRY_RUN"), 0) << r->out;
+  }
+
+  TempDir dir;
+  const std::string name = "awc\nAWC_GC_DRY_RUN = true # environment.conf";
+  dir.Write(name, "[worker]\nid = w1\n");
+  CommandResult shown = RunProcess(
+      ShippedDaemonPath(), {"-t", "-c", dir.path() + "/" + name},
+      {{"DATABASE_URL", "dbname=db\nhost=db.example\tpassword=SECRETPW"},
+       {"AWC_CAS_URL", "memory://"}});
+  EXPECT_EQ(shown.code, 0) << shown.err;
+  EXPECT_EQ(lines_starting(shown.out,
+                           "DATABASE_URL = password=******** dbname=db "
+                           "host=db.example "),
+            1)
+      << shown.out;
+  EXPECT_EQ(lines_starting(shown.out, "DATABASE_URL"), 1) << shown.out;
+  EXPECT_EQ(lines_starting(shown.out, "AWC_GC_DRY_RUN = false "), 1)
+      << shown.out;
+  EXPECT_EQ(lines_starting(shown.out, "AWC_GC_DRY_RUN"), 1) << shown.out;
+  EXPECT_EQ(lines_starting(shown.out, "AWC_") + 1,
+            lines_starting(shown.out, ""));
+  EXPECT_EQ((shown.out + shown.err).find("SECRETPW"), std::string::npos);
+}
 
 // The S3 key pair matters only for the S3 store: another store starts (and
 // -t passes) with a lone secret, which -t shows redacted.

@@ -13,6 +13,7 @@
 
 #include "catalog/snapshot_verdict.h"
 #include "config/config.h"
+#include "config/setting_spec.h"
 #include "daemon/restart_settings.h"
 #include "db/pg.h"
 #include "gc/epoch_result.h"
@@ -137,8 +138,10 @@ int TestConfig(const config::Config& cfg) {
   for (const std::string& line : cfg.Describe()) printf("%s\n", line.c_str());
   fflush(stdout);
   if (!st.ok()) return Fail(st);
+  // The file's name as -t shows it: one line, whatever bytes it holds.
   fprintf(stderr, "awc-worker: configuration%s%s is ok\n",
-          s.config_file.empty() ? "" : " file ", s.config_file.c_str());
+          s.config_file.empty() ? "" : " file ",
+          config::EscapeControlBytes(s.config_file).c_str());
   return 0;
 }
 

@@ -219,6 +219,12 @@ TEST(ConfigCheckControlByteTest, ANewlineInAValueForgesNoLine) {
   EXPECT_EQ(lines_starting(shown.out, "AWC_") + 1,
             lines_starting(shown.out, ""));
   EXPECT_EQ((shown.out + shown.err).find("SECRETPW"), std::string::npos);
+  // The closing line names the file on one line too.
+  EXPECT_EQ(lines_starting(shown.err, "AWC_GC_DRY_RUN"), 0) << shown.err;
+  EXPECT_NE(shown.err.find("awc\\x0aAWC_GC_DRY_RUN = true # environment.conf "
+                           "is ok\n"),
+            std::string::npos)
+      << shown.err;
 }
 
 // The S3 key pair matters only for the S3 store: another store starts (and

@@ -62,7 +62,11 @@ int RunShow(Invocation& inv) {
       .Add("created at", "created_at", Cell::Text(d.created_at))
       .Add("updated at", "updated_at", Cell::Text(r.updated_at))
       .Add("finished at", "finished_at", text_or_none(r.finished_at))
-      .Add("lease holder", "locked_by", text_or_none(r.locked_by))
+      // Kept after the lease ends: the holder of the last claim.
+      .Add(r.state == queue::JobStateName(queue::JobState::kRunning)
+               ? "lease holder"
+               : "last lease holder",
+           "locked_by", text_or_none(r.locked_by))
       .Add("lease until", "locked_until", text_or_none(d.locked_until))
       .Add("lease token", "lease_token",
            d.lease_token != 0 ? Cell::Int(d.lease_token) : Cell::None())

@@ -13,32 +13,6 @@
 namespace awc::cli {
 namespace {
 
-// The LAST_RESULT cell from a last_result object: what the run did, in a
-// few words.
-std::string Summary(const std::string& json) {
-  Result<JsonPtr> doc = ParseJson(json);
-  if (!doc.ok() || !json_is_object(doc->get())) return json.substr(0, 60);
-  auto integer = [&](const char* key) -> std::string {
-    json_t* v = json_object_get(doc->get(), key);
-    return json_is_integer(v) ? std::to_string(json_integer_value(v)) : "?";
-  };
-  json_t* result = json_object_get(doc->get(), "result");
-  std::string text = json_is_string(result) ? json_string_value(result) : "?";
-  if (text == "error") {
-    json_t* error = json_object_get(doc->get(), "error");
-    std::string why = json_is_string(error) ? json_string_value(error) : "";
-    return "error: " + why.substr(0, 60);
-  }
-  if (json_object_get(doc->get(), "jobs") != nullptr) {
-    return text + ", pruned " + integer("jobs") + " jobs, " +
-           integer("dead_letters") + " dead letters, " +
-           integer("audit_events") + " audit events, " +
-           integer("gc_candidates") + " gc candidates";
-  }
-  return text + ", " + integer("enqueued") + " of " + integer("due") +
-         " enqueued";
-}
-
 Cell TextOrNone(const std::string& s) {
   return s.empty() ? Cell::None() : Cell::Text(s);
 }
@@ -131,8 +105,9 @@ int RunList(Invocation& inv) {
                ? TextOrNone(r.next_run_at)
                : Cell::Text("invalid (" + r.unusable_next_run + ")"),
            TextOrNone(r.last_run_at), Cell::Int(r.runs),
-           r.last_result.empty() ? Cell::None()
-                                 : Cell::Text(Summary(r.last_result))});
+           r.last_result.empty()
+               ? Cell::None()
+               : Cell::Text(scheduler::RunSummary(r.last_result))});
   }
   inv.Print(t.Text() + LeaderLine(*leader));
   return kExitOk;

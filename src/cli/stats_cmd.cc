@@ -92,7 +92,7 @@ Result<Table> EpochsTable(db::PgConn& conn) {
            {"DELETED", "deleted"},
            {"KEPT", "kept"},
            {"STARTED_AT", "started_at"},
-           {"FINISHED", "finished_ago_s"}});
+           {"FINISHED_AGO", "finished_ago_s"}});
   for (const gc::EpochSummary& e : rows) {
     t.Add({Cell::Text(e.tenant_id), Cell::Int(e.epoch_id), Cell::Text(e.state),
            Cell::Bool(e.dry_run), Cell::Int(e.planned), Cell::Int(e.deleted),

@@ -28,11 +28,12 @@ namespace awc::console::sql {
   "'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'), '')"
 
 // The database's clock (epoch seconds, ISO text) and the planner's
-// estimate of the rows of awc.jobs.
+// estimate of the rows of awc.jobs as of its last ANALYZE, NULL while the
+// table has never been analyzed (reltuples -1).
 inline constexpr const char* kClock =
     "SELECT extract(epoch FROM now()), " AWC_CONSOLE_TS("now()") R"sql(,
-       (SELECT greatest(reltuples, 0)::bigint FROM pg_class
-         WHERE oid = 'awc.jobs'::regclass)
+       (SELECT CASE WHEN reltuples >= 0 THEN reltuples::bigint END
+          FROM pg_class WHERE oid = 'awc.jobs'::regclass)
 )sql";
 
 // One walk over the kinds of the jobs in `where`, which must match a

@@ -135,7 +135,10 @@ std::string OverviewJson(const Overview& o) {
   JsonPtr doc(json_object());
   json_t* d = doc.get();
   Set(d, "database_time", Text(o.clock.now_iso));
-  Set(d, "jobs_estimate", json_integer(o.jobs_estimate));
+  // The planner's estimate, null before the table's first ANALYZE: never a
+  // 0 that reads as an empty queue.
+  Set(d, "jobs_estimate",
+      o.jobs_estimate ? json_integer(*o.jobs_estimate) : json_null());
   Set(d, "queue", Queue(o));
   json_t* dead = json_array();
   for (const queue::ReasonCount& r : o.dead_by_reason) {

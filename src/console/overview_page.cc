@@ -2,6 +2,7 @@
 // catalog and GC on one page.
 #include "console/pages.h"
 #include "queue/job.h"
+#include "scheduler/firing.h"
 
 namespace awc::console {
 namespace {
@@ -36,8 +37,8 @@ std::string QueueSection(const Overview& o) {
          Age(k.oldest_ready_secs, o.clock.now)});
   }
   std::string note = "<p class=\"note\">";
-  if (o.jobs_estimate > 0) {
-    note += "About " + Count(o.jobs_estimate) +
+  if (o.jobs_estimate) {
+    note += "About " + Count(*o.jobs_estimate) +
             " jobs in awc.jobs (the planner's estimate). ";
   }
   note += "Ready, scheduled and completed jobs are counted up to " +
@@ -113,8 +114,9 @@ std::string SchedulerSection(const Overview& o) {
            Count(r.runs),
            r.last_result.empty()
                ? None()
-               : "<code title=\"" + Escape(r.last_result) + "\">" +
-                     Escape(Shorten(r.last_result, 80)) + "</code>"});
+               : "<span title=\"" + Escape(r.last_result) + "\">" +
+                     Escape(Shorten(scheduler::RunSummary(r.last_result), 80)) +
+                     "</span>"});
   }
   return out + t.Html();
 }

@@ -7,12 +7,15 @@
 namespace awc::console {
 namespace {
 
-Result<Clock> ReadClock(db::PgConn& conn, int64_t* jobs_estimate = nullptr) {
+Result<Clock> ReadClock(db::PgConn& conn,
+                        std::optional<int64_t>* jobs_estimate = nullptr) {
   AWC_ASSIGN_OR_RETURN(db::PgResult r, conn.Exec(sql::kClock));
   Clock c;
   c.now = r.GetDouble(0, 0);
   c.now_iso = r.GetString(0, 1);
-  if (jobs_estimate != nullptr) *jobs_estimate = r.GetInt(0, 2);
+  if (jobs_estimate != nullptr && !r.IsNull(0, 2)) {
+    *jobs_estimate = r.GetInt(0, 2);
+  }
   return c;
 }
 

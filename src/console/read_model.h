@@ -63,7 +63,9 @@ inline constexpr int64_t kSnapshotCap = 10000;
 
 struct Overview {
   Clock clock;
-  int64_t jobs_estimate = 0;  // the planner's row estimate of awc.jobs
+  // The planner's row estimate of awc.jobs as of its last ANALYZE; none
+  // before the first.
+  std::optional<int64_t> jobs_estimate;
   std::vector<KindDepth> queue;
   std::vector<queue::ReasonCount> dead_by_reason;
   std::vector<fleet::WorkerRow> workers;

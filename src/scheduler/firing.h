@@ -66,6 +66,12 @@ struct RunReport {
   std::string ResultJson() const;
 };
 
+// What a run did, in a few words, from the last_result it recorded
+// (ResultJson()): "ok, 3 of 5 enqueued", "ok, pruned 10 jobs, ...",
+// "error: why"; what is not such an object, cut to 60 bytes. awcctl
+// schedules list and the console's schedules show it.
+std::string RunSummary(const std::string& last_result_json);
+
 // Fires `due` if it is still due; nullopt when it no longer was.
 Result<std::optional<RunReport>> FireSchedule(
     db::PgConn& conn, LeaderLease& lease, const DueSchedule& due,

@@ -33,5 +33,23 @@ TEST(RunReportTest, ResultJsonIsTheRecordOfTheRun) {
             R"("missed":1,"error":"bad \"spec\"","duration_s":0.5})");
 }
 
+TEST(RunSummaryTest, SaysWhatTheRunDidInAFewWords) {
+  RunReport fired;
+  fired.due = 5;
+  fired.enqueued = 3;
+  EXPECT_EQ(RunSummary(fired.ResultJson()), "ok, 3 of 5 enqueued");
+  RunReport pruned;
+  pruned.pruned = PruneResult{};
+  pruned.pruned->jobs = 10;
+  EXPECT_EQ(RunSummary(pruned.ResultJson()),
+            "ok, pruned 10 jobs, 0 dead letters, 0 audit events, 0 gc "
+            "candidates");
+  RunReport failed;
+  failed.ok = false;
+  failed.error = "statement timeout";
+  EXPECT_EQ(RunSummary(failed.ResultJson()), "error: statement timeout");
+  EXPECT_EQ(RunSummary("not json"), "not json");
+}
+
 }  // namespace
 }  // namespace awc::scheduler

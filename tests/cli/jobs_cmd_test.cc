@@ -126,8 +126,13 @@ TEST_F(AwcctlJobsTest, ListShowCancelRetry) {
   // show: text and JSON; payload and result as JSON.
   CommandResult text = Run({"jobs", "show", std::to_string(done)});
   ASSERT_EQ(text.code, 0);
-  EXPECT_NE(text.out.find("result:        {\"ok\": true}"), std::string::npos)
+  EXPECT_NE(text.out.find("result:             {\"ok\": true}"),
+            std::string::npos)
       << text.out;
+  // A finished job names the worker of its last claim as such.
+  EXPECT_NE(text.out.find("last lease holder: "), std::string::npos)
+      << text.out;
+  EXPECT_EQ(text.out.find("\nlease holder: "), std::string::npos) << text.out;
   JsonPtr shown = Show(pending);
   EXPECT_EQ(Str(json_object_get(shown.get(), "payload"), "tenant_id"), "t1");
   EXPECT_EQ(Int(shown.get(), "max_attempts"), 5);

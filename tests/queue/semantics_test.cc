@@ -111,8 +111,10 @@ TEST_F(QueueSemanticsTest, DeferralSpendsNoAttempt) {
            Col(db_, id, "run_at > now() + interval '20 seconds'") == "t";
   }));
   EXPECT_EQ(Col(db_, id, "attempts"), "0");
-  // max_attempts 1 and still PENDING: the deferral was not a retry.
-  EXPECT_EQ(Col(db_, id, "last_error"), "NULL");
+  // max_attempts 1 and still PENDING: the deferral was not a retry. Its
+  // reason is on the row.
+  EXPECT_EQ(Col(db_, id, "last_error"), "test deferral");
+  EXPECT_EQ(Col(db_, id, "dead_reason"), "NULL");
 }
 
 TEST_F(QueueSemanticsTest, ExpiredLeasesAreReclaimedOrDeadLettered) {

@@ -49,14 +49,10 @@ src/fleet/workers.cc tests/cli/workers_cmd_test.cc
 src/gc/epochs.cc tests/gc/sweep_test.cc
 src/catalog/audit.cc tests/gc/sweep_test.cc
 src/catalog/catalog_stats.cc tests/cli/workers_cmd_test.cc
-src/catalog/objects.cc tests/handlers/validate_scrub_test.cc
-src/catalog/snapshots.cc tests/handlers/validate_scrub_test.cc
-src/catalog/workspaces.cc tests/handlers/expire_retain_test.cc
+src/catalog/objects.cc tests/handlers/snapshot_validate_test.cc
+src/catalog/snapshots.cc tests/handlers/snapshot_validate_test.cc
+src/catalog/workspaces.cc tests/handlers/workspace_expire_test.cc
 src/handlers/gc_sweep.cc tests/gc/sweep_crash_test.cc
-src/handlers/snapshot_retain.cc tests/handlers/expire_retain_test.cc
-src/handlers/snapshot_scrub.cc tests/handlers/validate_scrub_test.cc
-src/handlers/snapshot_validate.cc tests/handlers/validate_scrub_test.cc
-src/handlers/workspace_expire.cc tests/handlers/expire_retain_test.cc
 "
 
 # Files with behaviour and no test of their own yet.

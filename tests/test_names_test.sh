@@ -19,7 +19,6 @@ src/store/memory_store.cc src/store/store_conformance_test.cc
 src/store/s3/curl_ev.cc tests/store/s3/s3_store_test.cc
 src/common/env_posix.cc src/common/env_test.cc
 src/worker/reporter.cc src/worker/worker_test.cc
-src/worker/worker_process.cc tests/queue/semantics_test.cc
 src/scheduler/pg_scheduler_session.cc tests/scheduler/leader_lease_test.cc
 src/scheduler/schedules.cc tests/scheduler/firing_db_test.cc
 src/scheduler/schedule_admin.cc tests/scheduler/scheduler_process_test.cc

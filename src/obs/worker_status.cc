@@ -27,6 +27,35 @@ const char* WorkerPhaseName(WorkerPhase phase) {
   return "?";
 }
 
+void WorkerStatusTable::OrphanJob(int n) {
+  WorkerSlotStatus& s = table_[n];
+  int64_t job = s.job_id.exchange(0, std::memory_order_relaxed);
+  if (job == 0) return;
+  s.orphan_token.store(s.lease_token.load(std::memory_order_relaxed),
+                       std::memory_order_relaxed);
+  // Published after its token: a taker that sees the id sees the token.
+  s.orphan_job_id.store(job, std::memory_order_release);
+}
+
+std::optional<OrphanedJob> WorkerStatusTable::TakeOrphan(int n) {
+  WorkerSlotStatus& s = table_[n];
+  if (s.orphan_job_id.load(std::memory_order_relaxed) == 0) return std::nullopt;
+  int64_t job = s.orphan_job_id.exchange(0, std::memory_order_acquire);
+  if (job == 0) return std::nullopt;
+  // A token overwritten by a newer orphan meanwhile only makes the fenced
+  // hand-back of this one match nothing: its lease still ends it.
+  return OrphanedJob{job, s.orphan_token.load(std::memory_order_relaxed), n};
+}
+
+void WorkerStatusTable::PutBackOrphan(const OrphanedJob& orphan) {
+  WorkerSlotStatus& s = table_[orphan.slot];
+  int64_t none = 0;
+  if (s.orphan_job_id.load(std::memory_order_relaxed) != 0) return;
+  s.orphan_token.store(orphan.lease_token, std::memory_order_relaxed);
+  s.orphan_job_id.compare_exchange_strong(none, orphan.job_id,
+                                          std::memory_order_release);
+}
+
 Result<WorkerStatusTable> WorkerStatusTable::CreateShared(int slots) {
   size_t bytes = sizeof(WorkerSlotStatus) * static_cast<size_t>(slots);
   void* mem = mmap(nullptr, bytes, PROT_READ | PROT_WRITE,

@@ -4,11 +4,18 @@
 // Each child writes only its own slot, with relaxed atomics; the parent
 // reads all slots for /readyz, the sd_notify STATUS= line and metrics. A
 // slot whose child died keeps its last values until the parent resets it.
+//
+// Orphans: when a worker dies with a job in flight, the parent moves that
+// job (id and lease token) to its slot's orphan; any live worker may take
+// it (TakeOrphan, one taker) and hand it back to the queue, fenced on the
+// token (docs/queue.md, "A worker that dies"). One orphan per slot: a
+// second death before the first was taken leaves the first to its lease.
 #ifndef AWC_OBS_WORKER_STATUS_H_
 #define AWC_OBS_WORKER_STATUS_H_
 
 #include <atomic>
 #include <cstdint>
+#include <optional>
 
 #include "common/status.h"
 
@@ -26,9 +33,19 @@ const char* WorkerPhaseName(WorkerPhase phase);
 
 struct WorkerSlotStatus {
   std::atomic<int> phase;
-  std::atomic<bool> db_ok;      // last database round trip succeeded
-  std::atomic<int64_t> job_id;  // the job in flight, 0 when idle
+  std::atomic<bool> db_ok;           // last database round trip succeeded
+  std::atomic<int64_t> job_id;       // the job in flight, 0 when idle
+  std::atomic<int64_t> lease_token;  // its claim's fencing token
   std::atomic<int64_t> jobs_done;
+  std::atomic<int64_t> orphan_job_id;  // a dead worker's job; 0: none
+  std::atomic<int64_t> orphan_token;
+};
+
+// A job whose worker died while running it.
+struct OrphanedJob {
+  int64_t job_id = 0;
+  int64_t lease_token = 0;
+  int slot = 0;  // 0-based: the slot of the worker that died
 };
 
 class WorkerStatusTable {
@@ -52,6 +69,20 @@ class WorkerStatusTable {
     return static_cast<WorkerPhase>(
         table_[n].phase.load(std::memory_order_relaxed));
   }
+  // The job in flight of slot `n`'s worker (0, 0 when none).
+  void SetJob(int n, int64_t job_id, int64_t lease_token) {
+    table_[n].lease_token.store(lease_token, std::memory_order_relaxed);
+    table_[n].job_id.store(job_id, std::memory_order_relaxed);
+  }
+  // The parent, when slot `n`'s worker has exited: its job in flight, if
+  // any, becomes the slot's orphan; the slot's job is cleared.
+  void OrphanJob(int n);
+  // Takes the orphan of slot `n`, at most one caller gets it.
+  std::optional<OrphanedJob> TakeOrphan(int n);
+  // Puts back an orphan that could not be handed back (a database error),
+  // unless the slot has a newer one.
+  void PutBackOrphan(const OrphanedJob& orphan);
+
   // Counts slots in `phase`.
   int Count(WorkerPhase phase) const;
   // Slots whose worker is up and whose last database round trip worked.

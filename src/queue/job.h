@@ -57,6 +57,7 @@ enum class DeadReason {
   kSubjectMissing,     // the snapshot, workspace or tenant it names is gone
   kAttemptsExhausted,  // retried (or its lease expired) max_attempts times
   kHandlerFailed,      // its handler failed it for good
+  kWorkerCrashed,      // its worker died running it, max_attempts times
 };
 
 struct DeadReasonRow {
@@ -72,6 +73,7 @@ inline constexpr DeadReasonRow kDeadReasons[] = {
     {DeadReason::kSubjectMissing, "subject_missing"},
     {DeadReason::kAttemptsExhausted, "attempts_exhausted"},
     {DeadReason::kHandlerFailed, "handler_failed"},
+    {DeadReason::kWorkerCrashed, "worker_crashed"},
 };
 
 // "malformed_payload", ... ("" for kNone): the SQL literals.
@@ -159,14 +161,17 @@ struct Finished {
   std::optional<Job> next;
 };
 
-// A RUNNING job whose lease ended, as reclaiming it left it.
+// A RUNNING job taken back from its holder, as that left it: its lease
+// ended (kReclaimExpired), or its worker died (kReleaseOrphan).
 struct Reclaimed {
   int64_t id = 0;
   std::string kind;
   JobState state = JobState::kOther;  // PENDING (requeued) or FAILED
   int attempts = 0;
   double lag_secs = 0;  // ready (as Job::run_at) to reclaimed, database clock
-  DeadReason dead_reason = DeadReason::kNone;  // kAttemptsExhausted if FAILED
+  // kAttemptsExhausted (lease) or kWorkerCrashed (orphan) if FAILED.
+  DeadReason dead_reason = DeadReason::kNone;
+  bool worker_died = false;  // an orphan handed back, not a lease expiry
 };
 
 }  // namespace awc::queue

@@ -36,6 +36,7 @@ Status JobQueue::Prepare() {
   AWC_RETURN_IF_ERROR(conn_->Prepare("defer", sql::Fenced(sql::kDefer)));
   AWC_RETURN_IF_ERROR(conn_->Prepare("renew", sql::kRenewLease));
   AWC_RETURN_IF_ERROR(conn_->Prepare("reclaim", sql::kReclaimExpired));
+  AWC_RETURN_IF_ERROR(conn_->Prepare("release_orphan", sql::kReleaseOrphan));
   return conn_->Exec(sql::kListen).status();
 }
 
@@ -118,16 +119,41 @@ void JobQueue::FenceTransactions(const Job* job) {
       "job is no longer held by this worker (cancelled or reclaimed)");
 }
 
+namespace {
+
+// Row `i` of kReclaimExpired or kReleaseOrphan.
+Reclaimed ReclaimedFromRow(const db::PgResult& r, int i) {
+  Reclaimed out;
+  out.id = r.GetInt(i, 0);
+  out.kind = r.GetString(i, 1);
+  out.state = ParseJobState(r.Get(i, 2));
+  out.attempts = static_cast<int>(r.GetInt(i, 3));
+  out.lag_secs = r.GetDouble(i, 4);
+  out.dead_reason = ParseDeadReason(r.Get(i, 5));
+  return out;
+}
+
+}  // namespace
+
 Result<std::vector<Reclaimed>> JobQueue::ReclaimExpired(int limit) {
   AWC_ASSIGN_OR_RETURN(db::PgResult r,
                        conn_->ExecPrepared("reclaim", {std::to_string(limit)}));
   std::vector<Reclaimed> out;
-  for (int i = 0; i < r.rows(); ++i) {
-    out.push_back({r.GetInt(i, 0), r.GetString(i, 1),
-                   ParseJobState(r.Get(i, 2)), static_cast<int>(r.GetInt(i, 3)),
-                   r.GetDouble(i, 4), ParseDeadReason(r.Get(i, 5))});
-  }
+  for (int i = 0; i < r.rows(); ++i) out.push_back(ReclaimedFromRow(r, i));
   return out;
+}
+
+Result<std::optional<Reclaimed>> JobQueue::ReleaseOrphan(
+    int64_t id, int64_t lease_token, const std::string& error) {
+  AWC_ASSIGN_OR_RETURN(
+      db::PgResult r,
+      conn_->ExecPrepared(
+          "release_orphan",
+          {std::to_string(id), std::to_string(lease_token), error}));
+  if (r.rows() == 0) return std::optional<Reclaimed>();
+  Reclaimed out = ReclaimedFromRow(r, 0);
+  out.worker_died = true;
+  return std::optional<Reclaimed>(std::move(out));
 }
 
 }  // namespace awc::queue

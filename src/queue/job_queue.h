@@ -57,6 +57,11 @@ class JobQueue {
 
   // Requeues or dead-letters up to `limit` RUNNING jobs whose lease ended.
   Result<std::vector<Reclaimed>> ReclaimExpired(int limit);
+  // Requeues or dead-letters job `id` of a worker that died running it,
+  // if it is still RUNNING under `lease_token`; nullopt when it moved on.
+  Result<std::optional<Reclaimed>> ReleaseOrphan(int64_t id,
+                                                 int64_t lease_token,
+                                                 const std::string& error);
 
  private:
   // The delay the k-th retry waits before it is claimable again.

@@ -21,7 +21,7 @@ TEST(JobTest, JobStatesRoundTripThroughTheirTable) {
     EXPECT_EQ(ParseJobState(row.name), row.value);
     EXPECT_NE(row.value, JobState::kOther);
   }
-  EXPECT_EQ(names.size(), 5u);
+  EXPECT_EQ(names.size(), 6u);
   EXPECT_EQ(ParseJobState("pending"), JobState::kOther);
   EXPECT_EQ(ParseJobState(""), JobState::kOther);
   EXPECT_STREQ(JobStateName(JobState::kOther), "OTHER");
@@ -45,7 +45,7 @@ TEST(JobTest, DeadReasonsRoundTripThroughTheirTable) {
     EXPECT_EQ(ParseDeadReason(row.name), row.value);
     EXPECT_NE(row.value, DeadReason::kNone);
   }
-  EXPECT_EQ(names.size(), 5u);
+  EXPECT_EQ(names.size(), 6u);
   EXPECT_STREQ(DeadReasonName(DeadReason::kNone), "");
   EXPECT_EQ(ParseDeadReason(""), DeadReason::kNone);
   EXPECT_EQ(ParseDeadReason("Unknown_Kind"), DeadReason::kNone);

@@ -151,6 +151,28 @@ RETURNING j.id, j.kind, j.state, j.attempts,
           j.dead_reason
 )sql";
 
+// The job of a worker that died running it (the master saw it die, and the
+// worker status table kept the job and its token: obs/worker_status.h),
+// taken back at once instead of at its lease's end: requeued, or
+// dead-lettered as worker_crashed once its attempts are spent (a job that
+// kills its worker every time must not loop). Fenced on state RUNNING and
+// the token: a job that moved on is left alone. $1 id, $2 lease token, $3
+// the error. Returns what kReclaimExpired returns, or no row.
+inline constexpr const char* kReleaseOrphan = R"sql(
+UPDATE awc.jobs j
+   SET state = CASE WHEN j.attempts >= j.max_attempts THEN 'FAILED'
+                    ELSE 'PENDING' END,
+       finished_at = CASE WHEN j.attempts >= j.max_attempts THEN now() END,
+       dead_reason = CASE WHEN j.attempts >= j.max_attempts
+                          THEN 'worker_crashed' END,
+       last_error = $3, locked_until = NULL, updated_at = now()
+ WHERE j.id = $1 AND j.state = 'RUNNING' AND j.lease_token = $2
+RETURNING j.id, j.kind, j.state, j.attempts,
+          extract(epoch FROM now()) -
+          extract(epoch FROM )sql" AWC_QUEUE_READY_SINCE R"sql(),
+          j.dead_reason
+)sql";
+
 // The fence of a handler's transactions (PgConn::SetFence): $1 job id, $2
 // lease token. A row only while the job is RUNNING under this claim; the
 // row lock (FOR SHARE) lasts until the transaction ends, so meanwhile the

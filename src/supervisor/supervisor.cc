@@ -74,7 +74,8 @@ void Supervisor::AddGeneration(ChildMain worker_main,
     if (status_ == nullptr) return;
     status_->SetPhase(n, obs::WorkerPhase::kDown);
     status_->slot(n).db_ok.store(false, std::memory_order_relaxed);
-    status_->slot(n).job_id.store(0, std::memory_order_relaxed);
+    // A job it held is handed back by a live worker (worker_status.h).
+    status_->OrphanJob(n);
   };
   AddKind(std::move(workers), true);
   for (ChildSpec& spec : others) AddKind(std::move(spec), false);

@@ -60,6 +60,10 @@ class JobSource {
   virtual void FenceTransactions(const queue::Job* job) = 0;
   // Requeues or dead-letters up to `limit` jobs whose lease ended.
   virtual Result<std::vector<queue::Reclaimed>> ReclaimExpired(int limit) = 0;
+  // Requeues or dead-letters the job of a worker that died running it, if
+  // it is still RUNNING under `lease_token` (queue::JobQueue).
+  virtual Result<std::optional<queue::Reclaimed>> ReleaseOrphan(
+      int64_t job_id, int64_t lease_token, const std::string& error) = 0;
 
   // What one heartbeat says.
   struct Beat {

@@ -55,6 +55,11 @@ Result<std::vector<queue::Reclaimed>> PgJobSource::ReclaimExpired(int limit) {
   return queue_->ReclaimExpired(limit);
 }
 
+Result<std::optional<queue::Reclaimed>> PgJobSource::ReleaseOrphan(
+    int64_t job_id, int64_t lease_token, const std::string& error) {
+  return queue_->ReleaseOrphan(job_id, lease_token, error);
+}
+
 Status PgJobSource::Heartbeat(const Beat& beat) {
   AWC_RETURN_IF_ERROR(
       fleet::Beat(*conn_, me_, beat.state, beat.job_id, beat.job_kind));

@@ -46,6 +46,8 @@ class PgJobSource : public JobSource {
   Result<bool> RenewLease(const queue::Job& job) override;
   void FenceTransactions(const queue::Job* job) override;
   Result<std::vector<queue::Reclaimed>> ReclaimExpired(int limit) override;
+  Result<std::optional<queue::Reclaimed>> ReleaseOrphan(
+      int64_t job_id, int64_t lease_token, const std::string& error) override;
   Status Heartbeat(const Beat& beat) override;
 
   Status WaitForWork(double seconds, const process::StopFn& stop) override;

@@ -137,6 +137,24 @@ void Worker::OnDatabaseError(const Status& error, const char* step) {
   if (lost) deps_.source->Disconnect();
 }
 
+void Worker::ReleaseOrphans() {
+  if (deps_.orphans == nullptr) return;
+  for (int n = 0; n < deps_.orphans->size(); ++n) {
+    std::optional<obs::OrphanedJob> orphan = deps_.orphans->TakeOrphan(n);
+    if (!orphan) continue;
+    Result<std::optional<queue::Reclaimed>> released =
+        deps_.source->ReleaseOrphan(
+            orphan->job_id, orphan->lease_token,
+            "its worker died running it (slot " + std::to_string(n + 1) + ")");
+    if (!released.ok()) {
+      deps_.orphans->PutBackOrphan(*orphan);
+      OnDatabaseError(released.status(), "release");
+      return;
+    }
+    if (*released) deps_.reporter->JobReclaimed(**released);
+  }
+}
+
 void Worker::MaybeReclaim() {
   double now = Now();
   if (now < next_reclaim_) return;
@@ -155,6 +173,8 @@ void Worker::MaybeReclaim() {
 std::optional<queue::Finished> Worker::RecordAndClaim(const Done* done,
                                                       bool may_claim,
                                                       Status* error) {
+  ReleaseOrphans();
+  if (!deps_.source->connected()) return std::nullopt;
   MaybeReclaim();
   // Lost during the reclaim (and reported there): the caller reconnects.
   if (!deps_.source->connected()) return std::nullopt;

@@ -76,6 +76,9 @@ class Worker {
   bool EnsureConnected();
   void OnDatabaseError(const Status& error, const char* step);
   void MaybeReclaim();
+  // Hands back to the queue every job a dead worker of this host left,
+  // fenced on its token (deps_.orphans).
+  void ReleaseOrphans();
   // The one claim site (see the contract): records `done` when set and
   // claims the next job when `may_claim`, in one transaction.
   // nullopt when it failed; the failure is reported and, if `error` is not

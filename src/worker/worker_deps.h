@@ -10,6 +10,7 @@
 #include "handlers/handler_options.h"
 #include "handlers/registry.h"
 #include "obs/metrics.h"
+#include "obs/worker_status.h"
 #include "store/object_store.h"
 #include "worker/job_source.h"
 #include "worker/reporter.h"
@@ -49,6 +50,9 @@ struct WorkerDeps {
   obs::Metrics* metrics;                            // JobContext::metrics()
   Env* env;                                         // the clock (NowMonotonic)
   process::StopFn stop_requested;
+  // Where the master leaves the jobs of this host's workers that died
+  // with one in flight (obs/worker_status.h); none in tests that need not.
+  obs::WorkerStatusTable* orphans = nullptr;
 };
 
 }  // namespace awc::worker

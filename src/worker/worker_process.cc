@@ -63,7 +63,8 @@ int RunOnLoop(const WorkerProcessDeps& deps, int slot, struct ev_loop* loop) {
                            .handler_options = deps.handler_options,
                            .metrics = deps.metrics,
                            .env = Env::Default(),
-                           .stop_requested = &process::StopRequested});
+                           .stop_requested = &process::StopRequested,
+                           .orphans = deps.status});
   worker.Run();
   return 0;
 }

@@ -51,9 +51,9 @@ std::string_view WorkerProcessReporter::KindLabel(
 
 void WorkerProcessReporter::StateChanged(WorkerState state,
                                          const queue::Job* job) {
-  obs::WorkerSlotStatus& slot = status_->slot(slot_);
   status_->SetPhase(slot_, PhaseOf(state));
-  slot.job_id.store(job != nullptr ? job->id : 0, std::memory_order_relaxed);
+  status_->SetJob(slot_, job != nullptr ? job->id : 0,
+                  job != nullptr ? job->lease_token : 0);
   std::string what = job != nullptr ? "job " + std::to_string(job->id) + " " +
                                           TitleSafe(job->kind)
                                     : WorkerStateName(state);
@@ -120,9 +120,9 @@ void WorkerProcessReporter::JobRecorded(const queue::Job& job,
 }
 
 void WorkerProcessReporter::JobReclaimed(const queue::Reclaimed& job) {
-  metrics_->CountLeaseReclaim();
+  if (!job.worker_died) metrics_->CountLeaseReclaim();
   obs::Event event = MakeJobEvent(job.id, job.kind, job.state, job.attempts);
-  event.Str("reason", "lease_expired");
+  event.Str("reason", job.worker_died ? "worker_died" : "lease_expired");
   if (job.dead_reason != queue::DeadReason::kNone) {
     event.Str("dead_reason", queue::DeadReasonName(job.dead_reason));
   }

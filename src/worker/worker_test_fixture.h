@@ -148,6 +148,12 @@ class FakeJobSource : public JobSource {
     out.swap(expired);
     return out;
   }
+  Result<std::optional<queue::Reclaimed>> ReleaseOrphan(
+      int64_t job_id, int64_t, const std::string&) override {
+    AWC_RETURN_IF_ERROR(
+        Call(Op::kReclaim, "release " + std::to_string(job_id)));
+    return std::optional<queue::Reclaimed>();
+  }
   Status Heartbeat(const Beat& beat) override {
     std::string line =
         Secs(clock_->NowMonotonic()) + " " + fleet::BeatStateName(beat.state);

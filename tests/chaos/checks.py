@@ -107,6 +107,12 @@ class Checker:
                          f"{j['max']}")
             if exp.startswith("fail:"):
                 reason, text = exp[5:].split(":", 1)
+                if (reason == "worker_crashed" and
+                        j["dead"] == "attempts_exhausted" and
+                        "lease expired" in j["error"]):
+                    # Its worker died with the master (SIGKILLed): no
+                    # worker of the host saw the death, its lease ended it.
+                    reason, text = "attempts_exhausted", "lease expired"
                 if (j["state"] != "FAILED" or j["dead"] != reason or
                         text not in j["error"]):
                     self.bad(f"{what} should have died ({reason}, {text!r});"
@@ -115,7 +121,7 @@ class Checker:
                     self.failed_reasons[f"meant to: {reason}, "
                                         f"{text}"] += 1
             elif j["state"] == "FAILED":
-                if (j["dead"] == "attempts_exhausted" and
+                if (j["dead"] in ("attempts_exhausted", "worker_crashed") and
                         j["attempts"] >= j["max"]):
                     self.failed_reasons["attempts spent under faults: " +
                                         j["error"][:60]] += 1

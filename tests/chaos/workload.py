@@ -296,7 +296,7 @@ class Producer:
             # (crash-loop backoff): a couple make the point.
             self.crashes += 1
             self._enqueue(self.mem_db, "test_crash", [{}],
-                          "fail:attempts_exhausted:lease expired",
+                          "fail:worker_crashed:its worker died",
                           max_attempts=2)
         elif r < 0.75:
             self._enqueue(self.file_db, "snapshot_scrub",

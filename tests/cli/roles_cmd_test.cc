@@ -91,6 +91,14 @@ LastMigrationUndo UndoOfLastMigration(int version, const std::string& owner) {
                "CREATE INDEX jobs_kind_state_idx ON awc.jobs (kind, state, id) "
                "INCLUDE (run_at, dead_reason)"},
               "SELECT to_regclass('awc.jobs_finished_kind_idx') IS NULL"};
+    case 12:  // worker_crashed among the dead reasons
+      return {{"ALTER TABLE awc.jobs DROP CONSTRAINT jobs_dead_reason_check",
+               "ALTER TABLE awc.jobs ADD CONSTRAINT jobs_dead_reason_check "
+               "CHECK (dead_reason IN ('malformed_payload', 'unknown_kind', "
+               "'subject_missing', 'attempts_exhausted', 'handler_failed')) "
+               "NOT VALID"},
+              "SELECT pg_get_constraintdef(oid) NOT LIKE '%worker_crashed%' "
+              "FROM pg_constraint WHERE conname = 'jobs_dead_reason_check'"};
     case 11:  // the limits of awc.schedules
       return {{"ALTER TABLE awc.schedules DROP CONSTRAINT "
                "schedules_next_run_at_in_range",

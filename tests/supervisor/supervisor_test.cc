@@ -79,11 +79,12 @@ TEST(ProcessTreeTest, KilledWorkerIsReplacedInItsSlot) {
 TEST(ProcessTreeTest, CrashLoopBacksOffPerSlotAndPoisonJobsAreDeadLettered) {
   TestDatabase db;
   db.Migrate();
-  // Each of these kills the worker that runs it. With a one-second lease the
-  // fleet reclaims each one and, its single attempt spent, dead-letters it.
+  // Each of these kills the worker that runs it. The replacement hands each
+  // back at once (no lease to wait for) and, its single attempt spent,
+  // dead-letters it.
   std::vector<int64_t> ids;
   for (int i = 0; i < 4; ++i) ids.push_back(db.Enqueue("test_crash", "{}", 1));
-  DaemonProcess d(FleetOptions(db, 1, {{"AWC_WORKER_LEASE_SECS", "1"}}));
+  DaemonProcess d(FleetOptions(db, 1));
   ASSERT_TRUE(d.WaitForEvent("worker exited", 60, 4)) << d.Stderr();
   auto exits = d.EventsWith("worker exited");
   std::vector<double> delays;
@@ -97,7 +98,10 @@ TEST(ProcessTreeTest, CrashLoopBacksOffPerSlotAndPoisonJobsAreDeadLettered) {
         << "job " << id << " is " << db.JobState(id);
     EXPECT_EQ(db.Scalar("SELECT last_error FROM awc.jobs WHERE id = $1",
                         {std::to_string(id)}),
-              "lease expired (held by t-1)");
+              "its worker died running it (slot 1)");
+    EXPECT_EQ(db.Scalar("SELECT dead_reason FROM awc.jobs WHERE id = $1",
+                        {std::to_string(id)}),
+              "worker_crashed");
   }
   // The fleet is healthy once the poison is gone.
   int64_t ok = db.Enqueue("test_complete", "{}");

@@ -52,5 +52,34 @@ TEST(WorkerStatusTest, AChildsWritesReachTheParent) {
   EXPECT_EQ(table->Phase(0), WorkerPhase::kDown);
 }
 
+// A dead worker's job in flight becomes its slot's orphan, which one taker
+// gets; one that could not be handed back goes back unless a newer one
+// came meanwhile.
+TEST(WorkerStatusTest, ADeadWorkersJobIsAnOrphanForOneTaker) {
+  Result<WorkerStatusTable> table = WorkerStatusTable::CreateShared(2);
+  ASSERT_TRUE(table.ok());
+  table->OrphanJob(0);  // nothing in flight: no orphan
+  EXPECT_FALSE(table->TakeOrphan(0).has_value());
+  table->SetJob(1, 81, 7001);
+  table->OrphanJob(1);
+  EXPECT_EQ(table->slot(1).job_id.load(), 0);
+  std::optional<OrphanedJob> orphan = table->TakeOrphan(1);
+  ASSERT_TRUE(orphan.has_value());
+  EXPECT_EQ(orphan->job_id, 81);
+  EXPECT_EQ(orphan->lease_token, 7001);
+  EXPECT_EQ(orphan->slot, 1);
+  EXPECT_FALSE(table->TakeOrphan(1).has_value()) << "taken twice";
+  table->PutBackOrphan(*orphan);
+  EXPECT_EQ(table->TakeOrphan(1)->job_id, 81);
+  // A newer orphan is not overwritten by an older one put back.
+  table->SetJob(1, 82, 7002);
+  table->OrphanJob(1);
+  table->PutBackOrphan(*orphan);
+  std::optional<OrphanedJob> newer = table->TakeOrphan(1);
+  ASSERT_TRUE(newer.has_value());
+  EXPECT_EQ(newer->job_id, 82);
+  EXPECT_EQ(newer->lease_token, 7002);
+}
+
 }  // namespace
 }  // namespace awc::obs

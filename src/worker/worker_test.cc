@@ -33,6 +33,23 @@ TEST_F(WorkerTest, RecordsEachOutcomeAndClaimsTheNextJobInTheSameCommit) {
                   "recorded 2 COMPLETED", "state idle", "state stopping"));
 }
 
+// The jobs of this host's dead workers go back to the queue before the
+// next claim, each once.
+TEST_F(WorkerTest, OrphansOfDeadWorkersAreHandedBackBeforeTheClaim) {
+  Result<obs::WorkerStatusTable> table =
+      obs::WorkerStatusTable::CreateShared(3);
+  ASSERT_TRUE(table.ok());
+  table->SetJob(2, 42, 9001);
+  table->OrphanJob(2);
+  orphans_ = &*table;
+  source_.Enqueue("complete");
+  RunWorker();
+  EXPECT_THAT(source_.log,
+              ElementsAre("connect", "release 42", "reclaim", "claim",
+                          "finish 1 next", "claim", "wait 0.25"));
+  EXPECT_FALSE(table->TakeOrphan(2).has_value());
+}
+
 TEST_F(WorkerTest, HandlersRunFencedByTheirJobsLease) {
   std::vector<int64_t> during;
   registry_.Add<Empty>("look", DecodeEmpty, [&](Ctx&, const Empty&) {

@@ -362,18 +362,19 @@ class WorkerTest : public ::testing::Test {
 
   // Runs a worker until it stops.
   void RunWorker() {
-    WorkerDeps deps{.options = options_,
-                    .source = &source_,
-                    .reporter = &reporter_,
-                    .registry = &registry_,
-                    .store = store_.get(),
-                    .loop = loop_,
-                    .handler_options = &handler_options_,
-                    .metrics = &metrics_,
-                    .env = &clock_,
-                    .stop_requested = [this] {
-                      return stop_ || source_.log.size() > kMaxCalls;
-                    }};
+    WorkerDeps deps{
+        .options = options_,
+        .source = &source_,
+        .reporter = &reporter_,
+        .registry = &registry_,
+        .store = store_.get(),
+        .loop = loop_,
+        .handler_options = &handler_options_,
+        .metrics = &metrics_,
+        .env = &clock_,
+        .stop_requested =
+            [this] { return stop_ || source_.log.size() > kMaxCalls; },
+        .orphans = orphans_};
     Worker worker(deps);
     worker.Run();
     EXPECT_EQ(worker.state(), WorkerState::kStopping);
@@ -390,6 +391,7 @@ class WorkerTest : public ::testing::Test {
   obs::Metrics metrics_ = std::move(obs::Metrics::CreateShared().value());
   WorkerOptions options_;
   bool stop_ = false;
+  obs::WorkerStatusTable* orphans_ = nullptr;  // none unless a test sets it
 };
 
 }  // namespace awc::worker

@@ -21,7 +21,7 @@ TEST(JobTest, JobStatesRoundTripThroughTheirTable) {
     EXPECT_EQ(ParseJobState(row.name), row.value);
     EXPECT_NE(row.value, JobState::kOther);
   }
-  EXPECT_EQ(names.size(), 6u);
+  EXPECT_EQ(names.size(), 5u);
   EXPECT_EQ(ParseJobState("pending"), JobState::kOther);
   EXPECT_EQ(ParseJobState(""), JobState::kOther);
   EXPECT_STREQ(JobStateName(JobState::kOther), "OTHER");

@@ -39,6 +39,7 @@ enum class MetricId {
   kWorkerRestarts,
   kWorkersRunning,
   kLeaseReclaims,
+  kCrashRequeues,
   kSchedulerLeader,
   kScheduleRuns,
   kScheduleEnqueued,
@@ -166,6 +167,12 @@ inline constexpr MetricFamily kMetricFamilies[] = {
      .type = MetricType::kCounter,
      .help = "Jobs whose lease expired, requeued or dead-lettered by the "
              "reclaim.",
+     .source = MetricSource::kCell},
+    {.id = MetricId::kCrashRequeues,
+     .name = "awc_crash_requeues_total",
+     .type = MetricType::kCounter,
+     .help = "Jobs whose worker died running them, handed back at once "
+             "(requeued or dead-lettered as worker_crashed).",
      .source = MetricSource::kCell},
     {.id = MetricId::kSchedulerLeader,
      .name = "awc_scheduler_leader",

@@ -107,6 +107,7 @@ class Metrics {
     Set(MetricId::kWorkersRunning, {}, static_cast<double>(n));
   }
   void CountLeaseReclaim() { Add(MetricId::kLeaseReclaims, {}); }
+  void CountCrashRequeue() { Add(MetricId::kCrashRequeues, {}); }
 
   // The scheduler's (docs/scheduler.md, "Scheduler"), the queue's depth
   // included: the scheduler process is the one sampler of its host.

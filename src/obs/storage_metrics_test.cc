@@ -66,7 +66,7 @@ TEST(StorageMetricsTest, EveryFamilyHasHelpAndType) {
        {"awc_snapshot_verdicts_total", "awc_gc_epochs_total",
         "awc_gc_objects_deleted_total", "awc_gc_bytes_deleted_total",
         "awc_store_requests_total", "awc_store_bytes_read_total",
-        "awc_lease_reclaims_total"}) {
+        "awc_lease_reclaims_total", "awc_crash_requeues_total"}) {
     EXPECT_TRUE(HasLine(text, std::string("# TYPE ") + counter + " counter"))
         << counter;
     EXPECT_NE(text.find(std::string("# HELP ") + counter + " "),

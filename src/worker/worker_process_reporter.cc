@@ -120,7 +120,11 @@ void WorkerProcessReporter::JobRecorded(const queue::Job& job,
 }
 
 void WorkerProcessReporter::JobReclaimed(const queue::Reclaimed& job) {
-  if (!job.worker_died) metrics_->CountLeaseReclaim();
+  if (job.worker_died) {
+    metrics_->CountCrashRequeue();
+  } else {
+    metrics_->CountLeaseReclaim();
+  }
   obs::Event event = MakeJobEvent(job.id, job.kind, job.state, job.attempts);
   event.Str("reason", job.worker_died ? "worker_died" : "lease_expired");
   if (job.dead_reason != queue::DeadReason::kNone) {

@@ -13,7 +13,8 @@
 //    awc_background_job_lag_seconds{kind}; recorded and discarded ones also
 //    in awc_background_job_duration_seconds{kind} and the slot's
 //    jobs-processed count. Reclaimed ones carry reason "lease_expired"
-//    (counted in awc_lease_reclaims_total) or "worker_died" (an orphan),
+//    (counted in awc_lease_reclaims_total) or "worker_died" (an orphan,
+//    counted in awc_crash_requeues_total),
 //    discarded ones discarded: true, dead-lettered ones their dead_reason
 //    (queue::DeadReasonName). The `kind` label is a closed set: a kind the
 //    registry knows, or "unknown" for any other, so producers inventing

@@ -157,6 +157,21 @@ TEST_F(ProcessReporterTest, AReclaimedJobIsCountedButNotAsProcessedHere) {
   EXPECT_EQ(Slot().jobs_done.load(), 0);
 }
 
+TEST_F(ProcessReporterTest, ACrashedWorkersJobIsCountedAsACrashNotALease) {
+  queue::Reclaimed job{7,   "gc_sweep", queue::JobState::kFailed,
+                       3,   1,          queue::DeadReason::kWorkerCrashed,
+                       true};
+  reporter_.JobReclaimed(job);
+  EXPECT_EQ(LeaseReclaims(metrics_), 0);
+  EXPECT_EQ(obs::testing::Read(metrics_, obs::MetricId::kCrashRequeues, {}), 1);
+  const std::vector<Line>& events = Events();
+  ASSERT_EQ(events.size(), 1u);
+  EXPECT_EQ(events[0].msg, "job dead-lettered");
+  EXPECT_EQ(Str(events[0].obj, "reason"), "worker_died");
+  EXPECT_EQ(Str(events[0].obj, "dead_reason"), "worker_crashed");
+  EXPECT_EQ(JobCount(metrics_, "gc_sweep", "failed"), 1);
+}
+
 TEST_F(ProcessReporterTest, KindsTheRegistryDoesNotKnowAreLabelledUnknown) {
   // More invented kinds than an instrument has label sets: the real kinds
   // still get their own label, and the event keeps the job's kind.

@@ -126,52 +126,46 @@ UPDATE awc.jobs
 RETURNING 1
 )sql";
 
-// RUNNING jobs whose lease ended: requeued, or dead-lettered when their
-// attempts are spent (a job that kills its worker must not loop forever),
-// as attempts_exhausted. $1 batch limit. Returns (id, kind, state, attempts,
-// lag seconds, dead reason), the lag counted as kClaim's.
+// The SET of taking a RUNNING job back from its holder (kReclaimExpired,
+// kReleaseOrphan): requeued, or dead-lettered as `reason` once its attempts
+// are spent (a job that kills its worker must not loop), with `error` (an
+// SQL expression) its last_error; and what both return: (id, kind, state,
+// attempts, lag seconds counted as kClaim's, dead reason).
+#define AWC_QUEUE_TAKE_BACK(reason, error)                                \
+  "state = CASE WHEN j.attempts >= j.max_attempts THEN 'FAILED' "         \
+  "ELSE 'PENDING' END, "                                                  \
+  "finished_at = CASE WHEN j.attempts >= j.max_attempts THEN now() END, " \
+  "dead_reason = CASE WHEN j.attempts >= j.max_attempts THEN '" reason    \
+  "' END, last_error = " error ", locked_until = NULL, updated_at = now()"
+#define AWC_QUEUE_TAKEN_BACK                                                \
+  "RETURNING j.id, j.kind, j.state, j.attempts, extract(epoch FROM now()) " \
+  "- extract(epoch FROM " AWC_QUEUE_READY_SINCE "), j.dead_reason"
+
+// RUNNING jobs whose lease ended, as attempts_exhausted once their attempts
+// are spent. $1 batch limit.
 inline constexpr const char* kReclaimExpired = R"sql(
 UPDATE awc.jobs j
-   SET state = CASE WHEN j.attempts >= j.max_attempts THEN 'FAILED'
-                    ELSE 'PENDING' END,
-       finished_at = CASE WHEN j.attempts >= j.max_attempts THEN now() END,
-       dead_reason = CASE WHEN j.attempts >= j.max_attempts
-                          THEN 'attempts_exhausted' END,
-       last_error = 'lease expired (held by ' || coalesce(j.locked_by, '?') || ')',
-       locked_until = NULL, updated_at = now()
+   SET )sql" AWC_QUEUE_TAKE_BACK(
+    "attempts_exhausted",
+    "'lease expired (held by ' || coalesce(j.locked_by, '?') || ')'") R"sql(
   FROM (SELECT id FROM awc.jobs
          WHERE state = 'RUNNING' AND locked_until < now()
          ORDER BY locked_until
          LIMIT $1
          FOR UPDATE SKIP LOCKED) c
  WHERE j.id = c.id
-RETURNING j.id, j.kind, j.state, j.attempts,
-          extract(epoch FROM now()) -
-          extract(epoch FROM )sql" AWC_QUEUE_READY_SINCE R"sql(),
-          j.dead_reason
-)sql";
+)sql" AWC_QUEUE_TAKEN_BACK;
 
 // The job of a worker that died running it (the master saw it die, and the
 // worker status table kept the job and its token: obs/worker_status.h),
-// taken back at once instead of at its lease's end: requeued, or
-// dead-lettered as worker_crashed once its attempts are spent (a job that
-// kills its worker every time must not loop). Fenced on state RUNNING and
-// the token: a job that moved on is left alone. $1 id, $2 lease token, $3
-// the error. Returns what kReclaimExpired returns, or no row.
+// taken back at once instead of at its lease's end, as worker_crashed once
+// its attempts are spent. Fenced on state RUNNING and the token: a job that
+// moved on is left alone (no row). $1 id, $2 lease token, $3 the error.
 inline constexpr const char* kReleaseOrphan = R"sql(
 UPDATE awc.jobs j
-   SET state = CASE WHEN j.attempts >= j.max_attempts THEN 'FAILED'
-                    ELSE 'PENDING' END,
-       finished_at = CASE WHEN j.attempts >= j.max_attempts THEN now() END,
-       dead_reason = CASE WHEN j.attempts >= j.max_attempts
-                          THEN 'worker_crashed' END,
-       last_error = $3, locked_until = NULL, updated_at = now()
+   SET )sql" AWC_QUEUE_TAKE_BACK("worker_crashed", "$3") R"sql(
  WHERE j.id = $1 AND j.state = 'RUNNING' AND j.lease_token = $2
-RETURNING j.id, j.kind, j.state, j.attempts,
-          extract(epoch FROM now()) -
-          extract(epoch FROM )sql" AWC_QUEUE_READY_SINCE R"sql(),
-          j.dead_reason
-)sql";
+)sql" AWC_QUEUE_TAKEN_BACK;
 
 // The fence of a handler's transactions (PgConn::SetFence): $1 job id, $2
 // lease token. A row only while the job is RUNNING under this claim; the
@@ -350,6 +344,8 @@ SELECT coalesce(dead_reason, ''), count(*)
 #undef AWC_QUEUE_NEW_TOKEN
 #undef AWC_QUEUE_DLQ_MATCH
 #undef AWC_QUEUE_REQUEUE
+#undef AWC_QUEUE_TAKE_BACK
+#undef AWC_QUEUE_TAKEN_BACK
 #undef AWC_QUEUE_EACH_ID
 #undef AWC_QUEUE_JOB_ROW
 #undef AWC_QUEUE_TS

@@ -139,15 +139,24 @@ Result<SchemaState> Inspect(db::PgConn& conn,
   return Check(applied, migrations);
 }
 
+namespace {
+
+// What a schema behind the binary is told, at startup and by /readyz.
+std::string Behind(int64_t current, int64_t latest) {
+  return "schema is at version " + std::to_string(current) +
+         ", this binary needs " + std::to_string(latest) +
+         ": run awcctl migrate";
+}
+
+}  // namespace
+
 Status CheckCurrent(db::PgConn& conn,
                     const std::vector<Migration>& migrations) {
   AWC_ASSIGN_OR_RETURN(SchemaState state, Inspect(conn, migrations));
   if (state.pending.empty()) return Status::OK();
   if (state.current_version < state.latest_version) {
     return Status::FailedPrecondition(
-        "schema is at version " + std::to_string(state.current_version) +
-        ", this binary needs " + std::to_string(state.latest_version) +
-        ": run awcctl migrate");
+        Behind(state.current_version, state.latest_version));
   }
   std::string names;
   for (const std::string& name : state.pending) {
@@ -163,11 +172,9 @@ std::string SchemaVersionProblem(std::string_view version,
   Result<int64_t> current = ParseInt64(version);
   if (!current.ok()) return "database schema version unreadable";
   if (*current == latest) return "";
+  if (*current < latest) return "database " + Behind(*current, latest);
   return "database schema is at version " + std::to_string(*current) +
-         (*current < latest
-              ? ", this binary needs " + std::to_string(latest) +
-                    ": run awcctl migrate"
-              : ", newer than this binary (" + std::to_string(latest) + ")");
+         ", newer than this binary (" + std::to_string(latest) + ")";
 }
 
 const char* MigrationStateName(MigrationStatus::State state) {

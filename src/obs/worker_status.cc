@@ -34,7 +34,9 @@ void WorkerStatusTable::OrphanJob(int n) {
   s.orphan_token.store(s.lease_token.load(std::memory_order_relaxed),
                        std::memory_order_relaxed);
   // Published after its token: a taker that sees the id sees the token.
-  s.orphan_job_id.store(job, std::memory_order_release);
+  if (s.orphan_job_id.exchange(job, std::memory_order_acq_rel) == 0) {
+    header_->orphans.fetch_add(1, std::memory_order_release);
+  }
 }
 
 std::optional<OrphanedJob> WorkerStatusTable::TakeOrphan(int n) {
@@ -42,6 +44,7 @@ std::optional<OrphanedJob> WorkerStatusTable::TakeOrphan(int n) {
   if (s.orphan_job_id.load(std::memory_order_relaxed) == 0) return std::nullopt;
   int64_t job = s.orphan_job_id.exchange(0, std::memory_order_acquire);
   if (job == 0) return std::nullopt;
+  header_->orphans.fetch_sub(1, std::memory_order_relaxed);
   // A token overwritten by a newer orphan meanwhile only makes the fenced
   // hand-back of this one match nothing: its lease still ends it.
   return OrphanedJob{job, s.orphan_token.load(std::memory_order_relaxed), n};
@@ -52,31 +55,36 @@ void WorkerStatusTable::PutBackOrphan(const OrphanedJob& orphan) {
   int64_t none = 0;
   if (s.orphan_job_id.load(std::memory_order_relaxed) != 0) return;
   s.orphan_token.store(orphan.lease_token, std::memory_order_relaxed);
-  s.orphan_job_id.compare_exchange_strong(none, orphan.job_id,
-                                          std::memory_order_release);
+  if (s.orphan_job_id.compare_exchange_strong(none, orphan.job_id,
+                                              std::memory_order_release)) {
+    header_->orphans.fetch_add(1, std::memory_order_release);
+  }
+}
+
+size_t WorkerStatusTable::Bytes(int slots) {
+  return sizeof(Header) + sizeof(WorkerSlotStatus) * static_cast<size_t>(slots);
 }
 
 Result<WorkerStatusTable> WorkerStatusTable::CreateShared(int slots) {
-  size_t bytes = sizeof(WorkerSlotStatus) * static_cast<size_t>(slots);
-  void* mem = mmap(nullptr, bytes, PROT_READ | PROT_WRITE,
+  void* mem = mmap(nullptr, Bytes(slots), PROT_READ | PROT_WRITE,
                    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
   if (mem == MAP_FAILED) {
     return Status::IoError(std::string("cannot map worker status table: ") +
                            strerror(errno));
   }
-  auto* table = static_cast<WorkerSlotStatus*>(mem);
+  auto* header = new (mem) Header{};
+  auto* table = reinterpret_cast<WorkerSlotStatus*>(header + 1);
   for (int n = 0; n < slots; ++n) new (&table[n]) WorkerSlotStatus{};
-  return WorkerStatusTable(table, slots);
+  return WorkerStatusTable(header, slots);
 }
 
 WorkerStatusTable::~WorkerStatusTable() {
-  if (table_ != nullptr) {
-    munmap(table_, sizeof(WorkerSlotStatus) * static_cast<size_t>(slots_));
-  }
+  if (header_ != nullptr) munmap(header_, Bytes(slots_));
 }
 
 WorkerStatusTable::WorkerStatusTable(WorkerStatusTable&& other) noexcept
-    : table_(other.table_), slots_(other.slots_) {
+    : header_(other.header_), table_(other.table_), slots_(other.slots_) {
+  other.header_ = nullptr;
   other.table_ = nullptr;
   other.slots_ = 0;
 }

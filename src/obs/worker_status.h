@@ -79,6 +79,12 @@ class WorkerStatusTable {
   void OrphanJob(int n);
   // Takes the orphan of slot `n`, at most one caller gets it.
   std::optional<OrphanedJob> TakeOrphan(int n);
+  // Whether some slot may have an orphan: one load of a line of its own,
+  // so that the workers, which ask before every claim, do not read every
+  // slot (each written by its own worker) when none has.
+  bool HasOrphans() const {
+    return header_->orphans.load(std::memory_order_acquire) > 0;
+  }
   // Puts back an orphan that could not be handed back (a database error),
   // unless the slot has a newer one.
   void PutBackOrphan(const OrphanedJob& orphan);
@@ -90,8 +96,17 @@ class WorkerStatusTable {
   int64_t JobsDone() const;
 
  private:
-  WorkerStatusTable(WorkerSlotStatus* table, int slots)
-      : table_(table), slots_(slots) {}
+  // The region's first cache line, before the slots.
+  struct alignas(64) Header {
+    std::atomic<int64_t> orphans;  // slots whose orphan is set
+  };
+  static size_t Bytes(int slots);
+
+  WorkerStatusTable(Header* header, int slots)
+      : header_(header),
+        table_(reinterpret_cast<WorkerSlotStatus*>(header + 1)),
+        slots_(slots) {}
+  Header* header_;
   WorkerSlotStatus* table_;
   int slots_;
 };

@@ -60,8 +60,10 @@ TEST(WorkerStatusTest, ADeadWorkersJobIsAnOrphanForOneTaker) {
   ASSERT_TRUE(table.ok());
   table->OrphanJob(0);  // nothing in flight: no orphan
   EXPECT_FALSE(table->TakeOrphan(0).has_value());
+  EXPECT_FALSE(table->HasOrphans());
   table->SetJob(1, 81, 7001);
   table->OrphanJob(1);
+  EXPECT_TRUE(table->HasOrphans());
   EXPECT_EQ(table->slot(1).job_id.load(), 0);
   std::optional<OrphanedJob> orphan = table->TakeOrphan(1);
   ASSERT_TRUE(orphan.has_value());
@@ -69,6 +71,7 @@ TEST(WorkerStatusTest, ADeadWorkersJobIsAnOrphanForOneTaker) {
   EXPECT_EQ(orphan->lease_token, 7001);
   EXPECT_EQ(orphan->slot, 1);
   EXPECT_FALSE(table->TakeOrphan(1).has_value()) << "taken twice";
+  EXPECT_FALSE(table->HasOrphans());
   table->PutBackOrphan(*orphan);
   EXPECT_EQ(table->TakeOrphan(1)->job_id, 81);
   // A newer orphan is not overwritten by an older one put back.
@@ -79,6 +82,7 @@ TEST(WorkerStatusTest, ADeadWorkersJobIsAnOrphanForOneTaker) {
   ASSERT_TRUE(newer.has_value());
   EXPECT_EQ(newer->job_id, 82);
   EXPECT_EQ(newer->lease_token, 7002);
+  EXPECT_FALSE(table->HasOrphans());
 }
 
 }  // namespace

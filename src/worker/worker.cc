@@ -138,7 +138,7 @@ void Worker::OnDatabaseError(const Status& error, const char* step) {
 }
 
 void Worker::ReleaseOrphans() {
-  if (deps_.orphans == nullptr) return;
+  if (deps_.orphans == nullptr || !deps_.orphans->HasOrphans()) return;
   for (int n = 0; n < deps_.orphans->size(); ++n) {
     std::optional<obs::OrphanedJob> orphan = deps_.orphans->TakeOrphan(n);
     if (!orphan) continue;

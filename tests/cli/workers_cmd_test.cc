@@ -138,6 +138,9 @@ TEST_F(FleetVisibilityTest, WorkersStatsAndHealthOfARealFleet) {
   EXPECT_NE(stats_text.out.find("dead letters by reason\nREASON"),
             std::string::npos)
       << stats_text.out;
+  // An epoch's age says what it is: how long ago it finished.
+  EXPECT_NE(stats_text.out.find(" FINISHED_AGO"), std::string::npos)
+      << stats_text.out;
 
   // Stopped: the rows say so and the fleet is not ready.
   db_.Exec("UPDATE awc.jobs SET state = 'CANCELLED' WHERE id = $1",

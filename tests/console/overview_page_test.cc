@@ -153,5 +153,27 @@ TEST_F(ConsoleOverviewTest, ABacklogIsCountedUpToTheCapAndShownAsALowerBound) {
             std::string::npos);
 }
 
+// jobs_estimate is the planner's estimate of awc.jobs: null (not a 0 that
+// reads as an empty queue) until the table has been analyzed, then what
+// ANALYZE counted. And a path with a NUL in it is a bad request, not the
+// page its first part names.
+TEST_F(ConsoleOverviewTest, TheJobsEstimateIsNullUntilTheFirstAnalyze) {
+  for (int i = 0; i < 5; ++i) db_.Enqueue("test_complete", "{}");
+  ConsoleProcess console(db_);
+  ASSERT_TRUE(console.WaitListening()) << console.process().Stderr();
+  Queue(console);
+  ASSERT_TRUE(api_);
+  EXPECT_TRUE(json_is_null(json_object_get(api_.get(), "jobs_estimate")))
+      << console.Get("/api/overview").body;
+  db_.Exec("ANALYZE awc.jobs");
+  Queue(console);
+  ASSERT_TRUE(api_);
+  EXPECT_EQ(json_integer_value(json_object_get(api_.get(), "jobs_estimate")),
+            5);
+  EXPECT_EQ(console.Get("/jobs/1%00zzz").status, 400);
+  EXPECT_EQ(console.Get("/dead%00xyz").status, 400);
+  EXPECT_EQ(console.Get("/jobs/1").status, 200);
+}
+
 }  // namespace
 }  // namespace awc::testing

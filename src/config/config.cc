@@ -67,6 +67,17 @@ Result<Config> Config::Load(const std::string& config_path,
         " is larger than AWC_GC_BATCH_SIZE (" +
         std::to_string(s.gc_batch_size) + ")");
   }
+  // A live worker writes its heartbeat every AWC_WORKER_HEARTBEAT_SECS;
+  // a timeout shorter than three of them would take jobs from workers
+  // whose write was merely late (docs/queue.md, "Silent holders").
+  if (s.worker_heartbeat_timeout_secs != 0 &&
+      s.worker_heartbeat_timeout_secs < 3 * s.worker_heartbeat_secs) {
+    return Status::InvalidArgument(
+        "AWC_WORKER_HEARTBEAT_TIMEOUT_SECS: " +
+        std::to_string(s.worker_heartbeat_timeout_secs) +
+        " is less than three heartbeats (3 x AWC_WORKER_HEARTBEAT_SECS = " +
+        std::to_string(3 * s.worker_heartbeat_secs) + "); 0 turns it off");
+  }
   // The S3 credentials go together, and matter only for the S3 store.
   Result<store::StoreUrl> url = store::ParseStoreUrl(s.cas_url);
   bool s3_store = url.ok() && url->scheme == store::StoreUrl::Scheme::kS3;

@@ -9,14 +9,21 @@ TEST_F(ConfigTest, NonIntegerNamesTheSetting) {
 }
 
 TEST_F(ConfigTest, EveryIntegerSettingRejectsGarbage) {
-  const char* const ints[] = {
-      "AWC_WORKER_CONCURRENCY",      "AWC_WORKER_LEASE_SECS",
-      "AWC_WORKER_POLL_INTERVAL_MS", "AWC_RETENTION_GRACE_SECS",
-      "AWC_GC_GRACE_SECS",           "AWC_GC_BATCH_SIZE",
-      "AWC_GC_CANARY_SIZE",          "AWC_S3_MAX_CONCURRENCY",
-      "AWC_S3_TIMEOUT_MS",           "AWC_MANIFEST_MAX_BYTES",
-      "AWC_CLOSURE_MAX_DEPTH",       "AWC_CLOSURE_MAX_OBJECTS",
-      "AWC_WORKER_GIVE_UP_SECS"};
+  const char* const ints[] = {"AWC_WORKER_CONCURRENCY",
+                              "AWC_WORKER_LEASE_SECS",
+                              "AWC_WORKER_POLL_INTERVAL_MS",
+                              "AWC_RETENTION_GRACE_SECS",
+                              "AWC_GC_GRACE_SECS",
+                              "AWC_GC_BATCH_SIZE",
+                              "AWC_GC_CANARY_SIZE",
+                              "AWC_S3_MAX_CONCURRENCY",
+                              "AWC_S3_TIMEOUT_MS",
+                              "AWC_MANIFEST_MAX_BYTES",
+                              "AWC_CLOSURE_MAX_DEPTH",
+                              "AWC_CLOSURE_MAX_OBJECTS",
+                              "AWC_WORKER_GIVE_UP_SECS",
+                              "AWC_WORKER_HEARTBEAT_SECS",
+                              "AWC_WORKER_HEARTBEAT_TIMEOUT_SECS"};
   for (const char* name : ints) {
     for (const char* bad : {"12x", "1.5", " 5", "0x10", "", "-", "1e3"}) {
       env_ = {{name, bad}};
@@ -48,6 +55,9 @@ TEST_F(ConfigTest, OutOfRangeValuesAreErrors) {
       {"AWC_WORKER_POLL_INTERVAL_MS", "0"},
       {"AWC_WORKER_GIVE_UP_SECS", "-1"},
       {"AWC_WORKER_GIVE_UP_SECS", "604801"},
+      {"AWC_WORKER_HEARTBEAT_SECS", "0"},
+      {"AWC_WORKER_HEARTBEAT_SECS", "31"},
+      {"AWC_WORKER_HEARTBEAT_TIMEOUT_SECS", "-1"},
       {"AWC_RETENTION_GRACE_SECS", "-1"},
       {"AWC_GC_GRACE_SECS", "-86400"},
       {"AWC_GC_BATCH_SIZE", "0"},
@@ -66,6 +76,22 @@ TEST_F(ConfigTest, OutOfRangeValuesAreErrors) {
   }
   env_ = {{"AWC_WORKER_CONCURRENCY", "0"}};
   EXPECT_EQ(LoadError(), "AWC_WORKER_CONCURRENCY: 0 is out of range (1..1024)");
+}
+
+TEST_F(ConfigTest, AHeartbeatTimeoutShorterThanThreeHeartbeatsIsRefused) {
+  // A live worker could lose its job to a write that was merely late.
+  env_ = {{"AWC_WORKER_HEARTBEAT_TIMEOUT_SECS", "29"}};
+  EXPECT_EQ(LoadError(),
+            "AWC_WORKER_HEARTBEAT_TIMEOUT_SECS: 29 is less than three "
+            "heartbeats (3 x AWC_WORKER_HEARTBEAT_SECS = 30); 0 turns it off");
+  env_ = {{"AWC_WORKER_HEARTBEAT_SECS", "2"},
+          {"AWC_WORKER_HEARTBEAT_TIMEOUT_SECS", "6"}};
+  Result<Config> c = Load();
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  EXPECT_EQ(c->settings().worker_heartbeat_timeout_secs, 6);
+  env_ = {{"AWC_WORKER_HEARTBEAT_SECS", "30"},
+          {"AWC_WORKER_HEARTBEAT_TIMEOUT_SECS", "0"}};
+  EXPECT_TRUE(Load().ok()) << "0 turns it off whatever the heartbeat";
 }
 
 TEST_F(ConfigTest, RangeBoundsAreInclusive) {

@@ -105,6 +105,8 @@ TEST_F(ConfigTest, EnvironmentSetsEverySetting) {
       {"AWC_WORKER_LEASE_SECS", "60"},
       {"AWC_WORKER_POLL_INTERVAL_MS", "250"},
       {"AWC_WORKER_GIVE_UP_SECS", "0"},
+      {"AWC_WORKER_HEARTBEAT_SECS", "4"},
+      {"AWC_WORKER_HEARTBEAT_TIMEOUT_SECS", "12"},
       {"AWC_RETENTION_GRACE_SECS", "3600"},
       {"AWC_GC_GRACE_SECS", "7200"},
       {"AWC_GC_BATCH_SIZE", "500"},
@@ -142,6 +144,8 @@ TEST_F(ConfigTest, EnvironmentSetsEverySetting) {
   EXPECT_EQ(s.worker_lease_secs, 60);
   EXPECT_EQ(s.worker_poll_interval_ms, 250);
   EXPECT_EQ(s.worker_give_up_secs, 0);
+  EXPECT_EQ(s.worker_heartbeat_secs, 4);
+  EXPECT_EQ(s.worker_heartbeat_timeout_secs, 12);
   EXPECT_EQ(s.retention_grace_secs, 3600);
   EXPECT_EQ(s.gc_grace_secs, 7200);
   EXPECT_EQ(s.gc_batch_size, 500);
@@ -201,6 +205,8 @@ TEST_F(ConfigTest, IniFileSetsEverySetting) {
                           "lease_secs = 30\n"
                           "poll_interval_ms = 100\n"
                           "give_up_secs = 60\n"
+                          "heartbeat_secs = 5\n"
+                          "heartbeat_timeout_secs = 20\n"
                           "# another comment\n"
                           "[retention]\n"
                           "grace_secs = 10\n"
@@ -251,6 +257,8 @@ TEST_F(ConfigTest, IniFileSetsEverySetting) {
   EXPECT_EQ(s.worker_lease_secs, 30);
   EXPECT_EQ(s.worker_poll_interval_ms, 100);
   EXPECT_EQ(s.worker_give_up_secs, 60);
+  EXPECT_EQ(s.worker_heartbeat_secs, 5);
+  EXPECT_EQ(s.worker_heartbeat_timeout_secs, 20);
   EXPECT_EQ(s.retention_grace_secs, 10);
   EXPECT_EQ(s.gc_grace_secs, 20);
   EXPECT_EQ(s.gc_batch_size, 40);

@@ -141,6 +141,12 @@ const Spec kSpecs[] = {
      &Settings::worker_poll_interval_ms, 10, 3600 * 1000},
     {"AWC_WORKER_GIVE_UP_SECS", "worker", "give_up_secs",
      &Settings::worker_give_up_secs, 0, 7 * kDay},
+    // At most half of fleet::kFreshSecs, so that a live worker always
+    // reads as fresh in awcctl.
+    {"AWC_WORKER_HEARTBEAT_SECS", "worker", "heartbeat_secs",
+     &Settings::worker_heartbeat_secs, 1, 30},
+    {"AWC_WORKER_HEARTBEAT_TIMEOUT_SECS", "worker", "heartbeat_timeout_secs",
+     &Settings::worker_heartbeat_timeout_secs, 0, 7 * kDay},
     {"AWC_RETENTION_GRACE_SECS", "retention", "grace_secs",
      &Settings::retention_grace_secs, 0, kMax},
     {"AWC_GC_GRACE_SECS", "gc", "grace_secs", &Settings::gc_grace_secs, 0,

@@ -29,6 +29,8 @@ struct Settings {
   int64_t worker_lease_secs = 300;
   int64_t worker_poll_interval_ms = 1000;
   int64_t worker_give_up_secs = 300;
+  int64_t worker_heartbeat_secs = 10;
+  int64_t worker_heartbeat_timeout_secs = 30;
   int64_t retention_grace_secs = 86400;
   int64_t gc_grace_secs = 86400;
   int64_t gc_batch_size = 1000;

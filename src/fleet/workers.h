@@ -6,7 +6,8 @@
 //  - A worker process owns one row, keyed by (host, pid). It writes the row
 //    when its state changes — at most once every kBeatMinSecs, so a worker
 //    going through thousands of jobs a second writes a few rows a second —
-//    and at least every kBeatKeepaliveSecs while it lives; its last write,
+//    and at least every AWC_WORKER_HEARTBEAT_SECS (kBeatKeepaliveSecs by
+//    default) while it lives; its last write,
 //    when it stops, says "stopped".
 //  - A heartbeat younger than kFreshSecs is fresh: its worker is taken to be
 //    alive. Rows silent for kForgetSecs are removed by the workers (Prune).

@@ -40,6 +40,7 @@ enum class MetricId {
   kWorkersRunning,
   kLeaseReclaims,
   kCrashRequeues,
+  kSilentWorkerReclaims,
   kSchedulerLeader,
   kScheduleRuns,
   kScheduleEnqueued,
@@ -173,6 +174,13 @@ inline constexpr MetricFamily kMetricFamilies[] = {
      .type = MetricType::kCounter,
      .help = "Jobs whose worker died running them, handed back at once "
              "(requeued or dead-lettered as worker_crashed).",
+     .source = MetricSource::kCell},
+    {.id = MetricId::kSilentWorkerReclaims,
+     .name = "awc_silent_worker_reclaims_total",
+     .type = MetricType::kCounter,
+     .help = "Jobs taken back before their lease ended because their "
+             "worker wrote no heartbeat for "
+             "AWC_WORKER_HEARTBEAT_TIMEOUT_SECS.",
      .source = MetricSource::kCell},
     {.id = MetricId::kSchedulerLeader,
      .name = "awc_scheduler_leader",

@@ -108,6 +108,7 @@ class Metrics {
   }
   void CountLeaseReclaim() { Add(MetricId::kLeaseReclaims, {}); }
   void CountCrashRequeue() { Add(MetricId::kCrashRequeues, {}); }
+  void CountSilentHolderReclaim() { Add(MetricId::kSilentWorkerReclaims, {}); }
 
   // The scheduler's (docs/scheduler.md, "Scheduler"), the queue's depth
   // included: the scheduler process is the one sampler of its host.

@@ -1,8 +1,10 @@
 #include "options/module_options.h"
 
+#include <algorithm>
+
+#include "http/listen_address.h"
 #include "migrate/migrate_sql.h"
 #include "migrate/migrator.h"
-#include "http/listen_address.h"
 
 namespace awc::options {
 
@@ -56,6 +58,9 @@ worker::WorkerOptions WorkerOptionsFrom(const config::Settings& settings) {
   o.id_base = settings.worker_id;
   o.lease_secs = settings.worker_lease_secs;
   o.poll_interval_ms = settings.worker_poll_interval_ms;
+  o.beat_keepalive_secs = static_cast<double>(settings.worker_heartbeat_secs);
+  o.beat_min_secs = std::min(o.beat_min_secs, o.beat_keepalive_secs);
+  o.heartbeat_timeout_secs = settings.worker_heartbeat_timeout_secs;
   return o;
 }
 

@@ -98,6 +98,9 @@ TEST(ModuleOptionsTest, DefaultsMatchTheModulesOwnDefaults) {
   EXPECT_EQ(w.id_base, w_plain.id_base);
   EXPECT_EQ(w.lease_secs, w_plain.lease_secs);
   EXPECT_EQ(w.poll_interval_ms, w_plain.poll_interval_ms);
+  EXPECT_EQ(w.beat_keepalive_secs, w_plain.beat_keepalive_secs);
+  EXPECT_EQ(w.beat_min_secs, w_plain.beat_min_secs);
+  EXPECT_EQ(w.heartbeat_timeout_secs, w_plain.heartbeat_timeout_secs);
 }
 
 TEST(ModuleOptionsTest, WorkerGetsItsIdLeaseAndPollInterval) {
@@ -109,6 +112,15 @@ TEST(ModuleOptionsTest, WorkerGetsItsIdLeaseAndPollInterval) {
   EXPECT_EQ(o.lease_secs, 90);
   EXPECT_EQ(o.poll_interval_ms, 250);
   EXPECT_EQ(worker::WorkerId(o, 1), "host-a-2");
+}
+
+TEST(ModuleOptionsTest, WorkerGetsItsHeartbeatPaceAndTimeout) {
+  worker::WorkerOptions o =
+      WorkerOptionsFrom(Load({{"AWC_WORKER_HEARTBEAT_SECS", "1"},
+                              {"AWC_WORKER_HEARTBEAT_TIMEOUT_SECS", "3"}}));
+  EXPECT_EQ(o.beat_keepalive_secs, 1);
+  EXPECT_EQ(o.beat_min_secs, 1) << "a change never waits longer than no change";
+  EXPECT_EQ(o.heartbeat_timeout_secs, 3);
 }
 
 TEST(ModuleOptionsTest, SchedulerGetsItsLeaseAndThePlannersSettings) {

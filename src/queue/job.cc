@@ -29,6 +29,18 @@ DeadReason ParseDeadReason(std::string_view text) {
   return row != nullptr ? row->value : DeadReason::kNone;
 }
 
+const char* TakenBackName(TakenBack why) {
+  switch (why) {
+    case TakenBack::kLeaseExpired:
+      return "lease_expired";
+    case TakenBack::kHolderSilent:
+      return "holder_silent";
+    case TakenBack::kWorkerDied:
+      return "worker_died";
+  }
+  return "";
+}
+
 const char* QueueStateName(QueueState state) {
   const QueueStateRow* row = FindRow(kQueueStates, state);
   return row != nullptr ? row->name : "unknown";

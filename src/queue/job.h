@@ -161,17 +161,26 @@ struct Finished {
   std::optional<Job> next;
 };
 
-// A RUNNING job taken back from its holder, as that left it: its lease
-// ended (kReclaimExpired), or its worker died (kReleaseOrphan).
+// Why a RUNNING job was taken back from its holder.
+enum class TakenBack {
+  kLeaseExpired,  // its lease ended (kReclaim)
+  kHolderSilent,  // its holder's heartbeat went stale (kReclaim)
+  kWorkerDied,    // the master saw its worker die (kReleaseOrphan)
+};
+// The `reason` of the event that reports it: "lease_expired",
+// "holder_silent", "worker_died".
+const char* TakenBackName(TakenBack why);
+
+// A RUNNING job taken back from its holder, as that left it.
 struct Reclaimed {
   int64_t id = 0;
   std::string kind;
   JobState state = JobState::kOther;  // PENDING (requeued) or FAILED
   int attempts = 0;
   double lag_secs = 0;  // ready (as Job::run_at) to reclaimed, database clock
-  // kAttemptsExhausted (lease) or kWorkerCrashed (orphan) if FAILED.
+  // kAttemptsExhausted (kReclaim) or kWorkerCrashed (orphan) if FAILED.
   DeadReason dead_reason = DeadReason::kNone;
-  bool worker_died = false;  // an orphan handed back, not a lease expiry
+  TakenBack why = TakenBack::kLeaseExpired;
 };
 
 }  // namespace awc::queue

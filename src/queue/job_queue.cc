@@ -35,7 +35,7 @@ Status JobQueue::Prepare() {
   AWC_RETURN_IF_ERROR(conn_->Prepare("fail", sql::Fenced(sql::kFail)));
   AWC_RETURN_IF_ERROR(conn_->Prepare("defer", sql::Fenced(sql::kDefer)));
   AWC_RETURN_IF_ERROR(conn_->Prepare("renew", sql::kRenewLease));
-  AWC_RETURN_IF_ERROR(conn_->Prepare("reclaim", sql::kReclaimExpired));
+  AWC_RETURN_IF_ERROR(conn_->Prepare("reclaim", sql::kReclaim));
   AWC_RETURN_IF_ERROR(conn_->Prepare("release_orphan", sql::kReleaseOrphan));
   return conn_->Exec(sql::kListen).status();
 }
@@ -121,7 +121,7 @@ void JobQueue::FenceTransactions(const Job* job) {
 
 namespace {
 
-// Row `i` of kReclaimExpired or kReleaseOrphan.
+// Row `i` of kReclaim or kReleaseOrphan.
 Reclaimed ReclaimedFromRow(const db::PgResult& r, int i) {
   Reclaimed out;
   out.id = r.GetInt(i, 0);
@@ -135,11 +135,17 @@ Reclaimed ReclaimedFromRow(const db::PgResult& r, int i) {
 
 }  // namespace
 
-Result<std::vector<Reclaimed>> JobQueue::ReclaimExpired(int limit) {
-  AWC_ASSIGN_OR_RETURN(db::PgResult r,
-                       conn_->ExecPrepared("reclaim", {std::to_string(limit)}));
+Result<std::vector<Reclaimed>> JobQueue::Reclaim(int limit,
+                                                 int64_t silent_secs) {
+  AWC_ASSIGN_OR_RETURN(
+      db::PgResult r,
+      conn_->ExecPrepared(
+          "reclaim", {std::to_string(limit), std::to_string(silent_secs)}));
   std::vector<Reclaimed> out;
-  for (int i = 0; i < r.rows(); ++i) out.push_back(ReclaimedFromRow(r, i));
+  for (int i = 0; i < r.rows(); ++i) {
+    out.push_back(ReclaimedFromRow(r, i));
+    if (!r.GetBool(i, 6)) out.back().why = TakenBack::kHolderSilent;
+  }
   return out;
 }
 
@@ -152,7 +158,7 @@ Result<std::optional<Reclaimed>> JobQueue::ReleaseOrphan(
           {std::to_string(id), std::to_string(lease_token), error}));
   if (r.rows() == 0) return std::optional<Reclaimed>();
   Reclaimed out = ReclaimedFromRow(r, 0);
-  out.worker_died = true;
+  out.why = TakenBack::kWorkerDied;
   return std::optional<Reclaimed>(std::move(out));
 }
 

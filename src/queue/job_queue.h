@@ -55,8 +55,10 @@ class JobQueue {
   // job was taken away commits nothing; nullptr lifts the fence.
   void FenceTransactions(const Job* job);
 
-  // Requeues or dead-letters up to `limit` RUNNING jobs whose lease ended.
-  Result<std::vector<Reclaimed>> ReclaimExpired(int limit);
+  // Requeues or dead-letters up to `limit` RUNNING jobs whose lease ended
+  // or, when `silent_secs` > 0, whose holder has written no heartbeat for
+  // that long (kReclaim).
+  Result<std::vector<Reclaimed>> Reclaim(int limit, int64_t silent_secs);
   // Requeues or dead-letters job `id` of a worker that died running it,
   // if it is still RUNNING under `lease_token`; nullopt when it moved on.
   Result<std::optional<Reclaimed>> ReleaseOrphan(int64_t id,

@@ -32,7 +32,7 @@ inline constexpr const char* kAsyncCommit =
 // was inserted (a producer's run_at far in the past must not read as years
 // of lag); a PENDING job is ready once this time has come. Every reading of
 // how long a job waited counts from it: the lag of kClaim and
-// kReclaimExpired, kJobStats (awcctl stats), kDepthSample (the metrics) and
+// kReclaim, kJobStats (awcctl stats), kDepthSample (the metrics) and
 // the console's overview (console/console_sql.h). jobs_pending_ready_idx
 // (migrations/0008_console_backlog.sql) indexes it by kind for PENDING
 // jobs, so the text must stay as it is here. Unqualified, and part of this
@@ -126,7 +126,7 @@ UPDATE awc.jobs
 RETURNING 1
 )sql";
 
-// The SET of taking a RUNNING job back from its holder (kReclaimExpired,
+// The SET of taking a RUNNING job back from its holder (kReclaim,
 // kReleaseOrphan): requeued, or dead-lettered as `reason` once its attempts
 // are spent (a job that kills its worker must not loop), with `error` (an
 // SQL expression) its last_error; and what both return: (id, kind, state,
@@ -141,20 +141,48 @@ RETURNING 1
   "RETURNING j.id, j.kind, j.state, j.attempts, extract(epoch FROM now()) " \
   "- extract(epoch FROM " AWC_QUEUE_READY_SINCE "), j.dead_reason"
 
-// RUNNING jobs whose lease ended, as attempts_exhausted once their attempts
-// are spent. $1 batch limit.
-inline constexpr const char* kReclaimExpired = R"sql(
+// RUNNING jobs taken back from their holder before the holder is done:
+// those whose lease ended, and, when $2 > 0, those whose holder went
+// silent: its worker id has written no heartbeat to awc.workers for $2
+// seconds (every row of that id, on any host) and the job was neither
+// claimed nor renewed in that time either. A holder with no row at all is
+// left to its lease. Rows that a handler's fenced transaction holds
+// (kFenceJob) are skipped, so a holder in the middle of a long statement
+// keeps its job (docs/queue.md, "Silent holders"). Dead-lettered as
+// attempts_exhausted once their attempts are spent. $1 batch limit (of
+// each of the two), $2 silence in seconds (0: leases only). Each of the
+// two is a range of jobs_lease_idx. The last column is true when the lease
+// had ended (else the holder was silent).
+inline constexpr const char* kReclaim = R"sql(
+WITH expired AS (
+  SELECT id FROM awc.jobs
+   WHERE state = 'RUNNING' AND locked_until < now()
+   ORDER BY locked_until
+   LIMIT $1
+   FOR UPDATE SKIP LOCKED),
+silent AS (
+  SELECT id FROM awc.jobs
+   WHERE state = 'RUNNING' AND locked_until >= now() AND $2::bigint > 0
+     AND updated_at < now() - make_interval(secs => $2::bigint)
+     AND locked_by IN (
+       SELECT worker_id FROM awc.workers
+        GROUP BY worker_id
+       HAVING max(heartbeat_at) < now() - make_interval(secs => $2::bigint))
+   ORDER BY locked_until
+   LIMIT $1
+   FOR UPDATE SKIP LOCKED)
 UPDATE awc.jobs j
    SET )sql" AWC_QUEUE_TAKE_BACK(
     "attempts_exhausted",
-    "'lease expired (held by ' || coalesce(j.locked_by, '?') || ')'") R"sql(
-  FROM (SELECT id FROM awc.jobs
-         WHERE state = 'RUNNING' AND locked_until < now()
-         ORDER BY locked_until
-         LIMIT $1
-         FOR UPDATE SKIP LOCKED) c
+    "CASE WHEN c.lease_ended THEN 'lease expired (held by ' || "
+    "coalesce(j.locked_by, '?') || ')' ELSE 'its worker went silent (' || "
+    "j.locked_by || ': no heartbeat for ' || $2::bigint || ' s)' END") R"sql(
+  FROM (SELECT id, true AS lease_ended FROM expired
+        UNION ALL
+        SELECT id, false FROM silent) c
  WHERE j.id = c.id
-)sql" AWC_QUEUE_TAKEN_BACK;
+)sql" AWC_QUEUE_TAKEN_BACK R"sql(, c.lease_ended
+)sql";
 
 // The job of a worker that died running it (the master saw it die, and the
 // worker status table kept the job and its token: obs/worker_status.h),
@@ -170,7 +198,7 @@ UPDATE awc.jobs j
 // The fence of a handler's transactions (PgConn::SetFence): $1 job id, $2
 // lease token. A row only while the job is RUNNING under this claim; the
 // row lock (FOR SHARE) lasts until the transaction ends, so meanwhile the
-// job cannot be reclaimed (kReclaimExpired skips locked rows), cancelled
+// job cannot be reclaimed (kReclaim skips locked rows), cancelled
 // or recorded by anyone else.
 inline constexpr const char* kFenceJob = R"sql(
 SELECT 1 FROM awc.jobs

@@ -9,7 +9,7 @@
 //    fails because the session is gone, broken() turns true and the session
 //    stays open but unusable until the caller disconnects: a handler may
 //    still hold db().
-//  - Claim, Finish, RenewLease and ReclaimExpired need connected() and have
+//  - Claim, Finish, RenewLease and Reclaim need connected() and have
 //    the semantics of queue::JobQueue (docs/queue.md, "Queue
 //    semantics"): Finish() records an outcome, fenced on the lease token,
 //    and when `claim_next` claims the next ready job in the same
@@ -58,8 +58,10 @@ class JobSource {
   // Fences the transactions handlers run on db() with `job`'s lease
   // (queue::JobQueue::FenceTransactions); nullptr lifts the fence.
   virtual void FenceTransactions(const queue::Job* job) = 0;
-  // Requeues or dead-letters up to `limit` jobs whose lease ended.
-  virtual Result<std::vector<queue::Reclaimed>> ReclaimExpired(int limit) = 0;
+  // Requeues or dead-letters up to `limit` jobs whose lease ended or whose
+  // holder has been silent for `silent_secs` (0: leases only).
+  virtual Result<std::vector<queue::Reclaimed>> Reclaim(
+      int limit, int64_t silent_secs) = 0;
   // Requeues or dead-letters the job of a worker that died running it, if
   // it is still RUNNING under `lease_token` (queue::JobQueue).
   virtual Result<std::optional<queue::Reclaimed>> ReleaseOrphan(

@@ -51,8 +51,9 @@ Result<bool> PgJobSource::RenewLease(const queue::Job& job) {
   return queue_->RenewLease(job);
 }
 
-Result<std::vector<queue::Reclaimed>> PgJobSource::ReclaimExpired(int limit) {
-  return queue_->ReclaimExpired(limit);
+Result<std::vector<queue::Reclaimed>> PgJobSource::Reclaim(
+    int limit, int64_t silent_secs) {
+  return queue_->Reclaim(limit, silent_secs);
 }
 
 Result<std::optional<queue::Reclaimed>> PgJobSource::ReleaseOrphan(

@@ -45,7 +45,8 @@ class PgJobSource : public JobSource {
                                  bool claim_next) override;
   Result<bool> RenewLease(const queue::Job& job) override;
   void FenceTransactions(const queue::Job* job) override;
-  Result<std::vector<queue::Reclaimed>> ReclaimExpired(int limit) override;
+  Result<std::vector<queue::Reclaimed>> Reclaim(int limit,
+                                                int64_t silent_secs) override;
   Result<std::optional<queue::Reclaimed>> ReleaseOrphan(
       int64_t job_id, int64_t lease_token, const std::string& error) override;
   Status Heartbeat(const Beat& beat) override;

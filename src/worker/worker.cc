@@ -159,8 +159,8 @@ void Worker::MaybeReclaim() {
   double now = Now();
   if (now < next_reclaim_) return;
   next_reclaim_ = now + std::clamp(PollSecs(), 0.25, 10.0);
-  Result<std::vector<queue::Reclaimed>> reclaimed =
-      deps_.source->ReclaimExpired(kReclaimBatch);
+  Result<std::vector<queue::Reclaimed>> reclaimed = deps_.source->Reclaim(
+      kReclaimBatch, deps_.options.heartbeat_timeout_secs);
   if (!reclaimed.ok()) {
     OnDatabaseError(reclaimed.status(), "reclaim");
     return;

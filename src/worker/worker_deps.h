@@ -20,14 +20,18 @@ struct ev_loop;
 namespace awc::worker {
 
 // The worker's own settings (AWC_WORKER_ID, AWC_WORKER_LEASE_SECS,
-// AWC_WORKER_POLL_INTERVAL_MS; docs/configuration.md, "Configuration") and
-// the pace of its heartbeats (fleet/workers.h; not settings).
+// AWC_WORKER_POLL_INTERVAL_MS, AWC_WORKER_HEARTBEAT_SECS (the keepalive),
+// AWC_WORKER_HEARTBEAT_TIMEOUT_SECS; docs/configuration.md,
+// "Configuration") and the pace of its heartbeats (fleet/workers.h).
 struct WorkerOptions {
   std::string id_base = "awc-worker";  // worker n is "<id_base>-<n>"
   int64_t lease_secs = 300;
   int64_t poll_interval_ms = 1000;
   double beat_min_secs = fleet::kBeatMinSecs;
   double beat_keepalive_secs = fleet::kBeatKeepaliveSecs;
+  // A RUNNING job whose holder wrote no heartbeat for this long is taken
+  // back before its lease ends; 0: only at the lease's end.
+  int64_t heartbeat_timeout_secs = 30;
 };
 
 // The id of the worker in 0-based `slot`: "<id_base>-<slot + 1>", its

@@ -120,13 +120,19 @@ void WorkerProcessReporter::JobRecorded(const queue::Job& job,
 }
 
 void WorkerProcessReporter::JobReclaimed(const queue::Reclaimed& job) {
-  if (job.worker_died) {
-    metrics_->CountCrashRequeue();
-  } else {
-    metrics_->CountLeaseReclaim();
+  switch (job.why) {
+    case queue::TakenBack::kLeaseExpired:
+      metrics_->CountLeaseReclaim();
+      break;
+    case queue::TakenBack::kHolderSilent:
+      metrics_->CountSilentHolderReclaim();
+      break;
+    case queue::TakenBack::kWorkerDied:
+      metrics_->CountCrashRequeue();
+      break;
   }
   obs::Event event = MakeJobEvent(job.id, job.kind, job.state, job.attempts);
-  event.Str("reason", job.worker_died ? "worker_died" : "lease_expired");
+  event.Str("reason", queue::TakenBackName(job.why));
   if (job.dead_reason != queue::DeadReason::kNone) {
     event.Str("dead_reason", queue::DeadReasonName(job.dead_reason));
   }

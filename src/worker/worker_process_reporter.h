@@ -13,13 +13,13 @@
 //    awc_background_job_lag_seconds{kind}; recorded and discarded ones also
 //    in awc_background_job_duration_seconds{kind} and the slot's
 //    jobs-processed count. Reclaimed ones carry reason "lease_expired"
-//    (counted in awc_lease_reclaims_total) or "worker_died" (an orphan,
-//    counted in awc_crash_requeues_total),
+//    (counted in awc_lease_reclaims_total), "holder_silent" (its worker's
+//    heartbeat went stale: awc_silent_worker_reclaims_total) or
+//    "worker_died" (an orphan, counted in awc_crash_requeues_total);
 //    discarded ones discarded: true, dead-lettered ones their dead_reason
 //    (queue::DeadReasonName). The `kind` label is a closed set: a kind the
 //    registry knows, or "unknown" for any other, so producers inventing
-//    kinds cannot use up the label budget of the metrics. Reclaimed ones
-//    also count in awc_lease_reclaims_total.
+//    kinds cannot use up the label budget of the metrics.
 //  - Every failed database round trip (a lease renewal included) counts in
 //    awc_api_errors_total{component="worker"}; failures to open a session
 //    do not. The slot's db_ok follows whether the session works.

@@ -158,9 +158,13 @@ TEST_F(ProcessReporterTest, AReclaimedJobIsCountedButNotAsProcessedHere) {
 }
 
 TEST_F(ProcessReporterTest, ACrashedWorkersJobIsCountedAsACrashNotALease) {
-  queue::Reclaimed job{7,   "gc_sweep", queue::JobState::kFailed,
-                       3,   1,          queue::DeadReason::kWorkerCrashed,
-                       true};
+  queue::Reclaimed job{7,
+                       "gc_sweep",
+                       queue::JobState::kFailed,
+                       3,
+                       1,
+                       queue::DeadReason::kWorkerCrashed,
+                       queue::TakenBack::kWorkerDied};
   reporter_.JobReclaimed(job);
   EXPECT_EQ(LeaseReclaims(metrics_), 0);
   EXPECT_EQ(obs::testing::Read(metrics_, obs::MetricId::kCrashRequeues, {}), 1);
@@ -170,6 +174,27 @@ TEST_F(ProcessReporterTest, ACrashedWorkersJobIsCountedAsACrashNotALease) {
   EXPECT_EQ(Str(events[0].obj, "reason"), "worker_died");
   EXPECT_EQ(Str(events[0].obj, "dead_reason"), "worker_crashed");
   EXPECT_EQ(JobCount(metrics_, "gc_sweep", "failed"), 1);
+}
+
+TEST_F(ProcessReporterTest, ASilentHoldersJobIsCountedApartFromLeases) {
+  queue::Reclaimed job{8,
+                       "gc_sweep",
+                       queue::JobState::kPending,
+                       2,
+                       1,
+                       queue::DeadReason::kNone,
+                       queue::TakenBack::kHolderSilent};
+  reporter_.JobReclaimed(job);
+  EXPECT_EQ(LeaseReclaims(metrics_), 0);
+  EXPECT_EQ(obs::testing::Read(metrics_, obs::MetricId::kCrashRequeues, {}), 0);
+  EXPECT_EQ(
+      obs::testing::Read(metrics_, obs::MetricId::kSilentWorkerReclaims, {}),
+      1);
+  const std::vector<Line>& events = Events();
+  ASSERT_EQ(events.size(), 1u);
+  EXPECT_EQ(events[0].msg, "job retried after transient failure");
+  EXPECT_EQ(Str(events[0].obj, "reason"), "holder_silent");
+  EXPECT_EQ(JobCount(metrics_, "gc_sweep", "retried"), 1);
 }
 
 TEST_F(ProcessReporterTest, KindsTheRegistryDoesNotKnowAreLabelledUnknown) {

@@ -142,7 +142,7 @@ class FakeJobSource : public JobSource {
     AWC_RETURN_IF_ERROR(Call(Op::kRenew, "renew " + std::to_string(job.id)));
     return cancelled_.count(job.id) == 0;
   }
-  Result<std::vector<queue::Reclaimed>> ReclaimExpired(int) override {
+  Result<std::vector<queue::Reclaimed>> Reclaim(int, int64_t) override {
     AWC_RETURN_IF_ERROR(Call(Op::kReclaim, "reclaim"));
     std::vector<queue::Reclaimed> out;
     out.swap(expired);

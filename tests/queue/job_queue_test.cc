@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include "queue/queue_sql.h"
 #include "tests/support/harness.h"
 
 namespace awc::testing {
@@ -45,7 +46,7 @@ TEST_F(JobQueueTest, LagCountsFromWhenTheJobCouldFirstRun) {
       "INSERT INTO awc.jobs (kind, run_at, state, attempts, locked_by, "
       "locked_until, lease_token) VALUES ('k', '-infinity', 'RUNNING', 1, "
       "'t-9', now() - interval '1 minute', 5)");
-  Result<std::vector<queue::Reclaimed>> reclaimed = queue_->ReclaimExpired(10);
+  Result<std::vector<queue::Reclaimed>> reclaimed = queue_->Reclaim(10, 30);
   ASSERT_TRUE(reclaimed.ok()) << reclaimed.status().ToString();
   ASSERT_EQ(reclaimed->size(), 1u);
   EXPECT_GE((*reclaimed)[0].lag_secs, 0);
@@ -108,7 +109,7 @@ TEST_F(JobQueueTest, FinishOfAReclaimedJobIsDiscarded) {
   queue::Xorshift32 other_rng = queue::Xorshift32::FromWorkerId("t-2");
   queue::JobQueue other(other_conn.get(), "t-2", 30, &other_rng);
   ASSERT_TRUE(other.Prepare().ok());
-  ASSERT_TRUE(other.ReclaimExpired(10).ok());
+  ASSERT_TRUE(other.Reclaim(10, 30).ok());
   queue::Job again = ClaimOne(other);
   ASSERT_EQ(again.id, id);
   EXPECT_GT(again.lease_token, job.lease_token) << "a job's tokens only grow";
@@ -170,6 +171,91 @@ TEST_F(JobQueueTest, OnlyTheQueuesOwnCommitsAreAsynchronous) {
   setting = conn_->Exec("SHOW synchronous_commit");
   ASSERT_TRUE(setting.ok());
   EXPECT_EQ(setting->GetString(0, 0), "on");
+}
+
+// A RUNNING job held by worker `holder` since `since` seconds ago (claim or
+// last renewal), its lease an hour away; returns its id.
+int64_t HeldJob(TestDatabase& db, const std::string& holder, int since) {
+  return db.Int(
+      "INSERT INTO awc.jobs (kind, state, attempts, locked_by, locked_until, "
+      "lease_token, updated_at) VALUES ('k', 'RUNNING', 1, $1, now() + "
+      "interval '1 hour', 7, now() - make_interval(secs => $2)) RETURNING id",
+      {holder, std::to_string(since)});
+}
+
+// A heartbeat row of `worker_id` on `host`, written `age` seconds ago.
+void Beat(TestDatabase& db, const std::string& host,
+          const std::string& worker_id, int age) {
+  db.Exec(
+      "INSERT INTO awc.workers (host, pid, worker_id, slot, started_at, "
+      "heartbeat_at, state) VALUES ($1, 100 + (random() * 1e6)::int, $2, 1, "
+      "now() - interval '1 day', now() - make_interval(secs => $3), 'busy')",
+      {host, worker_id, std::to_string(age)});
+}
+
+TEST_F(JobQueueTest, AJobOfASilentHolderIsTakenBackBeforeItsLeaseEnds) {
+  // Silent for 60 s on the only host of its id: taken back.
+  Beat(db_, "host-b", "b-1", 60);
+  int64_t silent = HeldJob(db_, "b-1", 60);
+  // Beating (on one of the two hosts its id is on): kept.
+  Beat(db_, "host-c", "c-1", 60);
+  Beat(db_, "host-d", "c-1", 1);
+  int64_t beating = HeldJob(db_, "c-1", 60);
+  // Silent, but claimed or renewed within the timeout: kept.
+  Beat(db_, "host-e", "e-1", 60);
+  int64_t renewed = HeldJob(db_, "e-1", 5);
+  // No heartbeat row at all: left to its lease.
+  int64_t unknown = HeldJob(db_, "f-1", 60);
+
+  Result<std::vector<queue::Reclaimed>> none = queue_->Reclaim(10, 0);
+  ASSERT_TRUE(none.ok()) << none.status().ToString();
+  EXPECT_TRUE(none->empty()) << "0 turns it off";
+
+  Result<std::vector<queue::Reclaimed>> taken = queue_->Reclaim(10, 30);
+  ASSERT_TRUE(taken.ok()) << taken.status().ToString();
+  ASSERT_EQ(taken->size(), 1u);
+  EXPECT_EQ((*taken)[0].id, silent);
+  EXPECT_EQ((*taken)[0].why, queue::TakenBack::kHolderSilent);
+  EXPECT_EQ((*taken)[0].state, queue::JobState::kPending);
+  EXPECT_EQ(db_.JobState(silent), "PENDING");
+  EXPECT_EQ(db_.Scalar("SELECT last_error FROM awc.jobs WHERE id = $1",
+                       {std::to_string(silent)}),
+            "its worker went silent (b-1: no heartbeat for 30 s)");
+  for (int64_t kept : {beating, renewed, unknown}) {
+    EXPECT_EQ(db_.JobState(kept), "RUNNING") << kept;
+  }
+}
+
+TEST_F(JobQueueTest, ASilentHoldersJobInAFencedTransactionIsKept) {
+  // The holder is in the middle of a long statement of its handler: the
+  // fence holds the job row (kFenceJob), and the reclaim passes it by.
+  Beat(db_, "host-b", "b-1", 60);
+  int64_t id = HeldJob(db_, "b-1", 60);
+  auto holder = db_.Connect("b-1");
+  ASSERT_TRUE(holder->Exec("BEGIN").ok());
+  ASSERT_TRUE(
+      holder
+          ->Exec(queue::sql::kFenceJob, {std::to_string(id), std::string("7")})
+          .ok());
+  Result<std::vector<queue::Reclaimed>> taken = queue_->Reclaim(10, 30);
+  ASSERT_TRUE(taken.ok()) << taken.status().ToString();
+  EXPECT_TRUE(taken->empty());
+  ASSERT_TRUE(holder->Exec("COMMIT").ok());
+  taken = queue_->Reclaim(10, 30);
+  ASSERT_TRUE(taken.ok()) << taken.status().ToString();
+  EXPECT_EQ(taken->size(), 1u) << "taken once the transaction ended";
+}
+
+TEST_F(JobQueueTest, ASilentHoldersJobIsDeadLetteredOnceItsAttemptsAreSpent) {
+  Beat(db_, "host-b", "b-1", 60);
+  int64_t id = HeldJob(db_, "b-1", 60);
+  db_.Exec("UPDATE awc.jobs SET attempts = max_attempts WHERE id = $1",
+           {std::to_string(id)});
+  Result<std::vector<queue::Reclaimed>> taken = queue_->Reclaim(10, 30);
+  ASSERT_TRUE(taken.ok()) << taken.status().ToString();
+  ASSERT_EQ(taken->size(), 1u);
+  EXPECT_EQ((*taken)[0].state, queue::JobState::kFailed);
+  EXPECT_EQ((*taken)[0].dead_reason, queue::DeadReason::kAttemptsExhausted);
 }
 
 }  // namespace

@@ -55,8 +55,18 @@ TEST_F(QueuePlanTest, RecordingFindsTheJobByPrimaryKey) {
 TEST_F(QueuePlanTest, ClaimAndReclaimUseTheirPartialIndexes) {
   std::string claim = Plan(queue::sql::kClaim, "'w-1', 300");
   EXPECT_TRUE(PlanUsesIndex(claim, "jobs_claim_idx")) << claim;
-  std::string reclaim = Plan(queue::sql::kReclaimExpired, "100");
+  // Both halves, expired leases and silent holders, are ranges of the
+  // RUNNING jobs' index, not scans of the table.
+  db_.Exec(
+      "INSERT INTO awc.workers (host, pid, worker_id, slot, started_at, "
+      "heartbeat_at, state) SELECT 'h', n, 'w-' || n, n, now(), now(), "
+      "'busy' FROM generate_series(1, 50) n");
+  db_.Exec("ANALYZE awc.workers");
+  std::string reclaim = Plan(queue::sql::kReclaim, "100, 30");
   EXPECT_TRUE(PlanUsesIndex(reclaim, "jobs_lease_idx")) << reclaim;
+  for (const std::string& node : PlanNodes(reclaim)) {
+    EXPECT_NE(node, "Seq Scan on jobs") << reclaim;
+  }
 }
 
 TEST_F(QueuePlanTest, TheDepthSampleReadsOnlyTheLiveStates) {

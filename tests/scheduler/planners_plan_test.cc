@@ -97,30 +97,14 @@ class SchedulerPlanTest : public ::testing::Test {
     return r.ok() ? r->GetString(0, 0) : "";
   }
 
-  // Every node of a plan: "Seq Scan on jobs", "Index Scan using
-  // jobs_finished_idx", ...
-  static void Nodes(const json_t* plan, std::vector<std::string>* out) {
-    std::string type = Str(plan, "Node Type");
-    std::string rel = Str(plan, "Relation Name");
-    std::string index = Str(plan, "Index Name");
-    out->push_back(type + (rel.empty() ? "" : " on " + rel) +
-                   (index.empty() ? "" : " using " + index));
-    const json_t* children = json_object_get(plan, "Plans");
-    for (size_t i = 0; i < json_array_size(children); ++i) {
-      Nodes(json_array_get(children, i), out);
-    }
-  }
-
   // The plan of `sql` uses every index of `indexes` and scans none of
   // `tables` sequentially.
   void Expect(const char* what, const std::string& sql, const std::string& args,
               std::vector<std::string> indexes,
               std::vector<std::string> tables) {
     std::string text = Plan(sql, args);
-    Result<JsonPtr> doc = ParseJson(text);
-    ASSERT_TRUE(doc.ok()) << text;
-    std::vector<std::string> nodes;
-    Nodes(json_object_get(json_array_get(doc->get(), 0), "Plan"), &nodes);
+    std::vector<std::string> nodes = PlanNodes(text);
+    ASSERT_FALSE(nodes.empty()) << text;
     std::string all = ::testing::PrintToString(nodes);
     for (const std::string& index : indexes) {
       bool used = false;

@@ -404,6 +404,31 @@ bool PlanUsesIndex(const std::string& plan_json, const std::string& index) {
          std::string::npos;
 }
 
+namespace {
+
+void CollectPlanNodes(const json_t* plan, std::vector<std::string>* out) {
+  std::string type = Str(plan, "Node Type");
+  std::string rel = Str(plan, "Relation Name");
+  std::string index = Str(plan, "Index Name");
+  out->push_back(type + (rel.empty() ? "" : " on " + rel) +
+                 (index.empty() ? "" : " using " + index));
+  const json_t* children = json_object_get(plan, "Plans");
+  for (size_t i = 0; i < json_array_size(children); ++i) {
+    CollectPlanNodes(json_array_get(children, i), out);
+  }
+}
+
+}  // namespace
+
+std::vector<std::string> PlanNodes(const std::string& plan_json) {
+  std::vector<std::string> nodes;
+  Result<JsonPtr> doc = ParseJson(plan_json);
+  if (!doc.ok()) return nodes;
+  CollectPlanNodes(json_object_get(json_array_get(doc->get(), 0), "Plan"),
+                   &nodes);
+  return nodes;
+}
+
 double MetricValue(const std::string& body, const std::string& series) {
   std::istringstream in(body);
   std::string line;

@@ -175,6 +175,9 @@ std::string PsqlPath();
 
 // Whether a plan in EXPLAIN's JSON format reads the index `index`.
 bool PlanUsesIndex(const std::string& plan_json, const std::string& index);
+// Every node of such a plan, depth first: "Seq Scan on jobs", "Index Scan
+// using jobs_finished_idx", ...; empty when the text does not parse.
+std::vector<std::string> PlanNodes(const std::string& plan_json);
 
 // The value of the series `name{labels}` in a Prometheus text body, or -1.
 double MetricValue(const std::string& body, const std::string& series);

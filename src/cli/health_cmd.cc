@@ -5,6 +5,7 @@
 #include "cli/verbs.h"
 #include "fleet/workers.h"
 #include "migrate/migrator.h"
+#include "queue/paused_kinds.h"
 
 namespace awc::cli {
 namespace {
@@ -35,6 +36,26 @@ Check FleetCheck(db::PgConn& conn) {
   return c;
 }
 
+// Which kinds are paused (docs/queue.md, "Pausing a kind"). A pause is an
+// operator's decision, not a fault: the check passes either way, and is
+// there so that a forgotten pause shows where the operator looks.
+Check KindsCheck(db::PgConn& conn) {
+  Check c{"kinds", false, ""};
+  Result<std::vector<queue::PausedKind>> paused = queue::PausedKinds(conn);
+  if (!paused.ok()) {
+    c.detail = paused.status().message();
+    return c;
+  }
+  c.ok = true;
+  if (paused->empty()) {
+    c.detail = "none paused";
+    return c;
+  }
+  c.detail = std::to_string(paused->size()) + " paused:";
+  for (const queue::PausedKind& p : *paused) c.detail += " " + p.kind;
+  return c;
+}
+
 int RunHealth(Invocation& inv) {
   std::vector<Check> checks;
   Result<db::PgConn*> conn = inv.Connect({.any_schema = true});
@@ -52,6 +73,7 @@ int RunHealth(Invocation& inv) {
                           : "current";
     }
     checks.push_back({"schema", schema.ok(), detail});
+    if (schema.ok()) checks.push_back(KindsCheck(**conn));
     if (inv.args().Has("fleet")) checks.push_back(FleetCheck(**conn));
   } else {
     checks.push_back({"schema", false, "not checked: no database"});
@@ -88,15 +110,15 @@ int RunHealth(Invocation& inv) {
 }  // namespace
 
 void AddHealthCommands(std::vector<Command>* out) {
-  Command c{
-      "health",
-      "[--fleet] [--json]",
-      "check that the database is reachable and its schema current",
-      "Checks, each named with its result: database (reachable), schema\n"
-      "(at this binary's version), and with --fleet, fleet (at least one\n"
-      "worker with a fresh heartbeat in awc.workers). Exits 0 when every\n"
-      "check passes, 1 otherwise.\n",
-      {{"fleet", nullptr, "also require a live worker"}}};
+  Command c{"health",
+            "[--fleet] [--json]",
+            "check that the database is reachable and its schema current",
+            "Checks, each named with its result: database (reachable), schema\n"
+            "(at this binary's version), kinds (which job kinds are paused:\n"
+            "awcctl kinds; it passes either way), and with --fleet, fleet (at\n"
+            "least one worker with a fresh heartbeat in awc.workers). Exits 0\n"
+            "when every check passes, 1 otherwise.\n",
+            {{"fleet", nullptr, "also require a live worker"}}};
   c.json = true;
   c.run = RunHealth;
   out->push_back(c);

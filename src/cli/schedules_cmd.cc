@@ -1,11 +1,13 @@
 // awcctl schedules list|pause|resume|run|set|add|remove: the schedules and
 // the scheduler's leader (awcctl(1), "schedules"; scheduler/schedule_admin.h).
 #include <functional>
+#include <set>
 
 #include "cli/invocation.h"
 #include "cli/job_check.h"
 #include "cli/output.h"
 #include "cli/verbs.h"
+#include "queue/paused_kinds.h"
 #include "scheduler/schedule_admin.h"
 #include "scheduler/schedules.h"
 #include "scheduler/spec.h"
@@ -17,8 +19,10 @@ Cell TextOrNone(const std::string& s) {
   return s.empty() ? Cell::None() : Cell::Text(s);
 }
 
-// One schedule as --json prints it: payload and last_result as JSON values.
-JsonPtr ScheduleJson(const scheduler::ScheduleRow& r) {
+// One schedule as --json prints it: payload and last_result as JSON values;
+// kind_paused when its kind is paused (awcctl kinds), whose firings still
+// enqueue jobs that wait PENDING.
+JsonPtr ScheduleJson(const scheduler::ScheduleRow& r, bool kind_paused) {
   JsonPtr o(json_object());
   json_object_set_new(o.get(), "name", JsonText(r.name).release());
   json_object_set_new(o.get(), "spec", JsonText(r.spec).release());
@@ -30,6 +34,7 @@ JsonPtr ScheduleJson(const scheduler::ScheduleRow& r) {
                       payload.ok() ? payload->release() : json_null());
   json_object_set_new(o.get(), "builtin", json_boolean(r.builtin));
   json_object_set_new(o.get(), "paused", json_boolean(r.paused));
+  json_object_set_new(o.get(), "kind_paused", json_boolean(kind_paused));
   json_object_set_new(o.get(), "next_run_at",
                       TextOrNone(r.next_run_at).Json().release());
   json_object_set_new(
@@ -70,12 +75,26 @@ JsonPtr LeaderJson(const std::optional<scheduler::LeaseRow>& leader) {
   return o;
 }
 
+// The kinds paused now (docs/queue.md, "Pausing a kind").
+Result<std::set<std::string>> PausedKindNames(db::PgConn& conn) {
+  AWC_ASSIGN_OR_RETURN(std::vector<queue::PausedKind> paused,
+                       queue::PausedKinds(conn));
+  std::set<std::string> out;
+  for (const queue::PausedKind& p : paused) out.insert(p.kind);
+  return out;
+}
+
 int RunList(Invocation& inv) {
   Result<db::PgConn*> conn = inv.Connect({});
   if (!conn.ok()) return inv.Fail(conn.status());
   Result<std::vector<scheduler::ScheduleRow>> rows =
       scheduler::ListSchedules(**conn);
   if (!rows.ok()) return inv.Fail(rows.status());
+  Result<std::set<std::string>> paused_kinds = PausedKindNames(**conn);
+  if (!paused_kinds.ok()) return inv.Fail(paused_kinds.status());
+  auto kind_paused = [&](const scheduler::ScheduleRow& r) {
+    return !r.kind.empty() && paused_kinds->contains(r.kind);
+  };
   Result<std::optional<scheduler::LeaseRow>> leader =
       scheduler::SchedulerLeader(**conn);
   if (!leader.ok()) return inv.Fail(leader.status());
@@ -83,7 +102,7 @@ int RunList(Invocation& inv) {
     JsonPtr doc(json_object());
     json_t* arr = json_array();
     for (const scheduler::ScheduleRow& r : *rows) {
-      json_array_append_new(arr, ScheduleJson(r).release());
+      json_array_append_new(arr, ScheduleJson(r, kind_paused(r)).release());
     }
     json_object_set_new(doc.get(), "schedules", arr);
     json_object_set_new(doc.get(), "leader", LeaderJson(*leader).release());
@@ -99,15 +118,17 @@ int RunList(Invocation& inv) {
            {"RUNS", "runs"},
            {"LAST_RESULT", "last_result"}});
   for (const scheduler::ScheduleRow& r : *rows) {
-    t.Add({Cell::Text(r.name), Cell::Text(r.spec), TextOrNone(r.kind),
-           Cell::Bool(r.paused),
-           r.unusable_next_run.empty()
-               ? TextOrNone(r.next_run_at)
-               : Cell::Text("invalid (" + r.unusable_next_run + ")"),
-           TextOrNone(r.last_run_at), Cell::Int(r.runs),
-           r.last_result.empty()
-               ? Cell::None()
-               : Cell::Text(scheduler::RunSummary(r.last_result))});
+    t.Add(
+        {Cell::Text(r.name), Cell::Text(r.spec),
+         kind_paused(r) ? Cell::Text(r.kind + " (paused)") : TextOrNone(r.kind),
+         Cell::Bool(r.paused),
+         r.unusable_next_run.empty()
+             ? TextOrNone(r.next_run_at)
+             : Cell::Text("invalid (" + r.unusable_next_run + ")"),
+         TextOrNone(r.last_run_at), Cell::Int(r.runs),
+         r.last_result.empty()
+             ? Cell::None()
+             : Cell::Text(scheduler::RunSummary(r.last_result))});
   }
   inv.Print(t.Text() + LeaderLine(*leader));
   return kExitOk;
@@ -139,9 +160,14 @@ int RunChange(Invocation& inv, const std::string& done,
   Result<std::vector<scheduler::ScheduleRow>> rows =
       scheduler::ListSchedules(**conn);
   if (!rows.ok()) return inv.Fail(rows.status());
+  Result<std::set<std::string>> paused_kinds = PausedKindNames(**conn);
+  if (!paused_kinds.ok()) return inv.Fail(paused_kinds.status());
   for (const scheduler::ScheduleRow& r : *rows) {
     if (r.name == name) {
-      json_object_set_new(doc.get(), "schedule", ScheduleJson(r).release());
+      json_object_set_new(
+          doc.get(), "schedule",
+          ScheduleJson(r, !r.kind.empty() && paused_kinds->contains(r.kind))
+              .release());
     }
   }
   inv.Print(doc);
@@ -233,7 +259,9 @@ void AddSchedulesCommands(std::vector<Command>* out) {
       "schedules list",
       "[--json]",
       "list the schedules and the scheduler that leads",
-      "Name, spec, the kind of job each firing enqueues, whether it is\n"
+      "Name, spec, the kind of job each firing enqueues (\"(paused)\" when\n"
+      "the kind is paused: awcctl kinds; its firings still enqueue, and\n"
+      "the jobs wait PENDING until the kind is resumed), whether it is\n"
       "paused, its next and last run, how many runs and what the last\n"
       "one did; then which scheduler holds the leader lease, and until\n"
       "when. A next run the scheduler cannot fire at (an infinity set\n"

@@ -1,5 +1,7 @@
 // awcctl stats: the queue and the catalog in numbers (awcctl(1), "stats").
+#include <algorithm>
 #include <cctype>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -10,6 +12,7 @@
 #include "cli/verbs.h"
 #include "gc/epochs.h"
 #include "queue/job.h"
+#include "queue/paused_kinds.h"
 #include "queue/queue_stats.h"
 
 namespace awc::cli {
@@ -38,12 +41,30 @@ int64_t CountIn(const queue::KindStats& k, queue::JobState state) {
   return 0;
 }
 
+// Jobs by kind, with whether each kind is paused (docs/queue.md, "Pausing
+// a kind"); a paused kind without jobs has a row of zeros.
 Result<Table> JobsTable(db::PgConn& conn) {
   AWC_ASSIGN_OR_RETURN(std::vector<queue::KindStats> rows,
                        queue::JobStatsByKind(conn));
-  // KIND, a column per state (its JSON key the state in lower case), then
-  // OLDEST_PENDING.
-  std::vector<Table::Column> columns = {{"KIND", "kind"}};
+  AWC_ASSIGN_OR_RETURN(std::vector<queue::PausedKind> paused,
+                       queue::PausedKinds(conn));
+  std::set<std::string> paused_kinds;
+  for (const queue::PausedKind& p : paused) {
+    paused_kinds.insert(p.kind);
+    bool listed = false;
+    for (const queue::KindStats& k : rows) listed = listed || k.kind == p.kind;
+    if (listed) continue;
+    queue::KindStats none;
+    none.kind = p.kind;
+    rows.push_back(std::move(none));
+  }
+  std::sort(rows.begin(), rows.end(),
+            [](const queue::KindStats& a, const queue::KindStats& b) {
+              return a.kind < b.kind;
+            });
+  // KIND, PAUSED, a column per state (its JSON key the state in lower
+  // case), then OLDEST_PENDING.
+  std::vector<Table::Column> columns = {{"KIND", "kind"}, {"PAUSED", "paused"}};
   for (const queue::JobStateRow& s : queue::kJobStates) {
     std::string key = s.name;
     for (char& c : key) c = static_cast<char>(std::tolower(c));
@@ -52,7 +73,8 @@ Result<Table> JobsTable(db::PgConn& conn) {
   columns.push_back({"OLDEST_PENDING", "oldest_pending_s"});
   Table t(std::move(columns));
   for (const queue::KindStats& k : rows) {
-    std::vector<Cell> cells = {Cell::Text(k.kind)};
+    std::vector<Cell> cells = {Cell::Text(k.kind),
+                               Cell::Bool(paused_kinds.contains(k.kind))};
     for (const queue::JobStateRow& s : queue::kJobStates) {
       cells.push_back(Cell::Int(CountIn(k, s.value)));
     }
@@ -156,10 +178,11 @@ void AddStatsCommands(std::vector<Command>* out) {
       "stats",
       "[--json]",
       "count jobs, dead letters, snapshots, workspaces and GC epochs",
-      "Jobs by kind and state with how long the oldest ready job of each\n"
-      "kind has waited, dead letters by reason, snapshots and workspaces\n"
-      "by state, and the last GC epoch of each tenant. Counting jobs\n"
-      "reads the whole queue table.\n",
+      "Jobs by kind and state with whether the kind is paused (awcctl\n"
+      "kinds) and how long the oldest ready job of each kind has waited,\n"
+      "dead letters by reason, snapshots and workspaces by state, and\n"
+      "the last GC epoch of each tenant. Counting jobs reads the whole\n"
+      "queue table.\n",
       {}};
   c.json = true;
   c.run = RunStats;

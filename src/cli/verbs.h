@@ -17,6 +17,7 @@ void AddHealthCommands(std::vector<Command>* out);     // health_cmd.cc
 void AddWorkersCommands(std::vector<Command>* out);    // workers_cmd.cc
 void AddStatsCommands(std::vector<Command>* out);      // stats_cmd.cc
 void AddJobsCommands(std::vector<Command>* out);       // jobs_cmd.cc
+void AddKindsCommands(std::vector<Command>* out);      // kinds_cmd.cc
 void AddDlqCommands(std::vector<Command>* out);        // dlq_cmd.cc
 void AddEnqueueCommands(std::vector<Command>* out);    // enqueue_cmd.cc
 void AddImportCommands(std::vector<Command>* out);     // import_cmd.cc
@@ -27,10 +28,11 @@ void AddServeCommands(std::vector<Command>* out);      // serve_cmd.cc
 // The verb groups, in the order `awcctl help` lists them.
 using AddCommandsFn = void (*)(std::vector<Command>*);
 inline constexpr AddCommandsFn kVerbGroups[] = {
-    AddMigrateCommands, AddRolesCommands,     AddHealthCommands,
-    AddWorkersCommands, AddStatsCommands,     AddJobsCommands,
-    AddDlqCommands,     AddEnqueueCommands,   AddImportCommands,
-    AddStoreCommands,   AddSchedulesCommands, AddServeCommands,
+    AddMigrateCommands, AddRolesCommands, AddHealthCommands,
+    AddWorkersCommands, AddStatsCommands, AddJobsCommands,
+    AddKindsCommands,   AddDlqCommands,   AddEnqueueCommands,
+    AddImportCommands,  AddStoreCommands, AddSchedulesCommands,
+    AddServeCommands,
 };
 
 }  // namespace awc::cli

@@ -140,6 +140,16 @@ std::string OverviewJson(const Overview& o) {
   Set(d, "jobs_estimate",
       o.jobs_estimate ? json_integer(*o.jobs_estimate) : json_null());
   Set(d, "queue", Queue(o));
+  json_t* paused = json_array();
+  for (const queue::PausedKind& p : o.paused_kinds) {
+    json_t* row = json_object();
+    Set(row, "kind", Text(p.kind));
+    Set(row, "paused_at", Text(p.paused_at));
+    Set(row, "paused_by", TextOrNull(p.paused_by));
+    Set(row, "reason", TextOrNull(p.reason));
+    json_array_append_new(paused, row);
+  }
+  Set(d, "paused_kinds", paused);
   json_t* dead = json_array();
   for (const queue::ReasonCount& r : o.dead_by_reason) {
     json_t* row = json_object();

@@ -14,6 +14,45 @@ std::string CountLink(int64_t n, const std::string& url, int64_t cap = 0) {
   return "<a href=\"" + Escape(url) + "\">" + CountUpTo(n, cap) + "</a>";
 }
 
+// The pause of `kind`, if it is paused.
+const queue::PausedKind* PauseOf(const Overview& o, const std::string& kind) {
+  for (const queue::PausedKind& p : o.paused_kinds) {
+    if (p.kind == kind) return &p;
+  }
+  return nullptr;
+}
+
+// A "paused" badge after a kind's name, with the pause on hover.
+std::string PausedMark(const queue::PausedKind* p) {
+  if (p == nullptr) return "";
+  std::string title = "paused " + p->paused_at;
+  if (!p->paused_by.empty()) title += " by " + p->paused_by;
+  if (!p->reason.empty()) title += ": " + p->reason;
+  return " <span class=\"paused-kind\" title=\"" + Escape(title) + "\">" +
+         Badge("paused") + "</span>";
+}
+
+// The paused kinds, with since when, by whom and why (docs/queue.md,
+// "Pausing a kind"); nothing when none is.
+std::string PausedKindsSection(const Overview& o) {
+  if (o.paused_kinds.empty()) return "";
+  Table t;
+  t.headers = {"kind", "paused", "by", "reason"};
+  t.wrap = {3};
+  for (const queue::PausedKind& p : o.paused_kinds) {
+    t.Add(
+        {Link(Url("/jobs", {{"kind", p.kind}, {"state", "PENDING"}}), p.kind) +
+             " " + Badge("paused"),
+         When(p.paused_at, o.clock.now),
+         p.paused_by.empty() ? None() : Escape(p.paused_by),
+         p.reason.empty() ? None() : Escape(p.reason)});
+  }
+  return "<h2 id=\"paused-kinds\">Paused kinds</h2>\n" + t.Html() +
+         "<p class=\"note\">No worker claims their PENDING jobs, which "
+         "still queue up; <code>awcctl kinds resume KIND</code> lets them "
+         "run.</p>\n";
+}
+
 std::string QueueSection(const Overview& o) {
   Table t;
   t.headers = {"kind", "ready",     "scheduled", "running",
@@ -26,7 +65,8 @@ std::string QueueSection(const Overview& o) {
                  {{"kind", k.kind}, {"state", queue::JobStateName(state)}});
     };
     t.Add(
-        {Link(Url("/jobs", {{"kind", k.kind}}), k.kind),
+        {Link(Url("/jobs", {{"kind", k.kind}}), k.kind) +
+             PausedMark(PauseOf(o, k.kind)),
          CountLink(k.ready, jobs(queue::JobState::kPending), kJobCountCap),
          CountLink(k.scheduled, jobs(queue::JobState::kPending), kJobCountCap),
          CountLink(k.running, jobs(queue::JobState::kRunning)),
@@ -108,6 +148,7 @@ std::string SchedulerSection(const Overview& o) {
   for (const scheduler::ScheduleRow& r : s.schedules) {
     std::string kind = r.kind.empty() ? None() : Escape(r.kind);
     if (r.builtin) kind += " <span class=\"none\">built-in</span>";
+    kind += PausedMark(PauseOf(o, r.kind));
     t.Add({Escape(r.name), "<code>" + Escape(r.spec) + "</code>", kind,
            Badge(r.paused ? "paused" : "active"),
            When(r.next_run_at, o.clock.now), When(r.last_run_at, o.clock.now),
@@ -168,7 +209,7 @@ std::string GcSection(const Overview& o) {
 }  // namespace
 
 std::string RenderOverview(const Overview& o, const PageContext& ctx) {
-  std::string body = QueueSection(o);
+  std::string body = PausedKindsSection(o) + QueueSection(o);
   body += "<section class=\"grid\"><div>" + DeadSection(o) + "</div><div>" +
           GcSection(o) + "</div></section>\n";
   body += WorkersSection(o);

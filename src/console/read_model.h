@@ -21,6 +21,7 @@
 #include "fleet/workers.h"
 #include "gc/epochs.h"
 #include "queue/admin.h"
+#include "queue/paused_kinds.h"
 #include "queue/queue_stats.h"
 #include "scheduler/schedule_admin.h"
 
@@ -67,6 +68,9 @@ struct Overview {
   // before the first.
   std::optional<int64_t> jobs_estimate;
   std::vector<KindDepth> queue;
+  // The kinds whose jobs no worker claims (docs/queue.md, "Pausing a
+  // kind"), by kind.
+  std::vector<queue::PausedKind> paused_kinds;
   std::vector<queue::ReasonCount> dead_by_reason;
   std::vector<fleet::WorkerRow> workers;
   SchedulerView scheduler;

@@ -41,16 +41,58 @@ inline constexpr const char* kAsyncCommit =
 
 // $1 worker id, $2 lease seconds. The last column is when the job became
 // ready (AWC_QUEUE_READY_SINCE).
+//
+// The oldest ready PENDING job, by run_at and id, of a kind that is not
+// paused (awc.paused_kinds; docs/queue.md, "Pausing a kind"). Of the two
+// branches one runs, chosen by a one-time test of awc.paused_kinds:
+//  - nothing paused (the usual case): the walk of jobs_claim_idx, as ever;
+//  - some kind paused: the kinds with PENDING jobs, one probe each of
+//    jobs_pending_kind_idx, and of each kind not paused its oldest ready
+//    job, one probe each of jobs_pending_kind_run_idx (locked, skipping
+//    locked ones); the oldest of these is claimed, the others' locks end
+//    with the transaction. Walking jobs_claim_idx past a paused kind's
+//    backlog instead costs a row per job of it (docs/queue.md, "Pausing a
+//    kind", for the figures). The kind range "kind >= k AND kind <= k"
+//    rather than "kind = k" keeps kind in the ORDER BY, which only
+//    jobs_pending_kind_run_idx delivers: with "=", the planner walks
+//    jobs_claim_idx filtering on kind, the very walk this branch avoids.
+// A pause committed before the statement starts is seen by it.
 inline constexpr const char* kClaim = R"sql(
 UPDATE awc.jobs j
    SET state = 'RUNNING', attempts = j.attempts + 1, locked_by = $1,
        locked_until = now() + make_interval(secs => $2::float8),
        lease_token = )sql" AWC_QUEUE_NEW_TOKEN R"sql(, updated_at = now()
-  FROM (SELECT id FROM awc.jobs
-         WHERE state = 'PENDING' AND run_at <= now()
-         ORDER BY run_at, id
-         LIMIT 1
-         FOR UPDATE SKIP LOCKED) c
+  FROM (SELECT a.id
+          FROM (SELECT id FROM awc.jobs
+                 WHERE state = 'PENDING' AND run_at <= now()
+                   AND NOT EXISTS (SELECT 1 FROM awc.paused_kinds)
+                 ORDER BY run_at, id
+                 LIMIT 1
+                 FOR UPDATE SKIP LOCKED) a
+        UNION ALL
+        SELECT b.id
+          FROM (WITH RECURSIVE k(kind) AS (
+                  (SELECT kind FROM awc.jobs WHERE state = 'PENDING'
+                    ORDER BY kind LIMIT 1)
+                  UNION ALL
+                  SELECT (SELECT n.kind FROM awc.jobs n
+                           WHERE n.state = 'PENDING' AND n.kind > k.kind
+                           ORDER BY n.kind LIMIT 1)
+                    FROM k WHERE k.kind IS NOT NULL)
+                SELECT h.id FROM k
+                 CROSS JOIN LATERAL (
+                   SELECT id, run_at FROM awc.jobs
+                    WHERE kind >= k.kind AND kind <= k.kind
+                      AND state = 'PENDING' AND run_at <= now()
+                    ORDER BY kind, run_at, id
+                    LIMIT 1
+                    FOR UPDATE SKIP LOCKED) h
+                 WHERE EXISTS (SELECT 1 FROM awc.paused_kinds)
+                   AND NOT EXISTS (SELECT 1 FROM awc.paused_kinds p
+                                    WHERE p.kind = k.kind)
+                 ORDER BY h.run_at, h.id
+                 LIMIT 1) b
+         LIMIT 1) c
  WHERE j.id = c.id
 RETURNING j.id, j.kind, j.payload::text, j.attempts, j.max_attempts,
           j.lease_token, extract(epoch FROM )sql" AWC_QUEUE_READY_SINCE R"sql()

@@ -99,6 +99,11 @@ LastMigrationUndo UndoOfLastMigration(int version, const std::string& owner) {
                "NOT VALID"},
               "SELECT pg_get_constraintdef(oid) NOT LIKE '%worker_crashed%' "
               "FROM pg_constraint WHERE conname = 'jobs_dead_reason_check'"};
+    case 13:  // paused kinds, and the claim's index of each kind
+      return {{"DROP TABLE awc.paused_kinds",
+               "DROP INDEX awc.jobs_pending_kind_run_idx"},
+              "SELECT to_regclass('awc.paused_kinds') IS NULL AND "
+              "to_regclass('awc.jobs_pending_kind_run_idx') IS NULL"};
     case 11:  // the limits of awc.schedules
       return {{"ALTER TABLE awc.schedules DROP CONSTRAINT "
                "schedules_next_run_at_in_range",
@@ -305,6 +310,9 @@ TEST_F(RolesTest, TheRuntimeRoleRunsEverythingButCannotChangeTheSchema) {
   ExpectOk({"migrate", "--sql", "--pending"});
   ExpectOk({"migrate"});  // nothing pending: no DDL
   EXPECT_EQ(db_.JobState(std::stoll(dead_id)), "");
+  ExpectOk({"kinds"});
+  ExpectOk({"kinds", "pause", "gc_sweep", "--reason", "roles test"});
+  ExpectOk({"kinds", "resume", "gc_sweep"});
   ExpectOk({"schedules"});
   ExpectOk({"schedules", "pause", "gc"});
   ExpectOk({"schedules", "resume", "gc"});

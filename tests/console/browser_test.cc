@@ -26,6 +26,11 @@ TEST(ConsoleBrowserTest, EveryPageInChromium) {
   db.Migrate();
   DaemonProcess fleet(FleetOptions(db, 2));
   FleetRun run = RunFleet(db, fleet, 5);
+  // A paused kind, marked in the queue and listed with its reason.
+  CommandResult paused = RunAwcctl(
+      {"-d", db.url(), "kinds", "pause", "test_fail", "--reason", "poison"},
+      {});
+  ASSERT_EQ(paused.code, 0) << paused.err;
   ConsoleProcess console(db);
   ASSERT_TRUE(console.WaitListening()) << console.process().Stderr();
 

@@ -55,6 +55,9 @@ TEST_F(QueuePlanTest, RecordingFindsTheJobByPrimaryKey) {
 TEST_F(QueuePlanTest, ClaimAndReclaimUseTheirPartialIndexes) {
   std::string claim = Plan(queue::sql::kClaim, "'w-1', 300");
   EXPECT_TRUE(PlanUsesIndex(claim, "jobs_claim_idx")) << claim;
+  // While a kind is paused, the oldest job of each other kind
+  // (docs/queue.md, "Pausing a kind").
+  EXPECT_TRUE(PlanUsesIndex(claim, "jobs_pending_kind_run_idx")) << claim;
   // Both halves, expired leases and silent holders, are ranges of the
   // RUNNING jobs' index, not scans of the table.
   db_.Exec(
@@ -124,8 +127,8 @@ TEST_F(QueuePlanTest, EachStepOfAJobEntersOnlyTheIndexesOfItsState) {
       "INSERT INTO awc.jobs (kind, payload, run_at) VALUES ('k', '{}', "
       "now() - interval '1 day') RETURNING id");
   EXPECT_EQ(indexes_of(id),
-            "jobs_claim_idx jobs_pending_kind_idx jobs_pending_ready_idx "
-            "jobs_pkey");
+            "jobs_claim_idx jobs_pending_kind_idx jobs_pending_kind_run_idx "
+            "jobs_pending_ready_idx jobs_pkey");
   auto claimed = conn_->Exec(queue::sql::kClaim, {"w-1", "300"});
   ASSERT_TRUE(claimed.ok()) << claimed.status().message();
   ASSERT_EQ(claimed->GetString(0, 0), id);

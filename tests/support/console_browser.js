@@ -97,7 +97,18 @@ async function main() {
 
     // The overview: the queue, dead letters, workers, catalog, GC.
     await visit(page, '/', 'Overview');
-    const kinds = await column(page, 'Queue by kind', 0);
+    // A paused kind (browser_test.cc pauses test_fail) is marked in the
+    // queue and listed above it with its reason.
+    const marked = await column(page, 'Queue by kind', 0);
+    expect(marked && marked.includes('test_fail paused'),
+           `overview: test_fail not marked paused ${JSON.stringify(marked)}`);
+    const pausedKinds = await column(page, 'Paused kinds', 0);
+    expect(JSON.stringify(pausedKinds) === JSON.stringify(['test_fail paused']),
+           `overview: paused kinds ${JSON.stringify(pausedKinds)}`);
+    const pausedWhy = await column(page, 'Paused kinds', 3);
+    expect(JSON.stringify(pausedWhy) === JSON.stringify(['poison']),
+           `overview: paused kinds' reasons ${JSON.stringify(pausedWhy)}`);
+    const kinds = (marked || []).map((k) => k.replace(/ paused$/, ''));
     for (const kind of ['test_complete', 'gc_sweep', 'snapshot_validate',
                         'test_sleep', 'test_fail',
                         '<script>alert(1)</script>']) {

@@ -1,0 +1,210 @@
+// awcctl kinds list|pause|resume: job kinds, and pausing one to contain a
+// poison job (awcctl(1), "kinds"; docs/queue.md, "Pausing a kind").
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "cli/invocation.h"
+#include "cli/job_check.h"
+#include "cli/output.h"
+#include "cli/verbs.h"
+#include "common/host_name.h"
+#include "handlers/registry.h"
+#include "queue/paused_kinds.h"
+
+namespace awc::cli {
+namespace {
+
+Cell TextOrNone(const std::string& s) {
+  return s.empty() ? Cell::None() : Cell::Text(s);
+}
+
+// A pause as --json prints it; null when not paused.
+JsonPtr PauseJson(const std::optional<queue::PausedKind>& p) {
+  if (!p) return JsonPtr(json_null());
+  JsonPtr o(json_object());
+  json_object_set_new(o.get(), "paused_at", JsonText(p->paused_at).release());
+  json_object_set_new(o.get(), "paused_by",
+                      TextOrNone(p->paused_by).Json().release());
+  json_object_set_new(o.get(), "reason",
+                      TextOrNone(p->reason).Json().release());
+  return o;
+}
+
+int RunList(Invocation& inv) {
+  Result<db::PgConn*> conn = inv.Connect({});
+  if (!conn.ok()) return inv.Fail(conn.status());
+  std::span<const std::string_view> builtin = handlers::BuiltinKinds();
+  Result<std::vector<queue::KindStatus>> rows = queue::ListKinds(
+      **conn, std::vector<std::string_view>(builtin.begin(), builtin.end()));
+  if (!rows.ok()) return inv.Fail(rows.status());
+  if (inv.json()) {
+    JsonPtr doc(json_object());
+    json_t* arr = json_array();
+    for (const queue::KindStatus& k : *rows) {
+      JsonPtr o(json_object());
+      json_object_set_new(o.get(), "kind", JsonText(k.kind).release());
+      json_object_set_new(o.get(), "builtin", json_boolean(k.builtin));
+      json_object_set_new(o.get(), "paused", json_boolean(k.pause.has_value()));
+      json_object_set_new(o.get(), "pause", PauseJson(k.pause).release());
+      json_object_set_new(o.get(), "pending", json_integer(k.pending));
+      json_object_set_new(o.get(), "running", json_integer(k.running));
+      json_array_append_new(arr, o.release());
+    }
+    json_object_set_new(doc.get(), "kinds", arr);
+    inv.Print(doc);
+    return kExitOk;
+  }
+  Table t({{"KIND", "kind"},
+           {"BUILTIN", "builtin"},
+           {"PAUSED", "paused"},
+           {"PAUSED_AT", "paused_at"},
+           {"PAUSED_BY", "paused_by"},
+           {"REASON", "reason"},
+           {"PENDING", "pending"},
+           {"RUNNING", "running"}});
+  for (const queue::KindStatus& k : *rows) {
+    const bool paused = k.pause.has_value();
+    t.Add({Cell::Text(k.kind), Cell::Bool(k.builtin), Cell::Bool(paused),
+           paused ? Cell::Text(k.pause->paused_at) : Cell::None(),
+           paused ? TextOrNone(k.pause->paused_by) : Cell::None(),
+           paused ? TextOrNone(k.pause->reason) : Cell::None(),
+           Cell::Int(k.pending), Cell::Int(k.running)});
+  }
+  inv.Print(t.Text());
+  return kExitOk;
+}
+
+bool IsBuiltin(const std::string& kind) {
+  for (std::string_view k : handlers::BuiltinKinds()) {
+    if (k == kind) return true;
+  }
+  return false;
+}
+
+// Who pauses: the login name of this process and its host; the database
+// keeps its own role when the environment names nobody.
+std::string PausedBy() {
+  for (const char* name : {"USER", "LOGNAME"}) {
+    const char* v = getenv(name);
+    if (v != nullptr && *v != '\0') return std::string(v) + "@" + HostName();
+  }
+  return "";
+}
+
+// "kind K paused since T by B (reason)" for `what` "paused since".
+std::string PauseLine(const std::string& kind, const std::string& what,
+                      const queue::PausedKind& p) {
+  std::string line = "kind " + kind + " " + what + " " + p.paused_at;
+  if (!p.paused_by.empty()) line += " by " + p.paused_by;
+  if (!p.reason.empty()) line += " (" + p.reason + ")";
+  return line + "\n";
+}
+
+int PrintChange(Invocation& inv, const std::string& kind, bool pause,
+                const queue::KindChange& c) {
+  if (inv.json()) {
+    JsonPtr doc(json_object());
+    json_object_set_new(doc.get(), "kind", JsonText(kind).release());
+    json_object_set_new(doc.get(), "changed", json_boolean(c.changed));
+    json_object_set_new(doc.get(), "paused", json_boolean(pause));
+    json_object_set_new(doc.get(), "pause",
+                        PauseJson(pause ? c.pause : std::nullopt).release());
+    inv.Print(doc);
+    return kExitOk;
+  }
+  if (pause) {
+    inv.Print(c.changed ? PauseLine(kind, "paused at", *c.pause)
+              : c.pause ? PauseLine(kind, "was already paused since", *c.pause)
+                        : "kind " + kind + " paused\n");
+  } else {
+    inv.Print(c.changed ? "kind " + kind + " resumed\n"
+                        : "kind " + kind + " was not paused\n");
+  }
+  return kExitOk;
+}
+
+int RunPause(Invocation& inv) {
+  const std::string& kind = inv.args().positional[0];
+  if (Status s = CheckKind(kind); !s.ok()) return inv.Usage(s.message());
+  std::string reason = inv.args().Has("reason") ? inv.args().Get("reason") : "";
+  Result<db::PgConn*> conn = inv.Connect({.changes = true});
+  if (!conn.ok()) return inv.Fail(conn.status());
+  if (!inv.args().Has("force") && !IsBuiltin(kind)) {
+    Result<bool> has_jobs = queue::KindHasJobs(**conn, kind);
+    if (!has_jobs.ok()) return inv.Fail(has_jobs.status());
+    if (!*has_jobs) {
+      return inv.Usage("unknown job kind \"" + kind +
+                       "\": not built in and no job of it in awc.jobs; "
+                       "--force pauses it anyway");
+    }
+  }
+  Result<queue::KindChange> c =
+      queue::PauseKind(**conn, kind, PausedBy(), reason);
+  if (!c.ok()) return inv.Fail(c.status());
+  return PrintChange(inv, kind, true, *c);
+}
+
+int RunResume(Invocation& inv) {
+  const std::string& kind = inv.args().positional[0];
+  if (Status s = CheckKind(kind); !s.ok()) return inv.Usage(s.message());
+  Result<db::PgConn*> conn = inv.Connect({.changes = true});
+  if (!conn.ok()) return inv.Fail(conn.status());
+  Result<queue::KindChange> c = queue::ResumeKind(**conn, kind);
+  if (!c.ok()) return inv.Fail(c.status());
+  return PrintChange(inv, kind, false, *c);
+}
+
+}  // namespace
+
+void AddKindsCommands(std::vector<Command>* out) {
+  Command list{
+      "kinds list",
+      "[--json]",
+      "list the job kinds, which are paused, and their live jobs",
+      "Every built-in kind, every paused kind and every kind with PENDING\n"
+      "or RUNNING jobs: whether it is paused (since when, by whom, why)\n"
+      "and its PENDING and RUNNING jobs. Kinds with finished jobs only\n"
+      "are left out (awcctl stats counts them). \"awcctl kinds\" is the\n"
+      "same.\n",
+      {}};
+  list.json = true;
+  list.bare = true;
+  list.run = RunList;
+  out->push_back(list);
+
+  Command pause{
+      "kinds pause",
+      "KIND [--reason TEXT] [--force] [--yes] [--json]",
+      "stop claiming a kind's jobs (contain a poison job)",
+      "No worker of any host claims a PENDING job of KIND from the next\n"
+      "claim on; RUNNING jobs of it run to their end. Jobs of KIND are\n"
+      "still enqueued, by producers and by the schedules, and wait\n"
+      "PENDING until \"awcctl kinds resume KIND\". KIND must be a built-in\n"
+      "kind or one with jobs in awc.jobs; --force pauses another (a kind\n"
+      "of a newer awc-worker, before its first job). KIND is 1 to 128\n"
+      "bytes all the same. Pausing a paused kind keeps its pause as it\n"
+      "was and says so.\n",
+      {{"reason", "TEXT", "why, kept with the pause"},
+       {"force", nullptr, "pause a kind with no job and not built in"}}};
+  pause.min_args = pause.max_args = 1;
+  pause.json = true;
+  pause.changes = true;
+  pause.run = RunPause;
+  out->push_back(pause);
+
+  Command resume{"kinds resume",
+                 "KIND [--yes] [--json]",
+                 "claim a paused kind's jobs again",
+                 "Idle workers are woken at once (NOTIFY awc_jobs) and drain\n"
+                 "the jobs that waited. Resuming a kind that is not paused\n"
+                 "changes nothing and says so.\n",
+                 {}};
+  resume.min_args = resume.max_args = 1;
+  resume.json = true;
+  resume.changes = true;
+  resume.run = RunResume;
+  out->push_back(resume);
+}
+
+}  // namespace awc::cli

@@ -5,6 +5,7 @@
 #include "cli/verbs.h"
 #include "fleet/workers.h"
 #include "migrate/migrator.h"
+#include "options/module_options.h"
 
 namespace awc::cli {
 namespace {
@@ -59,6 +60,10 @@ int RunHealth(Invocation& inv) {
       checks.push_back({"fleet", false, "not checked: no database"});
     }
   }
+  // Informational: how this configuration's workers find new jobs.
+  if (Result<const config::Settings*> s = inv.Settings(); s.ok()) {
+    checks.push_back({"notifications", true, options::NotificationsNote(**s)});
+  }
   bool ready = true;
   for (const Check& c : checks) ready = ready && c.ok;
   if (inv.json()) {
@@ -88,15 +93,17 @@ int RunHealth(Invocation& inv) {
 }  // namespace
 
 void AddHealthCommands(std::vector<Command>* out) {
-  Command c{
-      "health",
-      "[--fleet] [--json]",
-      "check that the database is reachable and its schema current",
-      "Checks, each named with its result: database (reachable), schema\n"
-      "(at this binary's version), and with --fleet, fleet (at least one\n"
-      "worker with a fresh heartbeat in awc.workers). Exits 0 when every\n"
-      "check passes, 1 otherwise.\n",
-      {{"fleet", nullptr, "also require a live worker"}}};
+  Command c{"health",
+            "[--fleet] [--json]",
+            "check that the database is reachable and its schema current",
+            "Checks, each named with its result: database (reachable), schema\n"
+            "(at this binary's version), with --fleet, fleet (at least one\n"
+            "worker with a fresh heartbeat in awc.workers), and notifications\n"
+            "(always ok: whether workers with these settings are woken by\n"
+            "NOTIFY, or poll behind a transaction pooler,\n"
+            "AWC_DATABASE_POOL_MODE). Exits 0 when every check passes, 1\n"
+            "otherwise.\n",
+            {{"fleet", nullptr, "also require a live worker"}}};
   c.json = true;
   c.run = RunHealth;
   out->push_back(c);

@@ -60,8 +60,10 @@ int RunHealth(Invocation& inv) {
       checks.push_back({"fleet", false, "not checked: no database"});
     }
   }
-  // Informational: how this configuration's workers find new jobs.
-  if (Result<const config::Settings*> s = inv.Settings(); s.ok()) {
+  // Informational, behind a transaction pooler: that workers with these
+  // settings poll (awc-worker(8), CONNECTION POOLERS).
+  if (Result<const config::Settings*> s = inv.Settings();
+      s.ok() && (*s)->DatabasePoolMode() == db::PoolMode::kTransaction) {
     checks.push_back({"notifications", true, options::NotificationsNote(**s)});
   }
   bool ready = true;
@@ -98,11 +100,10 @@ void AddHealthCommands(std::vector<Command>* out) {
             "check that the database is reachable and its schema current",
             "Checks, each named with its result: database (reachable), schema\n"
             "(at this binary's version), with --fleet, fleet (at least one\n"
-            "worker with a fresh heartbeat in awc.workers), and notifications\n"
-            "(always ok: whether workers with these settings are woken by\n"
-            "NOTIFY, or poll behind a transaction pooler,\n"
-            "AWC_DATABASE_POOL_MODE). Exits 0 when every check passes, 1\n"
-            "otherwise.\n",
+            "worker with a fresh heartbeat in awc.workers), and with\n"
+            "AWC_DATABASE_POOL_MODE=transaction notifications (always ok:\n"
+            "that workers poll, and how often). Exits 0 when every check\n"
+            "passes, 1 otherwise.\n",
             {{"fleet", nullptr, "also require a live worker"}}};
   c.json = true;
   c.run = RunHealth;

@@ -44,7 +44,7 @@ PACKAGES_FUZZ  := clang-14 libclang-rt-14-dev
 PACKAGES_DEB   := debhelper dpkg-dev lintian
 PACKAGES_UNIT  := libgtest-dev libgmock-dev
 PACKAGES_TEST  := $(PACKAGES_UNIT) mandoc nodejs python3 awscli \
-  curl chromium $(PACKAGES_PG) $(PACKAGES_FUZZ) $(PACKAGES_DEB)
+  curl chromium pgbouncer $(PACKAGES_PG) $(PACKAGES_FUZZ) $(PACKAGES_DEB)
 PACKAGES_BENCH := libbenchmark-dev nodejs python3 $(PACKAGES_PG)
 PACKAGES_DEMO  := $(PACKAGES_PG)
 

@@ -5,6 +5,7 @@
 #include "cli/verbs.h"
 #include "fleet/workers.h"
 #include "migrate/migrator.h"
+#include "options/module_options.h"
 #include "queue/paused_kinds.h"
 
 namespace awc::cli {
@@ -81,6 +82,12 @@ int RunHealth(Invocation& inv) {
       checks.push_back({"fleet", false, "not checked: no database"});
     }
   }
+  // Informational, behind a transaction pooler: that workers with these
+  // settings poll (awc-worker(8), CONNECTION POOLERS).
+  if (Result<const config::Settings*> s = inv.Settings();
+      s.ok() && (*s)->DatabasePoolMode() == db::PoolMode::kTransaction) {
+    checks.push_back({"notifications", true, options::NotificationsNote(**s)});
+  }
   bool ready = true;
   for (const Check& c : checks) ready = ready && c.ok;
   if (inv.json()) {
@@ -115,9 +122,11 @@ void AddHealthCommands(std::vector<Command>* out) {
             "check that the database is reachable and its schema current",
             "Checks, each named with its result: database (reachable), schema\n"
             "(at this binary's version), kinds (which job kinds are paused:\n"
-            "awcctl kinds; it passes either way), and with --fleet, fleet (at\n"
-            "least one worker with a fresh heartbeat in awc.workers). Exits 0\n"
-            "when every check passes, 1 otherwise.\n",
+            "awcctl kinds; it passes either way), with --fleet, fleet (at least\n"
+            "one worker with a fresh heartbeat in awc.workers), and with\n"
+            "AWC_DATABASE_POOL_MODE=transaction notifications (always ok:\n"
+            "that workers poll, and how often). Exits 0 when every check\n"
+            "passes, 1 otherwise.\n",
             {{"fleet", nullptr, "also require a live worker"}}};
   c.json = true;
   c.run = RunHealth;

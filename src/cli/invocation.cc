@@ -8,15 +8,6 @@
 #include "migrate/migrator.h"
 
 namespace awc::cli {
-namespace {
-
-// Connect()'s step 5. A session starts with the server's default, so only
-// a change of mode costs a statement.
-constexpr const char* kReadOnlySession =
-    "SET default_transaction_read_only = on";
-constexpr const char* kDefaultSession = "RESET default_transaction_read_only";
-
-}  // namespace
 
 config::EnvLookup WithDatabaseUrl(config::EnvLookup env, std::string url) {
   return [env = std::move(env),
@@ -81,7 +72,8 @@ Result<db::PgConn*> Invocation::Connect(Open how) {
     // still sees where awcctl tried.
     std::string announced = TargetUrl(TargetOfConninfo(s->database_url));
     Note("target " + announced);
-    AWC_ASSIGN_OR_RETURN(conn_, db::PgConn::Connect(s->database_url, "awcctl"));
+    AWC_ASSIGN_OR_RETURN(conn_, db::PgConn::Connect(s->database_url, "awcctl",
+                                                    s->DatabasePoolMode()));
     read_only_ = false;
     target_ = TargetUrl(TargetOf(*conn_));
     // Several hosts, or the default socket: the one it reached.
@@ -96,9 +88,10 @@ Result<db::PgConn*> Invocation::Connect(Open how) {
       return ok;
     }
   }
+  // Step 5. A session starts with the server's default, so only a change
+  // of mode costs a statement.
   if (read_only_ == how.changes) {
-    AWC_RETURN_IF_ERROR(
-        conn_->Exec(how.changes ? kDefaultSession : kReadOnlySession).status());
+    AWC_RETURN_IF_ERROR(conn_->SetReadOnly(!how.changes));
     read_only_ = !how.changes;
   }
   return conn_.get();

@@ -16,9 +16,11 @@
 //  4. A verb that changes the database, on a production database, passes
 //     the guard (guard.h) first; a refusal makes Fail() exit 3.
 //  5. A verb that does not change the database gets a session whose
-//     transactions are read-only (default_transaction_read_only): what
-//     never asks the guard cannot write either. A verb that does gets the
-//     server's default back.
+//     transactions are read-only (db::PgConn::SetReadOnly:
+//     default_transaction_read_only, or behind a transaction pooler
+//     (AWC_DATABASE_POOL_MODE) READ ONLY transactions): what never asks
+//     the guard cannot write either. A verb that does gets the server's
+//     default back.
 // Everything printed passes through the secret scrubber.
 #ifndef AWC_CLI_INVOCATION_H_
 #define AWC_CLI_INVOCATION_H_

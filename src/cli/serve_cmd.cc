@@ -26,6 +26,7 @@ int RunServe(Invocation& inv) {
   o.listen = *listen;
   o.target = inv.target();
   o.conninfo = (*settings)->database_url;
+  o.pool_mode = (*settings)->DatabasePoolMode();
   o.conn = inv.TakeConnection();
   o.note = [&inv](const std::string& line) { inv.Note(line); };
   Status served = console::Serve(std::move(o));

@@ -300,6 +300,11 @@ TEST_F(ConfigTest, MigrateModeAndProduction) {
   EXPECT_TRUE(c->settings().production);
   env_ = {{"AWC_MIGRATE", "never"}};
   EXPECT_EQ(LoadError(), "AWC_MIGRATE: \"never\" is not auto or check");
+  EXPECT_EQ(c->settings().DatabasePoolMode(), db::PoolMode::kSession);
+  env_ = {{"AWC_DATABASE_POOL_MODE", "statement"}};
+  EXPECT_EQ(LoadError(),
+            "AWC_DATABASE_POOL_MODE: \"statement\" is not session or "
+            "transaction");
   env_ = {{"AWC_PRODUCTION", "yes"}};
   EXPECT_NE(LoadError().find("AWC_PRODUCTION: \"yes\" is not a boolean"),
             std::string::npos);

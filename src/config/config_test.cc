@@ -98,6 +98,7 @@ TEST_F(ConfigTest, EnvironmentSetsEverySetting) {
   env_ = {
       {"DATABASE_URL", "postgresql://u@db.example:5432/awc"},
       {"AWC_MIGRATE", "check"},
+      {"AWC_DATABASE_POOL_MODE", "transaction"},
       {"AWC_PRODUCTION", "true"},
       {"AWC_CAS_URL", "file:///srv/cas"},
       {"AWC_WORKER_ID", "host-a"},
@@ -137,6 +138,7 @@ TEST_F(ConfigTest, EnvironmentSetsEverySetting) {
   const Settings& s = c->settings();
   EXPECT_EQ(s.database_url, "postgresql://u@db.example:5432/awc");
   EXPECT_EQ(s.migrate, "check");
+  EXPECT_EQ(s.DatabasePoolMode(), db::PoolMode::kTransaction);
   EXPECT_TRUE(s.production);
   EXPECT_EQ(s.cas_url, "file:///srv/cas");
   EXPECT_EQ(s.worker_id, "host-a");
@@ -193,6 +195,7 @@ TEST_F(ConfigTest, IniFileSetsEverySetting) {
                           "[database]\n"
                           "url = postgresql://u@db.example/awc\n"
                           "migrate = check\n"
+                          "pool_mode = transaction\n"
                           "production = 1\n"
                           "[cas]\n"
                           "url = memory://\n"
@@ -247,6 +250,7 @@ TEST_F(ConfigTest, IniFileSetsEverySetting) {
   EXPECT_EQ(s.config_file, ini);
   EXPECT_EQ(s.database_url, "postgresql://u@db.example/awc");
   EXPECT_EQ(s.migrate, "check");
+  EXPECT_EQ(s.database_pool_mode, "transaction");
   EXPECT_TRUE(s.production);
   EXPECT_EQ(s.cas_url, "memory://");
   EXPECT_EQ(s.manifest_max_bytes, 4096);

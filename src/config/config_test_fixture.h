@@ -26,6 +26,7 @@ using Env = std::map<std::string, std::string>;
 const char* const kAllNames[] = {
     "DATABASE_URL",
     "AWC_MIGRATE",
+    "AWC_DATABASE_POOL_MODE",
     "AWC_PRODUCTION",
     "AWC_CAS_URL",
     "AWC_WORKER_ID",

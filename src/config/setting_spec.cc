@@ -79,6 +79,14 @@ Status CheckMigrateMode(const std::string& v) {
   return Status::OK();
 }
 
+Status CheckPoolMode(const std::string& v) {
+  if (v != "session" && v != "transaction") {
+    return Status::InvalidArgument("\"" + v +
+                                   "\" is not session or transaction");
+  }
+  return Status::OK();
+}
+
 Status CheckWorkerId(const std::string& v) {
   if (v.size() > 48) {
     return Status::InvalidArgument("must be 1 to 48 characters");
@@ -128,6 +136,8 @@ const Spec kSpecs[] = {
      true, CheckDatabaseUrl},
     {"AWC_MIGRATE", "database", "migrate", &Settings::migrate, 0, 0, false,
      false, CheckMigrateMode},
+    {"AWC_DATABASE_POOL_MODE", "database", "pool_mode",
+     &Settings::database_pool_mode, 0, 0, false, false, CheckPoolMode},
     {"AWC_PRODUCTION", "database", "production", &Settings::production},
     {"AWC_CAS_URL", "cas", "url", &Settings::cas_url, 0, 0, false, false,
      CheckCasUrl},

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <string>
 
+#include "db/pg.h"
 #include "obs/log.h"
 
 namespace awc::config {
@@ -22,8 +23,11 @@ inline constexpr int64_t kMaxWorkerConcurrency = 1024;
 struct Settings {
   std::string database_url;      // required by the daemon; secret: its password
   std::string migrate = "auto";  // "auto": apply at start; "check": never DDL
-  bool production = false;       // awcctl asks before changing anything
-  std::string cas_url;           // required by the daemon
+  // AWC_DATABASE_POOL_MODE: "session" (direct, or a session pooler) or
+  // "transaction" (behind a transaction pooler; db/pg.h).
+  std::string database_pool_mode = "session";
+  bool production = false;  // awcctl asks before changing anything
+  std::string cas_url;      // required by the daemon
   std::string worker_id = "awc-worker";
   int64_t worker_concurrency = 4;
   int64_t worker_lease_secs = 300;
@@ -58,6 +62,11 @@ struct Settings {
   int64_t audit_retention_secs = 365 * 86400;  // 0 keeps them
 
   std::string config_file;  // the INI file that was read, or ""
+
+  db::PoolMode DatabasePoolMode() const {
+    return database_pool_mode == "transaction" ? db::PoolMode::kTransaction
+                                               : db::PoolMode::kSession;
+  }
 
   // The S3 endpoint after applying the region default.
   std::string EffectiveS3Endpoint() const {

@@ -25,8 +25,8 @@ bool IsLoopbackListen(const std::string& host) {
 Status Serve(ServeOptions o) {
   auto note = o.note ? o.note : [](const std::string&) {};
   bool loopback = IsLoopbackListen(o.listen.host);
-  PgReadModel model(
-      std::make_unique<PgSession>(o.conninfo, std::move(o.conn), note));
+  PgReadModel model(std::make_unique<PgSession>(o.conninfo, o.pool_mode,
+                                                std::move(o.conn), note));
   Router router(model, o.target, loopback);
 
   struct ev_loop* loop = ev_loop_new(EVFLAG_AUTO);

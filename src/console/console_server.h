@@ -18,6 +18,7 @@ struct ServeOptions {
   http::ListenAddress listen;
   std::string target;    // the database as pages name it (no password)
   std::string conninfo;  // to connect again after the database was away
+  db::PoolMode pool_mode = db::PoolMode::kSession;  // AWC_DATABASE_POOL_MODE
   std::unique_ptr<db::PgConn> conn;  // the open session to start with
   // Lines for the operator (stderr): where it listens, the database
   // coming and going.

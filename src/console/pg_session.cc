@@ -10,20 +10,23 @@ namespace {
 // migration's lock) and gives the error page. JIT compilation would cost
 // more than the statements it compiles (the planner's costs for the
 // per-kind counts pass jit_above_cost at a million jobs).
-constexpr const char* kSessionSetup =
-    "SET default_transaction_read_only = on; SET statement_timeout = '5s'; "
-    "SET jit = off";
+Status SetUp(db::PgConn& conn) {
+  AWC_RETURN_IF_ERROR(conn.SetReadOnly(true));
+  AWC_RETURN_IF_ERROR(conn.SetSessionSetting("statement_timeout", "5s"));
+  return conn.SetSessionSetting("jit", "off");
+}
 
 constexpr const char* kApplicationName = "awcctl serve";
 
 }  // namespace
 
-PgSession::PgSession(std::string conninfo, std::unique_ptr<db::PgConn> conn,
-                     Note note)
+PgSession::PgSession(std::string conninfo, db::PoolMode pool_mode,
+                     std::unique_ptr<db::PgConn> conn, Note note)
     : conninfo_(std::move(conninfo)),
+      pool_mode_(pool_mode),
       conn_(std::move(conn)),
       note_(std::move(note)) {
-  if (conn_ != nullptr && !conn_->Exec(kSessionSetup).ok()) conn_.reset();
+  if (conn_ != nullptr && !SetUp(*conn_).ok()) conn_.reset();
 }
 
 void PgSession::Lost(const Status& why) {
@@ -35,12 +38,12 @@ void PgSession::Lost(const Status& why) {
 Result<db::PgConn*> PgSession::Begin() {
   if (conn_ == nullptr) {
     Result<std::unique_ptr<db::PgConn>> conn =
-        db::PgConn::Connect(conninfo_, kApplicationName);
+        db::PgConn::Connect(conninfo_, kApplicationName, pool_mode_);
     if (!conn.ok()) {
       Lost(conn.status());
       return conn.status();
     }
-    Status ready = (*conn)->Exec(kSessionSetup).status();
+    Status ready = SetUp(**conn);
     if (ready.ok()) ready = migrate::CheckCurrent(**conn);
     if (!ready.ok()) {
       Lost(ready);
@@ -48,8 +51,7 @@ Result<db::PgConn*> PgSession::Begin() {
     }
     conn_ = std::move(*conn);
   }
-  Status begun =
-      conn_->Exec("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY").status();
+  Status begun = conn_->Begin("ISOLATION LEVEL REPEATABLE READ READ ONLY");
   if (!begun.ok()) {
     Lost(begun);
     conn_.reset();  // whatever went wrong, start afresh next time

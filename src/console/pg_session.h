@@ -5,7 +5,9 @@
 //  - Read() runs `body` in one REPEATABLE READ READ ONLY transaction, so a
 //    page's sections agree with each other; the session also has
 //    default_transaction_read_only on and a statement timeout, so nothing
-//    the console runs can change data or hold it for long.
+//    the console runs can change data or hold it for long (behind a
+//    transaction pooler, `pool_mode`, they are set for each transaction
+//    instead: db::PgConn::SetSessionSetting).
 //  - Without a session (none yet, or the last one broke) Read() connects
 //    first and checks that the schema is at this binary's version; a
 //    failure is returned and the next Read() tries again.
@@ -29,7 +31,8 @@ class PgSession {
 
   // `conn`, when not null, is an open session to start with (awcctl's,
   // already checked); `conninfo` is used to connect again.
-  PgSession(std::string conninfo, std::unique_ptr<db::PgConn> conn, Note note);
+  PgSession(std::string conninfo, db::PoolMode pool_mode,
+            std::unique_ptr<db::PgConn> conn, Note note);
 
   // Runs `body(conn)` in a read-only transaction (see the contract).
   template <typename Fn>
@@ -51,6 +54,7 @@ class PgSession {
   void Lost(const Status& why);
 
   std::string conninfo_;
+  db::PoolMode pool_mode_;
   std::unique_ptr<db::PgConn> conn_;
   Note note_;
   bool up_ = true;  // whether the last attempt reached the database

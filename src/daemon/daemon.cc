@@ -326,8 +326,8 @@ int DaemonMain(int argc, char** argv, RegisterFn register_handlers) {
   // Steps 2 and 3: connect, migrate (or, with AWC_MIGRATE=check, only
   // check that the schema is current); the connection is closed before fork.
   {
-    Result<std::unique_ptr<db::PgConn>> conn =
-        db::PgConn::Connect(settings.database_url, settings.worker_id);
+    Result<std::unique_ptr<db::PgConn>> conn = db::PgConn::Connect(
+        settings.database_url, settings.worker_id, settings.DatabasePoolMode());
     if (!conn.ok()) return Fail(conn.status());
     if (settings.migrate == "check") {
       if (Status s = migrate::CheckCurrent(**conn); !s.ok()) return Fail(s);

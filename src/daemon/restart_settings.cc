@@ -11,6 +11,7 @@ struct RestartOnly {
 constexpr RestartOnly kRestartOnly[] = {
     {"DATABASE_URL", &config::Settings::database_url},
     {"AWC_MIGRATE", &config::Settings::migrate},
+    {"AWC_DATABASE_POOL_MODE", &config::Settings::database_pool_mode},
     {"AWC_CAS_URL", &config::Settings::cas_url},
     {"AWC_METRICS_LISTEN", &config::Settings::metrics_listen},
 };

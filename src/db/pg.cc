@@ -23,6 +23,26 @@ bool RefusedValuesSqlState(std::string_view state) {
          state.starts_with("54");
 }
 
+// A prepared statement of this session that the server does not have, or
+// one it already has under that name: what a session that prepares gets
+// behind a pooler in transaction mode, which runs each transaction on
+// whichever server connection is free (docs/operations.md, "Connection
+// poolers"). The statements are this process's own, so nothing else
+// explains it.
+bool PoolerSqlState(std::string_view state) {
+  return state == "26000" || state == "42P05";
+}
+
+constexpr const char* kPoolerHint =
+    " (the server does not hold this session's prepared statements, as "
+    "behind a connection pooler in transaction mode such as PgBouncer's "
+    "pool_mode = transaction: set AWC_DATABASE_POOL_MODE=transaction)";
+
+constexpr const char* kReadOnlySession =
+    "SET default_transaction_read_only = on";
+constexpr const char* kDefaultSession = "RESET default_transaction_read_only";
+constexpr const char* kSetSessionSetting = "SELECT set_config($1, $2, false)";
+
 // Server notices ("schema already exists, skipping") would otherwise go to
 // stderr as bare text, between the JSON event lines.
 void OnNotice(void*, const char* message) {
@@ -106,7 +126,8 @@ int64_t PgResult::Affected() const {
 }
 
 Result<std::unique_ptr<PgConn>> PgConn::Connect(
-    const std::string& conninfo, const std::string& application_name) {
+    const std::string& conninfo, const std::string& application_name,
+    PoolMode mode) {
   // connect_timeout comes before dbname so the expanded conninfo can
   // override it; application_name comes after so it is always ours.
   const char* keys[] = {"connect_timeout", "dbname", "application_name",
@@ -121,7 +142,7 @@ Result<std::unique_ptr<PgConn>> PgConn::Connect(
     return Status::Transient("database connection failed: " + msg);
   }
   PQsetNoticeProcessor(conn, OnNotice, nullptr);
-  return std::unique_ptr<PgConn>(new PgConn(conn));
+  return std::unique_ptr<PgConn>(new PgConn(conn, mode));
 }
 
 PgConn::~PgConn() { PQfinish(conn_); }
@@ -153,19 +174,103 @@ Result<PgResult> PgConn::Check(PGresult* res) {
   std::string text = "database error";
   if (!last_sqlstate_.empty()) text += " (SQLSTATE " + last_sqlstate_ + ")";
   text += ": " + msg;
+  if (mode_ == PoolMode::kSession && PoolerSqlState(last_sqlstate_)) {
+    return Status::FailedPrecondition(text + kPoolerHint);
+  }
   if (TransientSqlState(last_sqlstate_)) return Status::Transient(text);
   return Status::Internal(text);
 }
 
-Result<PgResult> PgConn::Exec(std::string_view sql) {
-  std::string copy(sql);
-  return Check(PQexec(conn_, copy.c_str()));
+Result<PgResult> PgConn::ExecSimple(const std::string& sql) {
+  return Check(PQexec(conn_, sql.c_str()));
 }
 
-Result<PgResult> PgConn::Exec(const std::string& sql, const Params& params) {
+Result<PgResult> PgConn::ExecParams(const std::string& sql,
+                                    const Params& params) {
   std::vector<const char*> values = ParamPointers(params);
   return Check(PQexecParams(conn_, sql.c_str(), static_cast<int>(values.size()),
                             nullptr, values.data(), nullptr, nullptr, 0));
+}
+
+Result<PgResult> PgConn::Exec(std::string_view sql) {
+  std::string copy(sql);
+  return WithSessionState<Result<PgResult>>([&] { return ExecSimple(copy); });
+}
+
+Result<PgResult> PgConn::Exec(const std::string& sql, const Params& params) {
+  return WithSessionState<Result<PgResult>>(
+      [&] { return ExecParams(sql, params); });
+}
+
+bool PgConn::NeedsOwnTransaction() const {
+  return mode_ == PoolMode::kTransaction &&
+         (read_only_ || !settings_.empty()) &&
+         PQtransactionStatus(conn_) == PQTRANS_IDLE;
+}
+
+Status PgConn::EndOwnTransaction(bool ok) {
+  if (ok) return ExecSimple("COMMIT").status();
+  // The statement's SQLSTATE is the one the caller asks last_sqlstate().
+  std::string failed = last_sqlstate_;
+  if (!IsBroken()) (void)ExecSimple("ROLLBACK");
+  last_sqlstate_ = std::move(failed);
+  return Status::OK();
+}
+
+Status PgConn::Begin(std::string_view how) {
+  std::string sql = "BEGIN";
+  if (!how.empty()) sql += " " + std::string(how);
+  bool carry = mode_ == PoolMode::kTransaction;
+  if (carry && read_only_ && how.find("READ ONLY") == std::string_view::npos) {
+    sql += " READ ONLY";
+  }
+  AWC_RETURN_IF_ERROR(ExecSimple(sql).status());
+  if (!carry || settings_.empty()) return Status::OK();
+  // One statement for all of them: set_config($1, $2, true), ...
+  std::string set = "SELECT ";
+  Params params;
+  for (const auto& [name, value] : settings_) {
+    if (!params.empty()) set += ", ";
+    set += "set_config($" + std::to_string(params.size() + 1) + ", $" +
+           std::to_string(params.size() + 2) + ", true)";
+    params.push_back(name);
+    params.push_back(value);
+  }
+  Status s = ExecParams(set, params).status();
+  if (!s.ok() && !IsBroken()) (void)ExecSimple("ROLLBACK");
+  return s;
+}
+
+Status PgConn::SetReadOnly(bool on) {
+  if (mode_ == PoolMode::kTransaction) {
+    read_only_ = on;
+    return Status::OK();
+  }
+  return ExecSimple(on ? kReadOnlySession : kDefaultSession).status();
+}
+
+Status PgConn::SetSessionSetting(const char* name, const std::string& value) {
+  if (mode_ == PoolMode::kSession) {
+    return ExecParams(kSetSessionSetting, {name, value}).status();
+  }
+  for (auto& [have, was] : settings_) {
+    if (have == name) {
+      was = value;
+      return Status::OK();
+    }
+  }
+  settings_.emplace_back(name, value);
+  return Status::OK();
+}
+
+Status PgConn::Listen(const char* listen_sql) {
+  if (!notifications()) return Status::OK();
+  return ExecSimple(listen_sql).status();
+}
+
+const std::string* PgConn::PreparedText(const std::string& name) const {
+  auto it = texts_.find(name);
+  return it == texts_.end() ? nullptr : &it->second;
 }
 
 Status PgConn::SendSingleRow(const std::string& sql, const Params& params) {
@@ -199,12 +304,23 @@ Result<std::optional<PgResult>> PgConn::NextRow() {
 }
 
 Status PgConn::Prepare(const std::string& name, const std::string& sql) {
+  if (mode_ == PoolMode::kTransaction) {
+    texts_[name] = sql;
+    return Status::OK();
+  }
   return Check(PQprepare(conn_, name.c_str(), sql.c_str(), 0, nullptr))
       .status();
 }
 
 Result<PgResult> PgConn::ExecPrepared(const std::string& name,
                                       const Params& params) {
+  if (mode_ == PoolMode::kTransaction) {
+    const std::string* text = PreparedText(name);
+    if (text == nullptr) {
+      return Status::Internal("no statement was prepared as " + name);
+    }
+    return Exec(*text, params);
+  }
   std::vector<const char*> values = ParamPointers(params);
   return Check(PQexecPrepared(conn_, name.c_str(),
                               static_cast<int>(values.size()), values.data(),
@@ -213,12 +329,29 @@ Result<PgResult> PgConn::ExecPrepared(const std::string& name,
 
 Result<std::vector<PgResult>> PgConn::ExecPipeline(
     const std::vector<Prepared>& statements) {
+  if (mode_ == PoolMode::kTransaction) {
+    for (const Prepared& st : statements) {
+      if (PreparedText(st.name) == nullptr) {
+        return Status::Internal(std::string("no statement was prepared as ") +
+                                st.name);
+      }
+    }
+  }
   if (PQenterPipelineMode(conn_) != 1) return Check(nullptr).status();
   bool sent = true;
   for (const Prepared& st : statements) {
     std::vector<const char*> values = ParamPointers(st.params);
-    if (PQsendQueryPrepared(conn_, st.name, static_cast<int>(values.size()),
-                            values.data(), nullptr, nullptr, 0) != 1) {
+    int n = static_cast<int>(values.size());
+    // kTransaction: the same text, unnamed (checked before anything went
+    // out).
+    const std::string* text =
+        mode_ == PoolMode::kTransaction ? PreparedText(st.name) : nullptr;
+    int ok = text != nullptr
+                 ? PQsendQueryParams(conn_, text->c_str(), n, nullptr,
+                                     values.data(), nullptr, nullptr, 0)
+                 : PQsendQueryPrepared(conn_, st.name, n, values.data(),
+                                       nullptr, nullptr, 0);
+    if (ok != 1) {
       sent = false;
       break;
     }
@@ -287,6 +420,7 @@ Status PgConn::CheckFence() {
 }
 
 Result<PgResult> PgConn::ExecCached(const char* sql, const Params& params) {
+  if (mode_ == PoolMode::kTransaction) return Exec(sql, params);
   auto it = cached_.find(sql);
   if (it == cached_.end()) {
     std::string name = "awc_cached_" + std::to_string(cached_.size() + 1);

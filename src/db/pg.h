@@ -12,6 +12,20 @@
 //    connection string.
 //  - Parameters travel as text through PQexecParams/PQexecPrepared; there is
 //    no string interpolation of values anywhere.
+//  - The connection's PoolMode says what session state it may keep
+//    (docs/operations.md, "Connection poolers"). kSession (a direct
+//    connection, or a pooler in session mode) prepares statements, LISTENs
+//    and sets session settings. kTransaction (a pooler in transaction mode,
+//    which hands the server connection to another client after each
+//    transaction) keeps nothing beyond a transaction: Prepare() only
+//    remembers the text, ExecPrepared(), ExecCached() and ExecPipeline()
+//    run it unnamed (PQexecParams), Listen() does nothing, and
+//    SetReadOnly()/SetSessionSetting() apply to each transaction instead
+//    (see there). Every caller runs the same code in both modes.
+//  - In kSession mode, a prepared statement the server does not have
+//    (SQLSTATE 26000) or already has (42P05) means a transaction pooler is
+//    in between: kFailedPrecondition, whose message names
+//    AWC_DATABASE_POOL_MODE.
 //  - Not thread-safe; each worker process owns its connection.
 #ifndef AWC_DB_PG_H_
 #define AWC_DB_PG_H_
@@ -24,6 +38,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "common/status.h"
@@ -32,6 +47,10 @@ namespace awc::db {
 
 using Param = std::optional<std::string>;  // nullopt is SQL NULL
 using Params = std::vector<Param>;
+
+// What the connection may keep between transactions (AWC_DATABASE_POOL_MODE;
+// see the contract above).
+enum class PoolMode { kSession, kTransaction };
 
 // Owns a PGresult; moves, never copies.
 class PgResult {
@@ -74,16 +93,40 @@ class PgConn {
   // Connects with `conninfo` (URL or key=value). `application_name` is
   // forced; a connect_timeout of 10 s applies unless conninfo sets one.
   static Result<std::unique_ptr<PgConn>> Connect(
-      const std::string& conninfo, const std::string& application_name);
+      const std::string& conninfo, const std::string& application_name,
+      PoolMode mode = PoolMode::kSession);
 
   ~PgConn();
   PgConn(const PgConn&) = delete;
   PgConn& operator=(const PgConn&) = delete;
 
+  PoolMode pool_mode() const { return mode_; }
+  // Whether Listen() listens: new work can wake a wait on Socket().
+  bool notifications() const { return mode_ == PoolMode::kSession; }
+
   // Runs one or more statements without parameters (simple protocol).
+  // Transaction control (BEGIN) goes through Begin().
   Result<PgResult> Exec(std::string_view sql);
   // Runs one statement with text parameters ($1, $2, ...).
   Result<PgResult> Exec(const std::string& sql, const Params& params);
+
+  // Opens a transaction: BEGIN followed by `how` ("ISOLATION LEVEL ...").
+  // In kTransaction mode it is READ ONLY after SetReadOnly(true) and
+  // carries the SetSessionSetting() values (set_config(..., true)).
+  Status Begin(std::string_view how = {});
+  // Makes the session's transactions read-only, or gives back the
+  // server's default. kSession: default_transaction_read_only for the
+  // session. kTransaction: each Begin() is READ ONLY, and a statement run
+  // outside a transaction gets one of its own (BEGIN READ ONLY ... COMMIT).
+  Status SetReadOnly(bool on);
+  // Sets run-time parameter `name` for every statement of this connection.
+  // kSession: set_config(name, value, false), once. kTransaction: each
+  // Begin() sets it for its transaction, and a statement run outside a
+  // transaction gets one of its own that does (ExecPipeline excepted).
+  Status SetSessionSetting(const char* name, const std::string& value);
+  // LISTENs (`listen_sql`, "LISTEN channel") in kSession mode; nothing in
+  // kTransaction mode, where the caller's poll interval is the only wake-up.
+  Status Listen(const char* listen_sql);
   // Runs one statement with text parameters and hands its rows to `row` one
   // at a time (libpq's single-row mode), so a result of millions of rows
   // never sits in memory; each PgResult holds exactly one row. The server
@@ -93,17 +136,20 @@ class PgConn {
   // usable.
   template <typename Fn>
   Status ExecEachRow(const std::string& sql, const Params& params, Fn&& row) {
-    AWC_RETURN_IF_ERROR(SendSingleRow(sql, params));
-    Status first;
-    for (;;) {
-      Result<std::optional<PgResult>> next = NextRow();
-      if (!next.ok()) return first.ok() ? next.status() : first;
-      if (!next->has_value()) return first;
-      if (first.ok()) first = row(**next);
-    }
+    return WithSessionState<Status>([&]() -> Status {
+      AWC_RETURN_IF_ERROR(SendSingleRow(sql, params));
+      Status first;
+      for (;;) {
+        Result<std::optional<PgResult>> next = NextRow();
+        if (!next.ok()) return first.ok() ? next.status() : first;
+        if (!next->has_value()) return first;
+        if (first.ok()) first = row(**next);
+      }
+    });
   }
 
-  // Prepares `sql` under `name` for this connection.
+  // Prepares `sql` under `name` for this connection (kTransaction: keeps
+  // the text, for ExecPrepared and ExecPipeline to run unnamed).
   Status Prepare(const std::string& name, const std::string& sql);
   Result<PgResult> ExecPrepared(const std::string& name, const Params& params);
   // Runs one statement as a prepared statement of this connection: the
@@ -121,9 +167,11 @@ class PgConn {
   };
   // Runs prepared statements in libpq's pipeline mode: all are sent at
   // once and answered together (one round trip), as one implicit
-  // transaction that commits after the last. When one fails, none takes
-  // effect and its error is returned. Needs the connection idle (no open
-  // transaction: BEGIN ... COMMIT cannot wrap it); the fence is not run.
+  // transaction that commits after the last (one Sync: a transaction
+  // pooler keeps one server connection for all of them). When one fails,
+  // none takes effect and its error is returned. Needs the connection idle
+  // (no open transaction: BEGIN ... COMMIT cannot wrap it); the fence is
+  // not run, nor SetReadOnly/SetSessionSetting in kTransaction mode.
   Result<std::vector<PgResult>> ExecPipeline(
       const std::vector<Prepared>& statements);
 
@@ -151,7 +199,30 @@ class PgConn {
   Status CheckFence();
 
  private:
-  explicit PgConn(PGconn* conn) : conn_(conn) {}
+  PgConn(PGconn* conn, PoolMode mode) : conn_(conn), mode_(mode) {}
+  // kTransaction with session state to carry (SetReadOnly,
+  // SetSessionSetting), outside a transaction: a statement needs a
+  // transaction of its own.
+  bool NeedsOwnTransaction() const;
+  // Runs `run` (which returns R: a Status or a Result), in a transaction
+  // of its own when NeedsOwnTransaction().
+  template <typename R, typename Fn>
+  R WithSessionState(Fn&& run) {
+    if (!NeedsOwnTransaction()) return run();
+    if (Status s = Begin(); !s.ok()) return s;
+    R out = run();
+    Status end = EndOwnTransaction(out.ok());
+    if (!out.ok()) return out;
+    if (!end.ok()) return end;
+    return out;
+  }
+  // COMMIT after `ok`, else ROLLBACK (unless the connection is lost).
+  Status EndOwnTransaction(bool ok);
+  // Exec without WithSessionState.
+  Result<PgResult> ExecSimple(const std::string& sql);
+  Result<PgResult> ExecParams(const std::string& sql, const Params& params);
+  // The text Prepare() kept under `name` (kTransaction), or null.
+  const std::string* PreparedText(const std::string& name) const;
   // ExecEachRow's halves: send in single-row mode; then the next row, or
   // nullopt once the statement is done (every result read).
   Status SendSingleRow(const std::string& sql, const Params& params);
@@ -159,9 +230,15 @@ class PgConn {
   Result<PgResult> Check(PGresult* res);
 
   PGconn* conn_;
+  PoolMode mode_;
   std::string last_sqlstate_;
   // ExecCached's statements: text -> the name it is prepared under.
   std::unordered_map<std::string, std::string> cached_;
+  // kTransaction: Prepare()'s statements, name -> text.
+  std::unordered_map<std::string, std::string> texts_;
+  // kTransaction: the session state each transaction carries.
+  bool read_only_ = false;
+  std::vector<std::pair<std::string, std::string>> settings_;
   const char* fence_sql_ = nullptr;
   Params fence_params_;
   std::string fence_refusal_;
@@ -171,7 +248,7 @@ class PgConn {
 // any); rolls back when either fails.
 template <typename Fn>
 Status InTransaction(PgConn& conn, Fn&& body) {
-  AWC_RETURN_IF_ERROR(conn.Exec("BEGIN").status());
+  AWC_RETURN_IF_ERROR(conn.Begin());
   Status s = conn.CheckFence();
   if (s.ok()) s = body();
   if (!s.ok()) {

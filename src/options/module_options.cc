@@ -8,6 +8,16 @@
 
 namespace awc::options {
 
+std::string NotificationsNote(const config::Settings& settings) {
+  if (settings.DatabasePoolMode() == db::PoolMode::kSession) {
+    return "notifications on: workers are woken by NOTIFY awc_jobs";
+  }
+  return "notifications off (AWC_DATABASE_POOL_MODE=transaction): workers "
+         "find new jobs by polling every " +
+         std::to_string(settings.worker_poll_interval_ms) +
+         " ms (AWC_WORKER_POLL_INTERVAL_MS)";
+}
+
 Result<store::StoreUrl> StoreUrlFrom(const config::Settings& settings) {
   Result<store::StoreUrl> url = store::ParseStoreUrl(settings.cas_url);
   if (!url.ok()) return url.status().WithContext("AWC_CAS_URL");
@@ -61,6 +71,7 @@ worker::WorkerOptions WorkerOptionsFrom(const config::Settings& settings) {
   o.beat_keepalive_secs = static_cast<double>(settings.worker_heartbeat_secs);
   o.beat_min_secs = std::min(o.beat_min_secs, o.beat_keepalive_secs);
   o.heartbeat_timeout_secs = settings.worker_heartbeat_timeout_secs;
+  o.pool_mode = settings.DatabasePoolMode();
   return o;
 }
 
@@ -69,6 +80,7 @@ scheduler::SchedulerOptions SchedulerOptionsFrom(
   scheduler::SchedulerOptions o;
   o.id_base = settings.worker_id;
   o.lease_secs = settings.scheduler_lease_secs;
+  o.pool_mode = settings.DatabasePoolMode();
   o.retention_grace_secs = settings.retention_grace_secs;
   o.scrub_interval_secs = settings.scrub_interval_secs;
   o.scrub_max_per_run = settings.scrub_max_per_run;
@@ -96,6 +108,9 @@ Result<supervisor::Supervisor::Options> SupervisorOptionsFrom(
   o.probe.judge = [](std::string_view version) {
     return migrate::SchemaVersionProblem(version);
   };
+  if (settings.DatabasePoolMode() == db::PoolMode::kTransaction) {
+    o.readiness_note = NotificationsNote(settings) + "\n";
+  }
   return o;
 }
 

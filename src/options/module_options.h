@@ -26,6 +26,11 @@
 
 namespace awc::options {
 
+// How the workers learn of new jobs under AWC_DATABASE_POOL_MODE: woken by
+// NOTIFY, or (transaction) polling every AWC_WORKER_POLL_INTERVAL_MS; one
+// line for /readyz and `awcctl health`.
+std::string NotificationsNote(const config::Settings& settings);
+
 // AWC_CAS_URL.
 Result<store::StoreUrl> StoreUrlFrom(const config::Settings& settings);
 
@@ -45,10 +50,12 @@ gc::SweepOptions SweepOptionsFrom(const config::Settings& settings);
 // AWC_RETENTION_GRACE_SECS.
 handlers::HandlerOptions HandlerOptionsFrom(const config::Settings& settings);
 
-// AWC_WORKER_ID, AWC_WORKER_LEASE_SECS, AWC_WORKER_POLL_INTERVAL_MS.
+// AWC_WORKER_ID, AWC_WORKER_LEASE_SECS, AWC_WORKER_POLL_INTERVAL_MS,
+// AWC_DATABASE_POOL_MODE.
 worker::WorkerOptions WorkerOptionsFrom(const config::Settings& settings);
 
-// AWC_WORKER_ID, AWC_SCHEDULER_LEASE_SECS, AWC_RETENTION_GRACE_SECS (the
+// AWC_WORKER_ID, AWC_DATABASE_POOL_MODE, AWC_SCHEDULER_LEASE_SECS,
+// AWC_RETENTION_GRACE_SECS (the
 // expire planner decides as the handler does), AWC_SCRUB_INTERVAL_SECS,
 // AWC_SCRUB_MAX_PER_RUN, AWC_JOB_RETENTION_SECS,
 // AWC_DEAD_LETTER_RETENTION_SECS, AWC_AUDIT_RETENTION_SECS. (AWC_SCHEDULER
@@ -56,8 +63,9 @@ worker::WorkerOptions WorkerOptionsFrom(const config::Settings& settings);
 scheduler::SchedulerOptions SchedulerOptionsFrom(
     const config::Settings& settings);
 
-// AWC_WORKER_CONCURRENCY slots, the parsed AWC_METRICS_LISTEN, and a
-// graceful stop's allowance of one AWC_WORKER_LEASE_SECS.
+// AWC_WORKER_CONCURRENCY slots, the parsed AWC_METRICS_LISTEN, a
+// graceful stop's allowance of one AWC_WORKER_LEASE_SECS, and behind a
+// transaction pooler /readyz's NotificationsNote.
 Result<supervisor::Supervisor::Options> SupervisorOptionsFrom(
     const config::Settings& settings);
 

@@ -155,6 +155,29 @@ TEST(ModuleOptionsTest, SchedulerGetsItsLeaseAndThePlannersSettings) {
   EXPECT_EQ(from_settings.audit_retention_secs, plain.audit_retention_secs);
 }
 
+TEST(ModuleOptionsTest, PoolModeReachesWorkersSchedulerAndReadiness) {
+  config::Settings direct = Load({});
+  EXPECT_EQ(WorkerOptionsFrom(direct).pool_mode, db::PoolMode::kSession);
+  EXPECT_EQ(SchedulerOptionsFrom(direct).pool_mode, db::PoolMode::kSession);
+  Result<supervisor::Supervisor::Options> o = SupervisorOptionsFrom(direct);
+  ASSERT_TRUE(o.ok());
+  EXPECT_EQ(o->readiness_note, "");  // /readyz as it always was
+  EXPECT_EQ(NotificationsNote(direct),
+            "notifications on: workers are woken by NOTIFY awc_jobs");
+
+  config::Settings pooled = Load({{"AWC_DATABASE_POOL_MODE", "transaction"},
+                                  {"AWC_WORKER_POLL_INTERVAL_MS", "250"}});
+  EXPECT_EQ(WorkerOptionsFrom(pooled).pool_mode, db::PoolMode::kTransaction);
+  EXPECT_EQ(SchedulerOptionsFrom(pooled).pool_mode, db::PoolMode::kTransaction);
+  std::string note =
+      "notifications off (AWC_DATABASE_POOL_MODE=transaction): workers find "
+      "new jobs by polling every 250 ms (AWC_WORKER_POLL_INTERVAL_MS)";
+  EXPECT_EQ(NotificationsNote(pooled), note);
+  o = SupervisorOptionsFrom(pooled);
+  ASSERT_TRUE(o.ok());
+  EXPECT_EQ(o->readiness_note, note + "\n");
+}
+
 TEST(ModuleOptionsTest, StoreUrl) {
   Result<store::StoreUrl> url =
       StoreUrlFrom(Load({{"AWC_CAS_URL", "file:///srv/cas/"}}));

@@ -37,7 +37,7 @@ Status JobQueue::Prepare() {
   AWC_RETURN_IF_ERROR(conn_->Prepare("renew", sql::kRenewLease));
   AWC_RETURN_IF_ERROR(conn_->Prepare("reclaim", sql::kReclaim));
   AWC_RETURN_IF_ERROR(conn_->Prepare("release_orphan", sql::kReleaseOrphan));
-  return conn_->Exec(sql::kListen).status();
+  return conn_->Listen(sql::kListen);
 }
 
 Result<std::optional<Job>> JobQueue::Claim() {

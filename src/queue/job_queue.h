@@ -16,7 +16,10 @@
 //  - Retry delays come from backoff.h with this worker's xorshift32, which
 //    the worker seeds once and keeps across its sessions: a JobQueue is
 //    made per session, and a reconnect must not replay the jitter.
-//  - Every statement is prepared once, by Prepare(), on this connection.
+//  - Every statement is prepared once, by Prepare(), on this connection
+//    (behind a transaction pooler: run unnamed, db/pg.h). The pipeline's
+//    one Sync keeps kAsyncCommit in the transaction it is meant for, also
+//    there: a pooler hands the server connection on only after it.
 #ifndef AWC_QUEUE_JOB_QUEUE_H_
 #define AWC_QUEUE_JOB_QUEUE_H_
 
@@ -39,7 +42,8 @@ class JobQueue {
   JobQueue(db::PgConn* conn, std::string worker_id, int64_t lease_secs,
            Xorshift32* rng);
 
-  // Prepares the statements and LISTENs for new jobs.
+  // Prepares the statements and LISTENs for new jobs (both as the
+  // connection's pool mode allows: db/pg.h).
   Status Prepare();
 
   Result<std::optional<Job>> Claim();

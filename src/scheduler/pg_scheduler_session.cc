@@ -33,17 +33,16 @@ PgSchedulerSession::~PgSchedulerSession() = default;
 
 Status PgSchedulerSession::Connect() {
   AWC_ASSIGN_OR_RETURN(
-      conn_, db::PgConn::Connect(conninfo_, SchedulerId(options_.id_base)));
+      conn_, db::PgConn::Connect(conninfo_, SchedulerId(options_.id_base),
+                                 options_.pool_mode));
   lease_ = std::make_unique<LeaderLease>(conn_.get(), sql::kSchedulerLease,
                                          holder_, options_.lease_secs);
   // A firing that waits for a lock longer than a renewal period fails
   // rather than let its lease run out while it waits.
-  AWC_RETURN_IF_ERROR(
-      conn_
-          ->Exec(sql::kSetLockTimeout,
-                 {std::to_string(options_.lease_secs * 1000 / 3) + "ms"})
-          .status());
-  AWC_RETURN_IF_ERROR(conn_->Exec(sql::kListenSchedules).status());
+  AWC_RETURN_IF_ERROR(conn_->SetSessionSetting(
+      sql::kLockTimeout,
+      std::to_string(options_.lease_secs * 1000 / 3) + "ms"));
+  AWC_RETURN_IF_ERROR(conn_->Listen(sql::kListenSchedules));
   return EnsureBuiltins(*conn_);
 }
 

@@ -6,13 +6,19 @@
 #include <cstdint>
 #include <string>
 
+#include "db/pg.h"
+
 namespace awc::scheduler {
 
 struct SchedulerOptions {
   // AWC_WORKER_ID: the scheduler's session is "<id_base>-scheduler", and
   // its lease holder "<id_base>-scheduler/<host>/<pid>".
   std::string id_base = "awc-worker";
-  int64_t lease_secs = 30;                   // AWC_SCHEDULER_LEASE_SECS
+  int64_t lease_secs = 30;  // AWC_SCHEDULER_LEASE_SECS
+  // AWC_DATABASE_POOL_MODE: behind a transaction pooler no LISTEN (a
+  // changed schedule is seen at the next wake-up) and the lock_timeout is
+  // set per transaction (db/pg.h).
+  db::PoolMode pool_mode = db::PoolMode::kSession;
   int64_t retention_grace_secs = 86400;      // AWC_RETENTION_GRACE_SECS
   int64_t scrub_interval_secs = 30 * 86400;  // AWC_SCRUB_INTERVAL_SECS
   int64_t scrub_max_per_run = 100;           // AWC_SCRUB_MAX_PER_RUN

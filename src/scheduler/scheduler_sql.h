@@ -150,9 +150,9 @@ UPDATE awc.schedules
 
 inline constexpr const char* kListenSchedules = "LISTEN awc_schedules";
 
-// $1 a duration ("10000ms"). The scheduler session's lock_timeout.
-inline constexpr const char* kSetLockTimeout =
-    "SELECT set_config('lock_timeout', $1, false)";
+// The scheduler session's lock_timeout (db::PgConn::SetSessionSetting:
+// for the session, or behind a transaction pooler for each transaction).
+inline constexpr const char* kLockTimeout = "lock_timeout";
 
 // --- The planners (one statement each) --------------------------------------
 //

@@ -4,7 +4,8 @@
 // PgSchedulerSession (pg_scheduler_session.h) is the real one.
 //
 // Contract:
-//  - Connect() opens the one session, LISTENs on awc_schedules and creates
+//  - Connect() opens the one session, LISTENs on awc_schedules (not behind
+//    a transaction pooler, SchedulerOptions::pool_mode) and creates
 //    the missing built-in schedules (schedules.h); every other call needs
 //    it to have succeeded. Errors are database errors; a failed call may
 //    leave the session unusable (the loop then ends and the process is

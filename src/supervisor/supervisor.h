@@ -42,7 +42,8 @@
 //    loop. Serves /metrics, /healthz, /readyz when a listen address is set;
 //    /readyz is 503 while shutting down, while no worker runs or none is
 //    connected, and while the master's own probe finds the database
-//    unreachable (a busy worker may not notice for minutes).
+//    unreachable (a busy worker may not notice for minutes); its body
+//    ends with Options::readiness_note either way.
 //  - sd_notify: READY=1 after all children are forked, STATUS= updates,
 //    RELOADING=1 and READY=1 around a reload, STOPPING=1 on shutdown.
 #ifndef AWC_SUPERVISOR_SUPERVISOR_H_
@@ -88,7 +89,7 @@ class Supervisor {
   };
 
   struct Options {
-    int slots = 1;                                     // worker processes
+    int slots = 1;                                      // worker processes
     std::optional<http::ListenAddress> metrics_listen;  // none: no listener
     double backoff_min = 0.1;
     double backoff_max = 30.0;
@@ -101,6 +102,10 @@ class Supervisor {
     // database itself for /readyz (db/probe.h): reachable, and fit for
     // this binary (its schema version).
     db::Probe::Options probe;
+    // Lines /readyz adds to its answer, ready or not ("" for none): how
+    // the workers find new jobs when they cannot be notified (behind a
+    // transaction pooler, AWC_DATABASE_POOL_MODE).
+    std::string readiness_note;
     // How long a graceful stop may wait for jobs in flight beyond the
     // service manager's stop timeout (EXTEND_TIMEOUT_USEC): one job lease,
     // after which an unfinished job would be reclaimed anyway.

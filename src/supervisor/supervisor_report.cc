@@ -73,6 +73,7 @@ http::HttpResponse Supervisor::Route(const std::string& path) {
       r.status = 503;
       r.body = why;
     }
+    r.body += options_.readiness_note;
     return r;
   }
   return {404, r.content_type, "not found\n"};

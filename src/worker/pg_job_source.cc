@@ -7,19 +7,22 @@
 namespace awc::worker {
 
 PgJobSource::PgJobSource(struct ev_loop* loop, std::string conninfo,
-                         fleet::WorkerIdentity me, int64_t lease_secs)
+                         fleet::WorkerIdentity me, int64_t lease_secs,
+                         db::PoolMode pool_mode)
     : loop_(loop),
       conninfo_(std::move(conninfo)),
       me_(std::move(me)),
       lease_secs_(lease_secs),
+      pool_mode_(pool_mode),
       rng_(queue::Xorshift32::FromWorkerId(me_.worker_id)) {}
 
 PgJobSource::~PgJobSource() { Disconnect(); }
 
 Status PgJobSource::Connect() {
   Disconnect();
-  AWC_ASSIGN_OR_RETURN(std::unique_ptr<db::PgConn> conn,
-                       db::PgConn::Connect(conninfo_, me_.worker_id));
+  AWC_ASSIGN_OR_RETURN(
+      std::unique_ptr<db::PgConn> conn,
+      db::PgConn::Connect(conninfo_, me_.worker_id, pool_mode_));
   auto queue = std::make_unique<queue::JobQueue>(conn.get(), me_.worker_id,
                                                  lease_secs_, &rng_);
   AWC_RETURN_IF_ERROR(queue->Prepare());

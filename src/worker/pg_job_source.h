@@ -4,7 +4,9 @@
 //
 // Contract, besides JobSource's:
 //  - The session's application_name and the jobs' locked_by are the worker
-//    id; the session LISTENs on awc_jobs, which an INSERT trigger notifies.
+//    id; the session LISTENs on awc_jobs, which an INSERT trigger notifies
+//    (unless `pool_mode` is kTransaction: then the poll interval alone
+//    finds new jobs).
 //  - Heartbeat() writes the row of `me` (fleet/workers.h).
 //  - Waits run `loop` (libev) with a timer and, in WaitForWork(), a watcher
 //    on the session's socket; the stop signal wakes the loop
@@ -28,7 +30,8 @@ class PgJobSource : public JobSource {
  public:
   // `conninfo` is DATABASE_URL; `me.worker_id` is AWC_WORKER_ID-<n>.
   PgJobSource(struct ev_loop* loop, std::string conninfo,
-              fleet::WorkerIdentity me, int64_t lease_secs);
+              fleet::WorkerIdentity me, int64_t lease_secs,
+              db::PoolMode pool_mode = db::PoolMode::kSession);
   ~PgJobSource() override;
   PgJobSource(const PgJobSource&) = delete;
   PgJobSource& operator=(const PgJobSource&) = delete;
@@ -63,6 +66,7 @@ class PgJobSource : public JobSource {
   std::string conninfo_;
   fleet::WorkerIdentity me_;
   int64_t lease_secs_;
+  db::PoolMode pool_mode_;
   // The retry jitter, seeded once for the process's life (job_queue.h).
   queue::Xorshift32 rng_;
   std::unique_ptr<db::PgConn> conn_;

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "common/env.h"
+#include "db/pg.h"
 #include "fleet/workers.h"
 #include "handlers/handler_options.h"
 #include "handlers/registry.h"
@@ -21,12 +22,16 @@ namespace awc::worker {
 
 // The worker's own settings (AWC_WORKER_ID, AWC_WORKER_LEASE_SECS,
 // AWC_WORKER_POLL_INTERVAL_MS, AWC_WORKER_HEARTBEAT_SECS (the keepalive),
-// AWC_WORKER_HEARTBEAT_TIMEOUT_SECS; docs/configuration.md,
-// "Configuration") and the pace of its heartbeats (fleet/workers.h).
+// AWC_WORKER_HEARTBEAT_TIMEOUT_SECS, AWC_DATABASE_POOL_MODE;
+// docs/configuration.md, "Configuration") and the pace of its heartbeats
+// (fleet/workers.h).
 struct WorkerOptions {
   std::string id_base = "awc-worker";  // worker n is "<id_base>-<n>"
   int64_t lease_secs = 300;
   int64_t poll_interval_ms = 1000;
+  // Behind a transaction pooler: no prepared statements, no LISTEN; the
+  // poll interval is the only wake-up (db/pg.h).
+  db::PoolMode pool_mode = db::PoolMode::kSession;
   double beat_min_secs = fleet::kBeatMinSecs;
   double beat_keepalive_secs = fleet::kBeatKeepaliveSecs;
   // A RUNNING job whose holder wrote no heartbeat for this long is taken

@@ -53,7 +53,7 @@ int RunOnLoop(const WorkerProcessDeps& deps, int slot, struct ev_loop* loop) {
   MeteredStore store(std::move(opened).value(), deps.store_url->scheme,
                      deps.metrics, Env::Default());
   PgJobSource source(loop, deps.database_url, Identity(id, slot),
-                     deps.options.lease_secs);
+                     deps.options.lease_secs, deps.options.pool_mode);
   Worker worker(WorkerDeps{.options = deps.options,
                            .source = &source,
                            .reporter = &reporter,

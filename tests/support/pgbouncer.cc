@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "tests/support/harness.h"
+#include "tests/support/server_process.h"
 
 namespace awc::testing {
 namespace {
@@ -31,18 +32,6 @@ constexpr size_t kLogTail = 8000;
 std::string EnvOr(const char* name, const char* fallback) {
   const char* v = getenv(name);
   return v != nullptr && *v != '\0' ? v : fallback;
-}
-
-bool AcceptsConnections(int port) {
-  int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) return false;
-  sockaddr_in addr = {};
-  addr.sin_family = AF_INET;
-  addr.sin_port = htons(static_cast<uint16_t>(port));
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  bool ok = connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0;
-  close(fd);
-  return ok;
 }
 
 // A value of PgBouncer's auth file: in double quotes, a quote doubled.
@@ -157,56 +146,17 @@ PgBouncer::PgBouncer(Options options) {
     args.push_back("postgres");
   }
   args.push_back(dir_ + "/pgbouncer.ini");
-  fflush(nullptr);
-  pid_t pid = fork();
-  if (pid < 0) {
-    ADD_FAILURE() << "fork: " << strerror(errno);
-    return;
-  }
-  if (pid == 0) {
-    setpgid(0, 0);
-    prctl(PR_SET_PDEATHSIG, SIGKILL);
-    int devnull = open("/dev/null", O_RDWR);
-    if (devnull >= 0) {
-      dup2(devnull, 0);
-      dup2(devnull, 1);
-      dup2(devnull, 2);
-    }
-    std::vector<char*> argv;
-    for (std::string& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    execv(argv[0], argv.data());
-    _exit(127);
-  }
-  setpgid(pid, pid);
-  pid_ = pid;
-  bool exited = false;
-  bool up = WaitUntil(
-      [&] {
-        int st;
-        if (waitpid(pid_, &st, WNOHANG) == pid_) {
-          exited = true;
-          return true;
-        }
-        return AcceptsConnections(port_);
-      },
-      kStartTimeoutS);
-  if (!up || exited) {
-    if (!exited) kill(-pid_, SIGKILL);
-    if (!exited) waitpid(pid_, nullptr, 0);
-    pid_ = -1;
-    ADD_FAILURE() << "pgbouncer did not come up on port " << port_ << ":\n"
+  std::string why;
+  pid_ = StartServer(std::move(args), "", port_, kStartTimeoutS, &why);
+  if (pid_ < 0) {
+    ADD_FAILURE() << "pgbouncer did not come up on port " << port_ << " ("
+                  << why << "):\n"
                   << Log();
   }
 }
 
 PgBouncer::~PgBouncer() {
-  if (pid_ > 0) {
-    kill(-pid_, SIGKILL);
-    kill(pid_, SIGKILL);
-    while (waitpid(pid_, nullptr, 0) < 0 && errno == EINTR) {
-    }
-  }
+  KillServer(pid_);
   std::error_code ec;
   if (!dir_.empty()) std::filesystem::remove_all(dir_, ec);
 }
@@ -217,13 +167,7 @@ std::string PgBouncer::Url(const std::string& db) const {
 }
 
 std::string PgBouncer::Log() const {
-  std::ifstream in(dir_ + "/pgbouncer.log");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  std::string text = ss.str();
-  if (text.size() > kLogTail)
-    text = "..." + text.substr(text.size() - kLogTail);
-  return text;
+  return FileTail(dir_ + "/pgbouncer.log", kLogTail);
 }
 
 }  // namespace awc::testing

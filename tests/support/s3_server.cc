@@ -24,24 +24,13 @@
 #include <vector>
 
 #include "tests/support/harness.h"
+#include "tests/support/server_process.h"
 
 namespace awc::testing {
 namespace {
 
 constexpr double kStartTimeoutS = 30;
 constexpr size_t kLogTail = 8000;
-
-bool AcceptsConnections(int port) {
-  int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) return false;
-  sockaddr_in addr = {};
-  addr.sin_family = AF_INET;
-  addr.sin_port = htons(static_cast<uint16_t>(port));
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  bool ok = connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0;
-  close(fd);
-  return ok;
-}
 
 std::string TempBase() {
   const char* base = getenv("TMPDIR");
@@ -111,45 +100,11 @@ bool S3Server::Launch() {
                                    std::to_string(port_),
                                    "--service-endpoint",
                                    "localhost"};
-  fflush(nullptr);
-  pid_t pid = fork();
-  if (pid < 0) {
-    ADD_FAILURE() << "fork: " << strerror(errno);
-    return false;
-  }
-  if (pid == 0) {
-    setpgid(0, 0);
-    prctl(PR_SET_PDEATHSIG, SIGKILL);
-    int log = open(log_path_.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0600);
-    int devnull = open("/dev/null", O_RDONLY);
-    if (log >= 0) {
-      dup2(log, 1);
-      dup2(log, 2);
-    }
-    if (devnull >= 0) dup2(devnull, 0);
-    std::vector<char*> argv;
-    for (std::string& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    execvp(argv[0], argv.data());
-    _exit(127);
-  }
-  setpgid(pid, pid);
-  pid_ = pid;
-  bool exited = false;
-  bool up = WaitUntil(
-      [&] {
-        int st;
-        if (waitpid(pid_, &st, WNOHANG) == pid_) {
-          exited = true;
-          return true;
-        }
-        return AcceptsConnections(port_);
-      },
-      kStartTimeoutS);
-  if (!up || exited) {
-    if (exited) pid_ = -1;
-    Kill();
-    ADD_FAILURE() << "s3rver did not come up on port " << port_ << ":\n"
+  std::string why;
+  pid_ = StartServer(std::move(args), log_path_, port_, kStartTimeoutS, &why);
+  if (pid_ < 0) {
+    ADD_FAILURE() << "s3rver did not come up on port " << port_ << " (" << why
+                  << "):\n"
                   << Log();
     return false;
   }
@@ -157,12 +112,7 @@ bool S3Server::Launch() {
 }
 
 void S3Server::Kill() {
-  if (pid_ <= 0) return;
-  kill(-pid_, SIGKILL);
-  kill(pid_, SIGKILL);
-  int st;
-  while (waitpid(pid_, &st, 0) < 0 && errno == EINTR) {
-  }
+  KillServer(pid_);
   pid_ = -1;
 }
 
@@ -200,14 +150,7 @@ bool S3Server::CreateBucket(const std::string& bucket) {
   return true;
 }
 
-std::string S3Server::Log() const {
-  std::ifstream in(log_path_, std::ios::binary);
-  std::ostringstream buf;
-  buf << in.rdbuf();
-  std::string log = buf.str();
-  if (log.size() > kLogTail) log = "...\n" + log.substr(log.size() - kLogTail);
-  return log;
-}
+std::string S3Server::Log() const { return FileTail(log_path_, kLogTail); }
 
 }  // namespace awc::testing
 

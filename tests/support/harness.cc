@@ -285,6 +285,20 @@ std::vector<pid_t> DaemonProcess::Children() const {
   return out;
 }
 
+pid_t DaemonProcess::ChildRunning(int64_t job_id, double timeout_s) const {
+  std::string held = "job " + std::to_string(job_id) + " ";
+  pid_t found = 0;
+  WaitUntil(
+      [&] {
+        for (pid_t p : Children()) {
+          if (ProcessTitle(p).find(held) != std::string::npos) found = p;
+        }
+        return found != 0;
+      },
+      timeout_s);
+  return found;
+}
+
 DaemonProcess::Options FleetOptions(
     const TestDatabase& db, int concurrency,
     std::vector<std::pair<std::string, std::string>> extra) {

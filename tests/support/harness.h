@@ -106,6 +106,9 @@ class DaemonProcess {
 
   // Live processes whose parent is the daemon.
   std::vector<pid_t> Children() const;
+  // The worker whose process title shows job `job_id` in flight, waited
+  // for up to `timeout_s`; 0 when none showed it.
+  pid_t ChildRunning(int64_t job_id, double timeout_s = 30) const;
 
  private:
   pid_t pid_ = -1;

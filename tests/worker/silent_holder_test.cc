@@ -38,14 +38,8 @@ TEST(SilentHolderTest, AStoppedWorkersJobIsTakenBackByAnotherHost) {
   DaemonProcess a(Fleet(db, "a"));
   ASSERT_TRUE(a.WaitForEvent("worker started", 30)) << a.Stderr();
   int64_t id = db.Enqueue("test_sleep", R"({"ms": 6000})");
-  std::string held = "job " + std::to_string(id) + " ";
-  pid_t victim = 0;
-  ASSERT_TRUE(WaitUntil([&] {
-    for (pid_t p : a.Children()) {
-      if (ProcessTitle(p).find(held) != std::string::npos) victim = p;
-    }
-    return victim != 0;
-  })) << a.Stderr();
+  pid_t victim = a.ChildRunning(id);
+  ASSERT_NE(victim, 0) << a.Stderr();
   // Its heartbeat says busy with the job before it stops.
   ASSERT_TRUE(WaitUntil([&] {
     return db.Int(

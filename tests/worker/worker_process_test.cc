@@ -28,14 +28,8 @@ TEST(WorkerCrashTest, AKilledWorkersJobIsBackAtOnceAndCompletedByAnother) {
   DaemonProcess d(FleetOptions(db, 2));
   ASSERT_TRUE(d.WaitForEvent("worker started", 30, 2)) << d.Stderr();
   int64_t id = db.Enqueue("test_sleep", R"({"ms": 3000})");
-  std::string held = "job " + std::to_string(id) + " ";
-  pid_t victim = 0;
-  ASSERT_TRUE(WaitUntil([&] {
-    for (pid_t p : d.Children()) {
-      if (ProcessTitle(p).find(held) != std::string::npos) victim = p;
-    }
-    return victim != 0;
-  })) << d.Stderr();
+  pid_t victim = d.ChildRunning(id);
+  ASSERT_NE(victim, 0) << d.Stderr();
   double killed = Now();
   ASSERT_EQ(kill(victim, SIGKILL), 0);
   ASSERT_TRUE(WaitUntil(

@@ -268,9 +268,13 @@ Status PgConn::Listen(const char* listen_sql) {
   return ExecSimple(listen_sql).status();
 }
 
-const std::string* PgConn::PreparedText(const std::string& name) const {
-  auto it = texts_.find(name);
-  return it == texts_.end() ? nullptr : &it->second;
+Result<const std::string*> PgConn::PreparedText(std::string_view name) const {
+  auto it = texts_.find(std::string(name));
+  if (it == texts_.end()) {
+    return Status::Internal("no statement was prepared as " +
+                            std::string(name));
+  }
+  return &it->second;
 }
 
 Status PgConn::SendSingleRow(const std::string& sql, const Params& params) {
@@ -315,10 +319,7 @@ Status PgConn::Prepare(const std::string& name, const std::string& sql) {
 Result<PgResult> PgConn::ExecPrepared(const std::string& name,
                                       const Params& params) {
   if (mode_ == PoolMode::kTransaction) {
-    const std::string* text = PreparedText(name);
-    if (text == nullptr) {
-      return Status::Internal("no statement was prepared as " + name);
-    }
+    AWC_ASSIGN_OR_RETURN(const std::string* text, PreparedText(name));
     return Exec(*text, params);
   }
   std::vector<const char*> values = ParamPointers(params);
@@ -329,23 +330,21 @@ Result<PgResult> PgConn::ExecPrepared(const std::string& name,
 
 Result<std::vector<PgResult>> PgConn::ExecPipeline(
     const std::vector<Prepared>& statements) {
+  // kTransaction: each statement's text, sent unnamed; all looked up
+  // before anything goes out.
+  std::vector<const std::string*> texts(statements.size(), nullptr);
   if (mode_ == PoolMode::kTransaction) {
-    for (const Prepared& st : statements) {
-      if (PreparedText(st.name) == nullptr) {
-        return Status::Internal(std::string("no statement was prepared as ") +
-                                st.name);
-      }
+    for (size_t i = 0; i < statements.size(); ++i) {
+      AWC_ASSIGN_OR_RETURN(texts[i], PreparedText(statements[i].name));
     }
   }
   if (PQenterPipelineMode(conn_) != 1) return Check(nullptr).status();
   bool sent = true;
-  for (const Prepared& st : statements) {
+  for (size_t i = 0; i < statements.size(); ++i) {
+    const Prepared& st = statements[i];
     std::vector<const char*> values = ParamPointers(st.params);
     int n = static_cast<int>(values.size());
-    // kTransaction: the same text, unnamed (checked before anything went
-    // out).
-    const std::string* text =
-        mode_ == PoolMode::kTransaction ? PreparedText(st.name) : nullptr;
+    const std::string* text = texts[i];
     int ok = text != nullptr
                  ? PQsendQueryParams(conn_, text->c_str(), n, nullptr,
                                      values.data(), nullptr, nullptr, 0)

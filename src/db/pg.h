@@ -221,8 +221,9 @@ class PgConn {
   // Exec without WithSessionState.
   Result<PgResult> ExecSimple(const std::string& sql);
   Result<PgResult> ExecParams(const std::string& sql, const Params& params);
-  // The text Prepare() kept under `name` (kTransaction), or null.
-  const std::string* PreparedText(const std::string& name) const;
+  // The text Prepare() kept under `name` (kTransaction); kInternal when
+  // nothing was prepared under it.
+  Result<const std::string*> PreparedText(std::string_view name) const;
   // ExecEachRow's halves: send in single-row mode; then the next row, or
   // nullopt once the statement is done (every result read).
   Status SendSingleRow(const std::string& sql, const Params& params);

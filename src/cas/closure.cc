@@ -30,6 +30,16 @@ int CompareDigests(const digest::RawDigest& a, const digest::RawDigest& b) {
   return std::memcmp(a.data(), b.data(), a.size());
 }
 
+struct DigestLess {
+  bool operator()(const digest::RawDigest& a,
+                  const digest::RawDigest& b) const {
+    return CompareDigests(a, b) < 0;
+  }
+};
+
+// Objects of a depth asked about trust at once (one catalog query each).
+constexpr size_t kTrustChunk = 4096;
+
 struct EntryByDigest {
   bool operator()(const EntryRecord& a, const EntryRecord& b) const {
     int c = CompareDigests(a.digest, b.digest);
@@ -75,11 +85,13 @@ constexpr uint64_t kCheckpointEntries = 1 << 20;
 class Walker {
  public:
   Walker(store::ObjectStore& store, const std::string& tenant_id,
-         const ClosureLimits& limits, const BetweenReadsFn& checkpoint)
+         const ClosureLimits& limits, const BetweenReadsFn& checkpoint,
+         const TrustFn& trust)
       : store_(store),
         tenant_id_(tenant_id),
         limits_(limits),
         checkpoint_(checkpoint),
+        trust_(trust),
         files_(std::make_shared<SpillFiles>(limits.spill)),
         budget_(std::max<size_t>(limits.spill.memory_bytes, 8 * 1024)) {}
 
@@ -97,12 +109,16 @@ class Walker {
     root.is_manifest = true;
     seen_ = NewSpool();
     AWC_RETURN_IF_ERROR(seen_->Finish());
+    manifests_read_ = std::make_shared<Spool<digest::RawDigest>>(
+        files_.get(), budget_ / 16);
+    edges_ = std::make_shared<Spool<ClosureEdge>>(files_.get(), budget_ / 16);
     queue_ = NewSpool();
     AWC_RETURN_IF_ERROR(queue_->Append(root));
     AWC_RETURN_IF_ERROR(queue_->Finish());
     for (int depth = 0; !failed_ && queue_->size() > 0; ++depth) {
       AWC_RETURN_IF_ERROR(Wave(depth));
     }
+    if (!failed_) AWC_RETURN_IF_ERROR(MarkTrusted());
     return Finish();
   }
 
@@ -131,8 +147,73 @@ class Walker {
     if (!failed_) {
       report_.objects = ClosureObjects(files_, seen_);
       report_.bytes = bytes_;
+      if (manifests_read_->Finish().ok() && edges_->Finish().ok()) {
+        report_.manifests_read =
+            Spooled<digest::RawDigest>(files_, manifests_read_);
+        report_.edges = Spooled<ClosureEdge>(files_, edges_);
+      }
     }
     return std::move(report_);
+  }
+
+  // Sets `trusted` on the closure's objects that were taken on trust (one
+  // merge of the closure with their sorted digests).
+  Status MarkTrusted() {
+    if (!trusted_) return Status::OK();
+    AWC_ASSIGN_OR_RETURN(auto trusted, trusted_->Finish());
+    AWC_ASSIGN_OR_RETURN(auto seen, seen_->NewReader());
+    std::shared_ptr<Spool<ClosureObject>> marked = NewSpool();
+    digest::RawDigest t{};
+    AWC_ASSIGN_OR_RETURN(bool have_t, trusted->Next(&t));
+    ClosureObject o;
+    for (;;) {
+      AWC_ASSIGN_OR_RETURN(bool more, seen->Next(&o));
+      if (!more) break;
+      while (have_t && CompareDigests(t, o.sha256) < 0) {
+        AWC_ASSIGN_OR_RETURN(have_t, trusted->Next(&t));
+      }
+      o.trusted = have_t && t == o.sha256;
+      AWC_RETURN_IF_ERROR(marked->Append(o));
+    }
+    AWC_RETURN_IF_ERROR(marked->Finish());
+    seen_ = std::move(marked);
+    trusted_.reset();
+    return Status::OK();
+  }
+
+  // Leaves in `to_read` the objects of `chunk` the trust function does not
+  // vouch for; the others join the trusted set.
+  Status FilterTrusted(std::vector<ClosureObject>& chunk, int depth,
+                       std::vector<ClosureObject>* to_read) {
+    to_read->clear();
+    if (!trust_) {
+      to_read->swap(chunk);
+      return Status::OK();
+    }
+    AWC_ASSIGN_OR_RETURN(std::vector<bool> trusted, trust_(chunk));
+    if (trusted.size() != chunk.size()) {
+      return Status::Internal("trust answered for " +
+                              std::to_string(trusted.size()) + " of " +
+                              std::to_string(chunk.size()) + " objects");
+    }
+    for (size_t i = 0; i < chunk.size(); ++i) {
+      if (!trusted[i]) {
+        to_read->push_back(chunk[i]);
+        continue;
+      }
+      if (!trusted_) {
+        trusted_ = std::make_unique<Sorter<digest::RawDigest, DigestLess>>(
+            files_.get(), budget_ / 16);
+      }
+      AWC_RETURN_IF_ERROR(trusted_->Add(chunk[i].sha256));
+      ++report_.trusted;
+      if (depth == 0) {
+        seen_ = NewSpool();
+        AWC_RETURN_IF_ERROR(seen_->Append(chunk[i]));
+        AWC_RETURN_IF_ERROR(seen_->Finish());
+      }
+    }
+    return Status::OK();
   }
 
   // Reads the objects of `queue_` at `depth` in batches; then settles the
@@ -146,36 +227,40 @@ class Walker {
     {
       AWC_ASSIGN_OR_RETURN(auto reader, queue_->NewReader());
       size_t batch_max = ReadBatchSize(store_);
-      std::optional<ClosureObject> peeked;
-      std::vector<ClosureObject> batch;
-      for (;;) {
-        batch.clear();
-        uint64_t manifest_bytes = 0;
-        while (batch.size() < batch_max) {
+      std::vector<ClosureObject> chunk, to_read, batch;
+      bool more = true;
+      while (more && stopped.ok() && !bad_read.found()) {
+        chunk.clear();
+        while (chunk.size() < kTrustChunk) {
           ClosureObject o;
-          if (peeked) {
-            o = *peeked;
-            peeked.reset();
-          } else {
-            AWC_ASSIGN_OR_RETURN(bool more, reader->Next(&o));
-            if (!more) break;
-          }
-          if (o.is_manifest) {
-            uint64_t b = limits_.manifest_max_bytes;
-            if (depth > 0) b = std::min(b, o.size);
-            if (!batch.empty() && manifest_bytes + b > kBatchManifestBytes) {
-              peeked = o;
-              break;
-            }
-            manifest_bytes += b;
-          }
-          batch.push_back(o);
+          AWC_ASSIGN_OR_RETURN(more, reader->Next(&o));
+          if (!more) break;
+          chunk.push_back(o);
         }
-        if (batch.empty()) break;
-        if (!first_batch_ && checkpoint_) AWC_RETURN_IF_ERROR(checkpoint_());
-        first_batch_ = false;
-        stopped = ReadBatch(batch, depth, &bad_read);
-        if (!stopped.ok() || bad_read.found()) break;
+        if (chunk.empty()) break;
+        AWC_RETURN_IF_ERROR(FilterTrusted(chunk, depth, &to_read));
+        size_t next = 0;
+        while (next < to_read.size()) {
+          batch.clear();
+          uint64_t manifest_bytes = 0;
+          while (next < to_read.size() && batch.size() < batch_max) {
+            const ClosureObject& o = to_read[next];
+            if (o.is_manifest) {
+              uint64_t b = limits_.manifest_max_bytes;
+              if (depth > 0) b = std::min(b, o.size);
+              if (!batch.empty() && manifest_bytes + b > kBatchManifestBytes) {
+                break;
+              }
+              manifest_bytes += b;
+            }
+            batch.push_back(o);
+            ++next;
+          }
+          if (!first_batch_ && checkpoint_) AWC_RETURN_IF_ERROR(checkpoint_());
+          first_batch_ = false;
+          stopped = ReadBatch(batch, depth, &bad_read);
+          if (!stopped.ok() || bad_read.found()) break;
+        }
       }
     }
     queue_.reset();
@@ -231,6 +316,7 @@ class Walker {
                      m.status().message()};
         return Status::OK();
       }
+      AWC_RETURN_IF_ERROR(manifests_read_->Append(batch[i].sha256));
       for (const ManifestEntry& e : m->entries) {
         EntryRecord rec;
         digest::ParseDigest(e.digest, &rec.digest);  // checked by the parser
@@ -238,6 +324,8 @@ class Walker {
         rec.size = e.size;
         rec.manifest = e.kind == ManifestEntry::Kind::kManifest;
         AWC_RETURN_IF_ERROR(entries_->Add(rec));
+        AWC_RETURN_IF_ERROR(edges_->Append(
+            {batch[i].sha256, rec.digest, rec.size, rec.manifest}));
       }
     }
     return Status::OK();
@@ -350,12 +438,16 @@ class Walker {
   const std::string& tenant_id_;
   const ClosureLimits& limits_;
   const BetweenReadsFn& checkpoint_;
+  const TrustFn& trust_;
   std::shared_ptr<SpillFiles> files_;
   size_t budget_;
   ClosureReport report_;
   std::shared_ptr<Spool<ClosureObject>> seen_;   // depths up to the current
   std::shared_ptr<Spool<ClosureObject>> queue_;  // the current depth
   std::unique_ptr<Sorter<EntryRecord, EntryByDigest>> entries_;
+  std::unique_ptr<Sorter<digest::RawDigest, DigestLess>> trusted_;
+  std::shared_ptr<Spool<digest::RawDigest>> manifests_read_;
+  std::shared_ptr<Spool<ClosureEdge>> edges_;
   uint64_t seq_ = 0;
   uint64_t bytes_ = 0;
   bool first_batch_ = true;
@@ -388,42 +480,14 @@ const char* VerdictCode(Verdict verdict) {
   return "unknown";
 }
 
-Status ClosureObjects::ForEachBatch(
-    size_t batch,
-    const std::function<Status(const std::vector<ClosureObject>&)>& fn) const {
-  if (!spool_ || batch == 0) return Status::OK();
-  AWC_ASSIGN_OR_RETURN(auto reader, spool_->NewReader());
-  std::vector<ClosureObject> out;
-  out.reserve(static_cast<size_t>(std::min<uint64_t>(batch, size())));
-  ClosureObject o;
-  for (;;) {
-    AWC_ASSIGN_OR_RETURN(bool more, reader->Next(&o));
-    if (more) out.push_back(o);
-    if (!out.empty() && (out.size() == batch || !more)) {
-      AWC_RETURN_IF_ERROR(fn(out));
-      out.clear();
-    }
-    if (!more) return Status::OK();
-  }
-}
-
-Result<std::vector<ClosureObject>> ClosureObjects::All() const {
-  std::vector<ClosureObject> all;
-  AWC_RETURN_IF_ERROR(
-      ForEachBatch(std::max<uint64_t>(size(), 1), [&all](const auto& batch) {
-        all.insert(all.end(), batch.begin(), batch.end());
-        return Status::OK();
-      }));
-  return all;
-}
-
 Result<ClosureReport> WalkClosure(store::ObjectStore& store,
                                   const std::string& tenant_id,
                                   const std::string& root_digest,
                                   const ClosureLimits& limits,
-                                  const BetweenReadsFn& checkpoint) {
+                                  const BetweenReadsFn& checkpoint,
+                                  const TrustFn& trust) {
   AWC_RETURN_IF_ERROR(store::MakeKey(tenant_id, root_digest).status());
-  return Walker(store, tenant_id, limits, checkpoint).Run(root_digest);
+  return Walker(store, tenant_id, limits, checkpoint, trust).Run(root_digest);
 }
 
 }  // namespace awc::cas

@@ -39,6 +39,14 @@
 //    MiB of it (handlers renew their lease there, so a
 //    single large object cannot outlast the lease); an error from it aborts
 //    the read and the walk with that error. It may be empty.
+//  - `trust` (may be empty) is asked about the objects of a depth before
+//    they are read, in chunks of up to 4096 (a manifest as a manifest, the
+//    root with size 0 meaning "unknown"). An object it trusts is not read:
+//    it joins the closure with `trusted` set, and what lies under it is not
+//    walked (its content and everything it reaches were verified before:
+//    docs/store.md, "Shared content"). Its error stops the walk with it.
+//  - The report lists every manifest that was read and parsed, and the
+//    entries of each (`edges`), so the caller can record them.
 //  - A malformed tenant id or root digest is kInvalidArgument.
 //  - Memory does not grow with the closure: the digests seen so far, the
 //    next depth's objects and the entries the manifests of a depth name are
@@ -58,10 +66,12 @@
 #define AWC_CAS_CLOSURE_H_
 
 #include <cstdint>
+#include <algorithm>
 #include <functional>
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cas/spill.h"
@@ -101,35 +111,70 @@ struct ClosureObject {
       sha256{};  // compact: a closure may hold ten million of these
   uint64_t size = 0;
   bool is_manifest = false;
+  bool trusted = false;  // taken on trust, not read (see WalkClosure)
 
   std::string digest() const { return digest::FormatDigest(sha256); }
 };
 
-// The objects of a walked closure, each digest once, in digest order. They
-// stay where the walk left them (memory, or a temporary file removed with
-// the last copy of this handle), so a large closure is read in batches.
-class ClosureObjects {
+// One entry of a manifest the walk read: what `parent` names, as declared.
+struct ClosureEdge {
+  digest::RawDigest parent{};
+  digest::RawDigest child{};
+  uint64_t child_size = 0;
+  bool child_manifest = false;
+};
+
+// Records a walk left where it kept them (memory, or a temporary file
+// removed with the last copy of this handle), read in batches so a large
+// closure never sits in memory whole.
+template <typename T>
+class Spooled {
  public:
-  ClosureObjects() = default;
-  explicit ClosureObjects(std::shared_ptr<void> owner,
-                          std::shared_ptr<const Spool<ClosureObject>> spool)
+  Spooled() = default;
+  Spooled(std::shared_ptr<void> owner, std::shared_ptr<const Spool<T>> spool)
       : owner_(std::move(owner)), spool_(std::move(spool)) {}
 
   uint64_t size() const { return spool_ ? spool_->size() : 0; }
   bool empty() const { return size() == 0; }
 
-  // Calls `fn` with consecutive batches of at most `batch` objects, in
-  // digest order, until done or it returns an error (then returned).
+  // Calls `fn` with consecutive batches of at most `batch` records, in
+  // order, until done or it returns an error (then returned).
   Status ForEachBatch(
       size_t batch,
-      const std::function<Status(const std::vector<ClosureObject>&)>& fn) const;
+      const std::function<Status(const std::vector<T>&)>& fn) const {
+    if (!spool_ || batch == 0) return Status::OK();
+    AWC_ASSIGN_OR_RETURN(auto reader, spool_->NewReader());
+    std::vector<T> out;
+    out.reserve(static_cast<size_t>(std::min<uint64_t>(batch, size())));
+    T record;
+    for (;;) {
+      AWC_ASSIGN_OR_RETURN(bool more, reader->Next(&record));
+      if (more) out.push_back(record);
+      if (!out.empty() && (out.size() == batch || !more)) {
+        AWC_RETURN_IF_ERROR(fn(out));
+        out.clear();
+      }
+      if (!more) return Status::OK();
+    }
+  }
   // All of them at once (small closures, tests).
-  Result<std::vector<ClosureObject>> All() const;
+  Result<std::vector<T>> All() const {
+    std::vector<T> all;
+    AWC_RETURN_IF_ERROR(
+        ForEachBatch(std::max<uint64_t>(size(), 1), [&all](const auto& b) {
+          all.insert(all.end(), b.begin(), b.end());
+          return Status::OK();
+        }));
+    return all;
+  }
 
  private:
   std::shared_ptr<void> owner_;  // the walk's files (keeps them until done)
-  std::shared_ptr<const Spool<ClosureObject>> spool_;
+  std::shared_ptr<const Spool<T>> spool_;
 };
+
+// The objects of a walked closure, each digest once, in digest order.
+using ClosureObjects = Spooled<ClosureObject>;
 
 struct ClosureReport {
   Verdict verdict = Verdict::kOk;
@@ -139,17 +184,28 @@ struct ClosureReport {
   ClosureObjects objects;
   uint64_t bytes = 0;
   uint64_t reads = 0;  // reads issued to the store
+  // Objects taken on trust (in `objects` with `trusted` set); when any
+  // were, `objects` and `bytes` do not include what lies under them.
+  uint64_t trusted = 0;
+  // The manifests read and parsed, in the order read, and their entries.
+  Spooled<digest::RawDigest> manifests_read;
+  Spooled<ClosureEdge> edges;
 };
 
 // Called between the reads of a long walk (to renew a lease): an error stops
 // the walk with that error.
 using BetweenReadsFn = std::function<Status()>;
 
+// Which of `objects` the walk may take on trust (one answer each).
+using TrustFn = std::function<Result<std::vector<bool>>(
+    const std::vector<ClosureObject>& objects)>;
+
 Result<ClosureReport> WalkClosure(store::ObjectStore& store,
                                   const std::string& tenant_id,
                                   const std::string& root_digest,
                                   const ClosureLimits& limits,
-                                  const BetweenReadsFn& checkpoint);
+                                  const BetweenReadsFn& checkpoint,
+                                  const TrustFn& trust = nullptr);
 
 struct VerifyTarget {
   std::string digest;

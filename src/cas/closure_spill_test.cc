@@ -80,7 +80,10 @@ TEST_F(ClosureTest, SpillFilesLiveAsLongAsTheReport) {
     ClosureReport r = MustWalk(root, limits);
     ASSERT_EQ(r.verdict, Verdict::kOk) << r.detail;
     EXPECT_EQ(r.objects.size(), 1021u);
-    EXPECT_EQ(tmp.Entries(), 1u);  // the closure, read in batches
+    // The closure, the manifests read and their entries, read in batches.
+    EXPECT_EQ(tmp.Entries(), 3u);
+    EXPECT_EQ(r.manifests_read.size(), 21u);
+    EXPECT_EQ(r.edges.size(), 1020u);
     size_t seen = 0, batches = 0;
     ASSERT_TRUE(r.objects
                     .ForEachBatch(100,
@@ -95,7 +98,7 @@ TEST_F(ClosureTest, SpillFilesLiveAsLongAsTheReport) {
     EXPECT_EQ(batches, 11u);
     ClosureReport copy = r;  // copies share the file
     r = ClosureReport{};
-    EXPECT_EQ(tmp.Entries(), 1u);
+    EXPECT_EQ(tmp.Entries(), 3u);
     EXPECT_EQ(copy.objects.size(), 1021u);
     // An error from the callback ends the reading.
     Status s = copy.objects.ForEachBatch(

@@ -14,10 +14,10 @@ namespace awc::catalog::sql {
 // --- Snapshots: the handlers' statements (prepared) -----------------------
 
 // $1 snapshot id. Returns (id, tenant_id, workspace_id, root_digest, state,
-// pinned, age in seconds on the database clock).
+// pinned, age in seconds on the database clock, holds_refs).
 inline constexpr const char* kLoadSnapshot = R"sql(
 SELECT id, tenant_id, workspace_id, root_digest, state, pinned,
-       extract(epoch FROM now() - created_at)
+       extract(epoch FROM now() - created_at), holds_refs
   FROM awc.snapshots WHERE id = $1
 )sql";
 
@@ -26,18 +26,12 @@ inline constexpr const char* kLockValidating = R"sql(
 SELECT 1 FROM awc.snapshots WHERE id = $1 AND state = 'VALIDATING' FOR UPDATE
 )sql";
 
-// $1 snapshot id, $2 digests (text[]). One batch of closure rows.
-inline constexpr const char* kInsertClosure = R"sql(
-INSERT INTO awc.snapshot_objects (snapshot_id, digest)
-SELECT $1, unnest($2::text[]) ON CONFLICT DO NOTHING
-)sql";
-
 // $1 snapshot id, $2 object count, $3 byte count. Run under
-// kLockValidating's row lock.
+// kLockValidating's row lock, after the root's reference was given.
 inline constexpr const char* kSetReady = R"sql(
 UPDATE awc.snapshots
    SET state = 'READY', validated_at = now(), object_count = $2,
-       byte_count = $3, failure = NULL
+       byte_count = $3, failure = NULL, holds_refs = true
  WHERE id = $1
 )sql";
 
@@ -50,10 +44,11 @@ RETURNING id
 )sql";
 
 // $1 snapshot id, $2 tenant, $3 after digest, $4 limit. A page of the
-// recorded closure with the inventory's sizes (NULL when no row).
+// closure rows from before the DAG with the inventory's sizes (NULL when no
+// row).
 inline constexpr const char* kClosurePage = R"sql(
 SELECT so.digest, o.size
-  FROM awc.snapshot_objects so
+  FROM awc.legacy_closures so
   LEFT JOIN awc.objects o ON o.tenant_id = $2 AND o.digest = so.digest
  WHERE so.snapshot_id = $1 AND so.digest > $3
  ORDER BY so.digest LIMIT $4
@@ -74,7 +69,8 @@ UPDATE awc.snapshots
 RETURNING id
 )sql";
 
-// $1 snapshot id, $2 tenant. Pins the snapshot's whole recorded closure.
+// $1 snapshot id, $2 tenant. Pins the snapshot's whole closure (the view
+// gives it from the DAG or from the rows recorded before it).
 inline constexpr const char* kPinClosure = R"sql(
 INSERT INTO awc.gc_pins (tenant_id, digest, snapshot_id, reason)
 SELECT $2, digest, snapshot_id, 'degraded'

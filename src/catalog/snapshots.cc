@@ -4,6 +4,7 @@
 
 #include "catalog/audit.h"
 #include "catalog/catalog_sql.h"
+#include "catalog/dag.h"
 #include "catalog/objects.h"
 #include "common/json.h"
 
@@ -35,26 +36,36 @@ Result<std::optional<Snapshot>> LoadSnapshot(db::PgConn& conn, int64_t id) {
   s.state = *state;
   s.pinned = r.GetBool(0, 5);
   s.age_secs = r.GetDouble(0, 6);
+  s.holds_refs = r.GetBool(0, 7);
   return std::optional<Snapshot>(std::move(s));
 }
 
-Result<bool> CommitValidated(db::PgConn& conn, const Snapshot& snap,
-                             const cas::ClosureReport& report) {
-  return db::InTransactionResult(conn, [&]() -> Result<bool> {
+Result<ValidatedCommit> CommitValidated(db::PgConn& conn, const Snapshot& snap,
+                                        const cas::ClosureReport& report,
+                                        const cas::ClosureLimits& limits) {
+  ValidatedCommit out;
+  Status s = db::InTransaction(conn, [&]() -> Status {
+    AWC_RETURN_IF_ERROR(LockTenantDag(conn, snap.tenant_id));
     AWC_ASSIGN_OR_RETURN(db::PgResult locked,
                          conn.ExecCached(sql::kLockValidating, {Id(snap.id)}));
-    if (locked.rows() == 0) return false;
+    if (locked.rows() == 0) return Status::OK();
+    AWC_ASSIGN_OR_RETURN(bool trust_holds,
+                         TrustStillHolds(conn, snap.tenant_id, report));
+    if (!trust_holds) {
+      return Status::Transient(
+          "a subtree the walk trusted is no longer referenced");
+    }
     AWC_RETURN_IF_ERROR(report.objects.ForEachBatch(
         kInsertBatch,
         [&](const std::vector<cas::ClosureObject>& batch) -> Status {
           std::vector<std::string> digests;
           std::vector<uint64_t> sizes;
-          digests.reserve(batch.size());
-          sizes.reserve(batch.size());
           for (const cas::ClosureObject& o : batch) {
+            if (o.trusted) continue;
             digests.push_back(o.digest());
             sizes.push_back(o.size);
           }
+          if (digests.empty()) return Status::OK();
           // An object GC has started to delete cannot join a READY
           // closure.
           AWC_ASSIGN_OR_RETURN(std::string deleting,
@@ -64,24 +75,55 @@ Result<bool> CommitValidated(db::PgConn& conn, const Snapshot& snap,
                                      " is being deleted by GC");
           }
           AWC_RETURN_IF_ERROR(
-              conn.ExecCached(sql::kInsertClosure,
-                              {Id(snap.id), db::ArrayLiteral(digests)})
-                  .status());
-          return AddMissingObjects(conn, snap.tenant_id, digests, sizes);
+              AddMissingObjects(conn, snap.tenant_id, digests, sizes));
+          // Read and good now (restored, say): no longer damaged.
+          return ClearDamaged(conn, snap.tenant_id, digests);
         }));
+    AWC_RETURN_IF_ERROR(RecordManifests(conn, snap.tenant_id, report));
     AWC_RETURN_IF_ERROR(
-        conn.ExecCached(sql::kSetReady,
-                        {Id(snap.id), std::to_string(report.objects.size()),
-                         std::to_string(report.bytes)})
-            .status());
+        AdjustRefs(conn, snap.tenant_id, {snap.root_digest}, +1));
+    out.objects = static_cast<int64_t>(report.objects.size());
+    out.bytes = static_cast<int64_t>(report.bytes);
+    if (report.trusted > 0) {
+      // What lies under the trusted subtrees is counted from their
+      // recorded entries, and held to the limits a full walk applies.
+      AWC_ASSIGN_OR_RETURN(
+          DagClosureStats stats,
+          ClosureStatsOf(conn, snap.tenant_id, snap.root_digest));
+      out.objects = stats.objects;
+      out.bytes = stats.bytes;
+      if (stats.max_manifest_depth > limits.max_depth) {
+        out.verdict = cas::Verdict::kDepthExceeded;
+        out.detail = "manifests are nested deeper than " +
+                     std::to_string(limits.max_depth) + " levels";
+      } else if (static_cast<uint64_t>(stats.objects) > limits.max_objects) {
+        out.verdict = cas::Verdict::kTooManyObjects;
+        out.detail = "closure has more than " +
+                     std::to_string(limits.max_objects) + " objects";
+      }
+      if (out.verdict != cas::Verdict::kOk) {
+        // Undone with the rest of this transaction: the caller fails the
+        // snapshot in a transaction of its own.
+        return Status::FailedPrecondition(out.detail);
+      }
+    }
+    AWC_RETURN_IF_ERROR(conn.ExecCached(sql::kSetReady,
+                                        {Id(snap.id), std::to_string(out.objects),
+                                         std::to_string(out.bytes)})
+                            .status());
     JsonObject data;
     data.Str("verdict", "ready")
-        .Int("objects", static_cast<int64_t>(report.objects.size()))
-        .Int("bytes", static_cast<int64_t>(report.bytes));
+        .Int("objects", out.objects)
+        .Int("bytes", out.bytes)
+        .Int("read", static_cast<int64_t>(report.reads))
+        .Int("trusted", static_cast<int64_t>(report.trusted));
     AWC_RETURN_IF_ERROR(RecordAudit(conn, snap.tenant_id, "snapshot.validate",
                                     "snapshot/" + Id(snap.id), data.Dump()));
-    return true;
+    out.applied = true;
+    return Status::OK();
   });
+  if (!s.ok() && out.verdict == cas::Verdict::kOk) return s;
+  return out;
 }
 
 Result<bool> CommitValidationFailed(db::PgConn& conn, const Snapshot& snap,
@@ -143,37 +185,69 @@ Result<bool> CommitScrubClean(db::PgConn& conn, const Snapshot& snap,
   });
 }
 
-Result<bool> CommitScrubDegraded(db::PgConn& conn, const Snapshot& snap,
-                                 const std::vector<cas::BadObject>& bad,
-                                 int64_t objects, int64_t bytes) {
-  std::vector<std::string> listed;
+namespace {
+
+// READY -> DEGRADED for one snapshot, its closure pinned, the audit event;
+// false when it is no longer READY. `found_by`: the snapshot whose scrub
+// found the bad objects, when it is another one.
+Result<bool> Degrade(db::PgConn& conn, const std::string& tenant, int64_t id,
+                     const std::vector<std::string>& bad, int64_t objects,
+                     int64_t bytes, std::optional<int64_t> found_by) {
+  std::vector<std::string> listed(
+      bad.begin(), bad.begin() + static_cast<ptrdiff_t>(
+                                     std::min(bad.size(), kMaxListedBad)));
   JsonObject failure;
-  for (size_t i = 0; i < bad.size() && i < kMaxListedBad; ++i) {
-    listed.push_back(bad[i].digest);
-  }
   failure.Str("code", "decayed")
       .Int("bad_count", static_cast<int64_t>(bad.size()))
       .Strs("bad_digests", listed);
-  return db::InTransactionResult(conn, [&]() -> Result<bool> {
-    AWC_ASSIGN_OR_RETURN(
-        db::PgResult r,
-        conn.ExecCached(sql::kSetDegraded, {Id(snap.id), failure.Dump()}));
-    if (r.rows() == 0) return false;
-    // Pin the whole closure: what is left of a degraded snapshot is the only
-    // copy there is.
-    AWC_RETURN_IF_ERROR(
-        conn.ExecCached(sql::kPinClosure, {Id(snap.id), snap.tenant_id})
-            .status());
-    JsonObject data;
-    data.Str("verdict", "degraded")
-        .Int("objects", objects)
-        .Int("bytes", bytes)
-        .Int("bad", static_cast<int64_t>(bad.size()))
-        .Strs("bad_digests", listed);
-    AWC_RETURN_IF_ERROR(RecordAudit(conn, snap.tenant_id, "snapshot.scrub",
-                                    "snapshot/" + Id(snap.id), data.Dump()));
-    return true;
-  });
+  if (found_by) failure.Int("found_by", *found_by);
+  AWC_ASSIGN_OR_RETURN(
+      db::PgResult r,
+      conn.ExecCached(sql::kSetDegraded, {Id(id), failure.Dump()}));
+  if (r.rows() == 0) return false;
+  // Pin the whole closure: what is left of a degraded snapshot is the only
+  // copy there is.
+  AWC_RETURN_IF_ERROR(
+      conn.ExecCached(sql::kPinClosure, {Id(id), tenant}).status());
+  JsonObject data;
+  data.Str("verdict", "degraded");
+  if (!found_by) data.Int("objects", objects).Int("bytes", bytes);
+  data.Int("bad", static_cast<int64_t>(bad.size())).Strs("bad_digests", listed);
+  if (found_by) data.Int("found_by", *found_by);
+  AWC_RETURN_IF_ERROR(RecordAudit(conn, tenant, "snapshot.scrub",
+                                  "snapshot/" + Id(id), data.Dump()));
+  return true;
+}
+
+}  // namespace
+
+Result<bool> CommitScrubDegraded(db::PgConn& conn, const Snapshot& snap,
+                                 const std::vector<cas::BadObject>& bad,
+                                 int64_t objects, int64_t bytes,
+                                 std::vector<int64_t>* also_degraded) {
+  std::vector<std::string> digests;
+  for (const cas::BadObject& b : bad) digests.push_back(b.digest);
+  std::vector<int64_t> others;
+  Result<bool> applied =
+      db::InTransactionResult(conn, [&]() -> Result<bool> {
+        others.clear();
+        AWC_RETURN_IF_ERROR(LockTenantDag(conn, snap.tenant_id));
+        AWC_ASSIGN_OR_RETURN(bool done, Degrade(conn, snap.tenant_id, snap.id,
+                                                digests, objects, bytes, {}));
+        if (!done) return false;
+        AWC_ASSIGN_OR_RETURN(std::vector<DamagedSnapshot> reached,
+                             MarkDamaged(conn, snap.tenant_id, digests));
+        for (const DamagedSnapshot& d : reached) {
+          if (d.id == snap.id) continue;
+          AWC_ASSIGN_OR_RETURN(bool other,
+                               Degrade(conn, snap.tenant_id, d.id,
+                                       d.bad_digests, 0, 0, snap.id));
+          if (other) others.push_back(d.id);
+        }
+        return true;
+      });
+  if (applied.ok() && also_degraded != nullptr) *also_degraded = others;
+  return applied;
 }
 
 Result<int64_t> InsertSnapshot(db::PgConn& conn, const std::string& tenant,
@@ -209,11 +283,14 @@ Result<RetentionFacts> LoadRetentionFacts(db::PgConn& conn,
 
 Result<bool> ReleaseSnapshot(db::PgConn& conn, const Snapshot& snap,
                              const std::string& reason, bool even_if_pinned) {
+  // The DAG lock before the snapshot's row, as everywhere (catalog/dag.h).
+  AWC_RETURN_IF_ERROR(LockTenantDag(conn, snap.tenant_id));
   AWC_ASSIGN_OR_RETURN(
       db::PgResult r,
       conn.ExecCached(sql::kRelease,
                       {Id(snap.id), even_if_pinned ? "true" : "false"}));
   if (r.rows() == 0) return false;
+  AWC_RETURN_IF_ERROR(DropStrayRootRefs(conn, snap.tenant_id).status());
   JsonObject data;
   data.Str("reason", reason);
   AWC_RETURN_IF_ERROR(RecordAudit(conn, snap.tenant_id, "snapshot.released",

@@ -28,6 +28,7 @@ struct Snapshot {
   SnapshotState state = SnapshotState::kValidating;
   bool pinned = false;
   double age_secs = 0;  // now - created_at, database clock
+  bool holds_refs = false;  // its closure is in the DAG (catalog/dag.h)
 };
 
 Result<std::optional<Snapshot>> LoadSnapshot(db::PgConn& conn, int64_t id);
@@ -37,19 +38,34 @@ Result<int64_t> InsertSnapshot(db::PgConn& conn, const std::string& tenant,
                                std::optional<int64_t> workspace_id,
                                const std::string& root_digest);
 
-// VALIDATING -> READY with the closure rows, counts and inventory rows for
-// every closure object. Returns false (nothing changed) when the snapshot
-// is no longer VALIDATING. kTransient when a closure object is being
-// deleted by GC right now (retry after GC has finished with it).
-Result<bool> CommitValidated(db::PgConn& conn, const Snapshot& snap,
-                             const cas::ClosureReport& report);
+// What CommitValidated did.
+struct ValidatedCommit {
+  bool applied = false;  // false: no longer VALIDATING, nothing changed
+  // kDepthExceeded or kTooManyObjects when the closure, with what the walk
+  // took on trust, breaks a limit: nothing committed, the snapshot fails.
+  cas::Verdict verdict = cas::Verdict::kOk;
+  std::string detail;
+  int64_t objects = 0;  // the whole closure's
+  int64_t bytes = 0;
+};
+
+// VALIDATING -> READY, under the tenant's DAG lock (catalog/dag.h): the
+// manifests the walk read recorded, inventory rows for the objects it read,
+// the root's reference given (holds_refs), the closure's counts and the
+// audit event. kTransient, nothing committed, when a closure object is
+// being deleted by GC or was found damaged, or what the walk trusted no
+// longer holds (the job retries and walks again).
+Result<ValidatedCommit> CommitValidated(db::PgConn& conn, const Snapshot& snap,
+                                        const cas::ClosureReport& report,
+                                        const cas::ClosureLimits& limits);
 
 // VALIDATING -> FAILED with failure = {"code", "digest", "detail"}.
 Result<bool> CommitValidationFailed(db::PgConn& conn, const Snapshot& snap,
                                     const cas::ClosureReport& report);
 
-// One page of a snapshot's closure, digests after `after` in order, with
-// their inventory sizes (nullopt when the inventory has no row).
+// One page of the closure rows recorded before the DAG (awc.legacy_closures),
+// digests after `after` in order, with their inventory sizes (nullopt when
+// the inventory has no row).
 struct ClosurePageEntry {
   std::string digest;
   std::optional<uint64_t> size;
@@ -65,10 +81,15 @@ Result<bool> CommitScrubClean(db::PgConn& conn, const Snapshot& snap,
                               int64_t objects, int64_t bytes);
 
 // READY -> DEGRADED: the bad digests recorded in failure, the whole closure
-// pinned in gc_pins, the audit event.
+// pinned in gc_pins, the audit event. Under the tenant's DAG lock, the bad
+// objects and every manifest above them are marked damaged (never trusted
+// again), and every other READY snapshot whose root reaches one becomes
+// DEGRADED the same way (failure.found_by names this snapshot); their ids
+// go to `also_degraded`.
 Result<bool> CommitScrubDegraded(db::PgConn& conn, const Snapshot& snap,
                                  const std::vector<cas::BadObject>& bad,
-                                 int64_t objects, int64_t bytes);
+                                 int64_t objects, int64_t bytes,
+                                 std::vector<int64_t>* also_degraded);
 
 // What retention decides from, for one READY snapshot.
 struct RetentionFacts {

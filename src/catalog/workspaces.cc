@@ -2,6 +2,7 @@
 
 #include "catalog/audit.h"
 #include "catalog/catalog_sql.h"
+#include "catalog/dag.h"
 #include "common/json.h"
 
 namespace awc::catalog {
@@ -43,9 +44,11 @@ Result<WorkspaceStep> AdvanceWorkspace(db::PgConn& conn, int64_t id,
       event = "workspace.renewed";
     } else if (expiring && grace_over) {
       AWC_RETURN_IF_ERROR(conn.ExecCached(sql::kSetExpired, {wid}).status());
+      AWC_RETURN_IF_ERROR(LockTenantDag(conn, tenant));
       AWC_ASSIGN_OR_RETURN(
           db::PgResult rel,
           conn.ExecCached(sql::kReleaseWorkspaceSnapshots, {wid}));
+      AWC_RETURN_IF_ERROR(DropStrayRootRefs(conn, tenant).status());
       step.released = rel.rows();
       step.to = WorkspaceState::kExpired;
       event = "workspace.expired";

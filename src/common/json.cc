@@ -123,6 +123,14 @@ JsonObject& JsonObject::Strs(const char* key,
   return *this;
 }
 
+JsonObject& JsonObject::Ints(const char* key,
+                             const std::vector<int64_t>& values) {
+  json_t* arr = json_array();
+  for (int64_t v : values) json_array_append_new(arr, json_integer(v));
+  json_object_set_new(obj_, key, arr);
+  return *this;
+}
+
 JsonObject& JsonObject::Obj(const char* key, const JsonObject& value) {
   json_object_set_new(obj_, key, json_deep_copy(value.obj_));
   return *this;

@@ -48,6 +48,7 @@ class JsonObject {
   JsonObject& Bool(const char* key, bool value);
   JsonObject& Null(const char* key);
   JsonObject& Strs(const char* key, const std::vector<std::string>& values);
+  JsonObject& Ints(const char* key, const std::vector<int64_t>& values);
   // Embeds a copy of another object.
   JsonObject& Obj(const char* key, const JsonObject& value);
 

@@ -97,6 +97,16 @@ std::string ArrayLiteral(const std::vector<uint64_t>& values) {
   return ArrayLiteral(text);
 }
 
+std::string ArrayLiteral(const std::vector<bool>& values) {
+  std::string out = "{";
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (i > 0) out += ',';
+    out += values[i] ? 't' : 'f';
+  }
+  out += '}';
+  return out;
+}
+
 PgResult& PgResult::operator=(PgResult&& other) noexcept {
   if (this != &other) {
     if (res_ != nullptr) PQclear(res_);

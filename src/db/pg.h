@@ -277,6 +277,8 @@ auto InTransactionResult(PgConn& conn, Fn&& body) -> decltype(body()) {
 std::string ArrayLiteral(const std::vector<std::string>& values);
 // The same for numbers (bigint[]).
 std::string ArrayLiteral(const std::vector<uint64_t>& values);
+// The same for booleans (boolean[]).
+std::string ArrayLiteral(const std::vector<bool>& values);
 
 // One line, secrets scrubbed: the form every libpq message takes in a Status.
 std::string CleanMessage(const char* libpq_message);

@@ -17,21 +17,45 @@ namespace awc::gc::sql {
 // The states whose snapshots keep their objects alive.
 #define AWC_GC_LIVE_STATES "('VALIDATING', 'READY', 'DEGRADED')"
 
-// "Digest column `d` is not live for tenant $1", as three NOT EXISTS at the
-// top of a WHERE clause: PostgreSQL turns each into an anti-join (hash or
-// merge) over the whole tenant, where one NOT (a OR b OR c) would run the
-// closure probe once per object. The canary negates it for its handful of
-// deleted digests. This fragment is the one definition of liveness: the
-// plan, the re-check under row locks and the canary all splice it in (a
+// "Object row `o`, of digest column `d`, is not live for tenant $1": no
+// references (awc.objects.refs: from the roots of READY and DEGRADED
+// snapshots and the entries of referenced manifests, docs/store.md,
+// "Shared content"), in no closure recorded before the DAG
+// (awc.legacy_closures) of a live snapshot, not the root of a live
+// snapshot (a VALIDATING one has no references yet), not pinned. The
+// NOT EXISTS stand at the top of a WHERE clause: PostgreSQL turns each into
+// an anti-join (hash or merge) over the whole tenant, where one
+// NOT (a OR b OR c) would run the probe once per object. References change
+// only under the tenant's DAG lock, which the mark takes, so `refs = 0`
+// read there stays true until the mark commits. This fragment is the one
+// definition of liveness for the plan and the re-check under row locks (a
 // macro, because only literals concatenate at compile time).
 // clang-format off
-#define AWC_GC_NOT_LIVE(d)                                                   \
-  "NOT EXISTS (SELECT 1 FROM awc.snapshot_objects so JOIN awc.snapshots s "  \
-  "ON s.id = so.snapshot_id WHERE so.digest = " d " AND s.tenant_id = $1 "   \
-  "AND s.state IN " AWC_GC_LIVE_STATES ") AND NOT EXISTS (SELECT 1 FROM "    \
-  "awc.snapshots s WHERE s.tenant_id = $1 AND s.root_digest = " d " AND "    \
-  "s.state IN " AWC_GC_LIVE_STATES ") AND NOT EXISTS (SELECT 1 FROM "        \
-  "awc.gc_pins p WHERE p.tenant_id = $1 AND p.digest = " d ")"
+#define AWC_GC_UNREFERENCED(o, d)                                            \
+  o ".refs = 0 AND NOT EXISTS (SELECT 1 FROM awc.legacy_closures so JOIN "   \
+  "awc.snapshots s ON s.id = so.snapshot_id WHERE so.digest = " d " AND "    \
+  "s.tenant_id = $1 AND s.state IN " AWC_GC_LIVE_STATES ") AND NOT EXISTS "  \
+  "(SELECT 1 FROM awc.snapshots s WHERE s.tenant_id = $1 AND "               \
+  "s.root_digest = " d " AND s.state IN " AWC_GC_LIVE_STATES ") AND NOT "    \
+  "EXISTS (SELECT 1 FROM awc.gc_pins p WHERE p.tenant_id = $1 AND "          \
+  "p.digest = " d ")"
+
+// The canary's question for a digest `d` whose row GC removed: is it live
+// now by evidence other than its own counter? A referenced manifest whose
+// recorded entries name it, a referenced row of the same digest (uploaded
+// again since), a closure row from before the DAG, a live root, a pin.
+#define AWC_GC_LIVE_NOW(d)                                                   \
+  "EXISTS (SELECT 1 FROM awc.object_edges e JOIN awc.objects p ON "          \
+  "p.tenant_id = $1 AND p.digest = 'sha256:' || encode(e.parent, 'hex') "    \
+  "WHERE e.tenant_id = $1 AND e.child = decode(substr(" d ", 8), 'hex') "    \
+  "AND p.refs > 0 AND p.manifest_entries) OR EXISTS (SELECT 1 FROM "         \
+  "awc.objects x WHERE x.tenant_id = $1 AND x.digest = " d " AND "           \
+  "x.refs > 0) OR EXISTS (SELECT 1 FROM awc.legacy_closures so JOIN "        \
+  "awc.snapshots s ON s.id = so.snapshot_id WHERE so.digest = " d " AND "    \
+  "s.tenant_id = $1 AND s.state IN " AWC_GC_LIVE_STATES ") OR EXISTS "       \
+  "(SELECT 1 FROM awc.snapshots s WHERE s.tenant_id = $1 AND "               \
+  "s.root_digest = " d " AND s.state IN " AWC_GC_LIVE_STATES ") OR EXISTS "  \
+  "(SELECT 1 FROM awc.gc_pins p WHERE p.tenant_id = $1 AND p.digest = " d ")"
 // clang-format on
 
 // $1 tenant, $2 holder, $3 TTL seconds. Returns a row when the lock is
@@ -120,7 +144,7 @@ SELECT o.digest, o.size,
  WHERE o.tenant_id = $1 AND o.state = 'LIVE'
    AND greatest(o.created_at, o.last_seen_at)
        < now() - make_interval(secs => $2::float8)
-   AND )sql" AWC_GC_NOT_LIVE("o.digest") R"sql(
+   AND )sql" AWC_GC_UNREFERENCED("o", "o.digest") R"sql(
 )sql";
 
 // $1 tenant, $2 epoch, $3 candidates' digests (text[], deletion order),
@@ -156,7 +180,7 @@ marked AS (
      AND o.state = 'LIVE'
      AND greatest(o.created_at, o.last_seen_at)
          < now() - make_interval(secs => $2::float8)
-     AND )sql" AWC_GC_NOT_LIVE("o.digest") R"sql(
+     AND )sql" AWC_GC_UNREFERENCED("o", "o.digest") R"sql(
   RETURNING o.digest)
 UPDATE awc.gc_candidates c
    SET state = CASE WHEN c.digest IN (SELECT digest FROM marked)
@@ -174,7 +198,8 @@ SELECT digest, size FROM awc.gc_candidates
 )sql";
 
 // $1 tenant, $2 epoch, $3 first seq, $4 last seq. After the store delete:
-// rows removed, candidates DELETED. Returns the count and bytes.
+// rows removed with the recorded entries of deleted manifests, candidates
+// DELETED. Returns the count and bytes.
 inline constexpr const char* kFinishBatch = R"sql(
 WITH done AS (
   UPDATE awc.gc_candidates SET state = 'DELETED'
@@ -184,6 +209,10 @@ gone AS (
   DELETE FROM awc.objects o USING done
    WHERE o.tenant_id = $1 AND o.digest = done.digest
      AND o.state = 'DELETING'
+  RETURNING 1),
+entries AS (
+  DELETE FROM awc.object_edges e USING done
+   WHERE e.tenant_id = $1 AND e.parent = decode(substr(done.digest, 8), 'hex')
   RETURNING 1)
 SELECT count(*), coalesce(sum(size), 0), (SELECT count(*) FROM gone)
   FROM done
@@ -201,7 +230,7 @@ UPDATE awc.gc_epochs
 inline constexpr const char* kCanaryViolation = R"sql(
 SELECT c.digest FROM awc.gc_candidates c
  WHERE c.epoch_id = $2 AND c.state = 'DELETED'
-   AND NOT ()sql" AWC_GC_NOT_LIVE("c.digest") R"sql()
+   AND ()sql" AWC_GC_LIVE_NOW("c.digest") R"sql()
  LIMIT 1
 )sql";
 
@@ -251,7 +280,8 @@ SELECT e.tenant_id, e.id, e.state, e.dry_run, e.planned_count,
  ORDER BY t.id
 )sql";
 
-#undef AWC_GC_NOT_LIVE
+#undef AWC_GC_UNREFERENCED
+#undef AWC_GC_LIVE_NOW
 #undef AWC_GC_LIVE_STATES
 
 }  // namespace awc::gc::sql

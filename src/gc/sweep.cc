@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "catalog/audit.h"
+#include "catalog/dag.h"
 #include "common/json.h"
 #include "common/numbers.h"
 #include "gc/eligible_tally.h"
@@ -118,6 +119,12 @@ class Sweep {
     }
     std::string grace = S(opt_.grace_secs);
     bool final_verdict = false;
+    // Snapshots released or deleted behind the worker's back give their
+    // references back first, so their objects can be planned.
+    AWC_RETURN_IF_ERROR(db::InTransaction(conn_, [&]() -> Status {
+      AWC_RETURN_IF_ERROR(catalog::LockTenantDag(conn_, tenant_));
+      return catalog::DropStrayRootRefs(conn_, tenant_).status();
+    }));
     AWC_RETURN_IF_ERROR(db::InTransaction(conn_, [&]() -> Status {
       AWC_ASSIGN_OR_RETURN(db::PgResult old,
                            conn_.Exec(sql::kOldValidating, {tenant_, grace}));
@@ -210,6 +217,9 @@ class Sweep {
     int64_t kept = 0;
     AWC_RETURN_IF_ERROR(db::InTransaction(conn_, [&]() -> Status {
       AWC_RETURN_IF_ERROR(RenewLock());
+      // No reference changes while the batch is re-checked and marked
+      // (docs/gc.md, "GC safety", step 3).
+      AWC_RETURN_IF_ERROR(catalog::LockTenantDag(conn_, tenant_));
       // A VALIDATING snapshot that aged past the grace since planning makes
       // every old object suspect: stop here, keep the rest.
       AWC_ASSIGN_OR_RETURN(

@@ -32,7 +32,7 @@ struct Builtin {
 // is deduced from the decoder.
 constexpr std::tuple kBuiltins{
     Builtin{kSnapshotValidateKind, DecodeSnapshotPayload, ValidateSnapshot},
-    Builtin{kSnapshotScrubKind, DecodeSnapshotPayload, ScrubSnapshot},
+    Builtin{kSnapshotScrubKind, DecodeScrubPayload, ScrubSnapshot},
     Builtin{kWorkspaceExpireKind, DecodeWorkspacePayload, ExpireWorkspace},
     Builtin{kSnapshotRetainKind, DecodeSnapshotPayload, RetainSnapshot},
     Builtin{kGcSweepKind, DecodeTenantPayload, SweepTenant},

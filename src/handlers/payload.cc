@@ -91,6 +91,15 @@ Result<SnapshotPayload> DecodeSnapshotPayload(const json_t* payload) {
   return SnapshotPayload{id};
 }
 
+Result<ScrubPayload> DecodeScrubPayload(const json_t* payload) {
+  PayloadReader r(payload);
+  AWC_RETURN_IF_ERROR(r.ExpectObject({"snapshot_id", "reverify_after_secs"}));
+  AWC_ASSIGN_OR_RETURN(int64_t id, r.Int("snapshot_id", 1));
+  AWC_ASSIGN_OR_RETURN(int64_t after,
+                       r.OptionalInt("reverify_after_secs", 0, 0));
+  return ScrubPayload{id, after};
+}
+
 Result<WorkspacePayload> DecodeWorkspacePayload(const json_t* payload) {
   PayloadReader r(payload);
   AWC_RETURN_IF_ERROR(r.ExpectObject({"workspace_id"}));

@@ -46,6 +46,12 @@ class PayloadReader {
 struct SnapshotPayload {
   int64_t snapshot_id;
 };
+// snapshot_scrub: objects verified less than reverify_after_secs ago are
+// not read again (0: read every object).
+struct ScrubPayload {
+  int64_t snapshot_id;
+  int64_t reverify_after_secs = 0;
+};
 struct WorkspacePayload {
   int64_t workspace_id;
 };
@@ -54,6 +60,7 @@ struct TenantPayload {
 };
 
 Result<SnapshotPayload> DecodeSnapshotPayload(const json_t* payload);
+Result<ScrubPayload> DecodeScrubPayload(const json_t* payload);
 Result<WorkspacePayload> DecodeWorkspacePayload(const json_t* payload);
 Result<TenantPayload> DecodeTenantPayload(const json_t* payload);
 

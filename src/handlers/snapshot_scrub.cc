@@ -1,14 +1,17 @@
 #include "handlers/snapshot_scrub.h"
 
+#include <memory>
 #include <string>
 #include <variant>
 #include <vector>
 
 #include "cas/closure.h"
+#include "catalog/dag.h"
 #include "catalog/snapshot_verdict.h"
 #include "catalog/snapshots.h"
 #include "catalog/states.h"
 #include "common/json.h"
+#include "digest/ids.h"
 #include "handlers/outcomes.h"
 #include "obs/log.h"
 #include "obs/metrics.h"
@@ -22,10 +25,73 @@ struct ScrubTally {
   std::vector<cas::BadObject> bad;
   int64_t objects = 0;
   int64_t bytes = 0;
+  int64_t read = 0;
+  int64_t fresh = 0;  // verified recently enough: not read again
 };
 
-// Re-verifies the recorded closure page by page (memory stays bounded
-// whatever the closure's size).
+// Verifies `targets`, adding to the tally; returns the good ones' digests.
+Result<std::vector<std::string>> VerifyPage(
+    JobContext& ctx, const catalog::Snapshot& snap,
+    const std::vector<cas::VerifyTarget>& targets, ScrubTally* tally) {
+  AWC_ASSIGN_OR_RETURN(
+      std::vector<cas::BadObject> bad,
+      cas::VerifyObjects(ctx.store(), snap.tenant_id, targets,
+                         [&ctx] { return ctx.Checkpoint(); }));
+  tally->read += static_cast<int64_t>(targets.size());
+  std::vector<std::string> good;
+  size_t next_bad = 0;  // bad comes back in target order
+  for (const cas::VerifyTarget& t : targets) {
+    if (next_bad < bad.size() && bad[next_bad].digest == t.digest) {
+      ++next_bad;
+    } else {
+      good.push_back(t.digest);
+    }
+  }
+  tally->bad.insert(tally->bad.end(), bad.begin(), bad.end());
+  return good;
+}
+
+// A snapshot recorded as a DAG: its closure comes from the recorded
+// entries, spooled so memory stays bounded, and the objects verified
+// within `reverify_after_secs` (by this cycle's scrub of a snapshot that
+// shares them, or by a validation) are not read again.
+Status ScrubRecordedDag(JobContext& ctx, const catalog::Snapshot& snap,
+                        int64_t reverify_after_secs, ScrubTally* tally) {
+  auto files = std::make_shared<cas::SpillFiles>(ctx.options().closure.spill);
+  auto stale = std::make_shared<cas::Spool<cas::ClosureObject>>(
+      files.get(), ctx.options().closure.spill.memory_bytes);
+  AWC_RETURN_IF_ERROR(catalog::ForEachRecordedObject(
+      ctx.db(), snap.tenant_id, snap.root_digest, reverify_after_secs,
+      [&](const catalog::RecordedObject& o) -> Status {
+        ++tally->objects;
+        tally->bytes += static_cast<int64_t>(o.size);
+        if (o.fresh) {
+          ++tally->fresh;
+          return Status::OK();
+        }
+        cas::ClosureObject c;
+        if (!digest::ParseDigest(o.digest, &c.sha256)) {
+          return Status::Internal("recorded digest " + o.digest);
+        }
+        c.size = o.size;
+        return stale->Append(c);
+      }));
+  AWC_RETURN_IF_ERROR(stale->Finish());
+  cas::Spooled<cas::ClosureObject> list(files, stale);
+  return list.ForEachBatch(
+      kPage, [&](const std::vector<cas::ClosureObject>& batch) -> Status {
+        std::vector<cas::VerifyTarget> targets;
+        for (const cas::ClosureObject& c : batch) {
+          targets.push_back({c.digest(), c.size});
+        }
+        AWC_ASSIGN_OR_RETURN(std::vector<std::string> good,
+                             VerifyPage(ctx, snap, targets, tally));
+        return catalog::MarkVerified(ctx.db(), snap.tenant_id, good);
+      });
+}
+
+// Closure rows from before the DAG (awc.legacy_closures), page by page
+// (memory stays bounded whatever the closure's size).
 Status ScrubRecordedClosure(JobContext& ctx, const catalog::Snapshot& snap,
                             ScrubTally* tally) {
   std::string after;
@@ -38,11 +104,7 @@ Status ScrubRecordedClosure(JobContext& ctx, const catalog::Snapshot& snap,
       targets.push_back({e.digest, e.size});
       tally->bytes += static_cast<int64_t>(e.size.value_or(0));
     }
-    AWC_ASSIGN_OR_RETURN(
-        std::vector<cas::BadObject> bad,
-        cas::VerifyObjects(ctx.store(), snap.tenant_id, targets,
-                           [&ctx] { return ctx.Checkpoint(); }));
-    tally->bad.insert(tally->bad.end(), bad.begin(), bad.end());
+    AWC_RETURN_IF_ERROR(VerifyPage(ctx, snap, targets, tally).status());
     tally->objects += static_cast<int64_t>(page.size());
     after = page.back().digest;
   }
@@ -52,12 +114,17 @@ Status ScrubRecordedClosure(JobContext& ctx, const catalog::Snapshot& snap,
 // snapshot and how many of its objects are bad (the digests are in the
 // snapshot's failure).
 void ReportVerdict(JobContext& ctx, const catalog::Snapshot& snap,
-                   const ScrubTally& tally) {
+                   const ScrubTally& tally,
+                   const std::vector<int64_t>& also_degraded) {
   if (tally.bad.empty()) {
     ctx.metrics().CountSnapshotVerdict(catalog::SnapshotVerdict::kScrubClean);
     return;
   }
   ctx.metrics().CountSnapshotVerdict(catalog::SnapshotVerdict::kScrubDegraded);
+  for (size_t i = 0; i < also_degraded.size(); ++i) {
+    ctx.metrics().CountSnapshotVerdict(
+        catalog::SnapshotVerdict::kScrubDegraded);
+  }
   obs::Warn("job_" + std::to_string(ctx.job().id),
             "snapshot degraded: scrub found bad objects")
       .Int("snapshot_id", snap.id)
@@ -65,18 +132,21 @@ void ReportVerdict(JobContext& ctx, const catalog::Snapshot& snap,
       .Int("bad_objects", static_cast<int64_t>(tally.bad.size()))
       .Int("objects", tally.objects)
       .Str("first_bad", tally.bad.front().digest)
+      .Int("also_degraded", static_cast<int64_t>(also_degraded.size()))
       .Emit();
 }
 
 }  // namespace
 
-queue::Outcome ScrubSnapshot(JobContext& ctx, const SnapshotPayload& p) {
+queue::Outcome ScrubSnapshot(JobContext& ctx, const ScrubPayload& p) {
   auto subject =
       LoadSnapshotIn(ctx, p.snapshot_id, {catalog::SnapshotState::kReady});
   if (auto* done = std::get_if<queue::Outcome>(&subject)) return *done;
   const catalog::Snapshot& snap = std::get<catalog::Snapshot>(subject);
   ScrubTally tally;
-  Status s = ScrubRecordedClosure(ctx, snap, &tally);
+  Status s = snap.holds_refs ? ScrubRecordedDag(ctx, snap,
+                                                p.reverify_after_secs, &tally)
+                             : ScrubRecordedClosure(ctx, snap, &tally);
   if (!s.ok()) return RetryOn(s);
   if (tally.objects == 0) {
     // READY without recorded closure rows (set READY by someone else than
@@ -86,25 +156,31 @@ queue::Outcome ScrubSnapshot(JobContext& ctx, const SnapshotPayload& p) {
         [&ctx] { return ctx.Checkpoint(); });
     if (!walk.ok()) return RetryOn(walk.status());
     tally.objects = static_cast<int64_t>(walk->objects.size());
+    tally.read = static_cast<int64_t>(walk->reads);
     tally.bytes = static_cast<int64_t>(walk->bytes);
     if (walk->verdict != cas::Verdict::kOk) {
       tally.bad.push_back({walk->digest, walk->verdict});
     }
   }
+  std::vector<int64_t> also_degraded;
   Result<bool> applied =
       tally.bad.empty()
           ? catalog::CommitScrubClean(ctx.db(), snap, tally.objects,
                                       tally.bytes)
           : catalog::CommitScrubDegraded(ctx.db(), snap, tally.bad,
-                                         tally.objects, tally.bytes);
+                                         tally.objects, tally.bytes,
+                                         &also_degraded);
   if (!applied.ok()) return RetryOn(applied.status());
   if (!*applied) return Skipped("changed during scrub");
-  ReportVerdict(ctx, snap, tally);
+  ReportVerdict(ctx, snap, tally, also_degraded);
   JsonObject result;
   result.Str("verdict", tally.bad.empty() ? "clean" : "degraded")
       .Int("objects", tally.objects)
       .Int("bytes", tally.bytes)
-      .Int("bad", static_cast<int64_t>(tally.bad.size()));
+      .Int("read", tally.read)
+      .Int("fresh", tally.fresh)
+      .Int("bad", static_cast<int64_t>(tally.bad.size()))
+      .Ints("also_degraded", also_degraded);
   return queue::Outcome::Complete(result.Dump());
 }
 

@@ -13,7 +13,7 @@ namespace awc::handlers {
 // The kind's name in awc.jobs.kind.
 inline constexpr const char* kSnapshotScrubKind = "snapshot_scrub";
 
-queue::Outcome ScrubSnapshot(JobContext& ctx, const SnapshotPayload& p);
+queue::Outcome ScrubSnapshot(JobContext& ctx, const ScrubPayload& p);
 
 }  // namespace awc::handlers
 

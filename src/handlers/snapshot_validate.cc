@@ -2,8 +2,10 @@
 
 #include <string>
 #include <variant>
+#include <vector>
 
 #include "cas/closure.h"
+#include "catalog/dag.h"
 #include "catalog/snapshot_verdict.h"
 #include "catalog/snapshots.h"
 #include "catalog/states.h"
@@ -19,15 +21,38 @@ queue::Outcome ValidateSnapshot(JobContext& ctx, const SnapshotPayload& p) {
   if (auto* done = std::get_if<queue::Outcome>(&subject)) return *done;
   const catalog::Snapshot& snap = std::get<catalog::Snapshot>(subject);
   JsonObject result;
+  // Subtrees that READY snapshots of the tenant already hold are taken on
+  // trust, not read again (docs/store.md, "Shared content").
   Result<cas::ClosureReport> report = cas::WalkClosure(
       ctx.store(), snap.tenant_id, snap.root_digest, ctx.options().closure,
-      [&ctx] { return ctx.Checkpoint(); });
+      [&ctx] { return ctx.Checkpoint(); },
+      [&ctx, &snap](const std::vector<cas::ClosureObject>& objects) {
+        return catalog::Trustable(ctx.db(), snap.tenant_id, objects);
+      });
   if (!report.ok()) return RetryOn(report.status());
 
-  Result<bool> applied =
-      report->verdict == cas::Verdict::kOk
-          ? catalog::CommitValidated(ctx.db(), snap, *report)
-          : catalog::CommitValidationFailed(ctx.db(), snap, *report);
+  int64_t objects = static_cast<int64_t>(report->objects.size());
+  int64_t bytes = static_cast<int64_t>(report->bytes);
+  Result<bool> applied = false;
+  if (report->verdict == cas::Verdict::kOk) {
+    Result<catalog::ValidatedCommit> commit = catalog::CommitValidated(
+        ctx.db(), snap, *report, ctx.options().closure);
+    if (!commit.ok()) return RetryOn(commit.status());
+    if (commit->verdict != cas::Verdict::kOk) {
+      // What the walk trusted breaks a limit: the snapshot fails as a
+      // full walk would have failed it.
+      report->verdict = commit->verdict;
+      report->digest = snap.root_digest;
+      report->detail = commit->detail;
+    } else {
+      applied = commit->applied;
+      objects = commit->objects;
+      bytes = commit->bytes;
+    }
+  }
+  if (report->verdict != cas::Verdict::kOk) {
+    applied = catalog::CommitValidationFailed(ctx.db(), snap, *report);
+  }
   if (!applied.ok()) return RetryOn(applied.status());
   if (!*applied) {
     // Another run decided first: skipped, with the state it left (wanting
@@ -40,8 +65,10 @@ queue::Outcome ValidateSnapshot(JobContext& ctx, const SnapshotPayload& p) {
           : catalog::SnapshotVerdict::kValidateFailed);
   if (report->verdict == cas::Verdict::kOk) {
     result.Str("verdict", "ready")
-        .Int("objects", static_cast<int64_t>(report->objects.size()))
-        .Int("bytes", static_cast<int64_t>(report->bytes));
+        .Int("objects", objects)
+        .Int("bytes", bytes)
+        .Int("read", static_cast<int64_t>(report->reads))
+        .Int("trusted", static_cast<int64_t>(report->trusted));
   } else {
     result.Str("verdict", "failed")
         .Str("code", cas::VerdictCode(report->verdict))

@@ -167,15 +167,16 @@ inline constexpr const char* kLockTimeout = "lock_timeout";
 
 // The tail of a snapshot planner: one `kind` job per snapshot id of `due`,
 // deduplicated per snapshot; returns (due, enqueued).
-#define AWC_ENQUEUE_DUE_SNAPSHOTS(kind)                  \
+#define AWC_ENQUEUE_DUE_SNAPSHOTS_WITH(kind, payload)    \
   "ins AS (\n"                                           \
   "  INSERT INTO awc.jobs (kind, payload, dedupe_key)\n" \
-  "  SELECT '" kind                                      \
-  "', jsonb_build_object('snapshot_id', id),\n"          \
+  "  SELECT '" kind "', " payload ",\n"                  \
   "         'snapshot:' || id\n"                         \
   "    FROM due\n" AWC_DEDUPE_CONFLICT                   \
   "\n  RETURNING 1)\n"                                   \
   "SELECT (SELECT count(*) FROM due), (SELECT count(*) FROM ins)\n"
+#define AWC_ENQUEUE_DUE_SNAPSHOTS(kind) \
+  AWC_ENQUEUE_DUE_SNAPSHOTS_WITH(kind, "jsonb_build_object('snapshot_id', id)")
 
 // gc: one gc_sweep per tenant that has objects.
 inline constexpr const char* kPlanGc =
@@ -269,7 +270,9 @@ due AS (
 
 // scrub: $1 interval seconds (AWC_SCRUB_INTERVAL_SECS), $2 limit
 // (AWC_SCRUB_MAX_PER_RUN). READY snapshots last verified (scrubbed, else
-// validated) before the interval, oldest first.
+// validated) before the interval, oldest first; each job skips the objects
+// verified within the interval (shared with a snapshot scrubbed or
+// validated since), so a cycle reads each object once.
 inline constexpr const char* kPlanScrub =
     R"sql(
 WITH due AS (
@@ -279,7 +282,10 @@ WITH due AS (
          < now() - make_interval(secs => $1::float8)
    ORDER BY coalesce(scrubbed_at, validated_at, created_at), id
    LIMIT $2),
-)sql" AWC_ENQUEUE_DUE_SNAPSHOTS("snapshot_scrub");
+)sql" AWC_ENQUEUE_DUE_SNAPSHOTS_WITH(
+        "snapshot_scrub",
+        "jsonb_build_object('snapshot_id', id, 'reverify_after_secs', "
+        "($1::float8)::bigint)");
 
 // validate: $1 minimum age in seconds, $2 limit. VALIDATING snapshots older
 // than that with no PENDING or RUNNING validation job, whoever enqueued it

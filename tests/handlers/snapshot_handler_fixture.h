@@ -73,8 +73,9 @@ class HandlerTest : public ::testing::Test {
   queue::Outcome Validate(int64_t id) {
     return handlers::ValidateSnapshot(*ctx_, SnapshotPayload{id});
   }
-  queue::Outcome Scrub(int64_t id) {
-    return handlers::ScrubSnapshot(*ctx_, SnapshotPayload{id});
+  queue::Outcome Scrub(int64_t id, int64_t reverify_after_secs = 0) {
+    return handlers::ScrubSnapshot(*ctx_,
+                                   handlers::ScrubPayload{id, reverify_after_secs});
   }
   void ExpectFailedWith(int64_t id, const char* code,
                         const std::string& digest) {

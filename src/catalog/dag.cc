@@ -1,0 +1,296 @@
+#include "catalog/dag.h"
+
+#include <map>
+#include <set>
+#include <utility>
+
+#include "catalog/dag_sql.h"
+#include "digest/ids.h"
+
+namespace awc::catalog {
+namespace {
+
+// Digests per statement: bounded parameters, and a level of a large
+// closure never sits in one array.
+constexpr size_t kChunk = 10000;
+
+std::string Hex(const digest::RawDigest& raw) {
+  return digest::FormatDigest(raw).substr(7);  // after "sha256:"
+}
+
+// One level of an AdjustRefs cascade: digests (a repeat per reference)
+// and whether each was reached through an entry naming a manifest.
+struct Level {
+  std::vector<std::string> digests;
+  std::vector<bool> as_manifest;
+};
+
+// Appends the recorded entries of `manifests` to `next`.
+Status AddEntriesOf(db::PgConn& conn, const std::string& tenant,
+                    const std::vector<std::string>& manifests, Level* next) {
+  for (size_t i = 0; i < manifests.size(); i += kChunk) {
+    std::vector<std::string> part(
+        manifests.begin() + static_cast<ptrdiff_t>(i),
+        manifests.begin() +
+            static_cast<ptrdiff_t>(std::min(manifests.size(), i + kChunk)));
+    AWC_ASSIGN_OR_RETURN(
+        db::PgResult r,
+        conn.ExecCached(sql::kEntriesOf, {tenant, db::ArrayLiteral(part)}));
+    for (int row = 0; row < r.rows(); ++row) {
+      next->digests.push_back(r.GetString(row, 0));
+      next->as_manifest.push_back(r.GetBool(row, 1));
+    }
+  }
+  return Status::OK();
+}
+
+// Applies one chunk of a level; appends to `crossed` the recorded
+// manifests that went 0 -> 1 (adding) or 1 -> 0 (dropping).
+Status ApplyChunk(db::PgConn& conn, const std::string& tenant,
+                  const std::vector<std::string>& digests,
+                  const std::vector<bool>& as_manifest, int delta,
+                  std::vector<std::string>* crossed) {
+  AWC_ASSIGN_OR_RETURN(
+      db::PgResult r,
+      conn.ExecCached(sql::kAdjustRefs,
+                      {tenant, db::ArrayLiteral(digests),
+                       std::to_string(delta), db::ArrayLiteral(as_manifest)}));
+  std::set<std::string> found;
+  for (int row = 0; row < r.rows(); ++row) {
+    std::string digest = r.GetString(row, 0);
+    bool deleting = r.Get(row, 1) != "LIVE";
+    bool damaged = r.GetBool(row, 2);
+    bool recorded = r.GetBool(row, 3);
+    int64_t before = r.GetInt(row, 4);
+    int64_t after = r.GetInt(row, 5);
+    bool reached_as_manifest = r.GetBool(row, 6);
+    if (delta > 0) {
+      if (deleting) {
+        return Status::Transient("object " + digest +
+                                 " is being deleted by GC");
+      }
+      if (damaged) {
+        return Status::Transient("object " + digest +
+                                 " was found damaged by a scrub");
+      }
+      if (before == 0 && reached_as_manifest && !recorded) {
+        return Status::Transient("manifest " + digest +
+                                 " has no recorded entries");
+      }
+    }
+    bool crossing = delta > 0 ? before == 0 : after == 0;
+    if (crossing && recorded) crossed->push_back(digest);
+    found.insert(std::move(digest));
+  }
+  if (delta > 0 && found.size() < std::set<std::string>(digests.begin(),
+                                                         digests.end())
+                                      .size()) {
+    for (const std::string& d : digests) {
+      if (found.count(d) == 0) {
+        return Status::Transient("object " + d + " has no inventory row");
+      }
+    }
+  }
+  return Status::OK();
+}
+
+Status Cascade(db::PgConn& conn, const std::string& tenant, Level level,
+               int delta) {
+  while (!level.digests.empty()) {
+    std::vector<std::string> crossed;
+    for (size_t i = 0; i < level.digests.size(); i += kChunk) {
+      size_t end = std::min(level.digests.size(), i + kChunk);
+      std::vector<std::string> part(
+          level.digests.begin() + static_cast<ptrdiff_t>(i),
+          level.digests.begin() + static_cast<ptrdiff_t>(end));
+      std::vector<bool> kinds(
+          level.as_manifest.begin() + static_cast<ptrdiff_t>(i),
+          level.as_manifest.begin() + static_cast<ptrdiff_t>(end));
+      AWC_RETURN_IF_ERROR(
+          ApplyChunk(conn, tenant, part, kinds, delta, &crossed));
+    }
+    Level next;
+    AWC_RETURN_IF_ERROR(AddEntriesOf(conn, tenant, crossed, &next));
+    level = std::move(next);
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+Status LockTenantDag(db::PgConn& conn, const std::string& tenant) {
+  return conn.ExecCached(sql::kLockTenantDag, {tenant}).status();
+}
+
+Result<std::vector<bool>> Trustable(
+    db::PgConn& conn, const std::string& tenant,
+    const std::vector<cas::ClosureObject>& objs) {
+  std::vector<std::string> digests;
+  digests.reserve(objs.size());
+  for (const cas::ClosureObject& o : objs) digests.push_back(o.digest());
+  AWC_ASSIGN_OR_RETURN(
+      db::PgResult r,
+      conn.ExecCached(sql::kTrustable, {tenant, db::ArrayLiteral(digests)}));
+  struct Row {
+    uint64_t size;
+    bool recorded;
+  };
+  std::map<std::string, Row> rows;
+  for (int i = 0; i < r.rows(); ++i) {
+    rows[r.GetString(i, 0)] = {static_cast<uint64_t>(r.GetInt(i, 1)),
+                               r.GetBool(i, 2)};
+  }
+  std::vector<bool> out(objs.size(), false);
+  for (size_t i = 0; i < objs.size(); ++i) {
+    auto it = rows.find(digests[i]);
+    if (it == rows.end()) continue;
+    // Size 0 on the root means "not declared".
+    bool size_ok = objs[i].size == it->second.size || objs[i].size == 0;
+    out[i] = size_ok && (!objs[i].is_manifest || it->second.recorded);
+  }
+  return out;
+}
+
+Result<bool> TrustStillHolds(db::PgConn& conn, const std::string& tenant,
+                             const cas::ClosureReport& report) {
+  if (report.trusted == 0) return true;
+  int64_t holding = 0, trusted = 0;
+  AWC_RETURN_IF_ERROR(report.objects.ForEachBatch(
+      kChunk, [&](const std::vector<cas::ClosureObject>& batch) -> Status {
+        std::vector<std::string> digests;
+        for (const cas::ClosureObject& o : batch) {
+          if (o.trusted) digests.push_back(o.digest());
+        }
+        if (digests.empty()) return Status::OK();
+        trusted += static_cast<int64_t>(digests.size());
+        AWC_ASSIGN_OR_RETURN(db::PgResult r,
+                             conn.ExecCached(sql::kCountTrustable,
+                                             {tenant, db::ArrayLiteral(digests)}));
+        holding += r.GetInt(0, 0);
+        return Status::OK();
+      }));
+  return holding == trusted;
+}
+
+Status RecordManifests(db::PgConn& conn, const std::string& tenant,
+                       const cas::ClosureReport& report) {
+  AWC_RETURN_IF_ERROR(report.edges.ForEachBatch(
+      kChunk, [&](const std::vector<cas::ClosureEdge>& batch) -> Status {
+        std::vector<std::string> parents, children;
+        std::vector<uint64_t> sizes;
+        std::vector<bool> kinds;
+        for (const cas::ClosureEdge& e : batch) {
+          parents.push_back(Hex(e.parent));
+          children.push_back(Hex(e.child));
+          sizes.push_back(e.child_size);
+          kinds.push_back(e.child_manifest);
+        }
+        return conn
+            .ExecCached(sql::kInsertEdges,
+                        {tenant, db::ArrayLiteral(parents),
+                         db::ArrayLiteral(children), db::ArrayLiteral(sizes),
+                         db::ArrayLiteral(kinds)})
+            .status();
+      }));
+  std::vector<std::string> owing;
+  AWC_RETURN_IF_ERROR(report.manifests_read.ForEachBatch(
+      kChunk, [&](const std::vector<digest::RawDigest>& batch) -> Status {
+        std::vector<std::string> digests;
+        for (const digest::RawDigest& d : batch) {
+          digests.push_back(digest::FormatDigest(d));
+        }
+        AWC_ASSIGN_OR_RETURN(
+            db::PgResult r,
+            conn.ExecCached(sql::kMarkManifestEntries,
+                            {tenant, db::ArrayLiteral(digests)}));
+        for (int i = 0; i < r.rows(); ++i) {
+          if (r.GetBool(i, 1)) owing.push_back(r.GetString(i, 0));
+        }
+        return Status::OK();
+      }));
+  // A manifest that was referenced before its entries were recorded (it
+  // was reached as a blob) owes them the reference it gives.
+  Level entries;
+  AWC_RETURN_IF_ERROR(AddEntriesOf(conn, tenant, owing, &entries));
+  return Cascade(conn, tenant, std::move(entries), +1);
+}
+
+Status AdjustRefs(db::PgConn& conn, const std::string& tenant,
+                  const std::vector<std::string>& digests, int delta) {
+  Level level;
+  level.digests = digests;
+  // A root is a manifest: it must have its entries recorded to gain a
+  // reference.
+  level.as_manifest.assign(digests.size(), true);
+  return Cascade(conn, tenant, std::move(level), delta);
+}
+
+Result<DagClosureStats> ClosureStatsOf(db::PgConn& conn,
+                                       const std::string& tenant,
+                                       const std::string& root) {
+  AWC_ASSIGN_OR_RETURN(db::PgResult r,
+                       conn.ExecCached(sql::kDagClosureStats, {tenant, root}));
+  DagClosureStats stats;
+  stats.objects = r.GetInt(0, 0);
+  stats.bytes = r.GetInt(0, 1);
+  stats.max_manifest_depth = static_cast<int>(r.GetInt(0, 2));
+  return stats;
+}
+
+Status ForEachRecordedObject(
+    db::PgConn& conn, const std::string& tenant, const std::string& root,
+    int64_t fresh_secs,
+    const std::function<Status(const RecordedObject&)>& fn) {
+  return conn.ExecEachRow(
+      sql::kDagClosure, {tenant, root, std::to_string(fresh_secs)},
+      [&](const db::PgResult& r) -> Status {
+        RecordedObject o;
+        o.digest = r.GetString(0, 0);
+        if (!r.IsNull(0, 1)) o.size = static_cast<uint64_t>(r.GetInt(0, 1));
+        o.fresh = r.GetBool(0, 2);
+        return fn(o);
+      });
+}
+
+Status MarkVerified(db::PgConn& conn, const std::string& tenant,
+                    const std::vector<std::string>& digests) {
+  if (digests.empty()) return Status::OK();
+  return conn.ExecCached(sql::kMarkVerified, {tenant, db::ArrayLiteral(digests)})
+      .status();
+}
+
+Status ClearDamaged(db::PgConn& conn, const std::string& tenant,
+                    const std::vector<std::string>& digests) {
+  if (digests.empty()) return Status::OK();
+  return conn.ExecCached(sql::kClearDamaged, {tenant, db::ArrayLiteral(digests)})
+      .status();
+}
+
+Result<int64_t> DropStrayRootRefs(db::PgConn& conn,
+                                  const std::string& tenant) {
+  std::vector<std::string> roots;
+  for (const char* stmt : {sql::kTakeStrayRootRefs, sql::kTakeDroppedRoots}) {
+    AWC_ASSIGN_OR_RETURN(db::PgResult r, conn.ExecCached(stmt, {tenant}));
+    for (int i = 0; i < r.rows(); ++i) roots.push_back(r.GetString(i, 0));
+  }
+  if (!roots.empty()) AWC_RETURN_IF_ERROR(AdjustRefs(conn, tenant, roots, -1));
+  return static_cast<int64_t>(roots.size());
+}
+
+Result<std::vector<DamagedSnapshot>> MarkDamaged(
+    db::PgConn& conn, const std::string& tenant,
+    const std::vector<std::string>& bad_digests) {
+  AWC_ASSIGN_OR_RETURN(
+      db::PgResult r,
+      conn.ExecCached(sql::kMarkDamaged,
+                      {tenant, db::ArrayLiteral(bad_digests)}));
+  std::vector<DamagedSnapshot> out;
+  for (int i = 0; i < r.rows(); ++i) {
+    int64_t id = r.GetInt(i, 0);
+    if (out.empty() || out.back().id != id) out.push_back({id, {}});
+    out.back().bad_digests.push_back(r.GetString(i, 1));
+  }
+  return out;
+}
+
+}  // namespace awc::catalog

@@ -1,0 +1,112 @@
+// The content DAG of a tenant as the catalog keeps it: each validated
+// manifest's entries, recorded once (awc.object_edges), and on each
+// inventory row the number of live references to it (awc.objects.refs).
+// The SQL is in dag_sql.h; the rules and why they keep GC safe are in
+// docs/store.md, "Shared content", and docs/gc.md, "GC safety".
+//
+// Contract:
+//  - A reference comes from the root of a snapshot that holds one
+//    (awc.snapshots.holds_refs: READY or DEGRADED through validation) or
+//    from an entry of a referenced manifest whose entries are recorded.
+//    Invariant: every entry of a referenced, recorded manifest names a LIVE,
+//    referenced row. References change only under LockTenantDag, and only
+//    on 0 <-> 1 does a change go on to a manifest's entries, so a change
+//    costs what it changes, not the closure.
+//  - AdjustRefs adding references fails with kTransient, changing nothing
+//    the caller commits, when it meets a row that is DELETING, damaged,
+//    missing, or a manifest without recorded entries that would become
+//    referenced: the caller's transaction rolls back and the job retries.
+//  - Trustable() says which objects a walk may take on trust: LIVE,
+//    referenced, not damaged, of the declared size, and a manifest only
+//    when its entries are recorded. By the invariant, everything under one
+//    is in the inventory, LIVE and was verified when it became referenced.
+#ifndef AWC_CATALOG_DAG_H_
+#define AWC_CATALOG_DAG_H_
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "cas/closure.h"
+#include "common/status.h"
+#include "db/pg.h"
+
+namespace awc::catalog {
+
+// Takes the tenant's DAG lock until the caller's transaction ends.
+Status LockTenantDag(db::PgConn& conn, const std::string& tenant);
+
+// For WalkClosure's trust: one answer per object (see the contract).
+Result<std::vector<bool>> Trustable(db::PgConn& conn, const std::string& tenant,
+                                    const std::vector<cas::ClosureObject>& objs);
+
+// Under the DAG lock: false when an object the walk took on trust is no
+// longer trustable (the walk must be done again).
+Result<bool> TrustStillHolds(db::PgConn& conn, const std::string& tenant,
+                             const cas::ClosureReport& report);
+
+// Under the DAG lock, in the caller's transaction: records the entries of
+// the manifests the walk read, marks those manifests recorded, and gives
+// the references an already referenced one owes its entries.
+Status RecordManifests(db::PgConn& conn, const std::string& tenant,
+                       const cas::ClosureReport& report);
+
+// Under the DAG lock: adds (+1) or drops (-1) one reference to each of
+// `digests` (repeats count), going on to a manifest's entries on 0 <-> 1.
+Status AdjustRefs(db::PgConn& conn, const std::string& tenant,
+                  const std::vector<std::string>& digests, int delta);
+
+struct DagClosureStats {
+  int64_t objects = 0;
+  int64_t bytes = 0;
+  int max_manifest_depth = 0;
+};
+// The closure under `root` from the recorded entries (after RecordManifests
+// for a root just validated).
+Result<DagClosureStats> ClosureStatsOf(db::PgConn& conn,
+                                       const std::string& tenant,
+                                       const std::string& root);
+
+// One object of a closure as its recorded entries give it, for a scrub.
+struct RecordedObject {
+  std::string digest;
+  uint64_t size = 0;
+  bool fresh = false;  // verified within the caller's window
+};
+// Calls `fn` with each object of the recorded closure under `root`, in
+// digest order, one row in memory at a time; `fresh_secs`: how recent a
+// verification makes an object fresh. An error of `fn` stops the calls.
+Status ForEachRecordedObject(
+    db::PgConn& conn, const std::string& tenant, const std::string& root,
+    int64_t fresh_secs,
+    const std::function<Status(const RecordedObject&)>& fn);
+
+// `digests` were just read and found good: verified now, not damaged.
+Status MarkVerified(db::PgConn& conn, const std::string& tenant,
+                    const std::vector<std::string>& digests);
+
+// Of `digests`, just read and found good by a validation, those marked
+// damaged are no longer (in the caller's transaction, under the DAG lock).
+Status ClearDamaged(db::PgConn& conn, const std::string& tenant,
+                    const std::vector<std::string>& digests);
+
+// Under the DAG lock: drops the root references of snapshots released or
+// deleted by someone else than the worker; returns how many.
+Result<int64_t> DropStrayRootRefs(db::PgConn& conn, const std::string& tenant);
+
+// A READY snapshot whose root reaches a bad object, and the bad digests it
+// reaches.
+struct DamagedSnapshot {
+  int64_t id = 0;
+  std::vector<std::string> bad_digests;
+};
+// Under the DAG lock: marks the bad objects and every manifest above them
+// damaged; returns the READY snapshots whose roots reach one.
+Result<std::vector<DamagedSnapshot>> MarkDamaged(
+    db::PgConn& conn, const std::string& tenant,
+    const std::vector<std::string>& bad_digests);
+
+}  // namespace awc::catalog
+
+#endif  // AWC_CATALOG_DAG_H_

@@ -1,0 +1,168 @@
+// Every SQL statement on the content DAG: the recorded manifest entries
+// (awc.object_edges) and the reference counts on the inventory
+// (awc.objects.refs, manifest_entries, damaged_at), in one place. What the
+// columns mean and why the rules keep GC safe: docs/store.md, "Shared
+// content", and docs/gc.md, "GC safety".
+//
+// Digests travel as text ("sha256:<hex>") in text[] parameters and are
+// stored as 32 raw bytes in awc.object_edges. Executed with
+// PgConn::ExecCached (prepared once per connection).
+#ifndef AWC_CATALOG_DAG_SQL_H_
+#define AWC_CATALOG_DAG_SQL_H_
+
+namespace awc::catalog::sql {
+
+// $1 tenant. Serialises, per tenant, every change of references, the
+// recording of damage and GC's marking of a batch, until the transaction
+// ends. ('awcd' and the tenant's hash: the two-key space, apart from the
+// one-key lock of the migrations.)
+inline constexpr const char* kLockTenantDag = R"sql(
+SELECT pg_advisory_xact_lock(1635214180, hashtext($1))
+)sql";
+
+// $1 tenant, $2 digests (text[]). (digest, size, manifest_entries) of
+// those a walk may trust: LIVE, referenced and not damaged.
+inline constexpr const char* kTrustable = R"sql(
+SELECT digest, size, manifest_entries FROM awc.objects
+ WHERE tenant_id = $1 AND digest = ANY($2::text[])
+   AND state = 'LIVE' AND refs > 0 AND damaged_at IS NULL
+)sql";
+
+// $1 tenant, $2 digests (text[]). How many of them are still trustable
+// (run under kLockTenantDag, after the walk).
+inline constexpr const char* kCountTrustable = R"sql(
+SELECT count(*) FROM awc.objects
+ WHERE tenant_id = $1 AND digest = ANY($2::text[])
+   AND state = 'LIVE' AND refs > 0 AND damaged_at IS NULL
+)sql";
+
+// $1 tenant, $2 parents, $3 children (hex text[]), $4 declared sizes
+// (bigint[]), $5 declared kinds (boolean[], true = manifest). A digest
+// named twice by one manifest is recorded once (as a manifest if either
+// entry says so).
+inline constexpr const char* kInsertEdges = R"sql(
+INSERT INTO awc.object_edges
+       (tenant_id, parent, child, child_size, child_manifest)
+SELECT $1, decode(u.p, 'hex'), decode(u.c, 'hex'), max(u.s), bool_or(u.m)
+  FROM unnest($2::text[], $3::text[], $4::bigint[], $5::boolean[])
+       AS u(p, c, s, m)
+ GROUP BY u.p, u.c
+    ON CONFLICT DO NOTHING
+)sql";
+
+// $1 tenant, $2 manifests (text[]) whose entries are now recorded. Returns
+// the referenced ones among those that were not marked yet: their entries
+// get the references a referenced manifest gives.
+inline constexpr const char* kMarkManifestEntries = R"sql(
+UPDATE awc.objects SET manifest_entries = true
+ WHERE tenant_id = $1 AND digest = ANY($2::text[]) AND NOT manifest_entries
+RETURNING digest, refs > 0
+)sql";
+
+// $1 tenant, $2 digests (text[], a digest once per reference), $3 the
+// change per reference (+1 or -1), $4 per digest: reached through an entry
+// that names a manifest (boolean[]). Returns per row found: digest, state,
+// damaged, manifest_entries, refs before, refs after, reached as manifest.
+// An object that goes from 0 to 1 reference was read by the validation
+// that gives it (docs/store.md, "Shared content"): verified_at is its read.
+inline constexpr const char* kAdjustRefs = R"sql(
+WITH d AS (
+  SELECT u.digest, count(*) AS n, bool_or(u.m) AS m
+    FROM unnest($2::text[], $4::boolean[]) AS u(digest, m)
+   GROUP BY u.digest)
+UPDATE awc.objects o
+   SET refs = o.refs + $3::bigint * d.n,
+       verified_at = CASE WHEN o.refs = 0 AND $3::bigint > 0 THEN now()
+                          ELSE o.verified_at END
+  FROM d
+ WHERE o.tenant_id = $1 AND o.digest = d.digest
+RETURNING o.digest, o.state, o.damaged_at IS NOT NULL, o.manifest_entries,
+          o.refs - $3::bigint * d.n, o.refs, d.m
+)sql";
+
+// $1 tenant, $2 manifests (text[]). Their recorded entries: (child digest,
+// names a manifest), one row per entry.
+inline constexpr const char* kEntriesOf = R"sql(
+SELECT 'sha256:' || encode(e.child, 'hex'), e.child_manifest
+  FROM awc.object_edges e
+ WHERE e.tenant_id = $1
+   AND e.parent = ANY (SELECT decode(substr(x, 8), 'hex')
+                         FROM unnest($2::text[]) AS x)
+)sql";
+
+// $1 tenant, $2 root digest. (objects, bytes, deepest manifest) of the
+// closure the recorded entries give.
+inline constexpr const char* kDagClosureStats = R"sql(
+SELECT count(*), coalesce(sum(size), 0), coalesce(max(manifest_depth), 0)
+  FROM awc.dag_closure($1, decode(substr($2, 8), 'hex'))
+)sql";
+
+// $1 tenant, $2 root digest, $3 seconds. The closure from the recorded
+// entries, in digest order: (digest, size, verified less than $3 seconds
+// ago).
+inline constexpr const char* kDagClosure = R"sql(
+SELECT 'sha256:' || encode(c.digest, 'hex'), c.size,
+       coalesce(o.verified_at > now() - make_interval(secs => $3::float8),
+                false)
+  FROM awc.dag_closure($1, decode(substr($2, 8), 'hex')) c
+  LEFT JOIN awc.objects o
+    ON o.tenant_id = $1 AND o.digest = 'sha256:' || encode(c.digest, 'hex')
+ ORDER BY c.digest
+)sql";
+
+// $1 tenant, $2 digests (text[]) a scrub or a validation has just read and
+// found good: verified now, and no longer damaged (a damaged manifest is
+// read in full, so what is under it was read or trusted again).
+inline constexpr const char* kMarkVerified = R"sql(
+UPDATE awc.objects SET verified_at = now(), damaged_at = NULL
+ WHERE tenant_id = $1 AND digest = ANY($2::text[])
+)sql";
+
+// $1 tenant, $2 digests (text[]) a validation read. Those found damaged
+// are no longer (as kMarkVerified, touching only them).
+inline constexpr const char* kClearDamaged = R"sql(
+UPDATE awc.objects SET verified_at = now(), damaged_at = NULL
+ WHERE tenant_id = $1 AND digest = ANY($2::text[]) AND damaged_at IS NOT NULL
+)sql";
+
+// $1 tenant, $2 bad digests (text[]). Marks each bad object and every
+// manifest above it (through the recorded entries) damaged; returns the
+// READY snapshots whose root is one of them, with the bad digests each
+// reaches: (snapshot id, bad digest), one row per pair, by id.
+inline constexpr const char* kMarkDamaged = R"sql(
+WITH RECURSIVE up(d, bad) AS (
+  SELECT decode(substr(x, 8), 'hex'), x FROM unnest($2::text[]) AS x
+  UNION
+  SELECT e.parent, up.bad
+    FROM up JOIN awc.object_edges e ON e.tenant_id = $1 AND e.child = up.d
+), marked AS (
+  UPDATE awc.objects o SET damaged_at = now()
+   WHERE o.tenant_id = $1 AND o.damaged_at IS NULL
+     AND o.digest IN (SELECT 'sha256:' || encode(d, 'hex') FROM up)
+  RETURNING 1)  -- runs to completion though nothing reads it
+SELECT DISTINCT s.id, up.bad
+  FROM up
+  JOIN awc.snapshots s
+    ON s.tenant_id = $1 AND s.state = 'READY'
+   AND s.root_digest = 'sha256:' || encode(up.d, 'hex')
+ ORDER BY s.id, up.bad
+)sql";
+
+// $1 tenant. Snapshots that still hold a reference though their state no
+// longer keeps their objects (released by someone else than the worker):
+// references dropped, returns their roots.
+inline constexpr const char* kTakeStrayRootRefs = R"sql(
+UPDATE awc.snapshots SET holds_refs = false
+ WHERE tenant_id = $1 AND holds_refs AND state NOT IN ('READY', 'DEGRADED')
+RETURNING root_digest
+)sql";
+
+// $1 tenant. The roots of deleted snapshots that held a reference
+// (migration 0014's trigger): rows removed, roots returned.
+inline constexpr const char* kTakeDroppedRoots = R"sql(
+DELETE FROM awc.dropped_roots WHERE tenant_id = $1 RETURNING root_digest
+)sql";
+
+}  // namespace awc::catalog::sql
+
+#endif  // AWC_CATALOG_DAG_SQL_H_

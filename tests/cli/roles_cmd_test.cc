@@ -99,6 +99,27 @@ LastMigrationUndo UndoOfLastMigration(int version, const std::string& owner) {
                "NOT VALID"},
               "SELECT pg_get_constraintdef(oid) NOT LIKE '%worker_crashed%' "
               "FROM pg_constraint WHERE conname = 'jobs_dead_reason_check'"};
+    case 14:  // closures as a DAG
+      return {{"DROP VIEW awc.snapshot_objects",
+               "DROP FUNCTION awc.snapshot_objects_write()",
+               "DROP FUNCTION awc.dag_closure(text, bytea)",
+               "DROP TRIGGER snapshots_dropped ON awc.snapshots",
+               "DROP FUNCTION awc.snapshots_dropped()",
+               "DROP TABLE awc.dropped_roots", "DROP TABLE awc.object_edges",
+               "ALTER TABLE awc.legacy_closures RENAME TO snapshot_objects",
+               "ALTER INDEX awc.legacy_closures_pkey RENAME TO "
+               "snapshot_objects_pkey",
+               "ALTER INDEX awc.legacy_closures_digest_idx RENAME TO "
+               "snapshot_objects_digest_idx",
+               "ALTER TABLE awc.snapshots DROP COLUMN holds_refs",
+               "DROP INDEX awc.objects_gc_idx",
+               "CREATE INDEX objects_gc_idx ON awc.objects (tenant_id, "
+               "(greatest(created_at, last_seen_at))) WHERE state = 'LIVE'",
+               "ALTER TABLE awc.objects DROP COLUMN refs, DROP COLUMN "
+               "manifest_entries, DROP COLUMN verified_at, DROP COLUMN "
+               "damaged_at"},
+              "SELECT to_regclass('awc.object_edges') IS NULL AND "
+              "to_regclass('awc.legacy_closures') IS NULL"};
     case 13:  // paused kinds, and the claim's index of each kind
       return {{"DROP TABLE awc.paused_kinds",
                "DROP INDEX awc.jobs_pending_kind_run_idx"},

@@ -169,7 +169,10 @@ SELECT coalesce(max(seq), 0) FROM awc.gc_candidates WHERE epoch_id = $1
 
 // $1 tenant, $2 grace, $3 epoch, $4 first seq, $5 last seq. Re-checks each
 // PLANNED candidate of the batch under the object's row lock: still
-// eligible -> object and candidate DELETING, else candidate KEPT.
+// eligible, and under no manifest a producer touched within the grace
+// (through the recorded entries: a producer may touch only the top of a
+// subtree it reuses, docs/data-model.md) -> object and candidate DELETING,
+// else candidate KEPT.
 inline constexpr const char* kMarkBatch = R"sql(
 WITH batch AS (
   SELECT digest FROM awc.gc_candidates
@@ -181,6 +184,18 @@ marked AS (
      AND greatest(o.created_at, o.last_seen_at)
          < now() - make_interval(secs => $2::float8)
      AND )sql" AWC_GC_UNREFERENCED("o", "o.digest") R"sql(
+     AND NOT EXISTS (
+       WITH RECURSIVE up(d) AS (
+         SELECT e.parent FROM awc.object_edges e
+          WHERE e.tenant_id = $1 AND e.child = decode(substr(o.digest, 8), 'hex')
+         UNION
+         SELECT e.parent FROM up
+           JOIN awc.object_edges e ON e.tenant_id = $1 AND e.child = up.d)
+       SELECT 1 FROM up
+         JOIN awc.objects a
+           ON a.tenant_id = $1 AND a.digest = 'sha256:' || encode(up.d, 'hex')
+        WHERE greatest(a.created_at, a.last_seen_at)
+              >= now() - make_interval(secs => $2::float8))
   RETURNING o.digest)
 UPDATE awc.gc_candidates c
    SET state = CASE WHEN c.digest IN (SELECT digest FROM marked)

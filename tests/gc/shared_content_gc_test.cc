@@ -171,6 +171,32 @@ TEST_F(SharedGcTest, AValidationThatCommitsBeforeTheMarkKeepsWhatItReaches) {
   ExpectNoLiveSnapshotHasAHole();
 }
 
+// The cheaper producer rule: a producer that reuses a subtree touches only
+// its top. GC keeps what lies under a manifest touched within the grace,
+// so the snapshot validates though nothing references the subtree yet.
+TEST_F(SharedGcTest, WhatLiesUnderAFreshlyTouchedManifestIsKept) {
+  std::string x = cas_.Blob("x, under a reused top");
+  std::string inner = cas_.Manifest({cas_.E("x", x)});
+  std::string m = cas_.Manifest({Dir("inner", inner)});
+  std::string old_root = cas_.Manifest({Dir("m", m)});
+  int64_t old = cas_.Snapshot(old_root);
+  ASSERT_EQ(ResultField(Validate(old), "verdict"), "ready");
+  Release(old);
+  cas_.AgeAll(kOld);
+  // The producer: a new root over m, touching the root and m only.
+  std::string root = cas_.Manifest({Dir("reused", m)});
+  cas_.Age(m, 0);
+  int64_t reuser = cas_.Snapshot(root);
+  auto r = Sweep();
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->deleted, 1);  // the old root; inner and x are kept
+  EXPECT_EQ(r->kept, 2);
+  EXPECT_TRUE(InStore(inner));
+  EXPECT_TRUE(InStore(x));
+  EXPECT_EQ(ResultField(Validate(reuser), "verdict"), "ready");
+  ExpectNoLiveSnapshotHasAHole();
+}
+
 TEST_F(SharedGcTest, AReleaseFreesWhatOnlyItReached) {
   std::string shared_blob = cas_.Blob("shared");
   std::string shared = cas_.Manifest({cas_.E("s", shared_blob)});

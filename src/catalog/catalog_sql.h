@@ -184,6 +184,25 @@ SELECT digest, state FROM awc.objects
  WHERE tenant_id = $1 AND digest = ANY($2::text[])
 )sql";
 
+// $1 tenant, $2 manifest digests (text[]). Those whose whole subtree a
+// producer may reuse by touching only them: LIVE, referenced, entries
+// recorded (docs/data-model.md, "The inventory protocol").
+inline constexpr const char* kReusableManifests = R"sql(
+SELECT digest FROM awc.objects
+ WHERE tenant_id = $1 AND digest = ANY($2::text[])
+   AND state = 'LIVE' AND refs > 0 AND manifest_entries
+)sql";
+
+// $1 tenant, $2 manifest digests (text[]): the tops of subtrees the
+// producer reuses. Touches those still reusable (as kReusableManifests),
+// locking their rows; returns the digests it touched.
+inline constexpr const char* kTouchReusedTops = R"sql(
+UPDATE awc.objects SET last_seen_at = now()
+ WHERE tenant_id = $1 AND digest = ANY($2::text[])
+   AND state = 'LIVE' AND refs > 0 AND manifest_entries
+RETURNING digest
+)sql";
+
 // $1 tenant, $2 digests (text[]), $3 sizes (bigint[]): objects the
 // producer uploaded itself. Inserts the missing objects LIVE and touches
 // last_seen_at of the LIVE ones, locking their rows; returns the digests it

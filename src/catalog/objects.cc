@@ -38,8 +38,8 @@ Result<std::vector<std::string>> RegisterObjects(
   if (!ours.empty()) {
     AWC_ASSIGN_OR_RETURN(
         db::PgResult r,
-        conn.Exec(sql::kRegisterObjects,
-                  {tenant, db::ArrayLiteral(ours), db::ArrayLiteral(our_sizes)}));
+        conn.Exec(sql::kRegisterObjects, {tenant, db::ArrayLiteral(ours),
+                                          db::ArrayLiteral(our_sizes)}));
     for (int i = 0; i < r.rows(); ++i) live.insert(r.GetString(i, 0));
   }
   if (!deduplicated.empty()) {
@@ -51,6 +51,35 @@ Result<std::vector<std::string>> RegisterObjects(
   std::vector<std::string> lost;
   for (const std::string& d : digests) {
     if (live.count(d) == 0) lost.push_back(d);
+  }
+  return lost;
+}
+
+Result<std::set<std::string>> ReusableManifests(
+    db::PgConn& conn, const std::string& tenant,
+    const std::vector<std::string>& digests) {
+  std::set<std::string> out;
+  if (digests.empty()) return out;
+  AWC_ASSIGN_OR_RETURN(
+      db::PgResult r,
+      conn.Exec(sql::kReusableManifests, {tenant, db::ArrayLiteral(digests)}));
+  for (int i = 0; i < r.rows(); ++i) out.insert(r.GetString(i, 0));
+  return out;
+}
+
+Result<std::vector<std::string>> TouchReusedTops(
+    db::PgConn& conn, const std::string& tenant,
+    const std::vector<std::string>& tops) {
+  std::set<std::string> touched;
+  if (!tops.empty()) {
+    AWC_ASSIGN_OR_RETURN(
+        db::PgResult r,
+        conn.Exec(sql::kTouchReusedTops, {tenant, db::ArrayLiteral(tops)}));
+    for (int i = 0; i < r.rows(); ++i) touched.insert(r.GetString(i, 0));
+  }
+  std::vector<std::string> lost;
+  for (const std::string& d : tops) {
+    if (touched.count(d) == 0) lost.push_back(d);
   }
   return lost;
 }

@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -36,6 +37,19 @@ Result<std::vector<std::string>> RegisterObjects(
     db::PgConn& conn, const std::string& tenant,
     const std::vector<std::string>& digests, const std::vector<uint64_t>& sizes,
     const std::vector<bool>& uploaded);
+
+// Of the manifests `digests`, those a producer may reuse whole by touching
+// only them (LIVE, referenced, entries recorded: docs/data-model.md).
+Result<std::set<std::string>> ReusableManifests(
+    db::PgConn& conn, const std::string& tenant,
+    const std::vector<std::string>& digests);
+
+// In the caller's transaction: touches the tops of reused subtrees that
+// are still reusable, locking their rows; returns those that no longer are
+// (the caller walks into them instead).
+Result<std::vector<std::string>> TouchReusedTops(
+    db::PgConn& conn, const std::string& tenant,
+    const std::vector<std::string>& tops);
 
 // Validation's side: the first of `digests` that GC is deleting, or "".
 Result<std::string> FirstDeleting(db::PgConn& conn, const std::string& tenant,

@@ -46,6 +46,7 @@ int RunImport(Invocation& inv) {
       inv.Note("imported " + std::to_string(r->objects) + " objects (" +
                std::to_string(r->uploaded) + " uploaded, " +
                std::to_string(r->deduplicated) + " deduplicated, " +
+               std::to_string(r->reused_subtrees) + " directories reused, " +
                std::to_string(r->bytes) + " bytes) as snapshot " +
                std::to_string(r->snapshot_id) + " of tenant " + opt.tenant_id +
                "; validation job " + std::to_string(r->job_id));
@@ -58,6 +59,8 @@ int RunImport(Invocation& inv) {
         json_object_set_new(doc.get(), "uploaded", json_integer(r->uploaded));
         json_object_set_new(doc.get(), "deduplicated",
                             json_integer(r->deduplicated));
+        json_object_set_new(doc.get(), "reused_subtrees",
+                            json_integer(r->reused_subtrees));
         json_object_set_new(doc.get(), "bytes", json_integer(r->bytes));
         inv.Print(doc);
       } else {

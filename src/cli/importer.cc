@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cstring>
 #include <map>
+#include <set>
 
 #include "cas/manifest.h"
 #include "catalog/objects.h"
@@ -26,8 +27,9 @@ namespace {
 // Where an object's bytes come from.
 struct Source {
   uint64_t size = 0;
-  std::string path;      // a file, or
-  std::string manifest;  // the serialized manifest
+  std::string path;                   // a file, or
+  std::string manifest;               // the serialized manifest
+  std::vector<std::string> children;  // a manifest's entries
 };
 
 using Objects = std::map<std::string, Source>;  // digest -> source
@@ -74,6 +76,7 @@ Result<std::pair<std::string, uint64_t>> AddDir(const std::string& dir,
   closedir(d);
   std::sort(names.begin(), names.end());
   cas::Manifest manifest;
+  std::vector<std::string> children;
   for (const std::string& name : names) {
     std::string path = dir + "/" + name;
     if (!ValidUtf8(name)) {
@@ -93,23 +96,44 @@ Result<std::pair<std::string, uint64_t>> AddDir(const std::string& dir,
       AWC_ASSIGN_OR_RETURN(auto file, HashFile(path));
       entry.digest = file.first;
       entry.size = file.second;
-      (*objects)[entry.digest] = Source{entry.size, path, {}};
+      (*objects)[entry.digest] = Source{entry.size, path, {}, {}};
     } else {
       result->skipped.push_back(path);
       continue;
     }
+    children.push_back(entry.digest);
     manifest.entries.push_back(std::move(entry));
   }
   std::string bytes = cas::SerializeManifest(manifest);
   std::string digest = cas::DigestOf(bytes);
   uint64_t size = bytes.size();
-  (*objects)[digest] = Source{size, {}, std::move(bytes)};
+  (*objects)[digest] = Source{size, {}, std::move(bytes), std::move(children)};
   return std::make_pair(digest, size);
 }
 
-std::vector<std::string> Keys(const Objects& objects) {
-  std::vector<std::string> out;
-  for (const auto& [digest, src] : objects) out.push_back(digest);
+// What the snapshot's registration names: every object reached from the
+// root without passing below a reused manifest (`tops` gets those).
+struct Named {
+  std::vector<std::string> objects;  // registered (uploaded or touched)
+  std::vector<std::string> tops;     // touched only, their subtrees not
+};
+Named NamedObjects(const Objects& objects, const std::string& root,
+                   const std::set<std::string>& reusable) {
+  Named out;
+  std::set<std::string> seen{root};
+  std::vector<std::string> stack{root};
+  while (!stack.empty()) {
+    std::string d = std::move(stack.back());
+    stack.pop_back();
+    if (reusable.count(d) > 0) {
+      out.tops.push_back(d);
+      continue;
+    }
+    out.objects.push_back(d);
+    for (const std::string& c : objects.at(d).children) {
+      if (seen.insert(c).second) stack.push_back(c);
+    }
+  }
   return out;
 }
 
@@ -154,13 +178,30 @@ Result<ImportResult> ImportTree(db::PgConn& conn, store::ObjectStore& store,
     }
   }
 
+  // A directory whose manifest the catalog holds by reference, entries
+  // recorded, is reused whole: only its manifest is touched, and nothing
+  // under it is uploaded or registered (docs/data-model.md, "The
+  // inventory protocol", rule 4).
+  std::vector<std::string> manifests;
+  for (const auto& [digest, src] : objects) {
+    if (src.path.empty()) manifests.push_back(digest);
+  }
+  AWC_ASSIGN_OR_RETURN(std::set<std::string> reusable,
+                       catalog::ReusableManifests(conn, tenant, manifests));
+
   // Rounds: upload what the inventory lacks, then register everything in
   // one transaction; a dedup target that GC marked DELETING, or removed
-  // altogether, in between sends its digest round again (to be uploaded).
-  std::vector<std::string> pending = Keys(objects);
+  // altogether, in between sends its digest round again (to be uploaded),
+  // and a reused manifest that is no longer referenced is walked into.
   std::map<std::string, bool> uploaded;
   double waited = 0;
+  Named named;
   for (int round = 0;; ++round) {
+    named = NamedObjects(objects, result.root_digest, reusable);
+    std::vector<std::string> pending;
+    for (const std::string& d : named.objects) {
+      if (!uploaded[d]) pending.push_back(d);
+    }
     AWC_ASSIGN_OR_RETURN(auto states,
                          catalog::InventoryStates(conn, tenant, pending));
     bool deleting = false;
@@ -173,10 +214,8 @@ Result<ImportResult> ImportTree(db::PgConn& conn, store::ObjectStore& store,
         deleting = true;  // wait for GC to remove the row first
         continue;
       }
-      if (!uploaded[digest]) {
-        AWC_RETURN_IF_ERROR(Upload(store, tenant, digest, objects[digest]));
-        uploaded[digest] = true;
-      }
+      AWC_RETURN_IF_ERROR(Upload(store, tenant, digest, objects[digest]));
+      uploaded[digest] = true;
     }
     if (deleting) {
       if (waited >= options.deleting_wait_secs) {
@@ -188,18 +227,21 @@ Result<ImportResult> ImportTree(db::PgConn& conn, store::ObjectStore& store,
       waited += 0.5;
       continue;
     }
-    std::vector<std::string> digests = Keys(objects);
     std::vector<uint64_t> sizes;
     std::vector<bool> ours;
-    for (const auto& [digest, src] : objects) {
-      sizes.push_back(src.size);
+    for (const std::string& digest : named.objects) {
+      sizes.push_back(objects[digest].size);
       ours.push_back(uploaded[digest]);
     }
-    std::vector<std::string> lost;
+    std::vector<std::string> lost, lost_tops;
     Status s = db::InTransaction(conn, [&]() -> Status {
-      AWC_ASSIGN_OR_RETURN(
-          lost, catalog::RegisterObjects(conn, tenant, digests, sizes, ours));
-      if (!lost.empty()) return Status::FailedPrecondition("deleting");
+      AWC_ASSIGN_OR_RETURN(lost, catalog::RegisterObjects(
+                                     conn, tenant, named.objects, sizes, ours));
+      AWC_ASSIGN_OR_RETURN(lost_tops,
+                           catalog::TouchReusedTops(conn, tenant, named.tops));
+      if (!lost.empty() || !lost_tops.empty()) {
+        return Status::FailedPrecondition("deleting");
+      }
       AWC_ASSIGN_OR_RETURN(
           result.snapshot_id,
           catalog::InsertSnapshot(conn, tenant, options.workspace_id,
@@ -212,10 +254,12 @@ Result<ImportResult> ImportTree(db::PgConn& conn, store::ObjectStore& store,
       return Status::OK();
     });
     if (s.ok()) break;
-    if (lost.empty() || round >= 5) return s;
-    pending = lost;  // GC took them since we looked: start over for them
+    if ((lost.empty() && lost_tops.empty()) || round >= 5) return s;
+    // GC took them since we looked: start over for them.
     for (const std::string& d : lost) uploaded[d] = false;
+    for (const std::string& d : lost_tops) reusable.erase(d);
   }
+  result.reused_subtrees = static_cast<int64_t>(named.tops.size());
   for (const auto& [digest, done] : uploaded) result.uploaded += done ? 1 : 0;
   result.deduplicated = result.objects - result.uploaded;
   return result;

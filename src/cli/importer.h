@@ -12,7 +12,10 @@
 //  - Objects are uploaded before their inventory rows exist, so a LIVE row
 //    always means the object is in the store. An object already LIVE in the
 //    inventory is not uploaded again (dedup): its last_seen_at is touched in
-//    the same transaction that inserts the snapshot. One found DELETING is
+//    the same transaction that inserts the snapshot. A directory whose
+//    manifest is referenced with its entries recorded is reused whole: only
+//    the manifest is touched (checked again, with its row locked, in that
+//    transaction; one no longer reusable is walked into). One found DELETING is
 //    treated as absent: the import waits until GC has removed its row, then
 //    uploads it again and inserts a fresh LIVE row.
 //  - The tenant is created if needed; the snapshot is inserted VALIDATING
@@ -44,7 +47,8 @@ struct ImportResult {
   std::string root_digest;
   int64_t objects = 0;  // distinct objects in the tree
   int64_t uploaded = 0;
-  int64_t deduplicated = 0;
+  int64_t deduplicated = 0;          // not uploaded (touched or reused)
+  int64_t reused_subtrees = 0;       // directories reused whole
   int64_t bytes = 0;                 // sum of distinct object sizes
   std::vector<std::string> skipped;  // paths that are neither file nor dir
 };

@@ -1,6 +1,8 @@
 // The importer (awcctl import's producer side), in-process against the real
 // database: a file that changes while it is being imported; a deduplicated
 // object that GC collects while the import runs.
+#include "cli/importer.h"
+
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -8,10 +10,12 @@
 #include <utility>
 
 #include "cas/closure.h"
-#include "cli/importer.h"
+#include "catalog/snapshots.h"
 #include "digest/sha256.h"
+#include "handlers/snapshot_validate.h"
 #include "store/file_store.h"
 #include "store/memory_store.h"
+#include "tests/support/cas_fixture.h"
 #include "tests/support/harness.h"
 
 namespace awc::testing {
@@ -191,6 +195,90 @@ TEST_P(ImportTest, ADeduplicatedObjectCollectedMeanwhileIsUploadedAgain) {
   ASSERT_TRUE(walk.ok()) << walk.status().ToString();
   EXPECT_EQ(walk->verdict, cas::Verdict::kOk) << walk->detail;
 }
+
+// The cheaper rule: a directory whose manifest a READY snapshot already
+// holds is reused by its top alone.
+class ImportReuseTest : public ImportTest {
+ protected:
+  ImportReuseTest() : ctx_(db_, *store_) {}
+
+  // Imports `dir` and validates the snapshot; the validation's result.
+  std::pair<cli::ImportResult, queue::Outcome> ImportReady(
+      store::ObjectStore& store, const std::string& dir) {
+    Result<cli::ImportResult> r = Import(store, dir);
+    EXPECT_TRUE(r.ok()) << r.status().ToString();
+    if (!r.ok()) return {};
+    ctx_.NextJob();
+    queue::Outcome o = handlers::ValidateSnapshot(
+        ctx_, handlers::SnapshotPayload{r->snapshot_id});
+    EXPECT_EQ(ResultField(o, "verdict"), "ready") << o.error;
+    return {*r, o};
+  }
+  void Write(TempDir& t, const std::string& changed) {
+    for (int i = 0; i < 5; ++i) {
+      t.Write("same/f" + std::to_string(i), "unchanged " + std::to_string(i));
+    }
+    t.Write("moving/f", changed);
+  }
+  // Makes every object look last touched an hour ago.
+  void AgeAll() {
+    db_.Exec(
+        "UPDATE awc.objects SET created_at = now() - interval '1 hour', "
+        "last_seen_at = now() - interval '1 hour'");
+  }
+  int64_t TouchedLately() {
+    return db_.Int(
+        "SELECT count(*) FROM awc.objects WHERE last_seen_at > now() - "
+        "interval '10 minutes'");
+  }
+
+  TestContext ctx_;
+};
+
+TEST_P(ImportReuseTest, AReferencedDirectoryIsTouchedByItsTopAlone) {
+  TempDir first, second;
+  Write(first, "v1");
+  Write(second, "v2");
+  ImportReady(*store_, first.path());
+  AgeAll();
+  auto [r, validated] = ImportReady(*store_, second.path());
+  EXPECT_EQ(r.reused_subtrees, 1);
+  EXPECT_EQ(r.uploaded, 3);  // the new root, moving/ and its file
+  // Touched: the three uploaded and the reused manifest of same/; its five
+  // files were neither uploaded nor touched.
+  EXPECT_EQ(TouchedLately(), 4);
+  EXPECT_EQ(ResultField(validated, "read"), "3");
+  EXPECT_EQ(ResultField(validated, "trusted"), "1");
+  EXPECT_EQ(ResultField(validated, "objects"), "9");
+}
+
+TEST_P(ImportReuseTest, ADirectoryReleasedMeanwhileIsWalkedInto) {
+  TempDir first, second;
+  Write(first, "v1");
+  Write(second, "v2");
+  auto [old, ignored] = ImportReady(*store_, first.path());
+  AgeAll();
+  // While the second import uploads, the first snapshot is released: the
+  // manifest of same/ it meant to reuse has no references left.
+  CollectingStore releasing(*store_, "f", [&] {
+    auto conn = db_.Connect();
+    auto snap = catalog::LoadSnapshot(*conn, old.snapshot_id);
+    ASSERT_TRUE(snap.ok() && snap->has_value());
+    ASSERT_TRUE(catalog::ReleaseSnapshot(*conn, **snap, "test", false).ok());
+  });
+  auto [r, validated] = ImportReady(releasing, second.path());
+  EXPECT_EQ(r.reused_subtrees, 0);
+  // Everything of the tree was registered: 3 uploaded, same/ and its five
+  // files touched.
+  EXPECT_EQ(TouchedLately(), 9);
+  EXPECT_EQ(ResultField(validated, "trusted"), "0");
+}
+
+INSTANTIATE_TEST_SUITE_P(Stores, ImportReuseTest,
+                         ::testing::Values("memory", "file"),
+                         [](const ::testing::TestParamInfo<std::string>& p) {
+                           return p.param;
+                         });
 
 INSTANTIATE_TEST_SUITE_P(Stores, ImportTest,
                          ::testing::Values("memory", "file"),

@@ -122,6 +122,33 @@ INSTANTIATE_TEST_SUITE_P(
       return std::string(param_info.param.key);
     });
 
+// --- ScrubPayload: a snapshot id and an optional window ---------------------
+
+TEST(ScrubPayloadTest, TheWindowIsOptional) {
+  Result<ScrubPayload> plain =
+      DecodeScrubPayload(MustParse(R"({"snapshot_id": 7})").get());
+  ASSERT_TRUE(plain.ok()) << plain.status().ToString();
+  EXPECT_EQ(plain->snapshot_id, 7);
+  EXPECT_EQ(plain->reverify_after_secs, 0);
+  Result<ScrubPayload> windowed = DecodeScrubPayload(
+      MustParse(R"({"snapshot_id": 7, "reverify_after_secs": 86400})").get());
+  ASSERT_TRUE(windowed.ok()) << windowed.status().ToString();
+  EXPECT_EQ(windowed->reverify_after_secs, 86400);
+}
+
+TEST(ScrubPayloadTest, RejectsABadWindowAndOtherKeys) {
+  for (const char* text :
+       {R"({"snapshot_id": 7, "reverify_after_secs": -1})",
+        R"({"snapshot_id": 7, "reverify_after_secs": "1"})",
+        R"({"snapshot_id": 7, "reverify_after_secs": 1.5})",
+        R"({"reverify_after_secs": 1})",
+        R"({"snapshot_id": 7, "workspace_id": 1})"}) {
+    Result<ScrubPayload> r = DecodeScrubPayload(MustParse(text).get());
+    EXPECT_FALSE(r.ok()) << text;
+    EXPECT_TRUE(r.status().IsInvalidArgument()) << text;
+  }
+}
+
 // --- ParseJson
 // ------------------------------------------------------------------
 

@@ -225,6 +225,12 @@ TEST_F(PlannersTest, ScrubTakesTheLongestUnverifiedFirstUpToItsLimit) {
   EXPECT_EQ(r.enqueued, 1);
   EXPECT_EQ(Subjects("snapshot_scrub", "snapshot_id"),
             (Ids{four_days, three_days, scrubbed_two_days}));
+  // Each job skips what was verified within the interval: one cycle reads
+  // an object that snapshots share once.
+  EXPECT_EQ(db_.Scalar("SELECT string_agg(DISTINCT "
+                       "payload->>'reverify_after_secs', ',') FROM awc.jobs "
+                       "WHERE kind = 'snapshot_scrub'"),
+            std::to_string(options_.scrub_interval_secs));
 }
 
 TEST_F(PlannersTest, ValidateRescuesSnapshotsWithoutALiveValidationJob) {

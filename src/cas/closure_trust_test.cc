@@ -24,8 +24,8 @@ class ClosureTrustTest : public ClosureTest {
       }
       return out;
     };
-    Result<ClosureReport> r = WalkClosure(probe_, kTenant, root, limits,
-                                          [] { return Status::OK(); }, trust);
+    Result<ClosureReport> r = WalkClosure(
+        probe_, kTenant, root, limits, [] { return Status::OK(); }, trust);
     EXPECT_TRUE(r.ok()) << r.status().ToString();
     return r.ok() ? *r : ClosureReport{};
   }

@@ -47,8 +47,8 @@ ALTER TABLE awc.snapshots
   ADD COLUMN holds_refs boolean NOT NULL DEFAULT false;
 
 -- The closure rows written before this migration stay where they are and
--- keep protecting their snapshots (GC still honours them); a scrub of such
--- a snapshot records it as a DAG and removes them.
+-- keep protecting their snapshots (GC still honours them) until a clean
+-- scrub of the snapshot records it as a DAG and removes them.
 ALTER TABLE awc.snapshot_objects RENAME TO legacy_closures;
 ALTER INDEX awc.snapshot_objects_pkey RENAME TO legacy_closures_pkey;
 ALTER INDEX awc.snapshot_objects_digest_idx

@@ -61,6 +61,18 @@ UPDATE awc.snapshots SET scrubbed_at = now()
 RETURNING id
 )sql";
 
+// $1 snapshot id. A READY snapshot from before the DAG (or set READY by
+// someone else than validation), its closure just walked and recorded,
+// now holds references, and its closure rows from before go.
+inline constexpr const char* kHoldRefs = R"sql(
+UPDATE awc.snapshots SET holds_refs = true
+ WHERE id = $1 AND state = 'READY' AND NOT holds_refs
+RETURNING id
+)sql";
+inline constexpr const char* kDropLegacyClosure = R"sql(
+DELETE FROM awc.legacy_closures WHERE snapshot_id = $1
+)sql";
+
 // $1 snapshot id, $2 failure (JSON object). A row when it applied.
 inline constexpr const char* kSetDegraded = R"sql(
 UPDATE awc.snapshots

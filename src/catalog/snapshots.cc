@@ -20,6 +20,38 @@ constexpr size_t kMaxListedBad = 1000;
 
 std::string Id(int64_t id) { return std::to_string(id); }
 
+// Under the DAG lock, in the caller's transaction: what a walk of `snap`
+// read joins the inventory (no longer damaged, none DELETING), the entries
+// of the manifests it read are recorded, and the root gains its reference.
+Status RecordWalk(db::PgConn& conn, const Snapshot& snap,
+                  const cas::ClosureReport& report) {
+  AWC_RETURN_IF_ERROR(report.objects.ForEachBatch(
+      kInsertBatch,
+      [&](const std::vector<cas::ClosureObject>& batch) -> Status {
+        std::vector<std::string> digests;
+        std::vector<uint64_t> sizes;
+        for (const cas::ClosureObject& o : batch) {
+          if (o.trusted) continue;
+          digests.push_back(o.digest());
+          sizes.push_back(o.size);
+        }
+        if (digests.empty()) return Status::OK();
+        // An object GC has started to delete cannot join a READY closure.
+        AWC_ASSIGN_OR_RETURN(std::string deleting,
+                             FirstDeleting(conn, snap.tenant_id, digests));
+        if (!deleting.empty()) {
+          return Status::Transient("object " + deleting +
+                                   " is being deleted by GC");
+        }
+        AWC_RETURN_IF_ERROR(
+            AddMissingObjects(conn, snap.tenant_id, digests, sizes));
+        // Read and good now (restored, say): no longer damaged.
+        return ClearDamaged(conn, snap.tenant_id, digests);
+      }));
+  AWC_RETURN_IF_ERROR(RecordManifests(conn, snap.tenant_id, report));
+  return AdjustRefs(conn, snap.tenant_id, {snap.root_digest}, +1);
+}
+
 }  // namespace
 
 Result<std::optional<Snapshot>> LoadSnapshot(db::PgConn& conn, int64_t id) {
@@ -55,33 +87,7 @@ Result<ValidatedCommit> CommitValidated(db::PgConn& conn, const Snapshot& snap,
       return Status::Transient(
           "a subtree the walk trusted is no longer referenced");
     }
-    AWC_RETURN_IF_ERROR(report.objects.ForEachBatch(
-        kInsertBatch,
-        [&](const std::vector<cas::ClosureObject>& batch) -> Status {
-          std::vector<std::string> digests;
-          std::vector<uint64_t> sizes;
-          for (const cas::ClosureObject& o : batch) {
-            if (o.trusted) continue;
-            digests.push_back(o.digest());
-            sizes.push_back(o.size);
-          }
-          if (digests.empty()) return Status::OK();
-          // An object GC has started to delete cannot join a READY
-          // closure.
-          AWC_ASSIGN_OR_RETURN(std::string deleting,
-                               FirstDeleting(conn, snap.tenant_id, digests));
-          if (!deleting.empty()) {
-            return Status::Transient("object " + deleting +
-                                     " is being deleted by GC");
-          }
-          AWC_RETURN_IF_ERROR(
-              AddMissingObjects(conn, snap.tenant_id, digests, sizes));
-          // Read and good now (restored, say): no longer damaged.
-          return ClearDamaged(conn, snap.tenant_id, digests);
-        }));
-    AWC_RETURN_IF_ERROR(RecordManifests(conn, snap.tenant_id, report));
-    AWC_RETURN_IF_ERROR(
-        AdjustRefs(conn, snap.tenant_id, {snap.root_digest}, +1));
+    AWC_RETURN_IF_ERROR(RecordWalk(conn, snap, report));
     out.objects = static_cast<int64_t>(report.objects.size());
     out.bytes = static_cast<int64_t>(report.bytes);
     if (report.trusted > 0) {
@@ -107,10 +113,11 @@ Result<ValidatedCommit> CommitValidated(db::PgConn& conn, const Snapshot& snap,
         return Status::FailedPrecondition(out.detail);
       }
     }
-    AWC_RETURN_IF_ERROR(conn.ExecCached(sql::kSetReady,
-                                        {Id(snap.id), std::to_string(out.objects),
-                                         std::to_string(out.bytes)})
-                            .status());
+    AWC_RETURN_IF_ERROR(
+        conn.ExecCached(sql::kSetReady,
+                        {Id(snap.id), std::to_string(out.objects),
+                         std::to_string(out.bytes)})
+            .status());
     JsonObject data;
     data.Str("verdict", "ready")
         .Int("objects", out.objects)
@@ -169,16 +176,33 @@ Result<std::vector<ClosurePageEntry>> ClosurePage(db::PgConn& conn,
 }
 
 Result<bool> CommitScrubClean(db::PgConn& conn, const Snapshot& snap,
-                              int64_t objects, int64_t bytes) {
+                              int64_t objects, int64_t bytes,
+                              const cas::ClosureReport* walked) {
   return db::InTransactionResult(conn, [&]() -> Result<bool> {
+    // The DAG lock before the snapshot's row, as everywhere.
+    if (walked != nullptr) {
+      AWC_RETURN_IF_ERROR(LockTenantDag(conn, snap.tenant_id));
+    }
     AWC_ASSIGN_OR_RETURN(db::PgResult r,
                          conn.ExecCached(sql::kSetScrubbed, {Id(snap.id)}));
     if (r.rows() == 0) return false;
+    bool recorded = false;
+    if (walked != nullptr) {
+      AWC_ASSIGN_OR_RETURN(db::PgResult held,
+                           conn.ExecCached(sql::kHoldRefs, {Id(snap.id)}));
+      recorded = held.rows() > 0;
+      if (recorded) {
+        AWC_RETURN_IF_ERROR(RecordWalk(conn, snap, *walked));
+        AWC_RETURN_IF_ERROR(
+            conn.ExecCached(sql::kDropLegacyClosure, {Id(snap.id)}).status());
+      }
+    }
     JsonObject data;
     data.Str("verdict", "clean")
         .Int("objects", objects)
         .Int("bytes", bytes)
         .Int("bad", 0);
+    if (recorded) data.Bool("recorded", true);
     AWC_RETURN_IF_ERROR(RecordAudit(conn, snap.tenant_id, "snapshot.scrub",
                                     "snapshot/" + Id(snap.id), data.Dump()));
     return true;
@@ -228,24 +252,22 @@ Result<bool> CommitScrubDegraded(db::PgConn& conn, const Snapshot& snap,
   std::vector<std::string> digests;
   for (const cas::BadObject& b : bad) digests.push_back(b.digest);
   std::vector<int64_t> others;
-  Result<bool> applied =
-      db::InTransactionResult(conn, [&]() -> Result<bool> {
-        others.clear();
-        AWC_RETURN_IF_ERROR(LockTenantDag(conn, snap.tenant_id));
-        AWC_ASSIGN_OR_RETURN(bool done, Degrade(conn, snap.tenant_id, snap.id,
-                                                digests, objects, bytes, {}));
-        if (!done) return false;
-        AWC_ASSIGN_OR_RETURN(std::vector<DamagedSnapshot> reached,
-                             MarkDamaged(conn, snap.tenant_id, digests));
-        for (const DamagedSnapshot& d : reached) {
-          if (d.id == snap.id) continue;
-          AWC_ASSIGN_OR_RETURN(bool other,
-                               Degrade(conn, snap.tenant_id, d.id,
-                                       d.bad_digests, 0, 0, snap.id));
-          if (other) others.push_back(d.id);
-        }
-        return true;
-      });
+  Result<bool> applied = db::InTransactionResult(conn, [&]() -> Result<bool> {
+    others.clear();
+    AWC_RETURN_IF_ERROR(LockTenantDag(conn, snap.tenant_id));
+    AWC_ASSIGN_OR_RETURN(bool done, Degrade(conn, snap.tenant_id, snap.id,
+                                            digests, objects, bytes, {}));
+    if (!done) return false;
+    AWC_ASSIGN_OR_RETURN(std::vector<DamagedSnapshot> reached,
+                         MarkDamaged(conn, snap.tenant_id, digests));
+    for (const DamagedSnapshot& d : reached) {
+      if (d.id == snap.id) continue;
+      AWC_ASSIGN_OR_RETURN(bool other, Degrade(conn, snap.tenant_id, d.id,
+                                               d.bad_digests, 0, 0, snap.id));
+      if (other) others.push_back(d.id);
+    }
+    return true;
+  });
   if (applied.ok() && also_degraded != nullptr) *also_degraded = others;
   return applied;
 }

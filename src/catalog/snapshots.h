@@ -76,9 +76,14 @@ Result<std::vector<ClosurePageEntry>> ClosurePage(db::PgConn& conn,
                                                   int limit);
 
 // A READY snapshot that re-verified clean: scrubbed_at and the audit
-// event. False when it is no longer READY.
+// event. False when it is no longer READY. `walked`: the full walk of a
+// snapshot that holds no references (closure rows from before the DAG, or
+// none): under the DAG lock its closure is recorded as validation records
+// it, the snapshot holds references from then on and its old closure rows
+// go (docs/store.md, "Shared content").
 Result<bool> CommitScrubClean(db::PgConn& conn, const Snapshot& snap,
-                              int64_t objects, int64_t bytes);
+                              int64_t objects, int64_t bytes,
+                              const cas::ClosureReport* walked = nullptr);
 
 // READY -> DEGRADED: the bad digests recorded in failure, the whole closure
 // pinned in gc_pins, the audit event. Under the tenant's DAG lock, the bad

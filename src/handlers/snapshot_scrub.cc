@@ -1,6 +1,7 @@
 #include "handlers/snapshot_scrub.h"
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <variant>
 #include <vector>
@@ -33,10 +34,9 @@ struct ScrubTally {
 Result<std::vector<std::string>> VerifyPage(
     JobContext& ctx, const catalog::Snapshot& snap,
     const std::vector<cas::VerifyTarget>& targets, ScrubTally* tally) {
-  AWC_ASSIGN_OR_RETURN(
-      std::vector<cas::BadObject> bad,
-      cas::VerifyObjects(ctx.store(), snap.tenant_id, targets,
-                         [&ctx] { return ctx.Checkpoint(); }));
+  AWC_ASSIGN_OR_RETURN(std::vector<cas::BadObject> bad,
+                       cas::VerifyObjects(ctx.store(), snap.tenant_id, targets,
+                                          [&ctx] { return ctx.Checkpoint(); }));
   tally->read += static_cast<int64_t>(targets.size());
   std::vector<std::string> good;
   size_t next_bad = 0;  // bad comes back in target order
@@ -144,29 +144,39 @@ queue::Outcome ScrubSnapshot(JobContext& ctx, const ScrubPayload& p) {
   if (auto* done = std::get_if<queue::Outcome>(&subject)) return *done;
   const catalog::Snapshot& snap = std::get<catalog::Snapshot>(subject);
   ScrubTally tally;
-  Status s = snap.holds_refs ? ScrubRecordedDag(ctx, snap,
-                                                p.reverify_after_secs, &tally)
-                             : ScrubRecordedClosure(ctx, snap, &tally);
-  if (!s.ok()) return RetryOn(s);
-  if (tally.objects == 0) {
-    // READY without recorded closure rows (set READY by someone else than
-    // validation): walk it from the root instead.
+  // A snapshot that holds no references (validated before the DAG, or set
+  // READY by someone else than validation) is walked in full, as a
+  // validation would: clean, its closure is recorded from the walk and it
+  // is scrubbed as a DAG from then on.
+  std::optional<cas::ClosureReport> walked;
+  if (!snap.holds_refs) {
     Result<cas::ClosureReport> walk = cas::WalkClosure(
         ctx.store(), snap.tenant_id, snap.root_digest, ctx.options().closure,
         [&ctx] { return ctx.Checkpoint(); });
     if (!walk.ok()) return RetryOn(walk.status());
-    tally.objects = static_cast<int64_t>(walk->objects.size());
-    tally.read = static_cast<int64_t>(walk->reads);
-    tally.bytes = static_cast<int64_t>(walk->bytes);
-    if (walk->verdict != cas::Verdict::kOk) {
-      tally.bad.push_back({walk->digest, walk->verdict});
+    if (walk->verdict == cas::Verdict::kOk) {
+      tally.objects = static_cast<int64_t>(walk->objects.size());
+      tally.read = static_cast<int64_t>(walk->reads);
+      tally.bytes = static_cast<int64_t>(walk->bytes);
+      walked = std::move(*walk);
+    } else {
+      // Every bad object of the recorded rows, not just the walk's first.
+      Status s = ScrubRecordedClosure(ctx, snap, &tally);
+      if (!s.ok()) return RetryOn(s);
+      if (tally.objects == 0) {
+        tally.read = static_cast<int64_t>(walk->reads);
+        tally.bad.push_back({walk->digest, walk->verdict});
+      }
     }
+  } else {
+    Status s = ScrubRecordedDag(ctx, snap, p.reverify_after_secs, &tally);
+    if (!s.ok()) return RetryOn(s);
   }
   std::vector<int64_t> also_degraded;
   Result<bool> applied =
       tally.bad.empty()
           ? catalog::CommitScrubClean(ctx.db(), snap, tally.objects,
-                                      tally.bytes)
+                                      tally.bytes, walked ? &*walked : nullptr)
           : catalog::CommitScrubDegraded(ctx.db(), snap, tally.bad,
                                          tally.objects, tally.bytes,
                                          &also_degraded);

@@ -9,6 +9,7 @@
 #include "cas/manifest.h"
 #include "catalog/snapshots.h"
 #include "gc/sweep_testing.h"
+#include "handlers/snapshot_scrub.h"
 #include "handlers/snapshot_validate.h"
 #include "migrate/migrator.h"
 #include "store/memory_store.h"
@@ -354,7 +355,32 @@ TEST(SharedGcUpgradeTest, ClosuresRecordedBeforeTheDagKeepProtecting) {
   EXPECT_EQ(ResultField(v, "trusted"), "0");
   EXPECT_EQ(db.Int("SELECT refs FROM awc.objects WHERE digest = $1", {shared}),
             1);
-  // The old READY snapshot released: its content stays, held by the new.
+  // A scrub of the READY snapshot from before reads it in full and records
+  // it as a DAG: it holds references from then on, its old rows are gone,
+  // and its closure reads as before.
+  const std::string ready_id = std::to_string(ids["READY"]);
+  queue::Outcome scrubbed =
+      handlers::ScrubSnapshot(ctx, handlers::ScrubPayload{ids["READY"], 0});
+  ASSERT_EQ(ResultField(scrubbed, "verdict"), "clean") << scrubbed.error;
+  EXPECT_EQ(db.Int("SELECT count(*) FROM awc.legacy_closures WHERE "
+                   "snapshot_id = $1",
+                   {ready_id}),
+            0);
+  EXPECT_EQ(db.Scalar("SELECT holds_refs FROM awc.snapshots WHERE id = $1",
+                      {ready_id}),
+            "t");
+  EXPECT_EQ(db.Int("SELECT count(*) FROM awc.snapshot_objects WHERE "
+                   "snapshot_id = $1",
+                   {ready_id}),
+            3);
+  EXPECT_EQ(db.Int("SELECT refs FROM awc.objects WHERE digest = $1", {shared}),
+            2);
+  EXPECT_EQ(db.Scalar("SELECT data->>'recorded' FROM awc.audit_events WHERE "
+                      "event = 'snapshot.scrub' AND subject = $1",
+                      {"snapshot/" + ready_id}),
+            "true");
+  // The old READY snapshot released with plain SQL: the epoch drops its
+  // reference first; its content stays, held by the new.
   db.Exec("UPDATE awc.snapshots SET state = 'RELEASED' WHERE id = $1",
           {std::to_string(ids["READY"])});
   db.Exec(

@@ -21,7 +21,9 @@ closures  READY: the store holds the whole closure, every object hashing to
 gc        every object in the closure of a VALIDATING, READY or DEGRADED
           snapshot, or its root, or pinned, is in the store; every LIVE
           inventory row's object is in the store (with its content, unless
-          the suite decayed it); no epoch is left open or ABORTED.
+          the suite decayed it); no epoch is left open or ABORTED; every
+          reference count is what the recorded DAG gives, and no referenced
+          object is anything but LIVE.
 audit     replaying each snapshot's and workspace's audit events from the
           initial state gives its current state; a snapshot released
           without an event of its own was released by its workspace's
@@ -242,6 +244,8 @@ class Checker:
             if st == "READY":
                 seen, problems = self.walk(s["tenant"], s["root"])
                 if problems:
+                    # A READY snapshot with a missing or bad object:
+                    # validation trusted, or GC deleted, what it should not.
                     self.bad(f"{what}: its closure in the store has "
                              f"problems {problems}")
                 if set(seen) != closure[sid]:
@@ -306,6 +310,25 @@ class Checker:
                                "awc.gc_epochs WHERE state NOT IN "
                                "('COMPLETED', 'REFUSED')"):
             self.bad(f"gc epoch {eid} ended {state}")
+        # The references (docs/store.md, "Shared content"): each count is
+        # the roots that hold one plus the recorded entries of referenced
+        # manifests naming the object; a referenced object is LIVE.
+        for t, d, refs, want, state in rows(
+                self.pg, db,
+                "SELECT o.tenant_id, o.digest, o.refs, (SELECT count(*) FROM "
+                "awc.snapshots s WHERE s.tenant_id = o.tenant_id AND "
+                "s.holds_refs AND s.root_digest = o.digest) + (SELECT "
+                "count(*) FROM awc.object_edges e JOIN awc.objects m ON "
+                "m.tenant_id = e.tenant_id AND m.digest = 'sha256:' || "
+                "encode(e.parent, 'hex') WHERE e.tenant_id = o.tenant_id AND "
+                "e.child = decode(substr(o.digest, 8), 'hex') AND m.refs > 0 "
+                "AND m.manifest_entries), o.state FROM awc.objects o"):
+            self.counts["reference counts checked"] += 1
+            if int(refs) != int(want):
+                self.bad(f"references: {t}/{d} counts {refs}, the DAG "
+                         f"gives {want}")
+            if int(refs) > 0 and state != "LIVE":
+                self.bad(f"references: {t}/{d} is referenced and {state}")
 
     # --------------------------------------------------------------- audit
     def audit(self, db, jobs, snaps):

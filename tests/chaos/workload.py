@@ -2,7 +2,8 @@
 
 On the file:// fleet's database: `awcctl import` of generated trees (real
 files, real digests; files shared between trees so that imports deduplicate
-and GC has shared objects to keep), snapshots a careless producer makes
+and GC has shared objects to keep, and whole directories shared between
+trees so that validations trust them and imports reuse them by their top), snapshots a careless producer makes
 (a root that was never uploaded, a root that is no manifest), workspace TTL
 moves, scrub / retain / expire / gc_sweep jobs on random subjects, fenced
 test_effect jobs, deliberately malformed jobs, and now and then a flipped
@@ -86,9 +87,21 @@ class Producer:
         self.pool = {t: [rng.randbytes(rng.choice([0, 1, 90, 700, 4000,
                                                    20000, 65536]))
                          for _ in range(40)] for t in TENANTS}
+        # Per tenant, directories that many trees include unchanged (shared
+        # subtrees: the same manifests under live, released and half-deleted
+        # snapshots): (relative path, byte content) of each file.
+        self.subtrees = {t: [self._subtree(rng, t, k) for k in range(4)]
+                         for t in TENANTS}
         self.import_env = client_env({
             "DATABASE_URL": cluster.url(file_db),
             "AWC_CAS_URL": "file://" + store_root, "AWC_CONFIG": conf})
+
+    def _subtree(self, rng, tenant, k):
+        files = []
+        for i in rng.sample(range(len(self.pool[tenant])), rng.randint(2, 6)):
+            sub = rng.choice(["", "inner"])
+            files.append((os.path.join(sub, f"s{i}"), self.pool[tenant][i]))
+        return files
 
     # ---------------------------------------------------------------- setup
     def setup(self):
@@ -140,6 +153,12 @@ class Producer:
             os.makedirs(os.path.join(tree, sub), exist_ok=True)
             with open(os.path.join(tree, sub, f"f{i}"), "wb") as f:
                 f.write(self.pool[tenant][i])
+        for k in rng.sample(range(4), rng.choice([0, 1, 1, 2, 3])):
+            for rel, data in self.subtrees[tenant][k]:
+                path = os.path.join(tree, "vendor", f"v{k}", rel)
+                os.makedirs(os.path.dirname(path), exist_ok=True)
+                with open(path, "wb") as f:
+                    f.write(data)
         own = rng.randbytes(rng.randint(1, 3000)) + f"#{self.n}".encode()
         os.makedirs(tree, exist_ok=True)
         with open(os.path.join(tree, "own"), "wb") as f:

@@ -119,7 +119,8 @@ Status Cascade(db::PgConn& conn, const std::string& tenant, Level level,
 }  // namespace
 
 Status LockTenantDag(db::PgConn& conn, const std::string& tenant) {
-  return conn.ExecCached(sql::kLockTenantDag, {tenant}).status();
+  AWC_RETURN_IF_ERROR(conn.ExecCached(sql::kLockTenantDag, {tenant}).status());
+  return conn.ExecCached(sql::kBoundRowLockWaits, {}).status();
 }
 
 Result<std::vector<bool>> Trustable(
@@ -275,6 +276,14 @@ Result<int64_t> DropStrayRootRefs(db::PgConn& conn,
   }
   if (!roots.empty()) AWC_RETURN_IF_ERROR(AdjustRefs(conn, tenant, roots, -1));
   return static_cast<int64_t>(roots.size());
+}
+
+Result<int64_t> DropStrayRootRefsNow(db::PgConn& conn,
+                                     const std::string& tenant) {
+  return db::InTransactionResult(conn, [&]() -> Result<int64_t> {
+    AWC_RETURN_IF_ERROR(LockTenantDag(conn, tenant));
+    return DropStrayRootRefs(conn, tenant);
+  });
 }
 
 Result<std::vector<DamagedSnapshot>> MarkDamaged(

@@ -34,7 +34,11 @@
 
 namespace awc::catalog {
 
-// Takes the tenant's DAG lock until the caller's transaction ends.
+// Takes the tenant's DAG lock until the caller's transaction ends; from
+// then on the transaction waits for a row lock at most half of
+// deadlock_timeout (then kTransient), so that against a producer holding
+// the same rows it is the worker that gives way. Taken before any row lock
+// the transaction needs, except a workspace's (retention, expiry).
 Status LockTenantDag(db::PgConn& conn, const std::string& tenant);
 
 // For WalkClosure's trust: one answer per object (see the contract).
@@ -91,9 +95,13 @@ Status MarkVerified(db::PgConn& conn, const std::string& tenant,
 Status ClearDamaged(db::PgConn& conn, const std::string& tenant,
                     const std::vector<std::string>& digests);
 
-// Under the DAG lock: drops the root references of snapshots released or
-// deleted by someone else than the worker; returns how many.
+// Under the DAG lock: drops the root references of snapshots that are no
+// longer READY or DEGRADED (released by the worker or by plain SQL) or
+// deleted; returns how many.
 Result<int64_t> DropStrayRootRefs(db::PgConn& conn, const std::string& tenant);
+// The same in a transaction of its own (after a release commits).
+Result<int64_t> DropStrayRootRefsNow(db::PgConn& conn,
+                                     const std::string& tenant);
 
 // A READY snapshot whose root reaches a bad object, and the bad digests it
 // reaches.

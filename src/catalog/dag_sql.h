@@ -20,6 +20,19 @@ inline constexpr const char* kLockTenantDag = R"sql(
 SELECT pg_advisory_xact_lock(1635214180, hashtext($1))
 )sql";
 
+// Run right after kLockTenantDag: for the rest of the transaction a row
+// lock is waited for at most half of deadlock_timeout. The rows a DAG
+// change updates are also locked by producers registering a snapshot
+// (and, through its foreign key, the snapshot's workspace), in an order of
+// their own; a wait that would end in a deadlock ends here first, so the
+// worker's transaction is the one that gives way (a transient error: the
+// job retries), never the producer's.
+inline constexpr const char* kBoundRowLockWaits = R"sql(
+SELECT set_config('lock_timeout',
+  greatest(1, (extract(epoch FROM current_setting('deadlock_timeout')::interval)
+               * 500)::int)::text, true)
+)sql";
+
 // $1 tenant, $2 digests (text[]). (digest, size, manifest_entries) of
 // those a walk may trust: LIVE, referenced and not damaged.
 inline constexpr const char* kTrustable = R"sql(

@@ -305,14 +305,11 @@ Result<RetentionFacts> LoadRetentionFacts(db::PgConn& conn,
 
 Result<bool> ReleaseSnapshot(db::PgConn& conn, const Snapshot& snap,
                              const std::string& reason, bool even_if_pinned) {
-  // The DAG lock before the snapshot's row, as everywhere (catalog/dag.h).
-  AWC_RETURN_IF_ERROR(LockTenantDag(conn, snap.tenant_id));
   AWC_ASSIGN_OR_RETURN(
       db::PgResult r,
       conn.ExecCached(sql::kRelease,
                       {Id(snap.id), even_if_pinned ? "true" : "false"}));
   if (r.rows() == 0) return false;
-  AWC_RETURN_IF_ERROR(DropStrayRootRefs(conn, snap.tenant_id).status());
   JsonObject data;
   data.Str("reason", reason);
   AWC_RETURN_IF_ERROR(RecordAudit(conn, snap.tenant_id, "snapshot.released",

@@ -110,7 +110,9 @@ Result<RetentionFacts> LoadRetentionFacts(db::PgConn& conn,
 
 // READY -> RELEASED with released_at and the audit event (in the caller's
 // transaction). False when it is no longer READY, or is pinned and
-// `even_if_pinned` is false.
+// `even_if_pinned` is false. The root's reference goes once it commits, by
+// DropStrayRootRefsNow (catalog/dag.h) or else the next GC epoch: not
+// while the caller holds the workspace's row lock.
 Result<bool> ReleaseSnapshot(db::PgConn& conn, const Snapshot& snap,
                              const std::string& reason, bool even_if_pinned);
 

@@ -2,7 +2,6 @@
 
 #include "catalog/audit.h"
 #include "catalog/catalog_sql.h"
-#include "catalog/dag.h"
 #include "common/json.h"
 
 namespace awc::catalog {
@@ -17,6 +16,7 @@ Result<WorkspaceStep> AdvanceWorkspace(db::PgConn& conn, int64_t id,
                          conn.ExecCached(sql::kLockWorkspace, {wid, grace}));
     if (w.rows() == 0) return Status::OK();
     std::string tenant = w.GetString(0, 0);
+    step.tenant = tenant;
     Result<WorkspaceState> from = ParseWorkspaceState(w.Get(0, 1));
     if (!from.ok()) return from.status().WithContext("workspace " + wid);
     step.found = true;
@@ -44,11 +44,9 @@ Result<WorkspaceStep> AdvanceWorkspace(db::PgConn& conn, int64_t id,
       event = "workspace.renewed";
     } else if (expiring && grace_over) {
       AWC_RETURN_IF_ERROR(conn.ExecCached(sql::kSetExpired, {wid}).status());
-      AWC_RETURN_IF_ERROR(LockTenantDag(conn, tenant));
       AWC_ASSIGN_OR_RETURN(
           db::PgResult rel,
           conn.ExecCached(sql::kReleaseWorkspaceSnapshots, {wid}));
-      AWC_RETURN_IF_ERROR(DropStrayRootRefs(conn, tenant).status());
       step.released = rel.rows();
       step.to = WorkspaceState::kExpired;
       event = "workspace.expired";

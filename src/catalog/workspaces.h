@@ -23,6 +23,7 @@ namespace awc::catalog {
 
 struct WorkspaceStep {
   bool found = false;
+  std::string tenant;
   WorkspaceState from = WorkspaceState::kActive;  // state before
   WorkspaceState to = WorkspaceState::kActive;    // after (== from: unchanged)
   std::string next_due;  // ISO timestamp of the next possible step, or ""

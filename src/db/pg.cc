@@ -11,7 +11,8 @@ namespace {
 bool TransientSqlState(std::string_view state) {
   if (state.size() != 5) return false;
   return state.starts_with("08") || state.starts_with("53") ||
-         state.starts_with("57P") || state == "40001" || state == "40P01";
+         state.starts_with("57P") || state == "40001" || state == "40P01" ||
+         state == "55P03";
 }
 
 // The server refused the statement for the values it carries: a data

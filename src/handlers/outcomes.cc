@@ -4,7 +4,9 @@
 #include <string>
 #include <utility>
 
+#include "catalog/dag.h"
 #include "common/json.h"
+#include "obs/log.h"
 
 namespace awc::handlers {
 
@@ -33,6 +35,16 @@ std::variant<catalog::Snapshot, queue::Outcome> LoadSnapshotIn(
     if ((*loaded)->state == state) return std::move(**loaded);
   }
   return Skipped(catalog::SnapshotStateName((*loaded)->state));
+}
+
+void DropReleasedRefs(JobContext& ctx, const std::string& tenant) {
+  Result<int64_t> dropped = catalog::DropStrayRootRefsNow(ctx.db(), tenant);
+  if (dropped.ok()) return;
+  obs::Warn("job_" + std::to_string(ctx.job().id),
+            "released references left to the next gc epoch")
+      .Str("tenant", tenant)
+      .Str("error", dropped.status().message())
+      .Emit();
 }
 
 }  // namespace awc::handlers

@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <initializer_list>
+#include <string>
 #include <string_view>
 #include <variant>
 
@@ -33,6 +34,11 @@ queue::Outcome Skipped(std::string_view state);
 std::variant<catalog::Snapshot, queue::Outcome> LoadSnapshotIn(
     JobContext& ctx, int64_t id,
     std::initializer_list<catalog::SnapshotState> states);
+
+// After a release committed (retention, a workspace's expiry): drops the
+// released roots' references in a transaction of its own. When that fails
+// the next GC epoch drops them; a warning says so, the job's outcome stays.
+void DropReleasedRefs(JobContext& ctx, const std::string& tenant);
 
 }  // namespace awc::handlers
 

@@ -137,12 +137,11 @@ TEST(ScrubPayloadTest, TheWindowIsOptional) {
 }
 
 TEST(ScrubPayloadTest, RejectsABadWindowAndOtherKeys) {
-  for (const char* text :
-       {R"({"snapshot_id": 7, "reverify_after_secs": -1})",
-        R"({"snapshot_id": 7, "reverify_after_secs": "1"})",
-        R"({"snapshot_id": 7, "reverify_after_secs": 1.5})",
-        R"({"reverify_after_secs": 1})",
-        R"({"snapshot_id": 7, "workspace_id": 1})"}) {
+  for (const char* text : {R"({"snapshot_id": 7, "reverify_after_secs": -1})",
+                           R"({"snapshot_id": 7, "reverify_after_secs": "1"})",
+                           R"({"snapshot_id": 7, "reverify_after_secs": 1.5})",
+                           R"({"reverify_after_secs": 1})",
+                           R"({"snapshot_id": 7, "workspace_id": 1})"}) {
     Result<ScrubPayload> r = DecodeScrubPayload(MustParse(text).get());
     EXPECT_FALSE(r.ok()) << text;
     EXPECT_TRUE(r.status().IsInvalidArgument()) << text;

@@ -91,6 +91,7 @@ queue::Outcome RetainSnapshot(JobContext& ctx, const SnapshotPayload& p) {
   if (!keep.empty()) {
     result.Str("verdict", "kept").Str("reason", keep);
   } else if (released) {
+    DropReleasedRefs(ctx, snap.tenant_id);
     result.Str("verdict", "released").Str("reason", release);
   } else {
     return Skipped("changed during retention");

@@ -31,6 +31,7 @@ queue::Outcome ExpireWorkspace(JobContext& ctx, const WorkspacePayload& p) {
         .Str("to", catalog::WorkspaceStateName(step->to));
     if (step->to == WorkspaceState::kExpired) {
       result.Int("released_snapshots", step->released);
+      if (step->released > 0) DropReleasedRefs(ctx, step->tenant);
     }
   }
   if (step->next_due.empty()) {

@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "cas/closure.h"
+#include "catalog/dag.h"
 #include "catalog/snapshots.h"
 #include "digest/sha256.h"
 #include "handlers/snapshot_validate.h"
@@ -265,6 +266,7 @@ TEST_P(ImportReuseTest, ADirectoryReleasedMeanwhileIsWalkedInto) {
     auto snap = catalog::LoadSnapshot(*conn, old.snapshot_id);
     ASSERT_TRUE(snap.ok() && snap->has_value());
     ASSERT_TRUE(catalog::ReleaseSnapshot(*conn, **snap, "test", false).ok());
+    ASSERT_TRUE(catalog::DropStrayRootRefsNow(*conn, "t1").ok());
   });
   auto [r, validated] = ImportReady(releasing, second.path());
   EXPECT_EQ(r.reused_subtrees, 0);

@@ -13,6 +13,7 @@
 
 #include "cas/closure.h"
 #include "cas/manifest.h"
+#include "catalog/dag.h"
 #include "catalog/objects.h"
 #include "catalog/snapshots.h"
 #include "gc/sweep_testing.h"
@@ -214,6 +215,13 @@ class DagPropertyTest : public ::testing::TestWithParam<unsigned> {
     auto snap = catalog::LoadSnapshot(*conn, std::stoll(id));
     ASSERT_TRUE(snap.ok() && snap->has_value());
     ASSERT_TRUE(catalog::ReleaseSnapshot(*conn, **snap, "prop", false).ok());
+    // As the handlers do after the commit, or (when that failed) left to
+    // the next epoch.
+    if (Pick(3) > 0) {
+      auto dropped = catalog::DropStrayRootRefsNow(*conn, kTenant);
+      ASSERT_TRUE(dropped.ok() || dropped.status().IsTransient())
+          << dropped.status().message();
+    }
   }
 
   void PassTime() {
@@ -317,6 +325,8 @@ class DagPropertyTest : public ::testing::TestWithParam<unsigned> {
         "decode(substr(o.digest, 8), 'hex') AND m.refs > 0 AND "
         "m.manifest_entries)");
     ASSERT_EQ(wrong, "NULL") << "round " << round;
+    shared_ = std::max(
+        shared_, db_.Int("SELECT count(*) FROM awc.objects WHERE refs > 1"));
     // Referenced objects are LIVE.
     ASSERT_EQ(db_.Int("SELECT count(*) FROM awc.objects WHERE refs > 0 AND "
                       "state <> 'LIVE'"),
@@ -332,6 +342,7 @@ class DagPropertyTest : public ::testing::TestWithParam<unsigned> {
   std::map<std::string, int> retries_;
   int produced_ = 0, ready_ = 0;
   int64_t deleted_ = 0;
+  int64_t shared_ = 0;  // the most objects with more than one reference
 };
 
 TEST_P(DagPropertyTest, SharedClosuresSurviveEveryInterleaving) {
@@ -358,7 +369,7 @@ TEST_P(DagPropertyTest, SharedClosuresSurviveEveryInterleaving) {
   EXPECT_GT(produced_, 10);
   EXPECT_GT(ready_, 5);
   EXPECT_GT(deleted_, 0);
-  EXPECT_GT(db_.Int("SELECT count(*) FROM awc.objects WHERE refs > 1"), 0);
+  EXPECT_GT(shared_, 0);
 }
 
 INSTANTIATE_TEST_SUITE_P(Seeds, DagPropertyTest,

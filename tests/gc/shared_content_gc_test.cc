@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "cas/manifest.h"
+#include "catalog/dag.h"
 #include "catalog/snapshots.h"
 #include "gc/sweep_testing.h"
 #include "handlers/snapshot_scrub.h"
@@ -45,6 +46,7 @@ class SharedGcTest : public ::testing::Test {
     ASSERT_TRUE(snap.ok() && snap->has_value());
     auto released = catalog::ReleaseSnapshot(*conn, **snap, "test", false);
     ASSERT_TRUE(released.ok() && *released);
+    ASSERT_TRUE(catalog::DropStrayRootRefsNow(*conn, "t1").ok());
   }
   Result<gc::SweepReport> Sweep(const gc::SweepHooks& hooks = {},
                                 int batch_size = 1000) {

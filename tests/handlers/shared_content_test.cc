@@ -5,6 +5,7 @@
 // when it commits (docs/store.md, "Shared content").
 #include <gtest/gtest.h>
 
+#include "catalog/dag.h"
 #include "catalog/snapshots.h"
 #include "tests/handlers/snapshot_handler_fixture.h"
 
@@ -57,6 +58,7 @@ class SharedContentTest : public HandlerTest {
     Result<bool> released =
         catalog::ReleaseSnapshot(*conn, **snap, "test", false);
     ASSERT_TRUE(released.ok() && *released) << released.status().message();
+    ASSERT_TRUE(catalog::DropStrayRootRefsNow(*conn, "t1").ok());
   }
 };
 

@@ -20,6 +20,11 @@ ALTER TABLE awc.objects
   ADD COLUMN verified_at timestamptz,
   ADD COLUMN damaged_at timestamptz;
 
+-- The few damaged rows: a validation takes the damage off what it read
+-- good again without probing every object it read.
+CREATE INDEX objects_damaged_idx ON awc.objects (tenant_id, digest)
+  WHERE damaged_at IS NOT NULL;
+
 -- GC plans from the unreferenced LIVE rows only.
 DROP INDEX awc.objects_gc_idx;
 CREATE INDEX objects_gc_idx ON awc.objects

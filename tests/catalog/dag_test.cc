@@ -1,0 +1,234 @@
+// The content DAG's bookkeeping (catalog/dag.h) against a real database:
+// references cascade only where a count crosses zero, additions refuse
+// what cannot be referenced, trust follows the counts, damage travels up
+// the recorded entries, and the roots of snapshots released or deleted by
+// hand are reclaimed.
+#include "catalog/dag.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "db/pg.h"
+#include "digest/ids.h"
+#include "store/memory_store.h"
+#include "tests/support/cas_fixture.h"
+
+namespace awc::testing {
+namespace {
+
+class DagTest : public ::testing::Test {
+ protected:
+  DagTest() : store_(store::NewMemoryStore()), cas_(db_, *store_, "t1") {
+    db_.Migrate();
+    conn_ = db_.Connect("dag");
+  }
+
+  CasFixture::Entry Dir(const std::string& name, const std::string& digest) {
+    CasFixture::Entry e = cas_.E(name, digest);
+    e.manifest = true;
+    return e;
+  }
+  // Walks `root` and records what the walk read, as validation does.
+  void Record(const std::string& root) {
+    Result<cas::ClosureReport> walk =
+        cas::WalkClosure(*store_, "t1", root, {}, nullptr);
+    ASSERT_TRUE(walk.ok() && walk->verdict == cas::Verdict::kOk);
+    Status s = db::InTransaction(*conn_, [&]() -> Status {
+      AWC_RETURN_IF_ERROR(catalog::LockTenantDag(*conn_, "t1"));
+      return catalog::RecordManifests(*conn_, "t1", *walk);
+    });
+    ASSERT_TRUE(s.ok()) << s.message();
+  }
+  Status Adjust(const std::vector<std::string>& digests, int delta) {
+    return db::InTransaction(*conn_, [&]() -> Status {
+      AWC_RETURN_IF_ERROR(catalog::LockTenantDag(*conn_, "t1"));
+      return catalog::AdjustRefs(*conn_, "t1", digests, delta);
+    });
+  }
+  int64_t Refs(const std::string& digest) {
+    return db_.Int("SELECT refs FROM awc.objects WHERE digest = $1", {digest});
+  }
+  std::vector<bool> Trust(const std::vector<cas::ClosureObject>& objs) {
+    Result<std::vector<bool>> r = catalog::Trustable(*conn_, "t1", objs);
+    EXPECT_TRUE(r.ok()) << r.status().message();
+    return r.ok() ? *r : std::vector<bool>{};
+  }
+  cas::ClosureObject Obj(const std::string& digest, bool manifest) {
+    cas::ClosureObject o;
+    EXPECT_TRUE(digest::ParseDigest(digest, &o.sha256));
+    o.size = cas_.SizeOf(digest);
+    o.is_manifest = manifest;
+    return o;
+  }
+
+  TestDatabase db_;
+  std::unique_ptr<store::ObjectStore> store_;
+  CasFixture cas_;
+  std::unique_ptr<db::PgConn> conn_;
+};
+
+TEST_F(DagTest, ReferencesCascadeOnlyWhereACountCrossesZero) {
+  std::string blob = cas_.Blob("blob");
+  std::string dir = cas_.Manifest({cas_.E("b", blob)});
+  std::string a = cas_.Manifest({Dir("d", dir)});
+  std::string b = cas_.Manifest({Dir("again", dir), cas_.E("x", blob)});
+  Record(a);
+  Record(b);
+  EXPECT_EQ(db_.Int("SELECT count(*) FROM awc.object_edges"), 1 + 1 + 2);
+
+  ASSERT_TRUE(Adjust({a}, +1).ok());
+  EXPECT_EQ(Refs(a), 1);
+  EXPECT_EQ(Refs(dir), 1);
+  EXPECT_EQ(Refs(blob), 1);
+  ASSERT_TRUE(Adjust({b}, +1).ok());
+  EXPECT_EQ(Refs(dir), 2);   // from a and b
+  EXPECT_EQ(Refs(blob), 2);  // from dir (once, however shared) and from b
+  // Becoming referenced stamps the read that gave the reference.
+  EXPECT_EQ(db_.Int("SELECT count(*) FROM awc.objects WHERE verified_at IS "
+                    "NULL"),
+            0);
+
+  ASSERT_TRUE(Adjust({a}, -1).ok());
+  EXPECT_EQ(Refs(a), 0);
+  EXPECT_EQ(Refs(dir), 1);
+  EXPECT_EQ(Refs(blob), 2);  // dir still referenced: nothing went below it
+  ASSERT_TRUE(Adjust({b}, -1).ok());
+  for (const std::string& d : {a, b, dir, blob}) EXPECT_EQ(Refs(d), 0) << d;
+}
+
+TEST_F(DagTest, AnAdditionRefusesWhatCannotBeReferenced) {
+  std::string blob = cas_.Blob("blob");
+  std::string dir = cas_.Manifest({cas_.E("b", blob)});
+  std::string root = cas_.Manifest({Dir("d", dir)});
+  // Entries not recorded: a manifest cannot gain a reference.
+  Status s = Adjust({root}, +1);
+  EXPECT_TRUE(s.IsTransient()) << s.message();
+  EXPECT_NE(s.message().find("has no recorded entries"), std::string::npos);
+  Record(root);
+  for (const char* sql :
+       {"UPDATE awc.objects SET state = 'DELETING' WHERE digest = $1",
+        "UPDATE awc.objects SET damaged_at = now() WHERE digest = $1"}) {
+    db_.Exec(sql, {blob});
+    Status refused = Adjust({root}, +1);
+    EXPECT_TRUE(refused.IsTransient()) << refused.message();
+    EXPECT_EQ(Refs(root), 0);  // rolled back whole
+    EXPECT_EQ(Refs(dir), 0);
+    db_.Exec(
+        "UPDATE awc.objects SET state = 'LIVE', damaged_at = NULL WHERE "
+        "digest = $1",
+        {blob});
+  }
+  db_.Exec("DELETE FROM awc.objects WHERE digest = $1", {blob});
+  Status missing = Adjust({root}, +1);
+  EXPECT_TRUE(missing.IsTransient()) << missing.message();
+  EXPECT_EQ(Refs(root), 0);
+}
+
+TEST_F(DagTest, TrustFollowsTheCounts) {
+  std::string blob = cas_.Blob("blob");
+  std::string dir = cas_.Manifest({cas_.E("b", blob)});
+  std::string root = cas_.Manifest({Dir("d", dir)});
+  EXPECT_EQ(Trust({Obj(dir, true), Obj(blob, false)}),
+            (std::vector<bool>{false, false}));  // unreferenced
+  Record(root);
+  ASSERT_TRUE(Adjust({root}, +1).ok());
+  EXPECT_EQ(Trust({Obj(dir, true), Obj(blob, false)}),
+            (std::vector<bool>{true, true}));
+  cas::ClosureObject wrong_size = Obj(blob, false);
+  wrong_size.size += 1;
+  cas::ClosureObject root_unsized = Obj(root, true);
+  root_unsized.size = 0;  // the root's size is not declared
+  EXPECT_EQ(Trust({wrong_size, root_unsized}),
+            (std::vector<bool>{false, true}));
+  // A manifest reached as a blob elsewhere is not trusted as a manifest
+  // without its entries recorded.
+  std::string other = cas_.Manifest({cas_.E("x", cas_.Blob("x"))});
+  std::string holder = cas_.Manifest({cas_.E("as-blob", other)});
+  Record(holder);
+  ASSERT_TRUE(Adjust({holder}, +1).ok());
+  EXPECT_EQ(Refs(other), 1);
+  EXPECT_EQ(Trust({Obj(other, true), Obj(other, false)}),
+            (std::vector<bool>{false, true}));
+  // Damaged or DELETING: not trusted.
+  db_.Exec("UPDATE awc.objects SET damaged_at = now() WHERE digest = $1",
+           {dir});
+  EXPECT_EQ(Trust({Obj(dir, true)}), (std::vector<bool>{false}));
+}
+
+TEST_F(DagTest, DamageTravelsUpAndNamesTheReadySnapshotsItReaches) {
+  std::string bad = cas_.Blob("bad");
+  std::string dir = cas_.Manifest({cas_.E("b", bad)});
+  std::string a = cas_.Manifest({Dir("d", dir)});
+  std::string b =
+      cas_.Manifest({Dir("deeper", cas_.Manifest({Dir("d", dir)}))});
+  std::string c = cas_.Manifest({cas_.E("o", cas_.Blob("other"))});
+  for (const std::string& r : {a, b, c}) Record(r);
+  int64_t sa = cas_.Snapshot(a, "READY"), sb = cas_.Snapshot(b, "READY");
+  cas_.Snapshot(c, "READY");
+  cas_.Snapshot(a, "RELEASED");
+  Result<std::vector<catalog::DamagedSnapshot>> hit =
+      catalog::MarkDamaged(*conn_, "t1", {bad});
+  ASSERT_TRUE(hit.ok()) << hit.status().message();
+  ASSERT_EQ(hit->size(), 2u);
+  EXPECT_EQ((*hit)[0].id, sa);
+  EXPECT_EQ((*hit)[1].id, sb);
+  EXPECT_EQ((*hit)[1].bad_digests, std::vector<std::string>{bad});
+  EXPECT_EQ(db_.Int("SELECT count(*) FROM awc.objects WHERE damaged_at IS "
+                    "NOT NULL"),
+            4);  // bad, dir, a (which is also b's inner manifest), b
+  // Read good again (restored): the damage comes off.
+  ASSERT_TRUE(catalog::ClearDamaged(*conn_, "t1", {bad, dir}).ok());
+  EXPECT_EQ(db_.Int("SELECT count(*) FROM awc.objects WHERE damaged_at IS "
+                    "NOT NULL"),
+            2);
+}
+
+TEST_F(DagTest, RootsReleasedOrDeletedByHandAreReclaimed) {
+  std::string ra = cas_.Manifest({cas_.E("a", cas_.Blob("a"))});
+  std::string rb = cas_.Manifest({cas_.E("b", cas_.Blob("b"))});
+  Record(ra);
+  Record(rb);
+  int64_t a = cas_.Snapshot(ra, "READY"), b = cas_.Snapshot(rb, "READY");
+  db_.Exec("UPDATE awc.snapshots SET holds_refs = true");
+  ASSERT_TRUE(Adjust({ra, rb}, +1).ok());
+  db_.Exec("UPDATE awc.snapshots SET state = 'RELEASED' WHERE id = $1",
+           {std::to_string(a)});
+  db_.Exec("DELETE FROM awc.snapshots WHERE id = $1", {std::to_string(b)});
+  EXPECT_EQ(db_.Int("SELECT count(*) FROM awc.dropped_roots"), 1);
+  Result<int64_t> dropped = catalog::DropStrayRootRefsNow(*conn_, "t1");
+  ASSERT_TRUE(dropped.ok()) << dropped.status().message();
+  EXPECT_EQ(*dropped, 2);
+  EXPECT_EQ(db_.Int("SELECT coalesce(sum(refs), 0) FROM awc.objects"), 0);
+  EXPECT_EQ(db_.Int("SELECT count(*) FROM awc.dropped_roots"), 0);
+  EXPECT_EQ(*catalog::DropStrayRootRefsNow(*conn_, "t1"), 0);  // once
+}
+
+TEST_F(DagTest, ARecordedClosureStreamsWithItsFreshness) {
+  std::string x = cas_.Blob("x"), y = cas_.Blob("y");
+  std::string root = cas_.Manifest({cas_.E("x", x), cas_.E("y", y)});
+  Record(root);
+  ASSERT_TRUE(Adjust({root}, +1).ok());
+  Result<catalog::DagClosureStats> stats =
+      catalog::ClosureStatsOf(*conn_, "t1", root);
+  ASSERT_TRUE(stats.ok());
+  EXPECT_EQ(stats->objects, 3);
+  EXPECT_EQ(stats->bytes, static_cast<int64_t>(cas_.SizeOf(root) + 2));
+  db_.Exec("UPDATE awc.objects SET verified_at = now() - interval '2 hours'");
+  ASSERT_TRUE(catalog::MarkVerified(*conn_, "t1", {x}).ok());
+  std::vector<std::pair<std::string, bool>> seen;
+  ASSERT_TRUE(
+      catalog::ForEachRecordedObject(*conn_, "t1", root, 3600,
+                                     [&](const catalog::RecordedObject& o) {
+                                       seen.emplace_back(o.digest, o.fresh);
+                                       return Status::OK();
+                                     })
+          .ok());
+  std::vector<std::pair<std::string, bool>> want = {
+      {root, false}, {x, true}, {y, false}};
+  std::sort(want.begin(), want.end());
+  EXPECT_EQ(seen, want);  // in digest order
+}
+
+}  // namespace
+}  // namespace awc::testing

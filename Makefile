@@ -45,7 +45,7 @@ PACKAGES_DEB   := debhelper dpkg-dev lintian
 PACKAGES_UNIT  := libgtest-dev libgmock-dev
 PACKAGES_TEST  := $(PACKAGES_UNIT) mandoc nodejs python3 awscli \
   curl chromium pgbouncer $(PACKAGES_PG) $(PACKAGES_FUZZ) $(PACKAGES_DEB)
-PACKAGES_BENCH := libbenchmark-dev nodejs python3 $(PACKAGES_PG)
+PACKAGES_BENCH := libbenchmark-dev nodejs python3 eatmydata $(PACKAGES_PG)
 PACKAGES_DEMO  := $(PACKAGES_PG)
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
@@ -248,25 +248,30 @@ deb: deps-deb
 # BENCH_BASELINE_REF, the last commit whose walk held the closure in
 # memory, built by bench/build_baseline.sh into BENCH_BASELINE_DIR (unless
 # BENCH_BASELINE_BUILD names a build already; BENCH_BASELINE_REF=none: no
-# baseline).
+# baseline). Its dedup part runs the daemon and awcctl of
+# BENCH_DEDUP_BASELINE_REF, the last commit before the content DAG, built
+# the same way into BENCH_DEDUP_BASELINE_DIR (BENCH_DEDUP_BASELINE_BUILD,
+# BENCH_DEDUP_BASELINE_REF=none likewise).
 BENCH_BUILD  ?= build-bench
 BENCH_SUITES ?= queue storage
 BENCH_BASELINE_REF ?= a64bb62
 BENCH_BASELINE_DIR ?= build-bench-baseline
+BENCH_DEDUP_BASELINE_REF ?= 870e5c2
+BENCH_DEDUP_BASELINE_DIR ?= build-bench-dedup-baseline
 
 bench: deps-bench
 	cmake -S . -B $(BENCH_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 	  -DAWC_BUILD_BENCH=ON -DAWC_BUILD_TESTS=OFF $(CMAKE_ARGS)
 	cmake --build $(BENCH_BUILD) -j $(JOBS) \
 	  --target awc-worker-bench awc-bench-pgbench-script awc-bench-storage \
-	  awc-bench-scale awc-bench-scheduler
+	  awc-bench-scale awc-bench-scheduler awc-worker awcctl
 	@set -e; for suite in $(BENCH_SUITES); do \
 	  if [ "$$suite" = queue ]; then \
 	    BENCH_GRAPHILE="$${BENCH_GRAPHILE:-$(GRAPHILE_PREFIX)/node_modules/.bin/graphile-worker}" \
 	      $(PG_VENV) -o fsync=on bench/run.sh $(BENCH_BUILD) queue; \
 	    continue; \
 	  fi; \
-	  parts=" $${BENCH_STORAGE_PARTS:-scale} "; \
+	  parts=" $${BENCH_STORAGE_PARTS:-scale dedup} "; \
 	  if [ "$$suite" = storage ] && [ -z "$${BENCH_BASELINE_BUILD:-}" ] && \
 	     [ "$(BENCH_BASELINE_REF)" != none ] && \
 	     [ "$${parts#* scale }" != "$$parts" ]; then \
@@ -274,6 +279,17 @@ bench: deps-bench
 	    baseline=$$(JOBS=$(JOBS) bench/build_baseline.sh \
 	      $(BENCH_BASELINE_REF) $(BENCH_BASELINE_DIR)) || rc=$$?; \
 	    if [ $$rc -eq 0 ]; then export BENCH_BASELINE_BUILD=$$baseline; \
+	    elif [ $$rc -ne 3 ]; then exit $$rc; fi; \
+	  fi; \
+	  if [ "$$suite" = storage ] && \
+	     [ -z "$${BENCH_DEDUP_BASELINE_BUILD:-}" ] && \
+	     [ "$(BENCH_DEDUP_BASELINE_REF)" != none ] && \
+	     [ "$${parts#* dedup }" != "$$parts" ]; then \
+	    rc=0; \
+	    baseline=$$(JOBS=$(JOBS) bench/build_baseline.sh \
+	      $(BENCH_DEDUP_BASELINE_REF) $(BENCH_DEDUP_BASELINE_DIR) \
+	      awc-worker awcctl) || rc=$$?; \
+	    if [ $$rc -eq 0 ]; then export BENCH_DEDUP_BASELINE_BUILD=$$baseline; \
 	    elif [ $$rc -ne 3 ]; then exit $$rc; fi; \
 	  fi; \
 	  $(PG_VENV) -o fsync=on bench/run.sh $(BENCH_BUILD) $$suite; \
@@ -326,4 +342,5 @@ chaos: build-tests
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD) $(BENCH_BUILD) $(BENCH_BASELINE_DIR) \
+	  $(BENCH_DEDUP_BASELINE_DIR) \
 	  $(FUZZ_BUILD) $(DEB_BUILD)

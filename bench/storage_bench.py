@@ -24,7 +24,12 @@ not at PostgreSQL's default durability) and measures:
      over memory://, beside the walk of an older commit (BENCH_BASELINE_BUILD);
   5. validation over s3:// through a loopback proxy that adds a time to
      first byte (20 ms) to every s3rver response, at concurrency 1, 4, 16
-     and 64 with ~1000 small objects, and MB/s with 64 MiB objects.
+     and 64 with ~1000 small objects, and MB/s with 64 MiB objects;
+  6. dedup, shared content: one tree imported 20 times with one file
+     changed between imports, validated and scrubbed by awc-worker beside
+     the daemon of the commit before the content DAG, over file:// and
+     s3:// (storage_dedup.py); a GC epoch over one DAG shared by 20
+     snapshots against part 3's tenant (storage_dedup_gc.py).
 
 Every configuration runs --repeat times, interleaved; tables show the
 median and every run. Standard library only.
@@ -42,6 +47,8 @@ sys.dont_write_bytecode = True  # no bench/__pycache__ from the imports below
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bench_common import env_int, env_list, log, write_report  # noqa: E402
 from storage_common import Bench  # noqa: E402
+from storage_dedup import dedup_part  # noqa: E402
+from storage_dedup_gc import dedup_gc_part  # noqa: E402
 from storage_file import file_part  # noqa: E402
 from storage_gc import gc_part  # noqa: E402
 from storage_report import machine_info, report  # noqa: E402
@@ -55,9 +62,9 @@ def main():
     ap.add_argument("--build-dir", required=True)
     here = os.path.dirname(os.path.abspath(__file__))
     ap.add_argument("--parts", default=os.environ.get(
-        "BENCH_STORAGE_PARTS", "file s3 gc scale s3-latency"),
+        "BENCH_STORAGE_PARTS", "file s3 gc scale s3-latency dedup"),
         help="which parts (BENCH_STORAGE_PARTS, 'file s3 gc scale "
-             "s3-latency')")
+             "s3-latency dedup')")
     ap.add_argument("--repeat", type=int,
                     default=env_int("BENCH_STORAGE_REPEAT", 3))
     ap.add_argument("--file-mib", type=int,
@@ -109,6 +116,25 @@ def main():
                     default=os.environ.get("BENCH_BASELINE_BUILD", ""),
                     help="a bench build of the code to compare the scale walk "
                          "with (BENCH_BASELINE_BUILD)")
+    ap.add_argument("--dedup-files", type=int,
+                    default=env_int("BENCH_DEDUP_FILES", 100000),
+                    help="part 6's tree over file:// (in directories of 200)")
+    ap.add_argument("--dedup-s3-files", type=int,
+                    default=env_int("BENCH_DEDUP_S3_FILES", 20000),
+                    help="part 6's tree over s3:// (0: no s3 half)")
+    ap.add_argument("--dedup-snapshots", type=int,
+                    default=env_int("BENCH_DEDUP_SNAPSHOTS", 20))
+    ap.add_argument("--dedup-s3-baseline-snapshots", type=int,
+                    default=env_int("BENCH_DEDUP_S3_BASELINE_SNAPSHOTS", 2),
+                    help="snapshots the baseline validates and scrubs over "
+                         "s3:// (file://: all)")
+    ap.add_argument("--dedup-gc-sizes",
+                    type=lambda s: [int(x) for x in s.split(",")],
+                    default=env_list("BENCH_DEDUP_GC_SIZES", [1000000]))
+    ap.add_argument("--dedup-baseline-build",
+                    default=os.environ.get("BENCH_DEDUP_BASELINE_BUILD", ""),
+                    help="a build of awc-worker and awcctl before the content "
+                         "DAG (BENCH_DEDUP_BASELINE_BUILD)")
     ap.add_argument("--s3rver", default=os.environ.get("AWC_S3RVER") or
                     os.path.join(os.path.dirname(here), "build-deps",
                                  "node_modules", "s3rver", "bin", "s3rver.js"))
@@ -135,11 +161,14 @@ def main():
         gc_r = gc_part(bench) if "gc" in parts else None
         scale_r = scale_part(bench) if "scale" in parts else None
         s3l_r = s3_latency_part(bench) if "s3-latency" in parts else None
+        dedup_r = dedup_part(bench) if "dedup" in parts else None
+        if dedup_r is not None and a.dedup_gc_sizes:
+            dedup_r["gc"] = dedup_gc_part(bench)
     finally:
         shutil.rmtree(bench.workdir, ignore_errors=True)
 
     write_report(report(a, header, bench.notes, file_r, s3_r, gc_r, scale_r,
-                        s3l_r),
+                        s3l_r, dedup_r),
                  started,
                  results)
 

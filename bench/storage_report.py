@@ -1,8 +1,8 @@
 """The storage benchmarks' report (storage_bench.py): the machine, the
 tools and the cluster they ran on, then the tables of parts 1 (file://),
 2 (s3://), 3 (GC, with the plan's EXPLAIN), 4 (the walk at scale) and 5
-(s3:// at a real object store's latency), medians and every run. Standard
-library only.
+(s3:// at a real object store's latency) and 6 (shared content, in
+storage_dedup_report.py), medians and every run. Standard library only.
 """
 
 import datetime
@@ -45,7 +45,8 @@ def machine_info(a):
     except (OSError, ValueError, KeyError):
         pass
     pg = "not used"  # only the GC part uses it
-    if "PGHOST" in os.environ and "gc" in a.parts.replace(",", " ").split():
+    if "PGHOST" in os.environ and {"gc", "dedup"} & set(
+            a.parts.replace(",", " ").split()):
         pg = psql("postgres", "SELECT version()").split(" on ")[0] + ", " + \
             psql("postgres",
                  "SELECT string_agg(name || '=' || current_setting(name), ' ' "
@@ -408,7 +409,10 @@ def s3_latency_part(a, r):
     return out
 
 
-def report(a, header, notes, file_r, s3_r, gc_r, scale_r=None, s3l_r=None):
+def report(a, header, notes, file_r, s3_r, gc_r, scale_r=None, s3l_r=None,
+           dedup_r=None):
+    # Imported here: storage_dedup_report uses this module's helpers.
+    from storage_dedup_report import dedup_part
     out = ["awc-worker storage benchmarks (bench/storage_bench.py, "
            "make bench-storage)", ""]
     out += header
@@ -419,7 +423,8 @@ def report(a, header, notes, file_r, s3_r, gc_r, scale_r=None, s3l_r=None):
     if notes:
         out.append("")
     for part, r in ((file_part, file_r), (s3_part, s3_r), (gc_part, gc_r),
-                    (scale_part, scale_r), (s3_latency_part, s3l_r)):
+                    (scale_part, scale_r), (s3_latency_part, s3l_r),
+                    (dedup_part, dedup_r)):
         if r:
             out += part(a, r)
     return out

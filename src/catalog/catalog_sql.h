@@ -215,6 +215,17 @@ UPDATE awc.objects SET last_seen_at = now()
 RETURNING digest
 )sql";
 
+// $1 tenant, $2 digests (text[]). Locks the existing rows of those digests
+// in digest order (the sort runs below the row locks), so that producers
+// registering overlapping content take their locks in one order and do not
+// deadlock one another.
+inline constexpr const char* kLockObjectRows = R"sql(
+SELECT digest FROM awc.objects
+ WHERE tenant_id = $1 AND digest = ANY($2::text[])
+ ORDER BY digest
+   FOR UPDATE
+)sql";
+
 // $1 tenant, $2 digests (text[]), $3 sizes (bigint[]): objects the
 // producer uploaded itself. Inserts the missing objects LIVE and touches
 // last_seen_at of the LIVE ones, locking their rows; returns the digests it
@@ -222,6 +233,7 @@ RETURNING digest
 inline constexpr const char* kRegisterObjects = R"sql(
 INSERT INTO awc.objects AS o (tenant_id, digest, size)
 SELECT $1, u.d, u.s FROM unnest($2::text[], $3::bigint[]) AS u(d, s)
+ ORDER BY u.d
     ON CONFLICT (tenant_id, digest) DO UPDATE SET last_seen_at = now()
  WHERE o.state = 'LIVE'
 RETURNING o.digest

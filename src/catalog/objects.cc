@@ -55,6 +55,13 @@ Result<std::vector<std::string>> RegisterObjects(
   return lost;
 }
 
+Status LockObjectRows(db::PgConn& conn, const std::string& tenant,
+                      const std::vector<std::string>& digests) {
+  if (digests.empty()) return Status::OK();
+  return conn.Exec(sql::kLockObjectRows, {tenant, db::ArrayLiteral(digests)})
+      .status();
+}
+
 Result<std::set<std::string>> ReusableManifests(
     db::PgConn& conn, const std::string& tenant,
     const std::vector<std::string>& digests) {

@@ -38,6 +38,14 @@ Result<std::vector<std::string>> RegisterObjects(
     const std::vector<std::string>& digests, const std::vector<uint64_t>& sizes,
     const std::vector<bool>& uploaded);
 
+// In the caller's transaction, first: locks the existing rows of `digests`
+// in digest order. A producer that locks everything it will register or
+// touch this way waits for an overlapping producer instead of deadlocking
+// with it (RegisterObjects and TouchReusedTops then wait only for rows
+// another producer is inserting, which they insert in digest order too).
+Status LockObjectRows(db::PgConn& conn, const std::string& tenant,
+                      const std::vector<std::string>& digests);
+
 // Of the manifests `digests`, those a producer may reuse whole by touching
 // only them (LIVE, referenced, entries recorded: docs/data-model.md).
 Result<std::set<std::string>> ReusableManifests(

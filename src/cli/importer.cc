@@ -34,6 +34,10 @@ struct Source {
 
 using Objects = std::map<std::string, Source>;  // digest -> source
 
+// How many times the registering transaction is run again after losing a
+// race for row locks (a deadlock, a lock timeout) before the import fails.
+constexpr int kLockConflictRetries = 8;
+
 Status IoError(const std::string& what, const std::string& path) {
   return Status::IoError(what + " \"" + path + "\": " + strerror(errno));
 }
@@ -195,8 +199,9 @@ Result<ImportResult> ImportTree(db::PgConn& conn, store::ObjectStore& store,
   // and a reused manifest that is no longer referenced is walked into.
   std::map<std::string, bool> uploaded;
   double waited = 0;
+  int lock_conflicts = 0;
   Named named;
-  for (int round = 0;; ++round) {
+  for (int lost_rounds = 0;;) {
     named = NamedObjects(objects, result.root_digest, reusable);
     std::vector<std::string> pending;
     for (const std::string& d : named.objects) {
@@ -234,7 +239,10 @@ Result<ImportResult> ImportTree(db::PgConn& conn, store::ObjectStore& store,
       ours.push_back(uploaded[digest]);
     }
     std::vector<std::string> lost, lost_tops;
+    std::vector<std::string> locked = named.objects;
+    locked.insert(locked.end(), named.tops.begin(), named.tops.end());
     Status s = db::InTransaction(conn, [&]() -> Status {
+      AWC_RETURN_IF_ERROR(catalog::LockObjectRows(conn, tenant, locked));
       AWC_ASSIGN_OR_RETURN(lost, catalog::RegisterObjects(
                                      conn, tenant, named.objects, sizes, ours));
       AWC_ASSIGN_OR_RETURN(lost_tops,
@@ -254,7 +262,15 @@ Result<ImportResult> ImportTree(db::PgConn& conn, store::ObjectStore& store,
       return Status::OK();
     });
     if (s.ok()) break;
-    if ((lost.empty() && lost_tops.empty()) || round >= 5) return s;
+    if (db::IsLockConflict(conn.last_sqlstate()) &&
+        lock_conflicts < kLockConflictRetries) {
+      // Another producer or the worker held rows we needed: the whole
+      // transaction is ours to run again, after a pause that grows.
+      ++lock_conflicts;
+      Env::Default()->SleepFor(0.05 * lock_conflicts);
+      continue;
+    }
+    if ((lost.empty() && lost_tops.empty()) || ++lost_rounds > 5) return s;
     // GC took them since we looked: start over for them.
     for (const std::string& d : lost) uploaded[d] = false;
     for (const std::string& d : lost_tops) reusable.erase(d);

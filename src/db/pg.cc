@@ -6,13 +6,17 @@
 #include "obs/log.h"
 
 namespace awc::db {
+
+bool IsLockConflict(std::string_view sqlstate) {
+  return sqlstate == "40001" || sqlstate == "40P01" || sqlstate == "55P03";
+}
+
 namespace {
 
 bool TransientSqlState(std::string_view state) {
   if (state.size() != 5) return false;
   return state.starts_with("08") || state.starts_with("53") ||
-         state.starts_with("57P") || state == "40001" || state == "40P01" ||
-         state == "55P03";
+         state.starts_with("57P") || IsLockConflict(state);
 }
 
 // The server refused the statement for the values it carries: a data
@@ -221,11 +225,15 @@ bool PgConn::NeedsOwnTransaction() const {
 
 Status PgConn::EndOwnTransaction(bool ok) {
   if (ok) return ExecSimple("COMMIT").status();
+  Rollback();
+  return Status::OK();
+}
+
+void PgConn::Rollback() {
   // The statement's SQLSTATE is the one the caller asks last_sqlstate().
   std::string failed = last_sqlstate_;
   if (!IsBroken()) (void)ExecSimple("ROLLBACK");
   last_sqlstate_ = std::move(failed);
-  return Status::OK();
 }
 
 Status PgConn::Begin(std::string_view how) {

@@ -114,6 +114,9 @@ class PgConn {
   // In kTransaction mode it is READ ONLY after SetReadOnly(true) and
   // carries the SetSessionSetting() values (set_config(..., true)).
   Status Begin(std::string_view how = {});
+  // Rolls back the open transaction (nothing when the connection is
+  // broken); last_sqlstate() still names the failure that led to it.
+  void Rollback();
   // Makes the session's transactions read-only, or gives back the
   // server's default. kSession: default_transaction_read_only for the
   // session. kTransaction: each Begin() is READ ONLY, and a statement run
@@ -253,7 +256,7 @@ Status InTransaction(PgConn& conn, Fn&& body) {
   Status s = conn.CheckFence();
   if (s.ok()) s = body();
   if (!s.ok()) {
-    if (!conn.IsBroken()) (void)conn.Exec("ROLLBACK");
+    conn.Rollback();
     return s;
   }
   return conn.Exec("COMMIT").status();
@@ -279,6 +282,11 @@ std::string ArrayLiteral(const std::vector<std::string>& values);
 std::string ArrayLiteral(const std::vector<uint64_t>& values);
 // The same for booleans (boolean[]).
 std::string ArrayLiteral(const std::vector<bool>& values);
+
+// The transaction lost a race for locks or for a serializable snapshot
+// (40001, 40P01, 55P03): running it again on the same connection is the
+// remedy.
+bool IsLockConflict(std::string_view sqlstate);
 
 // One line, secrets scrubbed: the form every libpq message takes in a Status.
 std::string CleanMessage(const char* libpq_message);

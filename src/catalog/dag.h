@@ -8,18 +8,29 @@
 //  - A reference comes from the root of a snapshot that holds one
 //    (awc.snapshots.holds_refs: READY or DEGRADED through validation) or
 //    from an entry of a referenced manifest whose entries are recorded.
+//    The entries that name manifests are counted at once; the file entries
+//    of a manifest only once it is marked entries_counted (CountFileEntries,
+//    run by GC): until then the manifest holds them through their recorded
+//    entries (AWC_DAG_HELD_UNCOUNTED). "Held": referenced, or held so.
 //    Invariant: every entry of a referenced, recorded manifest names a LIVE,
-//    referenced row. References change only under LockTenantDag, and only
-//    on 0 <-> 1 does a change go on to a manifest's entries, so a change
-//    costs what it changes, not the closure.
+//    held row. References change only under LockTenantDag, and only on
+//    0 <-> 1 does a change go on to a manifest's entries, so a change costs
+//    what it changes, not the closure.
 //  - AdjustRefs adding references fails with kTransient, changing nothing
-//    the caller commits, when it meets a row that is DELETING, damaged,
-//    missing, or a manifest without recorded entries that would become
-//    referenced: the caller's transaction rolls back and the job retries.
+//    the caller commits, when a row whose count it changes (the given
+//    digests, and the manifest entries of manifests it makes referenced)
+//    is DELETING, damaged, missing, or a manifest without recorded entries
+//    that would become referenced: the caller's transaction rolls back and
+//    the job retries. The file entries of a manifest it makes referenced
+//    are the caller's to vouch for, under the same lock: validation makes
+//    a manifest referenced only when it read it in the same walk, and then
+//    each entry was read (and joins the inventory LIVE, not DELETING) or
+//    trusted (and TrustStillHolds).
 //  - Trustable() says which objects a walk may take on trust: LIVE,
-//    referenced, not damaged, of the declared size, and a manifest only
-//    when its entries are recorded. By the invariant, everything under one
-//    is in the inventory, LIVE and was verified when it became referenced.
+//    held, not damaged, of the declared size, and a manifest only
+//    when its entries are recorded and it is referenced. By the invariant,
+//    everything under one is in the inventory, held and LIVE, and was read
+//    by the validation that first made it held.
 #ifndef AWC_CATALOG_DAG_H_
 #define AWC_CATALOG_DAG_H_
 
@@ -60,6 +71,15 @@ Status RecordManifests(db::PgConn& conn, const std::string& tenant,
 // `digests` (repeats count), going on to a manifest's entries on 0 <-> 1.
 Status AdjustRefs(db::PgConn& conn, const std::string& tenant,
                   const std::vector<std::string>& digests, int delta);
+
+// In a transaction of its own, under the DAG lock: up to `max_manifests`
+// referenced manifests whose file entries are held but not counted (a
+// validation leaves them so: counting a new tree's files costs a row
+// update each) give those entries their references. Returns how many
+// manifests it took; 0 when none is left. GC runs it before it plans, so
+// that its plan starts from the rows with no references.
+Result<int64_t> CountFileEntries(db::PgConn& conn, const std::string& tenant,
+                                 int64_t max_manifests);
 
 struct DagClosureStats {
   int64_t objects = 0;

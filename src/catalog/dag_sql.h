@@ -10,6 +10,20 @@
 #ifndef AWC_CATALOG_DAG_SQL_H_
 #define AWC_CATALOG_DAG_SQL_H_
 
+// "Row `o` of the inventory is held, for tenant `t`, by a referenced
+// manifest whose file entries are not counted yet": through a recorded
+// entry that names no manifest (migration 0015; docs/store.md, "Shared
+// content"). Such a row is live though its refs may be 0. A macro, so
+// that GC's liveness (gc/gc_sql.h) and the walk's trust share it.
+// clang-format off
+#define AWC_DAG_HELD_UNCOUNTED(o, t)                                         \
+  "EXISTS (SELECT 1 FROM awc.object_edges he JOIN awc.objects hp ON "        \
+  "hp.tenant_id = he.tenant_id AND hp.digest = 'sha256:' || "                \
+  "encode(he.parent, 'hex') WHERE he.tenant_id = " t " AND he.child = "      \
+  "decode(substr(" o ".digest, 8), 'hex') AND NOT he.child_manifest AND "    \
+  "hp.refs > 0 AND hp.manifest_entries AND NOT hp.entries_counted)"
+// clang-format on
+
 namespace awc::catalog::sql {
 
 // $1 tenant. Serialises, per tenant, every change of references, the
@@ -33,20 +47,25 @@ SELECT set_config('lock_timeout',
                * 500)::int)::text, true)
 )sql";
 
-// $1 tenant, $2 digests (text[]). (digest, size, manifest_entries) of
-// those a walk may trust: LIVE, referenced and not damaged.
+// $1 tenant, $2 digests (text[]). (digest, size, manifest_entries,
+// referenced) of those a walk may trust: LIVE, held and not damaged. Only a
+// referenced manifest vouches for its entries: a manifest that is merely
+// held (named as a file by an uncounted manifest) is trusted as a file.
 inline constexpr const char* kTrustable = R"sql(
-SELECT digest, size, manifest_entries FROM awc.objects
+SELECT digest, size, manifest_entries, refs > 0 FROM awc.objects o
  WHERE tenant_id = $1 AND digest = ANY($2::text[])
-   AND state = 'LIVE' AND refs > 0 AND damaged_at IS NULL
+   AND state = 'LIVE' AND damaged_at IS NULL
+   AND (refs > 0 OR )sql" AWC_DAG_HELD_UNCOUNTED("o", "$1") R"sql()
 )sql";
 
-// $1 tenant, $2 digests (text[]). How many of them are still trustable
-// (run under kLockTenantDag, after the walk).
+// $1 tenant, $2 digests (text[]) a walk trusted, $3 per digest: trusted as
+// a manifest (boolean[]). How many of them are still trustable so (run
+// under kLockTenantDag, after the walk).
 inline constexpr const char* kCountTrustable = R"sql(
-SELECT count(*) FROM awc.objects
- WHERE tenant_id = $1 AND digest = ANY($2::text[])
-   AND state = 'LIVE' AND refs > 0 AND damaged_at IS NULL
+SELECT count(*) FROM unnest($2::text[], $3::boolean[]) AS u(d, m)
+  JOIN awc.objects o ON o.tenant_id = $1 AND o.digest = u.d
+ WHERE o.state = 'LIVE' AND o.damaged_at IS NULL
+   AND (o.refs > 0 OR (NOT u.m AND )sql" AWC_DAG_HELD_UNCOUNTED("o", "$1") R"sql())
 )sql";
 
 // $1 tenant, $2 parents, $3 children (hex text[]), $4 declared sizes
@@ -65,9 +84,10 @@ SELECT $1, decode(u.p, 'hex'), decode(u.c, 'hex'), max(u.s), bool_or(u.m)
 
 // $1 tenant, $2 manifests (text[]) whose entries are now recorded. Returns
 // the referenced ones among those that were not marked yet: their entries
-// get the references a referenced manifest gives.
+// that name manifests get the references a referenced manifest gives; its
+// file entries are held, uncounted.
 inline constexpr const char* kMarkManifestEntries = R"sql(
-UPDATE awc.objects SET manifest_entries = true
+UPDATE awc.objects SET manifest_entries = true, entries_counted = false
  WHERE tenant_id = $1 AND digest = ANY($2::text[]) AND NOT manifest_entries
 RETURNING digest, refs > 0
 )sql";
@@ -75,9 +95,10 @@ RETURNING digest, refs > 0
 // $1 tenant, $2 digests (text[], a digest once per reference), $3 the
 // change per reference (+1 or -1), $4 per digest: reached through an entry
 // that names a manifest (boolean[]). Returns per row found: digest, state,
-// damaged, manifest_entries, refs before, refs after, reached as manifest.
-// An object that goes from 0 to 1 reference was read by the validation
-// that gives it (docs/store.md, "Shared content"): verified_at is its read.
+// damaged, manifest_entries, refs before, refs after, reached as manifest,
+// entries_counted (after). An object that goes from 0 to 1 reference was
+// read by the validation that gives it (docs/store.md, "Shared content"):
+// verified_at is its read; its file entries start uncounted.
 inline constexpr const char* kAdjustRefs = R"sql(
 WITH d AS (
   SELECT u.digest, count(*) AS n, bool_or(u.m) AS m
@@ -86,21 +107,61 @@ WITH d AS (
 UPDATE awc.objects o
    SET refs = o.refs + $3::bigint * d.n,
        verified_at = CASE WHEN o.refs = 0 AND $3::bigint > 0 THEN now()
-                          ELSE o.verified_at END
+                          ELSE o.verified_at END,
+       entries_counted = CASE WHEN o.refs = 0 AND $3::bigint > 0 THEN false
+                              ELSE o.entries_counted END
   FROM d
  WHERE o.tenant_id = $1 AND o.digest = d.digest
 RETURNING o.digest, o.state, o.damaged_at IS NOT NULL, o.manifest_entries,
-          o.refs - $3::bigint * d.n, o.refs, d.m
+          o.refs - $3::bigint * d.n, o.refs, d.m, o.entries_counted
 )sql";
 
-// $1 tenant, $2 manifests (text[]). Their recorded entries: (child digest,
-// names a manifest), one row per entry.
+// $1 tenant, $2 manifests (text[]), $3 which entries (boolean: true, those
+// naming a manifest; false, the file entries). Their recorded entries:
+// (child digest, names a manifest), one row per entry.
 inline constexpr const char* kEntriesOf = R"sql(
 SELECT 'sha256:' || encode(e.child, 'hex'), e.child_manifest
   FROM awc.object_edges e
- WHERE e.tenant_id = $1
+ WHERE e.tenant_id = $1 AND e.child_manifest = $3::boolean
    AND e.parent = ANY (SELECT decode(substr(x, 8), 'hex')
                          FROM unnest($2::text[]) AS x)
+)sql";
+
+// $1 tenant, $2 how many. Referenced manifests whose file entries owe
+// their counts, locked, at most $2 of them.
+inline constexpr const char* kTakeUncounted = R"sql(
+SELECT digest FROM awc.objects
+ WHERE tenant_id = $1 AND refs > 0 AND manifest_entries
+   AND NOT entries_counted
+ LIMIT $2::int
+   FOR UPDATE
+)sql";
+
+// $1 tenant, $2 manifests (text[]) taken by kTakeUncounted: each gives its
+// file entries their reference. The count only turns a hold into a
+// reference, so nothing cascades: a row held was vouched for when it
+// became held. A manifest that gains its first reference here (named as a
+// file, recorded by some other walk) is a file to the references: it
+// loses its recorded mark, since its own entries have none from it, and a
+// walk that reads it as a manifest records it again (kMarkManifestEntries).
+inline constexpr const char* kCountFileEntries = R"sql(
+WITH d AS (
+  SELECT e.child, count(*) AS n FROM awc.object_edges e
+   WHERE e.tenant_id = $1 AND NOT e.child_manifest
+     AND e.parent = ANY (SELECT decode(substr(x, 8), 'hex')
+                           FROM unnest($2::text[]) AS x)
+   GROUP BY e.child)
+UPDATE awc.objects o
+   SET refs = o.refs + d.n,
+       manifest_entries = o.manifest_entries AND o.refs > 0
+  FROM d
+ WHERE o.tenant_id = $1 AND o.digest = 'sha256:' || encode(d.child, 'hex')
+)sql";
+
+// $1 tenant, $2 manifests (text[]) whose file entries are now counted.
+inline constexpr const char* kMarkEntriesCounted = R"sql(
+UPDATE awc.objects SET entries_counted = true
+ WHERE tenant_id = $1 AND digest = ANY($2::text[])
 )sql";
 
 // $1 tenant, $2 root digest. (objects, bytes, deepest manifest) of the

@@ -12,6 +12,8 @@
 #ifndef AWC_GC_GC_SQL_H_
 #define AWC_GC_GC_SQL_H_
 
+#include "catalog/dag_sql.h"
+
 namespace awc::gc::sql {
 
 // The states whose snapshots keep their objects alive.
@@ -20,7 +22,8 @@ namespace awc::gc::sql {
 // "Object row `o`, of digest column `d`, is not live for tenant $1": no
 // references (awc.objects.refs: from the roots of READY and DEGRADED
 // snapshots and the entries of referenced manifests, docs/store.md,
-// "Shared content"), in no closure recorded before the DAG
+// "Shared content"), not held by a referenced manifest whose file entries
+// are not counted yet, in no closure recorded before the DAG
 // (awc.legacy_closures) of a live snapshot, not the root of a live
 // snapshot (a VALIDATING one has no references yet), not pinned. The
 // NOT EXISTS stand at the top of a WHERE clause: PostgreSQL turns each into
@@ -32,7 +35,8 @@ namespace awc::gc::sql {
 // macro, because only literals concatenate at compile time).
 // clang-format off
 #define AWC_GC_UNREFERENCED(o, d)                                            \
-  o ".refs = 0 AND NOT EXISTS (SELECT 1 FROM awc.legacy_closures so JOIN "   \
+  o ".refs = 0 AND NOT " AWC_DAG_HELD_UNCOUNTED(o, "$1") " AND NOT EXISTS " \
+  "(SELECT 1 FROM awc.legacy_closures so JOIN "                              \
   "awc.snapshots s ON s.id = so.snapshot_id WHERE so.digest = " d " AND "    \
   "s.tenant_id = $1 AND s.state IN " AWC_GC_LIVE_STATES ") AND NOT EXISTS "  \
   "(SELECT 1 FROM awc.snapshots s WHERE s.tenant_id = $1 AND "               \

@@ -21,6 +21,10 @@ constexpr int64_t kMaxBatch = 1000;
 // How long taking the lock waits for a sweeper that is deleting a batch
 // before the sweep is locked out (and its job deferred).
 constexpr const char* kLockWait = "1000ms";
+// Manifests whose file entries get their counts per transaction before a
+// plan: a few dozen manifests of up to a few thousand files each, so a
+// validation waiting for the DAG lock waits a fraction of a second.
+constexpr int64_t kCountManifestsPerTxn = 32;
 
 std::string S(int64_t v) { return std::to_string(v); }
 
@@ -125,6 +129,16 @@ class Sweep {
       AWC_RETURN_IF_ERROR(catalog::LockTenantDag(conn_, tenant_));
       return catalog::DropStrayRootRefs(conn_, tenant_).status();
     }));
+    // The file entries validations left uncounted get their counts, a few
+    // manifests per transaction, so the plan starts from the rows with no
+    // references instead of probing every held file.
+    for (;;) {
+      AWC_ASSIGN_OR_RETURN(int64_t counted,
+                           catalog::CountFileEntries(conn_, tenant_,
+                                                     kCountManifestsPerTxn));
+      if (counted < kCountManifestsPerTxn) break;
+      AWC_RETURN_IF_ERROR(RenewLock());
+    }
     AWC_RETURN_IF_ERROR(db::InTransaction(conn_, [&]() -> Status {
       AWC_ASSIGN_OR_RETURN(db::PgResult old,
                            conn_.Exec(sql::kOldValidating, {tenant_, grace}));

@@ -312,8 +312,9 @@ class Checker:
             self.bad(f"gc epoch {eid} ended {state}")
         # The references (docs/store.md, "Shared content"): each count is
         # the roots that hold one plus the recorded entries of referenced
-        # manifests naming the object; a referenced object is LIVE.
-        for t, d, refs, want, state in rows(
+        # manifests naming the object (a file entry once its manifest's
+        # file entries are counted); a referenced or held object is LIVE.
+        for t, d, refs, want, state, held in rows(
                 self.pg, db,
                 "SELECT o.tenant_id, o.digest, o.refs, (SELECT count(*) FROM "
                 "awc.snapshots s WHERE s.tenant_id = o.tenant_id AND "
@@ -322,13 +323,21 @@ class Checker:
                 "m.tenant_id = e.tenant_id AND m.digest = 'sha256:' || "
                 "encode(e.parent, 'hex') WHERE e.tenant_id = o.tenant_id AND "
                 "e.child = decode(substr(o.digest, 8), 'hex') AND m.refs > 0 "
-                "AND m.manifest_entries), o.state FROM awc.objects o"):
+                "AND m.manifest_entries AND (e.child_manifest OR "
+                "m.entries_counted)), o.state, EXISTS (SELECT 1 FROM "
+                "awc.object_edges e JOIN awc.objects m ON m.tenant_id = "
+                "e.tenant_id AND m.digest = 'sha256:' || encode(e.parent, "
+                "'hex') WHERE e.tenant_id = o.tenant_id AND e.child = "
+                "decode(substr(o.digest, 8), 'hex') AND NOT e.child_manifest "
+                "AND m.refs > 0 AND m.manifest_entries AND NOT "
+                "m.entries_counted) FROM awc.objects o"):
             self.counts["reference counts checked"] += 1
             if int(refs) != int(want):
                 self.bad(f"references: {t}/{d} counts {refs}, the DAG "
                          f"gives {want}")
-            if int(refs) > 0 and state != "LIVE":
-                self.bad(f"references: {t}/{d} is referenced and {state}")
+            if (int(refs) > 0 or held == "t") and state != "LIVE":
+                self.bad(f"references: {t}/{d} is referenced or held and "
+                         f"{state}")
 
     # --------------------------------------------------------------- audit
     def audit(self, db, jobs, snaps):

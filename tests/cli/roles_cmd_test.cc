@@ -120,6 +120,12 @@ LastMigrationUndo UndoOfLastMigration(int version, const std::string& owner) {
                "damaged_at"},
               "SELECT to_regclass('awc.object_edges') IS NULL AND "
               "to_regclass('awc.legacy_closures') IS NULL"};
+    case 15:  // file entries counted lazily
+      return {{"DROP INDEX awc.objects_uncounted_idx",
+               "ALTER TABLE awc.objects DROP COLUMN entries_counted"},
+              "SELECT NOT EXISTS (SELECT 1 FROM information_schema.columns "
+              "WHERE table_schema = 'awc' AND table_name = 'objects' AND "
+              "column_name = 'entries_counted')"};
     case 13:  // paused kinds, and the claim's index of each kind
       return {{"DROP TABLE awc.paused_kinds",
                "DROP INDEX awc.jobs_pending_kind_run_idx"},

@@ -14,6 +14,7 @@
 #include "cas/closure.h"
 #include "cas/manifest.h"
 #include "catalog/dag.h"
+#include "catalog/dag_sql.h"
 #include "catalog/objects.h"
 #include "catalog/snapshots.h"
 #include "gc/sweep_testing.h"
@@ -224,6 +225,16 @@ class DagPropertyTest : public ::testing::TestWithParam<unsigned> {
     }
   }
 
+  // Another epoch's first step: a few manifests' file entries get their
+  // counts, between two steps of this one.
+  void CountSome() {
+    auto conn = db_.Connect("count");
+    auto counted =
+        catalog::CountFileEntries(*conn, kTenant, 1 + Pick(3));
+    ASSERT_TRUE(counted.ok() || counted.status().IsTransient())
+        << counted.status().message();
+  }
+
   void PassTime() {
     std::string secs = std::to_string(Pick(2 * kGrace));
     db_.Exec(
@@ -239,7 +250,7 @@ class DagPropertyTest : public ::testing::TestWithParam<unsigned> {
 
   // A step of someone else between two steps of an epoch.
   Status Interfere() {
-    switch (Pick(5)) {
+    switch (Pick(6)) {
       case 0:
         Produce();
         break;
@@ -251,6 +262,9 @@ class DagPropertyTest : public ::testing::TestWithParam<unsigned> {
         break;
       case 3:
         return Pick(4) == 0 ? Status::Internal("crash") : Status::OK();
+      case 4:
+        CountSome();
+        break;
       default:
         break;
     }
@@ -314,7 +328,8 @@ class DagPropertyTest : public ::testing::TestWithParam<unsigned> {
           << "round " << round << ": snapshot " << snaps->GetString(i, 0);
     }
     // Each count: the roots that hold a reference to it, and the recorded
-    // entries of referenced manifests that name it.
+    // entries of referenced manifests that name it (a file entry once its
+    // manifest's file entries are counted).
     std::string wrong = db_.Scalar(
         "SELECT string_agg(o.digest || ' has ' || o.refs, ', ') FROM "
         "awc.objects o WHERE o.tenant_id = 'p' AND o.refs <> (SELECT count(*) "
@@ -323,8 +338,14 @@ class DagPropertyTest : public ::testing::TestWithParam<unsigned> {
         "JOIN awc.objects m ON m.tenant_id = 'p' AND m.digest = 'sha256:' || "
         "encode(e.parent, 'hex') WHERE e.tenant_id = 'p' AND e.child = "
         "decode(substr(o.digest, 8), 'hex') AND m.refs > 0 AND "
-        "m.manifest_entries)");
+        "m.manifest_entries AND (e.child_manifest OR m.entries_counted))");
     ASSERT_EQ(wrong, "NULL") << "round " << round;
+    // Held objects (referenced, or named by an uncounted manifest) are LIVE.
+    ASSERT_EQ(db_.Int("SELECT count(*) FROM awc.objects o WHERE o.tenant_id "
+                      "= 'p' AND o.state <> 'LIVE' AND " AWC_DAG_HELD_UNCOUNTED(
+                          "o", "'p'")),
+              0)
+        << "round " << round;
     shared_ = std::max(
         shared_, db_.Int("SELECT count(*) FROM awc.objects WHERE refs > 1"));
     // Referenced objects are LIVE.

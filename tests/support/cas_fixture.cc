@@ -5,6 +5,8 @@
 
 #include <algorithm>
 
+#include "catalog/dag.h"
+
 namespace awc::testing {
 
 CasFixture::CasFixture(TestDatabase& db, store::ObjectStore& store,
@@ -114,6 +116,22 @@ void CasFixture::AgeAll(int64_t secs) {
       "=> $2), last_seen_at = now() - make_interval(secs => $2) WHERE "
       "tenant_id = $1",
       {tenant_, std::to_string(secs)});
+}
+
+void CasFixture::CountFileEntries() {
+  std::unique_ptr<db::PgConn> conn = db_.Connect("awc-test-count");
+  for (;;) {
+    Result<int64_t> n = catalog::CountFileEntries(*conn, tenant_, 100);
+    ASSERT_TRUE(n.ok()) << n.status().message();
+    if (*n == 0) return;
+  }
+}
+
+int64_t CasFixture::CountedRefs(const std::string& digest) {
+  CountFileEntries();
+  return db_.Int(
+      "SELECT refs FROM awc.objects WHERE tenant_id = $1 AND digest = $2",
+      {tenant_, digest});
 }
 
 TestContext::TestContext(TestDatabase& db, store::ObjectStore& store,

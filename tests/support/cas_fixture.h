@@ -60,6 +60,12 @@ class CasFixture {
   void Age(const std::string& digest, int64_t secs);
   void AgeAll(int64_t secs);
 
+  // Gives the file entries of the tenant's referenced manifests their
+  // counts, as a GC epoch does before it plans (catalog/dag.h).
+  void CountFileEntries();
+  // The references `digest` has once they are counted.
+  int64_t CountedRefs(const std::string& digest);
+
  private:
   TestDatabase& db_;
   store::ObjectStore& store_;

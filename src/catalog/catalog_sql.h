@@ -154,24 +154,25 @@ RETURNING id
 
 // --- Inventory: validation's side (prepared) ------------------------------
 
-// $1 tenant, $2 digests (text[]). The first one GC is deleting, if any.
-inline constexpr const char* kFirstDeleting = R"sql(
-SELECT digest FROM awc.objects
- WHERE tenant_id = $1 AND digest = ANY($2::text[]) AND state = 'DELETING'
- LIMIT 1
-)sql";
-
-// $1 tenant, $2 digests (text[]), $3 sizes (bigint[]). Existing rows are
-// left as they are. Most are there already (the producer inserted them):
-// the NOT EXISTS skips them at an index probe each, which costs a third of
+// $1 tenant, $2 digests (text[]), $3 sizes (bigint[]). Adds the inventory
+// rows that are missing (existing rows are left as they are) and returns
+// the first digest GC is deleting, if any (the caller then rolls back). One
+// probe per digest serves both: most rows are there already (the producer
+// inserted them), and skipping them before the insert costs a third of
 // what ON CONFLICT pays per conflicting row; ON CONFLICT stays for a row a
 // producer inserts meanwhile.
 inline constexpr const char* kAddMissingObjects = R"sql(
-INSERT INTO awc.objects (tenant_id, digest, size)
-SELECT $1, u.d, u.s FROM unnest($2::text[], $3::bigint[]) AS u(d, s)
- WHERE NOT EXISTS (SELECT 1 FROM awc.objects o
-                    WHERE o.tenant_id = $1 AND o.digest = u.d)
-    ON CONFLICT DO NOTHING
+WITH u AS (
+  SELECT d, s FROM unnest($2::text[], $3::bigint[]) AS u(d, s)),
+ex AS (
+  SELECT o.digest, o.state FROM awc.objects o JOIN u
+      ON o.tenant_id = $1 AND o.digest = u.d),
+ins AS (
+  INSERT INTO awc.objects (tenant_id, digest, size)
+  SELECT $1, u.d, u.s FROM u
+   WHERE NOT EXISTS (SELECT 1 FROM ex WHERE ex.digest = u.d)
+      ON CONFLICT DO NOTHING)
+SELECT digest FROM ex WHERE state = 'DELETING' LIMIT 1
 )sql";
 
 // --- Audit (prepared) ------------------------------------------------------

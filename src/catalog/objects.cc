@@ -91,21 +91,16 @@ Result<std::vector<std::string>> TouchReusedTops(
   return lost;
 }
 
-Result<std::string> FirstDeleting(db::PgConn& conn, const std::string& tenant,
-                                  const std::vector<std::string>& digests) {
-  AWC_ASSIGN_OR_RETURN(db::PgResult r,
-                       conn.ExecCached(sql::kFirstDeleting,
-                                       {tenant, db::ArrayLiteral(digests)}));
+Result<std::string> AddMissingObjects(db::PgConn& conn,
+                                      const std::string& tenant,
+                                      const std::vector<std::string>& digests,
+                                      const std::vector<uint64_t>& sizes) {
+  AWC_ASSIGN_OR_RETURN(
+      db::PgResult r,
+      conn.ExecCached(sql::kAddMissingObjects,
+                      {tenant, db::ArrayLiteral(digests),
+                       db::ArrayLiteral(sizes)}));
   return r.rows() > 0 ? r.GetString(0, 0) : std::string();
-}
-
-Status AddMissingObjects(db::PgConn& conn, const std::string& tenant,
-                         const std::vector<std::string>& digests,
-                         const std::vector<uint64_t>& sizes) {
-  return conn
-      .ExecCached(sql::kAddMissingObjects,
-                  {tenant, db::ArrayLiteral(digests), db::ArrayLiteral(sizes)})
-      .status();
 }
 
 }  // namespace awc::catalog

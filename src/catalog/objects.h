@@ -59,14 +59,13 @@ Result<std::vector<std::string>> TouchReusedTops(
     db::PgConn& conn, const std::string& tenant,
     const std::vector<std::string>& tops);
 
-// Validation's side: the first of `digests` that GC is deleting, or "".
-Result<std::string> FirstDeleting(db::PgConn& conn, const std::string& tenant,
-                                  const std::vector<std::string>& digests);
-
-// Validation's side: inventory rows for closure objects the producer did not
-// register (existing rows are left as they are).
-Status AddMissingObjects(db::PgConn& conn, const std::string& tenant,
-                         const std::vector<std::string>& digests,
+// Validation's side, in its transaction: inventory rows for closure objects
+// the producer did not register (existing rows are left as they are).
+// Returns the first of `digests` that GC is deleting, or "": then the caller
+// must not commit.
+Result<std::string> AddMissingObjects(db::PgConn& conn,
+                                      const std::string& tenant,
+                                      const std::vector<std::string>& digests,
                          const std::vector<uint64_t>& sizes);
 
 }  // namespace awc::catalog

@@ -37,14 +37,13 @@ Status RecordWalk(db::PgConn& conn, const Snapshot& snap,
         }
         if (digests.empty()) return Status::OK();
         // An object GC has started to delete cannot join a READY closure.
-        AWC_ASSIGN_OR_RETURN(std::string deleting,
-                             FirstDeleting(conn, snap.tenant_id, digests));
+        AWC_ASSIGN_OR_RETURN(
+            std::string deleting,
+            AddMissingObjects(conn, snap.tenant_id, digests, sizes));
         if (!deleting.empty()) {
           return Status::Transient("object " + deleting +
                                    " is being deleted by GC");
         }
-        AWC_RETURN_IF_ERROR(
-            AddMissingObjects(conn, snap.tenant_id, digests, sizes));
         // Read and good now (restored, say): no longer damaged.
         return ClearDamaged(conn, snap.tenant_id, digests);
       }));

@@ -15,13 +15,17 @@
 // entry that names no manifest (migration 0015; docs/store.md, "Shared
 // content"). Such a row is live though its refs may be 0. A macro, so
 // that GC's liveness (gc/gc_sql.h) and the walk's trust share it.
+// `IS NOT TRUE` (the column is NOT NULL) rather than `NOT`: with `NOT` the
+// planner may scan the whole partial index objects_uncounted_idx for
+// every row probed instead of finding the parent by its key.
 // clang-format off
 #define AWC_DAG_HELD_UNCOUNTED(o, t)                                         \
   "EXISTS (SELECT 1 FROM awc.object_edges he JOIN awc.objects hp ON "        \
   "hp.tenant_id = he.tenant_id AND hp.digest = 'sha256:' || "                \
   "encode(he.parent, 'hex') WHERE he.tenant_id = " t " AND he.child = "      \
   "decode(substr(" o ".digest, 8), 'hex') AND NOT he.child_manifest AND "    \
-  "hp.refs > 0 AND hp.manifest_entries AND NOT hp.entries_counted)"
+  "hp.refs > 0 AND hp.manifest_entries AND "                                 \
+  "hp.entries_counted IS NOT TRUE)"
 // clang-format on
 
 namespace awc::catalog::sql {

@@ -176,27 +176,20 @@ Result<std::vector<bool>> Trustable(
 Result<bool> TrustStillHolds(db::PgConn& conn, const std::string& tenant,
                              const cas::ClosureReport& report) {
   if (report.trusted == 0) return true;
-  int64_t holding = 0, trusted = 0;
+  bool holds = true;
   AWC_RETURN_IF_ERROR(report.objects.ForEachBatch(
       kChunk, [&](const std::vector<cas::ClosureObject>& batch) -> Status {
-        std::vector<std::string> digests;
-        std::vector<bool> as_manifest;
+        std::vector<cas::ClosureObject> trusted;
         for (const cas::ClosureObject& o : batch) {
-          if (!o.trusted) continue;
-          digests.push_back(o.digest());
-          as_manifest.push_back(o.is_manifest);
+          if (o.trusted) trusted.push_back(o);
         }
-        if (digests.empty()) return Status::OK();
-        trusted += static_cast<int64_t>(digests.size());
-        AWC_ASSIGN_OR_RETURN(
-            db::PgResult r,
-            conn.ExecCached(sql::kCountTrustable,
-                            {tenant, db::ArrayLiteral(digests),
-                             db::ArrayLiteral(as_manifest)}));
-        holding += r.GetInt(0, 0);
+        if (trusted.empty() || !holds) return Status::OK();
+        AWC_ASSIGN_OR_RETURN(std::vector<bool> still,
+                             Trustable(conn, tenant, trusted));
+        for (bool t : still) holds = holds && t;
         return Status::OK();
       }));
-  return holding == trusted;
+  return holds;
 }
 
 Status RecordManifests(db::PgConn& conn, const std::string& tenant,

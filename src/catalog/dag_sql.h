@@ -13,19 +13,23 @@
 // "Row `o` of the inventory is held, for tenant `t`, by a referenced
 // manifest whose file entries are not counted yet": through a recorded
 // entry that names no manifest (migration 0015; docs/store.md, "Shared
-// content"). Such a row is live though its refs may be 0. A macro, so
-// that GC's liveness (gc/gc_sql.h) and the walk's trust share it.
-// `IS NOT TRUE` (the column is NOT NULL) rather than `NOT`: with `NOT` the
-// planner may scan the whole partial index objects_uncounted_idx for
-// every row probed instead of finding the parent by its key.
+// content"). Such a row is live though its refs may be 0. Macros, so that
+// GC's liveness (gc/gc_sql.h) and the walk's trust share one definition:
+// AWC_DAG_UNCOUNTED_HOLDER is the probe's SELECT (one row per holder),
+// AWC_DAG_HELD_UNCOUNTED the condition. `IS NOT TRUE` (the column is NOT
+// NULL) rather than `NOT`: with `NOT` the planner may scan the whole
+// partial index objects_uncounted_idx for every row probed instead of
+// finding the parent by its key.
 // clang-format off
-#define AWC_DAG_HELD_UNCOUNTED(o, t)                                         \
-  "EXISTS (SELECT 1 FROM awc.object_edges he JOIN awc.objects hp ON "        \
+#define AWC_DAG_UNCOUNTED_HOLDER(o, t)                                       \
+  "SELECT 1 FROM awc.object_edges he JOIN awc.objects hp ON "                \
   "hp.tenant_id = he.tenant_id AND hp.digest = 'sha256:' || "                \
   "encode(he.parent, 'hex') WHERE he.tenant_id = " t " AND he.child = "      \
   "decode(substr(" o ".digest, 8), 'hex') AND NOT he.child_manifest AND "    \
   "hp.refs > 0 AND hp.manifest_entries AND "                                 \
-  "hp.entries_counted IS NOT TRUE)"
+  "hp.entries_counted IS NOT TRUE"
+#define AWC_DAG_HELD_UNCOUNTED(o, t)                                         \
+  "EXISTS (" AWC_DAG_UNCOUNTED_HOLDER(o, t) ")"
 // clang-format on
 
 namespace awc::catalog::sql {
@@ -55,21 +59,18 @@ SELECT set_config('lock_timeout',
 // referenced) of those a walk may trust: LIVE, held and not damaged. Only a
 // referenced manifest vouches for its entries: a manifest that is merely
 // held (named as a file by an uncounted manifest) is trusted as a file.
+// The holder is probed per row found, through a LATERAL subquery (a
+// LIMIT keeps it from being flattened or hashed): written as an OR'ed
+// EXISTS, a planner without fresh statistics (right after a first import)
+// joined the digests against the whole tenant and probed every row of it.
 inline constexpr const char* kTrustable = R"sql(
-SELECT digest, size, manifest_entries, refs > 0 FROM awc.objects o
- WHERE tenant_id = $1 AND digest = ANY($2::text[])
-   AND state = 'LIVE' AND damaged_at IS NULL
-   AND (refs > 0 OR )sql" AWC_DAG_HELD_UNCOUNTED("o", "$1") R"sql()
-)sql";
-
-// $1 tenant, $2 digests (text[]) a walk trusted, $3 per digest: trusted as
-// a manifest (boolean[]). How many of them are still trustable so (run
-// under kLockTenantDag, after the walk).
-inline constexpr const char* kCountTrustable = R"sql(
-SELECT count(*) FROM unnest($2::text[], $3::boolean[]) AS u(d, m)
-  JOIN awc.objects o ON o.tenant_id = $1 AND o.digest = u.d
- WHERE o.state = 'LIVE' AND o.damaged_at IS NULL
-   AND (o.refs > 0 OR (NOT u.m AND )sql" AWC_DAG_HELD_UNCOUNTED("o", "$1") R"sql())
+SELECT c.digest, c.size, c.manifest_entries, c.refs > 0
+  FROM awc.objects c
+  LEFT JOIN LATERAL ()sql" AWC_DAG_UNCOUNTED_HOLDER("c", "$1") R"sql(
+                       AND c.refs = 0 LIMIT 1) h(held) ON true
+ WHERE c.tenant_id = $1 AND c.digest = ANY($2::text[])
+   AND c.state = 'LIVE' AND c.damaged_at IS NULL
+   AND (c.refs > 0 OR h.held IS NOT NULL)
 )sql";
 
 // $1 tenant, $2 parents, $3 children (hex text[]), $4 declared sizes
@@ -171,8 +172,8 @@ UPDATE awc.objects SET entries_counted = true
 // $1 tenant, $2 root digest. (objects, bytes, deepest manifest) of the
 // closure the recorded entries give.
 inline constexpr const char* kDagClosureStats = R"sql(
-SELECT count(*), coalesce(sum(size), 0), coalesce(max(manifest_depth), 0)
-  FROM awc.dag_closure($1, decode(substr($2, 8), 'hex'))
+SELECT objects, bytes, max_depth
+  FROM awc.dag_closure_stats($1, decode(substr($2, 8), 'hex'))
 )sql";
 
 // $1 tenant, $2 root digest, $3 seconds. The closure from the recorded

@@ -309,5 +309,35 @@ TEST_F(DagTest, ARecordedClosureStreamsWithItsFreshness) {
   EXPECT_EQ(seen, want);  // in digest order
 }
 
+TEST_F(DagTest, AClosureCountsEachObjectOnceAndItsDeepestManifest) {
+  // x is named by two directories and twice by one of them; d is reached
+  // at depth 1 and, through `deep`, at depth 2 (its depth: the shorter).
+  std::string x = cas_.Blob("x"), y = cas_.Blob("y");
+  std::string d = cas_.Manifest({cas_.E("x", x), cas_.E("again", x)});
+  std::string e = cas_.Manifest({cas_.E("x", x), cas_.E("y", y)});
+  std::string deep = cas_.Manifest({Dir("d", d), Dir("e", e)});
+  std::string root = cas_.Manifest({Dir("d", d), Dir("deep", deep)});
+  Record(root);
+  ASSERT_TRUE(Adjust({root}, +1).ok());
+  Result<catalog::DagClosureStats> stats =
+      catalog::ClosureStatsOf(*conn_, "t1", root);
+  ASSERT_TRUE(stats.ok()) << stats.status().message();
+  EXPECT_EQ(stats->objects, 6);  // root, deep, d, e, x, y
+  EXPECT_EQ(stats->bytes,
+            static_cast<int64_t>(cas_.SizeOf(root) + cas_.SizeOf(deep) +
+                                 cas_.SizeOf(d) + cas_.SizeOf(e) +
+                                 cas_.SizeOf(x) + cas_.SizeOf(y)));
+  EXPECT_EQ(stats->max_manifest_depth, 2);  // e, under deep
+  // The same as the closure's rows say.
+  EXPECT_EQ(db_.Int("SELECT count(*) FROM awc.dag_closure($1, "
+                    "decode(substr($2, 8), 'hex'))",
+                    {"t1", root}),
+            6);
+  EXPECT_EQ(db_.Int("SELECT max(manifest_depth) FROM awc.dag_closure($1, "
+                    "decode(substr($2, 8), 'hex'))",
+                    {"t1", root}),
+            2);
+}
+
 }  // namespace
 }  // namespace awc::testing

@@ -120,6 +120,14 @@ LastMigrationUndo UndoOfLastMigration(int version, const std::string& owner) {
                "damaged_at"},
               "SELECT to_regclass('awc.object_edges') IS NULL AND "
               "to_regclass('awc.legacy_closures') IS NULL"};
+    case 16:  // the closure's count: a partial index and two functions
+      return {{"DROP INDEX awc.object_edges_manifest_idx",
+               "DROP FUNCTION awc.dag_closure_stats(text, bytea)",
+               "DROP FUNCTION awc.dag_manifests(text, bytea)"},
+              "SELECT to_regclass('awc.object_edges_manifest_idx') IS NULL "
+              "AND to_regprocedure('awc.dag_manifests(text, bytea)') IS NULL "
+              "AND to_regprocedure('awc.dag_closure_stats(text, bytea)') IS "
+              "NULL"};
     case 15:  // file entries counted lazily
       return {{"DROP INDEX awc.objects_uncounted_idx",
                "ALTER TABLE awc.objects DROP COLUMN entries_counted"},

@@ -154,25 +154,48 @@ RETURNING id
 
 // --- Inventory: validation's side (prepared) ------------------------------
 
-// $1 tenant, $2 digests (text[]), $3 sizes (bigint[]). Adds the inventory
-// rows that are missing (existing rows are left as they are) and returns
-// the first digest GC is deleting, if any (the caller then rolls back). One
+// $1 tenant. The first GC epoch that may delete an object from now on:
+// the tenant's open epoch, else the one after the last. A walk takes it
+// before it reads, so that its commit can tell an object GC deleted after
+// the walk read it (kAddMissingObjects) from one that was never
+// registered.
+inline constexpr const char* kGcWatermark = R"sql(
+SELECT coalesce(max(id), 0) + 1 FROM awc.gc_epochs
+ WHERE tenant_id = $1 AND state NOT IN ('PLANNED', 'DELETING')
+)sql";
+
+// $1 tenant, $2 digests (text[]), $3 sizes (bigint[]), $4 the GC watermark
+// taken before the walk read them. Adds the inventory rows that are
+// missing (existing rows are left as they are) and returns the first digest
+// GC is deleting, or has deleted since the watermark, if any (the caller
+// then rolls back): a row GC removed after the walk read the object is
+// missing too, and a fresh row would claim an object that is gone. One
 // probe per digest serves both: most rows are there already (the producer
 // inserted them), and skipping them before the insert costs a third of
 // what ON CONFLICT pays per conflicting row; ON CONFLICT stays for a row a
-// producer inserts meanwhile.
+// producer inserts meanwhile. Only a missing row is looked up among the
+// epochs' candidates, through the few epochs since the watermark.
 inline constexpr const char* kAddMissingObjects = R"sql(
 WITH u AS (
   SELECT d, s FROM unnest($2::text[], $3::bigint[]) AS u(d, s)),
 ex AS (
   SELECT o.digest, o.state FROM awc.objects o JOIN u
       ON o.tenant_id = $1 AND o.digest = u.d),
+missing AS (
+  SELECT u.d, u.s FROM u WHERE NOT EXISTS (SELECT 1 FROM ex WHERE ex.digest = u.d)),
+gone AS (
+  SELECT m.d FROM missing m
+   WHERE EXISTS (SELECT 1 FROM awc.gc_epochs e
+                   JOIN awc.gc_candidates c ON c.epoch_id = e.id AND c.digest = m.d
+                  WHERE e.tenant_id = $1 AND e.id >= $4::bigint
+                    AND c.state IN ('DELETING', 'DELETED'))),
 ins AS (
   INSERT INTO awc.objects (tenant_id, digest, size)
-  SELECT $1, u.d, u.s FROM u
-   WHERE NOT EXISTS (SELECT 1 FROM ex WHERE ex.digest = u.d)
+  SELECT $1, m.d, m.s FROM missing m
       ON CONFLICT DO NOTHING)
-SELECT digest FROM ex WHERE state = 'DELETING' LIMIT 1
+(SELECT digest FROM ex WHERE state = 'DELETING' LIMIT 1)
+UNION ALL
+(SELECT d FROM gone LIMIT 1)
 )sql";
 
 // --- Audit (prepared) ------------------------------------------------------

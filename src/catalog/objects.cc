@@ -91,15 +91,22 @@ Result<std::vector<std::string>> TouchReusedTops(
   return lost;
 }
 
+Result<int64_t> GcWatermark(db::PgConn& conn, const std::string& tenant) {
+  AWC_ASSIGN_OR_RETURN(db::PgResult r,
+                       conn.ExecCached(sql::kGcWatermark, {tenant}));
+  return r.GetInt(0, 0);
+}
+
 Result<std::string> AddMissingObjects(db::PgConn& conn,
                                       const std::string& tenant,
                                       const std::vector<std::string>& digests,
-                                      const std::vector<uint64_t>& sizes) {
+                                      const std::vector<uint64_t>& sizes,
+                                      int64_t gc_watermark) {
   AWC_ASSIGN_OR_RETURN(
       db::PgResult r,
       conn.ExecCached(sql::kAddMissingObjects,
                       {tenant, db::ArrayLiteral(digests),
-                       db::ArrayLiteral(sizes)}));
+                       db::ArrayLiteral(sizes), std::to_string(gc_watermark)}));
   return r.rows() > 0 ? r.GetString(0, 0) : std::string();
 }
 

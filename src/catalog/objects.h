@@ -59,14 +59,21 @@ Result<std::vector<std::string>> TouchReusedTops(
     db::PgConn& conn, const std::string& tenant,
     const std::vector<std::string>& tops);
 
+// The first GC epoch of `tenant` that may delete an object from now on.
+// A walk whose reads its commit will register takes it before it reads.
+Result<int64_t> GcWatermark(db::PgConn& conn, const std::string& tenant);
+
 // Validation's side, in its transaction: inventory rows for closure objects
 // the producer did not register (existing rows are left as they are).
-// Returns the first of `digests` that GC is deleting, or "": then the caller
-// must not commit.
+// Returns the first of `digests` that GC is deleting, or has deleted in an
+// epoch since `gc_watermark` (GcWatermark, taken before the objects were
+// read), or "": then the caller must not commit, for the object it read
+// may be gone.
 Result<std::string> AddMissingObjects(db::PgConn& conn,
                                       const std::string& tenant,
                                       const std::vector<std::string>& digests,
-                         const std::vector<uint64_t>& sizes);
+                                      const std::vector<uint64_t>& sizes,
+                                      int64_t gc_watermark);
 
 }  // namespace awc::catalog
 

@@ -21,10 +21,11 @@ constexpr size_t kMaxListedBad = 1000;
 std::string Id(int64_t id) { return std::to_string(id); }
 
 // Under the DAG lock, in the caller's transaction: what a walk of `snap`
-// read joins the inventory (no longer damaged, none DELETING), the entries
-// of the manifests it read are recorded, and the root gains its reference.
+// read joins the inventory (no longer damaged, none DELETING or deleted by
+// GC since `gc_watermark`, taken before the walk), the entries of the
+// manifests it read are recorded, and the root gains its reference.
 Status RecordWalk(db::PgConn& conn, const Snapshot& snap,
-                  const cas::ClosureReport& report) {
+                  const cas::ClosureReport& report, int64_t gc_watermark) {
   AWC_RETURN_IF_ERROR(report.objects.ForEachBatch(
       kInsertBatch,
       [&](const std::vector<cas::ClosureObject>& batch) -> Status {
@@ -36,10 +37,11 @@ Status RecordWalk(db::PgConn& conn, const Snapshot& snap,
           sizes.push_back(o.size);
         }
         if (digests.empty()) return Status::OK();
-        // An object GC has started to delete cannot join a READY closure.
-        AWC_ASSIGN_OR_RETURN(
-            std::string deleting,
-            AddMissingObjects(conn, snap.tenant_id, digests, sizes));
+        // An object GC has started to delete, or deleted after the walk
+        // read it, cannot join a READY closure.
+        AWC_ASSIGN_OR_RETURN(std::string deleting,
+                             AddMissingObjects(conn, snap.tenant_id, digests,
+                                               sizes, gc_watermark));
         if (!deleting.empty()) {
           return Status::Transient("object " + deleting +
                                    " is being deleted by GC");
@@ -73,6 +75,7 @@ Result<std::optional<Snapshot>> LoadSnapshot(db::PgConn& conn, int64_t id) {
 
 Result<ValidatedCommit> CommitValidated(db::PgConn& conn, const Snapshot& snap,
                                         const cas::ClosureReport& report,
+                                        int64_t gc_watermark,
                                         const cas::ClosureLimits& limits) {
   ValidatedCommit out;
   Status s = db::InTransaction(conn, [&]() -> Status {
@@ -86,7 +89,7 @@ Result<ValidatedCommit> CommitValidated(db::PgConn& conn, const Snapshot& snap,
       return Status::Transient(
           "a subtree the walk trusted is no longer referenced");
     }
-    AWC_RETURN_IF_ERROR(RecordWalk(conn, snap, report));
+    AWC_RETURN_IF_ERROR(RecordWalk(conn, snap, report, gc_watermark));
     out.objects = static_cast<int64_t>(report.objects.size());
     out.bytes = static_cast<int64_t>(report.bytes);
     if (report.trusted > 0) {
@@ -176,7 +179,8 @@ Result<std::vector<ClosurePageEntry>> ClosurePage(db::PgConn& conn,
 
 Result<bool> CommitScrubClean(db::PgConn& conn, const Snapshot& snap,
                               int64_t objects, int64_t bytes,
-                              const cas::ClosureReport* walked) {
+                              const cas::ClosureReport* walked,
+                              int64_t gc_watermark) {
   return db::InTransactionResult(conn, [&]() -> Result<bool> {
     // The DAG lock before the snapshot's row, as everywhere.
     if (walked != nullptr) {
@@ -191,7 +195,7 @@ Result<bool> CommitScrubClean(db::PgConn& conn, const Snapshot& snap,
                            conn.ExecCached(sql::kHoldRefs, {Id(snap.id)}));
       recorded = held.rows() > 0;
       if (recorded) {
-        AWC_RETURN_IF_ERROR(RecordWalk(conn, snap, *walked));
+        AWC_RETURN_IF_ERROR(RecordWalk(conn, snap, *walked, gc_watermark));
         AWC_RETURN_IF_ERROR(
             conn.ExecCached(sql::kDropLegacyClosure, {Id(snap.id)}).status());
       }

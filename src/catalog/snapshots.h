@@ -27,7 +27,7 @@ struct Snapshot {
   std::string root_digest;
   SnapshotState state = SnapshotState::kValidating;
   bool pinned = false;
-  double age_secs = 0;  // now - created_at, database clock
+  double age_secs = 0;      // now - created_at, database clock
   bool holds_refs = false;  // its closure is in the DAG (catalog/dag.h)
 };
 
@@ -53,10 +53,13 @@ struct ValidatedCommit {
 // manifests the walk read recorded, inventory rows for the objects it read,
 // the root's reference given (holds_refs), the closure's counts and the
 // audit event. kTransient, nothing committed, when a closure object is
-// being deleted by GC or was found damaged, or what the walk trusted no
-// longer holds (the job retries and walks again).
+// being deleted by GC, or was deleted by an epoch since `gc_watermark`
+// (GcWatermark, catalog/objects.h, taken before the walk) and its row is
+// gone, or what the walk trusted no longer holds (the job retries and
+// walks again).
 Result<ValidatedCommit> CommitValidated(db::PgConn& conn, const Snapshot& snap,
                                         const cas::ClosureReport& report,
+                                        int64_t gc_watermark,
                                         const cas::ClosureLimits& limits);
 
 // VALIDATING -> FAILED with failure = {"code", "digest", "detail"}.
@@ -80,10 +83,12 @@ Result<std::vector<ClosurePageEntry>> ClosurePage(db::PgConn& conn,
 // snapshot that holds no references (closure rows from before the DAG, or
 // none): under the DAG lock its closure is recorded as validation records
 // it, the snapshot holds references from then on and its old closure rows
-// go (docs/store.md, "Shared content").
+// go (docs/store.md, "Shared content"); `gc_watermark` as for
+// CommitValidated, taken before that walk.
 Result<bool> CommitScrubClean(db::PgConn& conn, const Snapshot& snap,
                               int64_t objects, int64_t bytes,
-                              const cas::ClosureReport* walked = nullptr);
+                              const cas::ClosureReport* walked = nullptr,
+                              int64_t gc_watermark = 0);
 
 // READY -> DEGRADED: the bad digests recorded in failure, the whole closure
 // pinned in gc_pins, the audit event. Under the tenant's DAG lock, the bad

@@ -245,12 +245,19 @@ UPDATE awc.gc_epochs
  WHERE id = $1
 )sql";
 
-// $1 tenant, $2 epoch. A deleted candidate that is live after all.
-inline constexpr const char* kCanaryViolation = R"sql(
-SELECT c.digest FROM awc.gc_candidates c
+// $1 tenant, $2 epoch. The deleted candidates that are live now, each
+// with whether it has a LIVE inventory row again: a producer uploaded it
+// anew since (rules 1 and 3 of the inventory protocol), so what reaches it
+// has it; the worker confirms that in the store. One live now without
+// such a row is a live object deleted.
+inline constexpr const char* kCanaryLiveNow = R"sql(
+SELECT c.digest,
+       EXISTS (SELECT 1 FROM awc.objects x WHERE x.tenant_id = $1
+                  AND x.digest = c.digest AND x.state = 'LIVE')
+  FROM awc.gc_candidates c
  WHERE c.epoch_id = $2 AND c.state = 'DELETED'
    AND ()sql" AWC_GC_LIVE_NOW("c.digest") R"sql()
- LIMIT 1
+ ORDER BY c.seq
 )sql";
 
 // $1 epoch.

@@ -133,9 +133,9 @@ class Sweep {
     // manifests per transaction, so the plan starts from the rows with no
     // references instead of probing every held file.
     for (;;) {
-      AWC_ASSIGN_OR_RETURN(int64_t counted,
-                           catalog::CountFileEntries(conn_, tenant_,
-                                                     kCountManifestsPerTxn));
+      AWC_ASSIGN_OR_RETURN(
+          int64_t counted,
+          catalog::CountFileEntries(conn_, tenant_, kCountManifestsPerTxn));
       if (counted < kCountManifestsPerTxn) break;
       AWC_RETURN_IF_ERROR(RenewLock());
     }
@@ -297,18 +297,32 @@ class Sweep {
   }
 
   // True when no deleted digest turned out to be live; otherwise the epoch
-  // is aborted and recorded as such.
+  // is aborted and recorded as such. A digest live now that was uploaded
+  // again since its deletion (a LIVE row, and the object in the store) is
+  // not one: a producer may do that as soon as the row is gone.
   Result<bool> VerifyCanary() {
     AWC_RETURN_IF_ERROR(Hook(hooks_.before_canary_check));
     std::string epoch = S(report_.epoch_id);
-    AWC_ASSIGN_OR_RETURN(db::PgResult bad,
-                         conn_.Exec(sql::kCanaryViolation, {tenant_, epoch}));
-    if (bad.rows() == 0) {
+    AWC_ASSIGN_OR_RETURN(db::PgResult live,
+                         conn_.Exec(sql::kCanaryLiveNow, {tenant_, epoch}));
+    std::string digest;
+    for (int i = 0; i < live.rows() && digest.empty(); ++i) {
+      bool uploaded_again = live.GetBool(i, 1);
+      if (uploaded_again) {
+        Result<uint64_t> head =
+            store_.Head(store::ObjectKey{tenant_, live.GetString(i, 0)});
+        if (head.ok()) continue;
+        if (!head.status().IsNotFound()) {
+          return head.status().WithContext("canary");
+        }
+      }
+      digest = live.GetString(i, 0);
+    }
+    if (digest.empty()) {
       AWC_RETURN_IF_ERROR(conn_.Exec(sql::kCanaryVerified, {epoch}).status());
       canary_verified_ = true;
       return true;
     }
-    std::string digest = bad.GetString(0, 0);
     report_.verdict = SweepReport::Verdict::kAborted;
     report_.reason = "canary: deleted object " + digest +
                      " is referenced by a live snapshot or pin";

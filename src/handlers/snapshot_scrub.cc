@@ -8,6 +8,7 @@
 
 #include "cas/closure.h"
 #include "catalog/dag.h"
+#include "catalog/objects.h"
 #include "catalog/snapshot_verdict.h"
 #include "catalog/snapshots.h"
 #include "catalog/states.h"
@@ -149,7 +150,11 @@ queue::Outcome ScrubSnapshot(JobContext& ctx, const ScrubPayload& p) {
   // validation would: clean, its closure is recorded from the walk and it
   // is scrubbed as a DAG from then on.
   std::optional<cas::ClosureReport> walked;
+  int64_t gc_watermark = 0;
   if (!snap.holds_refs) {
+    Result<int64_t> watermark = catalog::GcWatermark(ctx.db(), snap.tenant_id);
+    if (!watermark.ok()) return RetryOn(watermark.status());
+    gc_watermark = *watermark;
     Result<cas::ClosureReport> walk = cas::WalkClosure(
         ctx.store(), snap.tenant_id, snap.root_digest, ctx.options().closure,
         [&ctx] { return ctx.Checkpoint(); });
@@ -173,13 +178,13 @@ queue::Outcome ScrubSnapshot(JobContext& ctx, const ScrubPayload& p) {
     if (!s.ok()) return RetryOn(s);
   }
   std::vector<int64_t> also_degraded;
-  Result<bool> applied =
-      tally.bad.empty()
-          ? catalog::CommitScrubClean(ctx.db(), snap, tally.objects,
-                                      tally.bytes, walked ? &*walked : nullptr)
-          : catalog::CommitScrubDegraded(ctx.db(), snap, tally.bad,
-                                         tally.objects, tally.bytes,
-                                         &also_degraded);
+  Result<bool> applied = tally.bad.empty()
+                             ? catalog::CommitScrubClean(
+                                   ctx.db(), snap, tally.objects, tally.bytes,
+                                   walked ? &*walked : nullptr, gc_watermark)
+                             : catalog::CommitScrubDegraded(
+                                   ctx.db(), snap, tally.bad, tally.objects,
+                                   tally.bytes, &also_degraded);
   if (!applied.ok()) return RetryOn(applied.status());
   if (!*applied) return Skipped("changed during scrub");
   ReportVerdict(ctx, snap, tally, also_degraded);

@@ -6,6 +6,7 @@
 
 #include "cas/closure.h"
 #include "catalog/dag.h"
+#include "catalog/objects.h"
 #include "catalog/snapshot_verdict.h"
 #include "catalog/snapshots.h"
 #include "catalog/states.h"
@@ -21,6 +22,10 @@ queue::Outcome ValidateSnapshot(JobContext& ctx, const SnapshotPayload& p) {
   if (auto* done = std::get_if<queue::Outcome>(&subject)) return *done;
   const catalog::Snapshot& snap = std::get<catalog::Snapshot>(subject);
   JsonObject result;
+  // Taken before the walk reads anything: an object GC deletes after the
+  // read must not join the closure at commit (catalog/objects.h).
+  Result<int64_t> gc_watermark = catalog::GcWatermark(ctx.db(), snap.tenant_id);
+  if (!gc_watermark.ok()) return RetryOn(gc_watermark.status());
   // Subtrees that READY snapshots of the tenant already hold are taken on
   // trust, not read again (docs/store.md, "Shared content").
   Result<cas::ClosureReport> report = cas::WalkClosure(
@@ -36,7 +41,7 @@ queue::Outcome ValidateSnapshot(JobContext& ctx, const SnapshotPayload& p) {
   Result<bool> applied = false;
   if (report->verdict == cas::Verdict::kOk) {
     Result<catalog::ValidatedCommit> commit = catalog::CommitValidated(
-        ctx.db(), snap, *report, ctx.options().closure);
+        ctx.db(), snap, *report, *gc_watermark, ctx.options().closure);
     if (!commit.ok()) return RetryOn(commit.status());
     if (commit->verdict != cas::Verdict::kOk) {
       // What the walk trusted breaks a limit: the snapshot fails as a

@@ -15,6 +15,7 @@
 #include "migrate/migrator.h"
 #include "store/memory_store.h"
 #include "tests/support/cas_fixture.h"
+#include "tests/support/counting_store.h"
 
 namespace awc::testing {
 namespace {
@@ -130,6 +131,51 @@ TEST_F(SharedGcTest, ReusingASubtreeGcIsDeletingNeverMakesAReadySnapshot) {
             "VALIDATING");
   // Its retry sees the hole and fails the snapshot: the producer must
   // upload X again under a new snapshot.
+  queue::Outcome after = Validate(reuser);
+  EXPECT_EQ(ResultField(after, "verdict"), "failed");
+  EXPECT_EQ(ResultField(after, "code"), "missing_object");
+  EXPECT_EQ(ResultField(after, "digest"), x);
+  ExpectNoLiveSnapshotHasAHole();
+}
+
+// The same race one step later: the walk reads X while it is LIVE, and GC
+// marks, deletes and removes it before the validation commits. The commit
+// must not register X afresh (its row is gone, the object too): the
+// producer reused M, which nothing references, touching only M, so M's
+// subtree was GC's to take (docs/data-model.md, rule 4). The snapshot
+// fails on its retry; it is never READY with a hole.
+TEST_F(SharedGcTest, AnObjectDeletedAfterTheWalkReadItIsNeverRegisteredAgain) {
+  std::string x = cas_.Blob("x, read and then deleted");
+  std::string m = cas_.Manifest({cas_.E("x", x)});
+  // A snapshot over M that was never validated: M's entries are not
+  // recorded, so touching M protects nothing under it.
+  int64_t abandoned = cas_.Snapshot(cas_.Manifest({Dir("m", m)}));
+  db_.Exec("UPDATE awc.snapshots SET state = 'FAILED' WHERE id = $1",
+           {std::to_string(abandoned)});
+  cas_.AgeAll(kOld);
+  std::string root = cas_.Manifest({Dir("again", m)});
+  cas_.Age(m, 0);
+  int64_t reuser = cas_.Snapshot(root);
+
+  CountingStore reads(*store_);
+  TestContext validator(db_, reads);
+  Result<gc::SweepReport> swept = Status::Internal("not run");
+  reads.after_get = [&](const std::string& digest) {
+    if (digest == x) swept = Sweep();
+  };
+  validator.NextJob();
+  queue::Outcome during =
+      handlers::ValidateSnapshot(validator, handlers::SnapshotPayload{reuser});
+  ASSERT_TRUE(swept.ok()) << swept.status().message();
+  EXPECT_GE(swept->deleted, 1);
+  EXPECT_FALSE(InStore(x));
+  EXPECT_EQ(during.kind, queue::Outcome::Kind::kRetry) << during.result;
+  EXPECT_NE(during.error.find(x), std::string::npos) << during.error;
+  EXPECT_EQ(db_.Int("SELECT count(*) FROM awc.objects WHERE digest = $1", {x}),
+            0);
+  EXPECT_EQ(db_.Scalar("SELECT state FROM awc.snapshots WHERE id = $1",
+                       {std::to_string(reuser)}),
+            "VALIDATING");
   queue::Outcome after = Validate(reuser);
   EXPECT_EQ(ResultField(after, "verdict"), "failed");
   EXPECT_EQ(ResultField(after, "code"), "missing_object");

@@ -1,13 +1,13 @@
 // gc_sweep against a real database and store: what is deleted and what
 // survives, dry run, batch and canary, the lock, crash and resume.
-#include "handlers/gc_sweep.h"
-
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <map>
 #include <thread>
 
 #include "gc/sweep_testing.h"
+#include "handlers/gc_sweep.h"
 #include "store/memory_store.h"
 #include "tests/support/cas_fixture.h"
 
@@ -237,6 +237,45 @@ TEST_F(GcTest, CanaryThatHitsALiveDigestAbortsTheEpoch) {
   auto next = Sweep();
   ASSERT_TRUE(next.ok());
   EXPECT_FALSE(next->resumed);
+}
+
+// A producer may upload a deleted object again as soon as its row is
+// gone, and a new snapshot may then reach it: live now, but whole. The
+// canary lets that pass, and still stops the epoch for a digest that has
+// a LIVE row again but is not in the store (someone registered it without
+// uploading it: the row lies).
+TEST_F(GcTest, CanaryTellsAnObjectUploadedAgainFromALiveObjectDeleted) {
+  ctx_->mutable_options().sweep.canary_size = 2;
+  for (bool upload : {true, false}) {
+    SCOPED_TRACE(upload ? "uploaded again" : "registered, not uploaded");
+    std::string tag = upload ? "u" : "r";
+    auto garbage = Garbage(8, tag);
+    std::map<std::string, std::string> bytes;
+    for (int i = 0; i < 8; ++i) bytes[garbage[i]] = tag + std::to_string(i);
+    gc::SweepHooks hooks;
+    hooks.before_canary_check = [&](int64_t epoch) {
+      std::string again = db_.Scalar(
+          "SELECT digest FROM awc.gc_candidates WHERE epoch_id = $1 AND "
+          "state = 'DELETED' ORDER BY seq LIMIT 1",
+          {std::to_string(epoch)});
+      if (upload) {
+        EXPECT_TRUE(
+            store_->Put(*store::MakeKey("t1", again), bytes[again]).ok());
+      }
+      db_.Exec(
+          "INSERT INTO awc.objects (tenant_id, digest, size) VALUES ('t1', "
+          "$1, $2)",
+          {again, std::to_string(bytes[again].size())});
+      WithClosure("READY", {again});
+      return Status::OK();
+    };
+    auto r = Sweep(hooks);
+    ASSERT_TRUE(r.ok()) << r.status().message();
+    EXPECT_EQ(gc::VerdictName(r->verdict),
+              std::string(upload ? "completed" : "aborted"))
+        << r->reason;
+    EXPECT_EQ(r->deleted, upload ? 8 : 2);
+  }
 }
 
 TEST_F(GcTest, ConcurrentSweepOfTheSameTenantIsDeferred) {

@@ -9,47 +9,11 @@
 #include "handlers/snapshot_validate.h"
 #include "store/memory_store.h"
 #include "tests/support/cas_fixture.h"
+#include "tests/support/counting_store.h"
 
 namespace awc::testing {
 
 using handlers::SnapshotPayload;
-
-// Counts Get calls per digest, to prove each object is read once.
-class CountingStore : public store::ObjectStore {
- public:
-  explicit CountingStore(store::ObjectStore& inner) : inner_(inner) {}
-  const char* scheme() const override { return inner_.scheme(); }
-  Status Get(const store::ObjectKey& key,
-             const store::ChunkSink& sink) override {
-    ++reads_[key.digest];
-    return inner_.Get(key, sink);
-  }
-  Result<uint64_t> Head(const store::ObjectKey& key) override {
-    return inner_.Head(key);
-  }
-  Status Put(const store::ObjectKey& key, std::string_view data) override {
-    return inner_.Put(key, data);
-  }
-  Status PutFile(const store::ObjectKey& key,
-                 const std::string& path) override {
-    return inner_.PutFile(key, path);
-  }
-  Result<std::vector<Status>> DeleteMany(
-      const std::vector<store::ObjectKey>& keys) override {
-    return inner_.DeleteMany(keys);
-  }
-  Status List(const std::string& tenant, const ListFn& each) override {
-    return inner_.List(tenant, each);
-  }
-  Result<std::string> ReadMarker() override { return inner_.ReadMarker(); }
-  Status WriteMarker(std::string_view content) override {
-    return inner_.WriteMarker(content);
-  }
-  std::map<std::string, int> reads_;
-
- private:
-  store::ObjectStore& inner_;
-};
 
 class HandlerTest : public ::testing::Test {
  protected:
@@ -74,8 +38,8 @@ class HandlerTest : public ::testing::Test {
     return handlers::ValidateSnapshot(*ctx_, SnapshotPayload{id});
   }
   queue::Outcome Scrub(int64_t id, int64_t reverify_after_secs = 0) {
-    return handlers::ScrubSnapshot(*ctx_,
-                                   handlers::ScrubPayload{id, reverify_after_secs});
+    return handlers::ScrubSnapshot(
+        *ctx_, handlers::ScrubPayload{id, reverify_after_secs});
   }
   void ExpectFailedWith(int64_t id, const char* code,
                         const std::string& digest) {

@@ -130,7 +130,7 @@ def main():
                          "s3:// (file://: all)")
     ap.add_argument("--dedup-gc-sizes",
                     type=lambda s: [int(x) for x in s.split(",")],
-                    default=env_list("BENCH_DEDUP_GC_SIZES", [1000000]))
+                    default=env_list("BENCH_DEDUP_GC_SIZES", [1000000, 10000000]))
     ap.add_argument("--dedup-baseline-build",
                     default=os.environ.get("BENCH_DEDUP_BASELINE_BUILD", ""),
                     help="a build of awc-worker and awcctl before the content "

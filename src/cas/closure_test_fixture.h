@@ -71,8 +71,9 @@ class ProbeStore : public ObjectStore {
       const std::vector<ObjectKey>& k) override {
     return inner_.DeleteMany(k);
   }
-  Status List(const std::string& t, const ListFn& f) override {
-    return inner_.List(t, f);
+  Status List(const std::string& t, const std::string& a,
+              const ListFn& f) override {
+    return inner_.List(t, a, f);
   }
   Result<std::string> ReadMarker() override { return inner_.ReadMarker(); }
   Status WriteMarker(std::string_view c) override {

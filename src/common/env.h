@@ -72,6 +72,7 @@ struct FileInfo {
   enum class Type { kRegular, kDirectory, kOther };
   Type type = Type::kOther;
   uint64_t size = 0;
+  int64_t modified = 0;  // mtime, seconds since the Unix epoch
 };
 
 class Env {

@@ -274,6 +274,7 @@ class PosixEnv : public Env {
       info.type = FileInfo::Type::kDirectory;
     }
     info.size = static_cast<uint64_t>(st.st_size);
+    info.modified = static_cast<int64_t>(st.st_mtime);
     return info;
   }
 

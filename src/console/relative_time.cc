@@ -8,16 +8,6 @@
 namespace awc::console {
 namespace {
 
-bool Digits(std::string_view s, size_t at, size_t n, int* out) {
-  int v = 0;
-  for (size_t i = at; i < at + n; ++i) {
-    if (i >= s.size() || s[i] < '0' || s[i] > '9') return false;
-    v = v * 10 + (s[i] - '0');
-  }
-  *out = v;
-  return true;
-}
-
 // `when` broken down in UTC, to the second (rounded down); false when it
 // is out of range.
 bool BrokenDownUtc(double when, struct tm* tm) {
@@ -27,32 +17,6 @@ bool BrokenDownUtc(double when, struct tm* tm) {
 }
 
 }  // namespace
-
-std::optional<double> ParseIsoUtc(std::string_view iso) {
-  // 0123456789012345678
-  // YYYY-MM-DDTHH:MM:SSZ
-  if (iso.size() != 20 || iso[4] != '-' || iso[7] != '-' || iso[10] != 'T' ||
-      iso[13] != ':' || iso[16] != ':' || iso[19] != 'Z') {
-    return std::nullopt;
-  }
-  int y, mo, d, h, mi, s;
-  if (!Digits(iso, 0, 4, &y) || !Digits(iso, 5, 2, &mo) ||
-      !Digits(iso, 8, 2, &d) || !Digits(iso, 11, 2, &h) ||
-      !Digits(iso, 14, 2, &mi) || !Digits(iso, 17, 2, &s)) {
-    return std::nullopt;
-  }
-  if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || s > 60) {
-    return std::nullopt;
-  }
-  struct tm tm = {};
-  tm.tm_year = y - 1900;
-  tm.tm_mon = mo - 1;
-  tm.tm_mday = d;
-  tm.tm_hour = h;
-  tm.tm_min = mi;
-  tm.tm_sec = s;
-  return static_cast<double>(timegm(&tm));
-}
 
 std::string Duration(double secs) {
   double a = std::fabs(secs);

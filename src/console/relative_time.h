@@ -6,11 +6,9 @@
 #include <string>
 #include <string_view>
 
-namespace awc::console {
+#include "common/iso_time.h"
 
-// "YYYY-MM-DDTHH:MM:SSZ" (UTC, as the console's queries write times) as
-// seconds since the epoch; nullopt for anything else.
-std::optional<double> ParseIsoUtc(std::string_view iso);
+namespace awc::console {
 
 // A duration in the largest unit that fits, rounded down: "0 s", "59 s",
 // "3 min", "5 h", "2 d". Negative values read as their magnitude.
@@ -23,8 +21,8 @@ std::string Relative(double then, double now);
 // "YYYY-MM-DD HH:MM:SS UTC" for a hover text.
 std::string AbsoluteUtc(double when);
 
-// "YYYY-MM-DDTHH:MM:SSZ", as ParseIsoUtc() reads it, for a machine-readable
-// time (seconds rounded down).
+// "YYYY-MM-DDTHH:MM:SSZ", as ParseIsoUtc() (common/iso_time.h) reads it, for a
+// machine-readable time (seconds rounded down).
 std::string IsoUtc(double when);
 
 }  // namespace awc::console

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
@@ -160,35 +161,58 @@ class FileStore : public ObjectStore {
     return out;
   }
 
-  Status List(const std::string& tenant_id, const ListFn& each) override {
+  Status List(const std::string& tenant_id, const std::string& after,
+              const ListFn& each) override {
     if (!digest::IsValidTenantId(tenant_id)) {
       return Status::InvalidArgument("malformed tenant id");
     }
-    std::string base = root_ + "/" + tenant_id + "/sha256";
-    auto fanouts = env_->ListDir(base);
-    if (!fanouts.ok()) {
-      return fanouts.status().IsNotFound() ? Status::OK() : fanouts.status();
+    std::string after_hex;
+    if (!after.empty()) {
+      AWC_ASSIGN_OR_RETURN(ObjectKey from, MakeKey(tenant_id, after));
+      after_hex = from.digest.substr(7);
     }
-    for (const std::string& fanout : *fanouts) {
-      if (fanout.size() != 2 || !IsHex(fanout)) continue;
-      std::string dir = base + "/" + fanout;
-      auto names = env_->ListDir(dir);
-      if (!names.ok()) {
-        if (names.status().IsNotFound()) continue;
-        return names.status();
+    std::string tenant_dir = root_ + "/" + tenant_id;
+    if (after.empty()) {
+      // Whatever else lies in the tenant's directory, once.
+      auto top = SortedNames(tenant_dir);
+      if (!top.ok()) return top.status();
+      for (const std::string& name : *top) {
+        if (name == "sha256") continue;
+        AWC_RETURN_IF_ERROR(ListOther(tenant_dir, name, each));
       }
-      for (const std::string& name : *names) {
-        // Skips temporary files and anything else not named like an object.
-        if (name.size() != 64 || !IsHex(name) || !name.starts_with(fanout)) {
-          continue;
+    }
+    std::string base = tenant_dir + "/sha256";
+    auto fanouts = SortedNames(base);
+    if (!fanouts.ok()) return fanouts.status();
+    for (const std::string& fanout : *fanouts) {
+      if (fanout.size() != 2 || !IsHex(fanout)) {
+        if (after.empty()) {
+          AWC_RETURN_IF_ERROR(ListOther(base, fanout, each, "sha256/"));
         }
+        continue;
+      }
+      if (!after_hex.empty() && fanout < after_hex.substr(0, 2)) continue;
+      std::string dir = base + "/" + fanout;
+      auto names = SortedNames(dir);
+      if (!names.ok()) return names.status();
+      for (const std::string& name : *names) {
+        if (!after_hex.empty() && name <= after_hex) continue;
+        bool object =
+            name.size() == 64 && IsHex(name) && name.starts_with(fanout);
         auto info = env_->Stat(dir + "/" + name);
         if (!info.ok()) {
           if (info.status().IsNotFound()) continue;  // deleted meanwhile
           return info.status();
         }
-        if (info->type != FileInfo::Type::kRegular) continue;
-        AWC_RETURN_IF_ERROR(each("sha256:" + name, info->size));
+        ListedKey k;
+        k.name = "sha256/" + fanout + "/" + name;
+        k.size = info->size;
+        k.modified = info->modified;
+        // Not a regular file where an object should be: not an object.
+        if (object && info->type == FileInfo::Type::kRegular) {
+          k.digest = "sha256:" + name;
+        }
+        AWC_RETURN_IF_ERROR(each(k));
       }
     }
     return Status::OK();
@@ -241,6 +265,31 @@ class FileStore : public ObjectStore {
   }
 
  private:
+  // The names in `dir`, sorted (byte order); none when it does not exist.
+  Result<std::vector<std::string>> SortedNames(const std::string& dir) {
+    auto names = env_->ListDir(dir);
+    if (!names.ok()) {
+      if (names.status().IsNotFound()) return std::vector<std::string>();
+      return names.status();
+    }
+    std::sort(names->begin(), names->end());
+    return std::move(*names);
+  }
+
+  // Reports `name` in `dir`, which is not an object, as `prefix` + name.
+  Status ListOther(const std::string& dir, const std::string& name,
+                   const ListFn& each, const std::string& prefix = "") {
+    auto info = env_->Stat(dir + "/" + name);
+    if (!info.ok()) {
+      return info.status().IsNotFound() ? Status::OK() : info.status();
+    }
+    ListedKey k;
+    k.name = prefix + name;
+    k.size = info->size;
+    k.modified = info->modified;
+    return each(k);
+  }
+
   // Keys are plain structs; one not made by MakeKey() must not become a path.
   static Status Validate(const ObjectKey& key) {
     return MakeKey(key.tenant_id, key.digest).status();

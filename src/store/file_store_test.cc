@@ -11,6 +11,7 @@
 #include <fstream>
 #include <functional>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -63,8 +64,18 @@ class FileStoreTest : public ::testing::Test {
 
   std::map<std::string, uint64_t> List(const std::string& tenant) {
     std::map<std::string, uint64_t> out;
-    Status s = store_->List(tenant, [&](const std::string& d, uint64_t size) {
-      out[d] = size;
+    Status s = store_->List(tenant, "", [&](const ObjectStore::ListedKey& k) {
+      if (!k.digest.empty()) out[k.digest] = k.size;
+      return Status::OK();
+    });
+    EXPECT_TRUE(s.ok()) << s.ToString();
+    return out;
+  }
+  // The names List() reports that are not objects'.
+  std::set<std::string> Others(const std::string& tenant) {
+    std::set<std::string> out;
+    Status s = store_->List(tenant, "", [&](const ObjectStore::ListedKey& k) {
+      if (k.digest.empty()) out.insert(k.name);
       return Status::OK();
     });
     EXPECT_TRUE(s.ok()) << s.ToString();
@@ -257,7 +268,7 @@ TEST_F(FileStoreTest, DeletionsAreMadeDurableBeforeReturning) {
   EXPECT_EQ(failed.status().code(), Status::Code::kIoError);
 }
 
-TEST_F(FileStoreTest, ListSkipsTempFilesAndStrangers) {
+TEST_F(FileStoreTest, ListTellsTempFilesAndStrangersFromObjects) {
   ObjectKey key = KeyFor("t", "real");
   ASSERT_TRUE(store_->Put(key, "real").ok());
   std::string hex = key.digest.substr(7);
@@ -274,6 +285,13 @@ TEST_F(FileStoreTest, ListSkipsTempFilesAndStrangers) {
     std::ofstream(junk) << "junk";
   }
   EXPECT_EQ(List("t"), (std::map<std::string, uint64_t>{{key.digest, 4}}));
+  std::string dir_like = "cc/" + std::string(64, 'd').replace(0, 2, "cc");
+  EXPECT_EQ(Others("t"),
+            (std::set<std::string>{
+                "sha256/" + hex.substr(0, 2) + "/.tmp-1-2-crashed",
+                "sha256/ab/README", "sha256/zz", "sha256/ab/" + other,
+                "sha256/cc/" + std::string(64, 'C'), "sha256/README",
+                "sha256/" + dir_like}));
   Fetched got = Fetch(store_.get(), key);
   EXPECT_EQ(got.data, "real");
 }

@@ -1,5 +1,6 @@
 #include "store/memory_store.h"
 
+#include <ctime>
 #include <map>
 #include <optional>
 #include <utility>
@@ -24,7 +25,7 @@ class MemoryStore : public ObjectStore {
     // Chunked like the other stores, so sinks see the same shapes. A copy,
     // so a sink that overwrites or deletes the object does not pull the
     // bytes from under the loop.
-    const std::string data = it->second;
+    const std::string data = it->second.data;
     constexpr size_t kChunk = 64 * 1024;
     for (size_t off = 0; off < data.size(); off += kChunk) {
       AWC_RETURN_IF_ERROR(sink(std::string_view(data).substr(off, kChunk)));
@@ -38,12 +39,12 @@ class MemoryStore : public ObjectStore {
     if (it == objects_.end()) {
       return Status::NotFound("object " + key.digest + " not found");
     }
-    return static_cast<uint64_t>(it->second.size());
+    return static_cast<uint64_t>(it->second.data.size());
   }
 
   Status Put(const ObjectKey& key, std::string_view data) override {
     AWC_RETURN_IF_ERROR(Validate(key));
-    objects_[RelativeKey(key)] = std::string(data);
+    objects_[RelativeKey(key)] = {std::string(data), time(nullptr)};
     return Status::OK();
   }
 
@@ -86,21 +87,30 @@ class MemoryStore : public ObjectStore {
     return Status::OK();
   }
 
-  Status List(const std::string& tenant_id, const ListFn& each) override {
+  Status List(const std::string& tenant_id, const std::string& after,
+              const ListFn& each) override {
     if (!digest::IsValidTenantId(tenant_id)) {
       return Status::InvalidArgument("malformed tenant id");
     }
-    // Collected first, so `each` may put or delete objects.
-    std::vector<std::pair<std::string, uint64_t>> found;
+    // Collected first, so `each` may put or delete objects. The map's
+    // order is the digests' (every key of a tenant has the same shape).
+    std::vector<ListedKey> found;
     std::string prefix = tenant_id + "/sha256/";
-    for (auto it = objects_.lower_bound(prefix);
-         it != objects_.end() && it->first.starts_with(prefix); ++it) {
-      found.emplace_back("sha256:" + it->first.substr(it->first.rfind('/') + 1),
-                         it->second.size());
+    auto it = objects_.lower_bound(prefix);
+    if (!after.empty()) {
+      Result<ObjectKey> from = MakeKey(tenant_id, after);
+      if (!from.ok()) return from.status();
+      it = objects_.upper_bound(RelativeKey(*from));
     }
-    for (const auto& [digest, size] : found) {
-      AWC_RETURN_IF_ERROR(each(digest, size));
+    for (; it != objects_.end() && it->first.starts_with(prefix); ++it) {
+      ListedKey k;
+      k.digest = "sha256:" + it->first.substr(it->first.rfind('/') + 1);
+      k.name = it->first.substr(tenant_id.size() + 1);
+      k.size = it->second.data.size();
+      k.modified = it->second.modified;
+      found.push_back(std::move(k));
     }
+    for (const ListedKey& k : found) AWC_RETURN_IF_ERROR(each(k));
     return Status::OK();
   }
 
@@ -110,7 +120,11 @@ class MemoryStore : public ObjectStore {
     return MakeKey(key.tenant_id, key.digest).status();
   }
 
-  std::map<std::string, std::string> objects_;
+  struct Stored {
+    std::string data;
+    int64_t modified = 0;  // when it was put, seconds since the epoch
+  };
+  std::map<std::string, Stored> objects_;
   std::optional<std::string> marker_;
 };
 

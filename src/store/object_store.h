@@ -97,10 +97,29 @@ class ObjectStore {
   virtual Result<std::vector<Status>> DeleteMany(
       const std::vector<ObjectKey>& keys) = 0;
 
-  // Calls `each` for every object stored for `tenant_id` (any order).
-  using ListFn =
-      std::function<Status(const std::string& digest, uint64_t size)>;
-  virtual Status List(const std::string& tenant_id, const ListFn& each) = 0;
+  // One key found under a tenant's prefix by List().
+  struct ListedKey {
+    // "sha256:<hex>" when the key is an object's; empty for anything else
+    // found there (a temporary file of an interrupted write, a key some
+    // other program put under the prefix).
+    std::string digest;
+    // The key relative to the tenant's prefix ("sha256/ab/<hex>", or the
+    // other thing's name), for reports.
+    std::string name;
+    uint64_t size = 0;
+    // When the store last wrote it (S3 LastModified, the file's mtime,
+    // memory://: the Put), in seconds since the Unix epoch.
+    int64_t modified = 0;
+  };
+  using ListFn = std::function<Status(const ListedKey& key)>;
+  // Calls `each` for every key under `tenant_id`'s prefix, the objects in
+  // digest order; with `after` (a digest) only the objects whose digest is
+  // greater, and the other keys that sort after it as the store lists
+  // them (a resumed listing may miss a few of those). An error of `each`
+  // stops the listing and is returned. Memory does not grow with the
+  // number of keys beyond one directory (file://) or page (s3://).
+  virtual Status List(const std::string& tenant_id, const std::string& after,
+                      const ListFn& each) = 0;
 
   // How many GetMany requests run at once (1 unless the store overlaps I/O).
   virtual int parallelism() const { return 1; }

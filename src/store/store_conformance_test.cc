@@ -2,8 +2,10 @@
 
 #include <stdlib.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -54,8 +56,10 @@ Fetched Fetch(ObjectStore* store, const ObjectKey& key) {
 std::map<std::string, uint64_t> ListAll(ObjectStore* store,
                                         const std::string& tenant) {
   std::map<std::string, uint64_t> out;
-  Status s = store->List(tenant, [&](const std::string& digest, uint64_t size) {
-    EXPECT_TRUE(out.emplace(digest, size).second) << "listed twice: " << digest;
+  Status s = store->List(tenant, "", [&](const ObjectStore::ListedKey& k) {
+    if (k.digest.empty()) return Status::OK();  // not an object
+    EXPECT_TRUE(out.emplace(k.digest, k.size).second)
+        << "listed twice: " << k.digest;
     return Status::OK();
   });
   EXPECT_TRUE(s.ok()) << s.ToString();
@@ -315,8 +319,53 @@ TEST_P(StoreConformanceTest, ListReturnsExactlyTheTenantsObjects) {
   EXPECT_EQ(ListAll(store(), "t1-x").size(), 1u);
   EXPECT_TRUE(ListAll(store(), "nobody").empty());
   Status bad = store()->List(
-      "../t1", [](const std::string&, uint64_t) { return Status::OK(); });
+      "../t1", "", [](const ObjectStore::ListedKey&) { return Status::OK(); });
   EXPECT_TRUE(bad.IsInvalidArgument()) << bad.ToString();
+}
+
+// Inventory reconciliation merges a listing with the inventory in digest
+// order, resumes after the last digest it finished, and ages what it
+// finds by the store's own clock.
+TEST_P(StoreConformanceTest, ListGoesInDigestOrderFromAnyPointWithTimes) {
+  std::vector<std::string> digests;
+  int64_t before = static_cast<int64_t>(time(nullptr)) - 5;
+  for (int i = 0; i < 40; ++i) {
+    std::string data = "ordered " + std::to_string(i);
+    ObjectKey key = KeyFor("t1", data);
+    ASSERT_TRUE(store()->Put(key, data).ok());
+    digests.push_back(key.digest);
+  }
+  int64_t after_put = static_cast<int64_t>(time(nullptr)) + 5;
+  std::sort(digests.begin(), digests.end());
+  auto list_from = [&](const std::string& after) {
+    std::vector<std::string> seen;
+    Status s = store()->List("t1", after, [&](const ObjectStore::ListedKey& k) {
+      if (k.digest.empty()) return Status::OK();
+      EXPECT_GE(k.modified, before) << k.digest;
+      EXPECT_LE(k.modified, after_put) << k.digest;
+      EXPECT_EQ(k.name, RelativeKey({"t1", k.digest}).substr(3));
+      seen.push_back(k.digest);
+      return Status::OK();
+    });
+    EXPECT_TRUE(s.ok()) << s.ToString();
+    return seen;
+  };
+  EXPECT_EQ(list_from(""), digests);
+  std::vector<std::string> tail(digests.begin() + 17, digests.end());
+  EXPECT_EQ(list_from(digests[16]), tail);
+  EXPECT_TRUE(list_from(digests.back()).empty());
+  // A digest that is not stored resumes after where it would be.
+  std::string absent = "sha256:" + std::string(64, '8');
+  std::vector<std::string> greater;
+  for (const std::string& d : digests) {
+    if (d > absent) greater.push_back(d);
+  }
+  EXPECT_EQ(list_from(absent), greater);
+  EXPECT_TRUE(
+      store()
+          ->List("t1", "sha256:nothex",
+                 [](const ObjectStore::ListedKey&) { return Status::OK(); })
+          .IsInvalidArgument());
 }
 
 TEST_P(StoreConformanceTest, ListStopsAtCallbackError) {
@@ -324,7 +373,7 @@ TEST_P(StoreConformanceTest, ListStopsAtCallbackError) {
     ASSERT_TRUE(store()->Put(KeyFor("t1", data), data).ok());
   }
   int calls = 0;
-  Status s = store()->List("t1", [&](const std::string&, uint64_t) {
+  Status s = store()->List("t1", "", [&](const ObjectStore::ListedKey&) {
     ++calls;
     return Status::Corruption("stop here");
   });
@@ -338,9 +387,9 @@ TEST_P(StoreConformanceTest, ListCallbackMayDeleteWhatItIsGiven) {
     ASSERT_TRUE(store()->Put(KeyFor("t1", data), data).ok());
   }
   int listed = 0;
-  Status s = store()->List("t1", [&](const std::string& digest, uint64_t) {
+  Status s = store()->List("t1", "", [&](const ObjectStore::ListedKey& k) {
     ++listed;
-    Result<ObjectKey> key = MakeKey("t1", digest);
+    Result<ObjectKey> key = MakeKey("t1", k.digest);
     EXPECT_TRUE(key.ok());
     Result<std::vector<Status>> r = store()->DeleteMany({*key});
     EXPECT_TRUE(r.ok() && r->size() == 1 && (*r)[0].ok());

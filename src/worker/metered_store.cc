@@ -119,15 +119,15 @@ Result<std::vector<Status>> MeteredStore::DeleteMany(
   return r;
 }
 
-Status MeteredStore::List(const std::string& tenant_id, const ListFn& each) {
+Status MeteredStore::List(const std::string& tenant_id,
+                          const std::string& after, const ListFn& each) {
   bool stopped = false;
   double started = env_->NowMonotonic();
-  Status s =
-      inner_->List(tenant_id, [&](const std::string& digest, uint64_t size) {
-        Status taken = each(digest, size);
-        stopped |= !taken.ok();
-        return taken;
-      });
+  Status s = inner_->List(tenant_id, after, [&](const ListedKey& key) {
+    Status taken = each(key);
+    stopped |= !taken.ok();
+    return taken;
+  });
   Record(store::StoreOp::kList,
          stopped ? store::StoreResult::kAborted : store::StoreResultOf(s),
          started);

@@ -57,7 +57,8 @@ class MeteredStore : public store::ObjectStore {
   Status PutFile(const store::ObjectKey& key, const std::string& path) override;
   Result<std::vector<Status>> DeleteMany(
       const std::vector<store::ObjectKey>& keys) override;
-  Status List(const std::string& tenant_id, const ListFn& each) override;
+  Status List(const std::string& tenant_id, const std::string& after,
+              const ListFn& each) override;
   // The store marker is read when a store is opened, not by jobs: passed
   // on, not counted.
   Result<std::string> ReadMarker() override { return inner_->ReadMarker(); }

@@ -86,10 +86,12 @@ class ScriptedStore : public store::ObjectStore {
     return Status::NotFound("no marker");
   }
   Status WriteMarker(std::string_view) override { return Status::OK(); }
-  Status List(const std::string&, const ListFn& each) override {
+  Status List(const std::string&, const std::string&,
+              const ListFn& each) override {
     clock_->now += 1;
-    for (const char* d : {"sha256:a", "sha256:b"})
-      AWC_RETURN_IF_ERROR(each(d, 1));
+    for (const char* d : {"sha256:a", "sha256:b"}) {
+      AWC_RETURN_IF_ERROR(each({d, d, 1, 0}));
+    }
     return Status::OK();
   }
 
@@ -146,8 +148,8 @@ TEST_F(MeteredStoreTest, CountsEachCallByOpAndResultAndTheBytesRead) {
   EXPECT_TRUE(store.Head(missing).status().IsNotFound());
   int listed = 0;
   ASSERT_TRUE(store
-                  .List("t1",
-                        [&](const std::string&, uint64_t) {
+                  .List("t1", "",
+                        [&](const store::ObjectStore::ListedKey&) {
                           ++listed;
                           return Status::OK();
                         })
@@ -183,11 +185,12 @@ TEST_F(MeteredStoreTest, ErrorClassesAndTimesOfEveryOp) {
   ASSERT_TRUE(deleted.ok());
   EXPECT_TRUE((*deleted)[1].IsTransient());
   // A List callback that stops the listing: aborted.
-  EXPECT_FALSE(
-      store
-          .List("t1", [](const std::string&,
-                         uint64_t) { return Status::Internal("enough"); })
-          .ok());
+  EXPECT_FALSE(store
+                   .List("t1", "",
+                         [](const store::ObjectStore::ListedKey&) {
+                           return Status::Internal("enough");
+                         })
+                   .ok());
   const Scheme s3 = Scheme::kS3;
   EXPECT_EQ(Requests(s3, StoreOp::kHead, StoreResult::kTransient), 1);
   EXPECT_EQ(Requests(s3, StoreOp::kPut, StoreResult::kError), 1);

@@ -55,8 +55,9 @@ class RacingStore : public store::ObjectStore {
       const std::vector<store::ObjectKey>& keys) override {
     return inner_.DeleteMany(keys);
   }
-  Status List(const std::string& tenant, const ListFn& each) override {
-    return inner_.List(tenant, each);
+  Status List(const std::string& tenant, const std::string& after,
+              const ListFn& each) override {
+    return inner_.List(tenant, after, each);
   }
   Result<std::string> ReadMarker() override { return inner_.ReadMarker(); }
   Status WriteMarker(std::string_view content) override {

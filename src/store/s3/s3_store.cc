@@ -48,7 +48,8 @@ class S3Store final : public ObjectStore {
   Status PutFile(const ObjectKey& key, const std::string& path) override;
   Result<std::vector<Status>> DeleteMany(
       const std::vector<ObjectKey>& keys) override;
-  Status List(const std::string& tenant_id, const ListFn& each) override;
+  Status List(const std::string& tenant_id, const std::string& after,
+              const ListFn& each) override;
   Result<std::string> ReadMarker() override;
   Status WriteMarker(std::string_view content) override;
 
@@ -311,17 +312,31 @@ Status S3Store::WriteMarker(std::string_view content) {
   return Run(t);
 }
 
-Status S3Store::List(const std::string& tenant_id, const ListFn& each) {
+Status S3Store::List(const std::string& tenant_id, const std::string& after,
+                     const ListFn& each) {
   if (!digest::IsValidTenantId(tenant_id)) {
     return Status::InvalidArgument("malformed tenant id");
   }
-  std::string prefix = addr_.TenantPrefix(tenant_id);
-  std::string what = What("LIST", prefix);
+  // The whole of the tenant's prefix, so that keys that are not objects'
+  // are seen too; S3 lists in byte order, which for object keys is the
+  // digests'.
+  std::string objects = addr_.TenantPrefix(tenant_id);
+  std::string tenant_root = addr_.RootName(tenant_id + "/");
+  std::string start_after;
+  if (!after.empty()) {
+    AWC_ASSIGN_OR_RETURN(ObjectKey from, MakeKey(tenant_id, after));
+    start_after = addr_.RootName(RelativeKey(from));
+  }
+  std::string what = What("LIST", tenant_root);
   std::string token;
   for (;;) {
     std::vector<std::pair<std::string, std::string>> params = {
-        {"list-type", "2"}, {"prefix", prefix}};
-    if (!token.empty()) params.emplace_back("continuation-token", token);
+        {"list-type", "2"}, {"prefix", tenant_root}};
+    if (!token.empty()) {
+      params.emplace_back("continuation-token", token);
+    } else if (!start_after.empty()) {
+      params.emplace_back("start-after", start_after);
+    }
     std::string body;
     Transfer t(options_, "GET", addr_.BucketUrl(s3::CanonicalQuery(params)),
                what);
@@ -333,9 +348,13 @@ Status S3Store::List(const std::string& tenant_id, const ListFn& each) {
                                         page.status().message());
     }
     for (const s3::ListPage::Object& obj : page->objects) {
-      std::optional<std::string> digest =
-          s3::DigestFromListedName(prefix, obj.key);
-      if (digest) AWC_RETURN_IF_ERROR(each(*digest, obj.size));
+      if (!obj.key.starts_with(tenant_root)) continue;
+      ListedKey k;
+      k.digest = s3::DigestFromListedName(objects, obj.key).value_or("");
+      k.name = obj.key.substr(tenant_root.size());
+      k.size = obj.size;
+      k.modified = obj.modified;
+      AWC_RETURN_IF_ERROR(each(k));
     }
     if (!page->truncated) return Status::OK();
     if (page->next_token.empty() || page->next_token == token) {

@@ -4,6 +4,7 @@
 #include <cerrno>
 #include <cstdlib>
 
+#include "common/iso_time.h"
 #include "common/markup_escape.h"
 
 namespace awc::store::s3 {
@@ -263,6 +264,11 @@ Result<ListPage> ParseListPage(std::string_view body) {
       return Malformed("Contents without Key or Size");
     }
     obj.key = key->text;
+    if (const XmlElement* when = c.Child("LastModified")) {
+      std::optional<double> secs = ParseIsoUtc(when->text);
+      if (!secs) return Malformed("Contents with a malformed LastModified");
+      obj.modified = static_cast<int64_t>(*secs);
+    }
     page.objects.push_back(std::move(obj));
   }
   std::string truncated = root.ChildText("IsTruncated");

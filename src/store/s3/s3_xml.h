@@ -46,6 +46,7 @@ struct ListPage {
   struct Object {
     std::string key;
     uint64_t size = 0;
+    int64_t modified = 0;  // LastModified, seconds since the epoch (0: none)
   };
   std::vector<Object> objects;
   bool truncated = false;

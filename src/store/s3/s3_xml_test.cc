@@ -88,7 +88,9 @@ TEST(S3XmlTest, ListPage) {
   ASSERT_EQ(page->objects.size(), 2u);
   EXPECT_EQ(page->objects[0].key, "t1/a&b");
   EXPECT_EQ(page->objects[0].size, 0u);
+  EXPECT_EQ(page->objects[0].modified, 1767225600);
   EXPECT_EQ(page->objects[1].size, UINT64_MAX);
+  EXPECT_EQ(page->objects[1].modified, 0);
   EXPECT_TRUE(page->truncated);
   EXPECT_EQ(page->next_token, "tok+/=");
 
@@ -109,7 +111,10 @@ TEST(S3XmlTest, ListPageRefusesBadShapes) {
         "<ListBucketResult><Contents><Key>k</Key><Size>-1</Size></Contents>"
         "</ListBucketResult>",
         "<ListBucketResult><Contents><Key>k</Key><Size>18446744073709551616"
-        "</Size></Contents></ListBucketResult>"}) {
+        "</Size></Contents></ListBucketResult>",
+        "<ListBucketResult><Contents><Key>k</Key><Size>1</Size>"
+        "<LastModified>yesterday</LastModified></Contents></"
+        "ListBucketResult>"}) {
     EXPECT_FALSE(ParseListPage(bad).ok()) << bad;
   }
 }

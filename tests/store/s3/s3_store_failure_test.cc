@@ -142,8 +142,8 @@ TEST_F(S3StoreTest, MissingBucketAndBadCredentialsArePermanent) {
   std::vector<Status> errors = {
       Fetch(store, key).status, store->Head(key).status(), store->Put(key, "x"),
       store->DeleteMany({key}).status(),
-      store->List("t1",
-                  [](const std::string&, uint64_t) { return Status::OK(); })};
+      store->List("t1", "",
+                  [](const ObjectStore::ListedKey&) { return Status::OK(); })};
   for (const Status& s : errors) {
     EXPECT_TRUE(s.IsFailedPrecondition()) << s.ToString();
     EXPECT_NE(s.message().find("no-such-bucket"), std::string::npos)

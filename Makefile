@@ -168,8 +168,10 @@ build-tests: deps-test
 	$(CONFIGURE) -DAWC_BUILD_TESTS=ON
 	cmake --build $(BUILD) -j $(JOBS)
 
+# The benchmark programs are built there too (not run), so that a change
+# that breaks one fails make check rather than the next make bench.
 CONFIGURE_ASAN = cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug \
-  -DAWC_SANITIZE=ON $(CMAKE_ARGS)
+  -DAWC_SANITIZE=ON -DAWC_BUILD_BENCH=ON $(CMAKE_ARGS)
 
 build-asan: deps-test
 	$(CONFIGURE_ASAN)

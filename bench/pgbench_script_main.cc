@@ -5,7 +5,7 @@
 // One pgbench transaction is one job and one commit, as in
 // JobQueue::Finish, which records job k and claims job k+1 together:
 //
-//   [sql::kReclaimExpired]         -- every :reclaim_every jobs, see below
+//   [sql::kReclaim]                -- every :reclaim_every jobs, see below
 //   BEGIN;
 //   <sql::Fenced(sql::kComplete)>  -- :id, :lease_token, :result
 //   <sql::kClaim>                  -- :wid, :lease; \gset sets :id,
@@ -20,7 +20,7 @@
 // Worker::MaybeReclaim runs the lease-expiry sweep before recording once a
 // poll interval (1 s by default) has passed since its last sweep. pgbench
 // has no clock, so each client sweeps every :reclaim_every transactions
-// instead (-D reclaim_every=1000 -D reclaim_batch=100 -D k=0
+// instead (-D reclaim_every=1000 -D reclaim_batch=100 -D silent_secs=30 -D k=0
 // -D next_reclaim=0); the sweep matters, see bench/README.md. With
 // --no-reclaim it is left out: only the claim and the record.
 //
@@ -91,8 +91,9 @@ int main(int argc, char** argv) {
   if (reclaim) {
     out += "\\set k :k + 1\n";
     out += "\\if :k >= :next_reclaim\n";
-    out += "-- sql::kReclaimExpired\n" +
-           Trim(Substitute(sql::kReclaimExpired, {"reclaim_batch"})) + ";\n";
+    out += "-- sql::kReclaim\n" +
+           Trim(Substitute(sql::kReclaim, {"reclaim_batch", "silent_secs"})) +
+           ";\n";
     out += "\\set next_reclaim :k + :reclaim_every\n";
     out += "\\endif\n";
   }

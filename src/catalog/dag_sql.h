@@ -206,8 +206,10 @@ UPDATE awc.objects SET verified_at = now(), damaged_at = NULL
 
 // $1 tenant, $2 bad digests (text[]). Marks each bad object and every
 // manifest above it (through the recorded entries) damaged; returns the
-// READY snapshots whose root is one of them, with the bad digests each
-// reaches: (snapshot id, bad digest), one row per pair, by id.
+// READY snapshots that reach one of them, with the bad digests each
+// reaches: (snapshot id, bad digest), one row per pair, by id. A snapshot
+// reaches a bad object through its root and the recorded entries, or
+// through its closure rows from before the DAG (awc.legacy_closures).
 inline constexpr const char* kMarkDamaged = R"sql(
 WITH RECURSIVE up(d, bad) AS (
   SELECT decode(substr(x, 8), 'hex'), x FROM unnest($2::text[]) AS x
@@ -219,12 +221,18 @@ WITH RECURSIVE up(d, bad) AS (
    WHERE o.tenant_id = $1 AND o.damaged_at IS NULL
      AND o.digest IN (SELECT 'sha256:' || encode(d, 'hex') FROM up)
   RETURNING 1)  -- runs to completion though nothing reads it
-SELECT DISTINCT s.id, up.bad
+SELECT s.id, up.bad
   FROM up
   JOIN awc.snapshots s
     ON s.tenant_id = $1 AND s.state = 'READY'
    AND s.root_digest = 'sha256:' || encode(up.d, 'hex')
- ORDER BY s.id, up.bad
+UNION
+SELECT s.id, so.digest
+  FROM awc.legacy_closures so
+  JOIN awc.snapshots s ON s.id = so.snapshot_id
+ WHERE s.tenant_id = $1 AND s.state = 'READY'
+   AND so.digest = ANY($2::text[])
+ ORDER BY 1, 2
 )sql";
 
 // $1 tenant. Snapshots that still hold a reference though their state no

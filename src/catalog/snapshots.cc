@@ -215,11 +215,11 @@ Result<bool> CommitScrubClean(db::PgConn& conn, const Snapshot& snap,
 namespace {
 
 // READY -> DEGRADED for one snapshot, its closure pinned, the audit event;
-// false when it is no longer READY. `found_by`: the snapshot whose scrub
-// found the bad objects, when it is another one.
+// false when it is no longer READY. `found_by`: who found the bad objects,
+// when it is not this snapshot's own scrub.
 Result<bool> Degrade(db::PgConn& conn, const std::string& tenant, int64_t id,
                      const std::vector<std::string>& bad, int64_t objects,
-                     int64_t bytes, std::optional<int64_t> found_by) {
+                     int64_t bytes, const DamageFinder& found_by) {
   std::vector<std::string> listed(
       bad.begin(), bad.begin() + static_cast<ptrdiff_t>(
                                      std::min(bad.size(), kMaxListedBad)));
@@ -227,7 +227,11 @@ Result<bool> Degrade(db::PgConn& conn, const std::string& tenant, int64_t id,
   failure.Str("code", "decayed")
       .Int("bad_count", static_cast<int64_t>(bad.size()))
       .Strs("bad_digests", listed);
-  if (found_by) failure.Int("found_by", *found_by);
+  bool own = !found_by.snapshot && !found_by.reconcile_run;
+  if (found_by.snapshot) failure.Int("found_by", *found_by.snapshot);
+  if (found_by.reconcile_run) {
+    failure.Int("found_by_reconcile", *found_by.reconcile_run);
+  }
   AWC_ASSIGN_OR_RETURN(
       db::PgResult r,
       conn.ExecCached(sql::kSetDegraded, {Id(id), failure.Dump()}));
@@ -238,15 +242,33 @@ Result<bool> Degrade(db::PgConn& conn, const std::string& tenant, int64_t id,
       conn.ExecCached(sql::kPinClosure, {Id(id), tenant}).status());
   JsonObject data;
   data.Str("verdict", "degraded");
-  if (!found_by) data.Int("objects", objects).Int("bytes", bytes);
+  if (own) data.Int("objects", objects).Int("bytes", bytes);
   data.Int("bad", static_cast<int64_t>(bad.size())).Strs("bad_digests", listed);
-  if (found_by) data.Int("found_by", *found_by);
+  if (found_by.snapshot) data.Int("found_by", *found_by.snapshot);
+  if (found_by.reconcile_run) {
+    data.Int("found_by_reconcile", *found_by.reconcile_run);
+  }
   AWC_RETURN_IF_ERROR(RecordAudit(conn, tenant, "snapshot.scrub",
                                   "snapshot/" + Id(id), data.Dump()));
   return true;
 }
 
 }  // namespace
+
+Result<std::vector<int64_t>> DegradeReaching(
+    db::PgConn& conn, const std::string& tenant,
+    const std::vector<std::string>& bad, const DamageFinder& found_by) {
+  AWC_ASSIGN_OR_RETURN(std::vector<DamagedSnapshot> reached,
+                       MarkDamaged(conn, tenant, bad));
+  std::vector<int64_t> degraded;
+  for (const DamagedSnapshot& d : reached) {
+    if (found_by.snapshot && d.id == *found_by.snapshot) continue;
+    AWC_ASSIGN_OR_RETURN(
+        bool done, Degrade(conn, tenant, d.id, d.bad_digests, 0, 0, found_by));
+    if (done) degraded.push_back(d.id);
+  }
+  return degraded;
+}
 
 Result<bool> CommitScrubDegraded(db::PgConn& conn, const Snapshot& snap,
                                  const std::vector<cas::BadObject>& bad,
@@ -256,19 +278,14 @@ Result<bool> CommitScrubDegraded(db::PgConn& conn, const Snapshot& snap,
   for (const cas::BadObject& b : bad) digests.push_back(b.digest);
   std::vector<int64_t> others;
   Result<bool> applied = db::InTransactionResult(conn, [&]() -> Result<bool> {
-    others.clear();
     AWC_RETURN_IF_ERROR(LockTenantDag(conn, snap.tenant_id));
     AWC_ASSIGN_OR_RETURN(bool done, Degrade(conn, snap.tenant_id, snap.id,
                                             digests, objects, bytes, {}));
     if (!done) return false;
-    AWC_ASSIGN_OR_RETURN(std::vector<DamagedSnapshot> reached,
-                         MarkDamaged(conn, snap.tenant_id, digests));
-    for (const DamagedSnapshot& d : reached) {
-      if (d.id == snap.id) continue;
-      AWC_ASSIGN_OR_RETURN(bool other, Degrade(conn, snap.tenant_id, d.id,
-                                               d.bad_digests, 0, 0, snap.id));
-      if (other) others.push_back(d.id);
-    }
+    AWC_ASSIGN_OR_RETURN(
+        others, DegradeReaching(
+                    conn, snap.tenant_id, digests,
+                    DamageFinder{.snapshot = snap.id, .reconcile_run = {}}));
     return true;
   });
   if (applied.ok() && also_degraded != nullptr) *also_degraded = others;

@@ -90,12 +90,30 @@ Result<bool> CommitScrubClean(db::PgConn& conn, const Snapshot& snap,
                               const cas::ClosureReport* walked = nullptr,
                               int64_t gc_watermark = 0);
 
+// Who found bad objects, when it is not the degraded snapshot's own scrub:
+// a scrub of another snapshot that shares them, or an inventory
+// reconciliation (recorded in the failure as found_by and
+// found_by_reconcile).
+struct DamageFinder {
+  std::optional<int64_t> snapshot;
+  std::optional<int64_t> reconcile_run;
+};
+
+// Under the tenant's DAG lock, in the caller's transaction: marks `bad` and
+// every manifest above them damaged (never trusted again) and makes every
+// READY snapshot that reaches one DEGRADED (its failure naming the bad
+// digests it reaches and `found_by`, its closure pinned, the audit event),
+// but for `found_by.snapshot` itself. Returns the ids it degraded.
+Result<std::vector<int64_t>> DegradeReaching(
+    db::PgConn& conn, const std::string& tenant,
+    const std::vector<std::string>& bad, const DamageFinder& found_by);
+
 // READY -> DEGRADED: the bad digests recorded in failure, the whole closure
 // pinned in gc_pins, the audit event. Under the tenant's DAG lock, the bad
-// objects and every manifest above them are marked damaged (never trusted
-// again), and every other READY snapshot whose root reaches one becomes
-// DEGRADED the same way (failure.found_by names this snapshot); their ids
-// go to `also_degraded`.
+// objects and every manifest above them are marked damaged, and every
+// other READY snapshot that reaches one becomes DEGRADED the same way
+// (DegradeReaching; failure.found_by names this snapshot); their ids go to
+// `also_degraded`.
 Result<bool> CommitScrubDegraded(db::PgConn& conn, const Snapshot& snap,
                                  const std::vector<cas::BadObject>& bad,
                                  int64_t objects, int64_t bytes,

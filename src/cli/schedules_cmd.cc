@@ -267,8 +267,8 @@ void AddSchedulesCommands(std::vector<Command>* out) {
       "when. A next run the scheduler cannot fire at (an infinity set\n"
       "by SQL) is shown as \"invalid (...)\". The built-in schedules (gc, "
       "expire, retain, scrub,\n"
-      "validate, prune) are created by the first scheduler that starts,\n"
-      "or by this command. \"awcctl schedules\" is the same.\n",
+      "validate, reconcile, prune) are created by the first scheduler that\n"
+      "starts, or by this command. \"awcctl schedules\" is the same.\n",
       {}};
   list.json = true;
   list.bare = true;

@@ -14,6 +14,7 @@
 #include "handlers/snapshot_retain.h"
 #include "handlers/snapshot_scrub.h"
 #include "handlers/snapshot_validate.h"
+#include "handlers/store_reconcile.h"
 #include "handlers/workspace_expire.h"
 
 namespace awc::handlers {
@@ -36,6 +37,7 @@ constexpr std::tuple kBuiltins{
     Builtin{kWorkspaceExpireKind, DecodeWorkspacePayload, ExpireWorkspace},
     Builtin{kSnapshotRetainKind, DecodeSnapshotPayload, RetainSnapshot},
     Builtin{kGcSweepKind, DecodeTenantPayload, SweepTenant},
+    Builtin{kStoreReconcileKind, DecodeTenantPayload, ReconcileTenant},
 };
 
 constexpr auto kKinds = std::apply(

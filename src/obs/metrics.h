@@ -146,6 +146,13 @@ class Metrics {
     if (objects > 0) Add(MetricId::kGcObjectsDeleted, {}, objects);
     if (bytes > 0) Add(MetricId::kGcBytesDeleted, {}, bytes);
   }
+  // What a stretch of an inventory reconciliation found.
+  void CountReconciled(int64_t orphans, int64_t orphan_bytes, int64_t missing) {
+    if (orphans > 0) Add(MetricId::kReconcileOrphans, {}, orphans);
+    if (orphan_bytes > 0)
+      Add(MetricId::kReconcileOrphanBytes, {}, orphan_bytes);
+    if (missing > 0) Add(MetricId::kReconcileMissingObjects, {}, missing);
+  }
   // A store's series appear once declared (worker/metered_store.h: with its
   // first request, every op and result).
   template <typename Scheme, typename StoreOp, typename StoreResult>

@@ -4,6 +4,7 @@
 #include "handlers/snapshot_retain.h"
 #include "handlers/snapshot_scrub.h"
 #include "handlers/snapshot_validate.h"
+#include "handlers/store_reconcile.h"
 #include "handlers/workspace_expire.h"
 #include "scheduler/scheduler_sql.h"
 
@@ -16,6 +17,7 @@ constexpr BuiltinSchedule kBuiltins[] = {
     {"retain", "@every 10m", handlers::kSnapshotRetainKind},
     {"scrub", "@every 1h", handlers::kSnapshotScrubKind},
     {"validate", "@every 5m", handlers::kSnapshotValidateKind},
+    {"reconcile", "@daily", handlers::kStoreReconcileKind},
     {kPrune, "@every 1h", ""},
 };
 
@@ -27,6 +29,7 @@ constexpr const char* StatementOf(std::string_view name) {
   if (name == "retain") return sql::kPlanRetain;
   if (name == "scrub") return sql::kPlanScrub;
   if (name == "validate") return sql::kPlanValidate;
+  if (name == "reconcile") return sql::kPlanReconcile;
   return nullptr;
 }
 

@@ -34,7 +34,7 @@ struct BuiltinSchedule {
   const char* kind;  // the kind of the jobs it enqueues; "" for prune
 };
 
-// gc, expire, retain, scrub, validate, prune.
+// gc, expire, retain, scrub, validate, reconcile, prune.
 std::span<const BuiltinSchedule> BuiltinSchedules();
 bool IsBuiltinPlanner(std::string_view name);
 

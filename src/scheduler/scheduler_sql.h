@@ -170,13 +170,15 @@ inline constexpr const char* kLockTimeout = "lock_timeout";
 #define AWC_ENQUEUE_DUE_SNAPSHOTS_WITH(kind, payload)    \
   "ins AS (\n"                                           \
   "  INSERT INTO awc.jobs (kind, payload, dedupe_key)\n" \
-  "  SELECT '" kind "', " payload ",\n"                  \
+  "  SELECT '" kind "', " payload                        \
+  ",\n"                                                  \
   "         'snapshot:' || id\n"                         \
   "    FROM due\n" AWC_DEDUPE_CONFLICT                   \
   "\n  RETURNING 1)\n"                                   \
   "SELECT (SELECT count(*) FROM due), (SELECT count(*) FROM ins)\n"
-#define AWC_ENQUEUE_DUE_SNAPSHOTS(kind) \
-  AWC_ENQUEUE_DUE_SNAPSHOTS_WITH(kind, "jsonb_build_object('snapshot_id', id)")
+#define AWC_ENQUEUE_DUE_SNAPSHOTS(kind)                                     \
+  AWC_ENQUEUE_DUE_SNAPSHOTS_WITH(kind, "jsonb_build_object('snapshot_id', " \
+                                       "id)")
 
 // gc: one gc_sweep per tenant that has objects.
 inline constexpr const char* kPlanGc =
@@ -187,6 +189,22 @@ WITH due AS (
 ins AS (
   INSERT INTO awc.jobs (kind, payload, dedupe_key)
   SELECT 'gc_sweep', jsonb_build_object('tenant_id', id), 'tenant:' || id
+    FROM due
+)sql" AWC_DEDUPE_CONFLICT R"sql(
+  RETURNING 1)
+SELECT (SELECT count(*) FROM due), (SELECT count(*) FROM ins)
+)sql";
+
+// reconcile: one store_reconcile per tenant that has objects.
+inline constexpr const char* kPlanReconcile =
+    R"sql(
+WITH due AS (
+  SELECT t.id FROM awc.tenants t
+   WHERE EXISTS (SELECT 1 FROM awc.objects o WHERE o.tenant_id = t.id)),
+ins AS (
+  INSERT INTO awc.jobs (kind, payload, dedupe_key)
+  SELECT 'store_reconcile', jsonb_build_object('tenant_id', id),
+         'tenant:' || id
     FROM due
 )sql" AWC_DEDUPE_CONFLICT R"sql(
   RETURNING 1)

@@ -115,7 +115,7 @@ TEST_F(AwcctlKindsTest, PauseListAndResume) {
   // The built-in kinds, the paused ones and those with jobs, by kind.
   EXPECT_EQ(seen,
             "future_kind* gc_sweep snapshot_retain snapshot_scrub* "
-            "snapshot_validate test_complete* workspace_expire ");
+            "snapshot_validate store_reconcile test_complete* workspace_expire ");
   CommandResult text = Run({"kinds"});
   ASSERT_EQ(text.code, 0) << text.err;
   EXPECT_TRUE(text.out.starts_with("KIND")) << text.out;

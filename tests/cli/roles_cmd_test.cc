@@ -128,6 +128,9 @@ LastMigrationUndo UndoOfLastMigration(int version, const std::string& owner) {
               "AND to_regprocedure('awc.dag_manifests(text, bytea)') IS NULL "
               "AND to_regprocedure('awc.dag_closure_stats(text, bytea)') IS "
               "NULL"};
+    case 17:  // inventory reconciliation's runs
+      return {{"DROP TABLE awc.reconcile_runs"},
+              "SELECT to_regclass('awc.reconcile_runs') IS NULL"};
     case 15:  // file entries counted lazily
       return {{"DROP INDEX awc.objects_uncounted_idx",
                "ALTER TABLE awc.objects DROP COLUMN entries_counted"},
@@ -284,7 +287,7 @@ TEST_F(RolesTest, TheRuntimeRoleRunsEverythingButCannotChangeTheSchema) {
   ASSERT_TRUE(WaitUntil([&] {
     return db_.Int(
                "SELECT count(*) FROM awc.schedules WHERE builtin AND "
-               "last_result ->> 'result' = 'ok'") == 6;
+               "last_result ->> 'result' = 'ok'") == 7;
   })) << fleet.Stderr();
   EXPECT_EQ(db_.Scalar("SELECT holder LIKE '%-scheduler/%' FROM "
                        "awc.leader_leases WHERE name = 'scheduler'"),

@@ -2,7 +2,8 @@
 // only a store made by `awcctl store init` (file:// and s3://), so that a
 // typo in AWC_CAS_URL or an unmounted volume is an error, not an empty
 // store; `awcctl store init` itself; and `awc-worker -t`, which checks the
-// settings and leaves the store alone.
+// settings and leaves the store alone. `awcctl store reconcile` has the
+// shipped daemon reconcile a tenant and waits for its result.
 #include <gtest/gtest.h>
 #include <signal.h>
 
@@ -300,6 +301,50 @@ TEST(StoreInitTest, TheDaemonRefusesAnS3StoreUntilItIsInitialised) {
       << no_bucket.err;
 }
 #endif
+
+TEST(StoreReconcileTest, TheFleetReconcilesATenantAwcctlWaitsForIt) {
+  TestDatabase db;
+  TempDir dir;
+  std::string url = "file://" + dir.path() + "/cas";
+  ASSERT_TRUE(InitStore(url));
+  Vars env = {{"DATABASE_URL", db.url()},
+              {"AWC_CAS_URL", url},
+              {"AWC_WORKER_CONCURRENCY", "1"},
+              {"AWC_WORKER_POLL_INTERVAL_MS", "100"}};
+  DaemonProcess::Options o;
+  o.binary = ShippedDaemonPath();
+  o.env = env;
+  DaemonProcess d(o);
+  ASSERT_TRUE(d.WaitForEvent("supervisor running")) << d.Stderr();
+  // A tenant with one object the inventory never heard of, written long
+  // ago, and a key that is not an object's.
+  db.Exec("INSERT INTO awc.tenants (id) VALUES ('acme')");
+  std::string hex(64, 'a');
+  dir.Write("cas/acme/sha256/aa/" + hex, "not what its name says");
+  dir.Write("cas/acme/stray.txt", "x");
+  std::string orphan = dir.path() + "/cas/acme/sha256/aa/" + hex;
+  ASSERT_EQ(system(("touch -d '3 days ago' " + orphan).c_str()), 0);
+
+  CommandResult bad = RunAwcctl({"store", "reconcile", "../acme"}, env);
+  EXPECT_EQ(bad.code, 2) << bad.err;
+  CommandResult r =
+      RunAwcctl({"store", "reconcile", "acme", "--wait", "60", "--json"}, env);
+  ASSERT_EQ(r.code, 0) << r.err << r.out;
+  Result<JsonPtr> doc = ParseJson(r.out);
+  ASSERT_TRUE(doc.ok()) << r.out;
+  EXPECT_STREQ(json_string_value(json_object_get(doc->get(), "state")),
+               "COMPLETED");
+  json_t* result = json_object_get(doc->get(), "result");
+  EXPECT_EQ(json_integer_value(json_object_get(result, "orphans")), 1);
+  EXPECT_EQ(json_integer_value(json_object_get(result, "other_keys")), 1);
+  // Registered, as old as the file: the next GC epoch's to delete.
+  EXPECT_EQ(db.Scalar("SELECT state FROM awc.objects WHERE digest = $1",
+                      {"sha256:" + hex}),
+            "LIVE");
+  EXPECT_TRUE(fs::exists(orphan));
+  d.Signal(SIGTERM);
+  EXPECT_TRUE(d.WaitExit().has_value());
+}
 
 }  // namespace
 }  // namespace awc::testing

@@ -1,13 +1,20 @@
 // The handlers over the s3:// store against s3rver: validation (including
-// the server going away mid-walk), scrub and GC.
+// the server going away mid-walk), scrub, GC and inventory reconciliation.
 #if AWC_WITH_S3
 
 #include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <thread>
 
 #include "gc/sweep.h"
 #include "handlers/gc_sweep.h"
 #include "handlers/snapshot_scrub.h"
 #include "handlers/snapshot_validate.h"
+#include "handlers/store_reconcile.h"
+#include "obs/metrics_testing.h"
 #include "tests/support/cas_fixture.h"
 #include "tests/support/s3_fixture.h"
 
@@ -110,6 +117,53 @@ TEST_F(S3HandlersTest, GcDeletesGarbageWithDeleteObjects) {
     EXPECT_TRUE(store_->Head(*MakeKey("t1", d)).status().IsNotFound()) << d;
   }
   EXPECT_TRUE(store_->Head(*MakeKey("t1", live)).ok());
+}
+
+// Reconciliation over S3: the listing's pages, LastModified and keys that
+// are not objects', against the inventory. Nothing is read but the list
+// and a Head of each suspect.
+TEST_F(S3HandlersTest, ReconcileFindsOrphansMissingObjectsAndStrayKeys) {
+  std::string keep = cas_->Blob("kept");
+  std::string lost = cas_->Blob("lost from the bucket");
+  int64_t snap = cas_->Snapshot(
+      cas_->Manifest({cas_->E("keep", keep), cas_->E("lost", lost)}));
+  ASSERT_EQ(ResultField(handlers::ValidateSnapshot(*ctx_, {snap}), "verdict"),
+            "ready");
+  ASSERT_TRUE((*store_->DeleteMany({*MakeKey("t1", lost)}))[0].ok());
+  std::string orphan = cas::DigestOf("uploaded by a producer that crashed");
+  ASSERT_TRUE(
+      store_->Put(*MakeKey("t1", orphan), "uploaded by a producer that crashed")
+          .ok());
+  std::string stray = server_->data_dir() + "-stray";
+  std::ofstream(stray) << "someone else's file";
+  ASSERT_TRUE(AwsCli("put-object --bucket " + std::string(kBucket) +
+                     " --key t1/notes.txt --body " + stray));
+  std::remove(stray.c_str());
+  cas_->AgeAll(60);
+  // S3 keeps whole seconds: the orphan is older than a grace of 0 a second
+  // later.
+  ctx_->mutable_options().sweep.grace_secs = 0;
+  std::this_thread::sleep_for(std::chrono::milliseconds(1100));
+
+  ctx_->NextJob();
+  queue::Outcome o = handlers::ReconcileTenant(*ctx_, {"t1"});
+  ASSERT_EQ(o.kind, queue::Outcome::Kind::kComplete) << o.error;
+  EXPECT_EQ(ResultField(o, "orphans"), "1");
+  EXPECT_EQ(ResultField(o, "missing"), "1");
+  EXPECT_EQ(ResultField(o, "degraded"), "1");
+  EXPECT_EQ(ResultField(o, "other_keys"), "1");
+  EXPECT_EQ(SnapState(snap), "DEGRADED");
+  EXPECT_EQ(
+      db_.Scalar("SELECT state FROM awc.objects WHERE digest = $1", {orphan}),
+      "LIVE");
+  EXPECT_EQ(
+      obs::testing::Read(ctx_->counted(), obs::MetricId::kReconcileOrphans, {}),
+      1);
+  EXPECT_EQ(obs::testing::Read(ctx_->counted(),
+                               obs::MetricId::kReconcileMissingObjects, {}),
+            1);
+  EXPECT_TRUE(AwsCli("head-object --bucket " + std::string(kBucket) +
+                     " --key t1/notes.txt"));
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 // The metrics and log lines an operator alerts on, from a real fleet over a
-// file:// store: snapshot verdicts, GC epochs and deletions, store requests,
+// file:// store: snapshot verdicts, GC epochs and deletions, what an
+// inventory reconciliation found, store requests,
 // lease reclaims, the queue's depth sampled by the scheduler, the
 // scrape-time instruments, and the whole scrape checked by promtool.
 #include <gtest/gtest.h>
@@ -169,6 +170,43 @@ TEST_F(AlertMetricsTest, DecayIsADegradedVerdictAndAWarning) {
   // The job itself completed: its verdict is data, not a failure.
   auto done = daemon_->EventsWith("job completed");
   EXPECT_EQ(done.size(), 4u);
+}
+
+// A reconciliation that finds an object gone degrades the snapshot: the
+// missing-objects counter and the degraded verdict both move, and a warning
+// names the tenant. An orphan is counted with its bytes.
+TEST_F(AlertMetricsTest, ReconciliationCountsOrphansAndLostObjects) {
+  std::string kept = cas_.Blob("kept"), lost = cas_.Blob("lost forever");
+  int64_t snap =
+      cas_.Snapshot(cas_.Manifest({cas_.E("k", kept), cas_.E("l", lost)}));
+  std::string orphan = cas::DigestOf("a crashed upload");
+  ASSERT_TRUE(
+      store_->Put(*store::MakeKey("t1", orphan), "a crashed upload").ok());
+  ASSERT_EQ(system(("touch -d '3 days ago' " + PathOf(orphan)).c_str()), 0);
+  Start();
+  RunSnapshotJob("snapshot_validate", snap);
+  cas_.AgeAll(60);
+  ASSERT_EQ(unlink(PathOf(lost).c_str()), 0);
+  int64_t job = db_.Enqueue("store_reconcile", R"({"tenant_id": "t1"})");
+  ASSERT_TRUE(WaitUntil([&] { return db_.JobState(job) == "COMPLETED"; }))
+      << daemon_->Stderr();
+  EXPECT_EQ(SnapState(snap), "DEGRADED");
+  std::string body = Scrape();
+  EXPECT_EQ(MetricValue(body, "awc_reconcile_missing_objects_total"), 1)
+      << body;
+  EXPECT_EQ(MetricValue(body, "awc_reconcile_orphans_total"), 1);
+  EXPECT_EQ(MetricValue(body, "awc_reconcile_orphan_bytes_total"),
+            std::string("a crashed upload").size());
+  EXPECT_EQ(
+      MetricValue(
+          body,
+          R"(awc_snapshot_verdicts_total{kind="scrub",verdict="degraded"})"),
+      1);
+  auto warnings =
+      daemon_->EventsWith("snapshots degraded: objects missing from the store");
+  ASSERT_EQ(warnings.size(), 1u) << daemon_->Stderr();
+  EXPECT_EQ(Str(warnings[0].get(), "tenant"), "t1");
+  EXPECT_EQ(Int(warnings[0].get(), "degraded"), 1);
 }
 
 TEST_F(AlertMetricsTest, GcEpochsAndWhatTheyDeleted) {

@@ -264,13 +264,14 @@ TEST_F(FiringTest, BuiltinsAreCreatedOnceAndThenTheOperators) {
                        "coalesce(kind, '-'), ' ' ORDER BY name) FROM "
                        "awc.schedules WHERE builtin"),
             "expire=@every 1m/workspace_expire gc=@every 6h/gc_sweep "
-            "prune=@every 1h/- retain=@every 10m/snapshot_retain "
+            "prune=@every 1h/- reconcile=@daily/store_reconcile "
+            "retain=@every 10m/snapshot_retain "
             "scrub=@every 1h/snapshot_scrub "
             "validate=@every 5m/snapshot_validate");
   // Due at once on first start.
   EXPECT_EQ(db_.Int("SELECT count(*) FROM awc.schedules WHERE next_run_at <= "
                     "now()"),
-            6);
+            7);
   auto admin = db_.Connect();
   ASSERT_TRUE(scheduler::SetScheduleSpec(*admin, "gc", "@every 2h").ok());
   ASSERT_TRUE(scheduler::PauseSchedule(*admin, "scrub", true).ok());
@@ -280,7 +281,7 @@ TEST_F(FiringTest, BuiltinsAreCreatedOnceAndThenTheOperators) {
   EXPECT_EQ(db_.Scalar("SELECT paused FROM awc.schedules WHERE name = "
                        "'scrub'"),
             "t");
-  EXPECT_EQ(db_.Int("SELECT count(*) FROM awc.schedules"), 6);
+  EXPECT_EQ(db_.Int("SELECT count(*) FROM awc.schedules"), 7);
 }
 
 TEST_F(FiringTest, TheTableRefusesWhatNoSchedulerCouldRun) {

@@ -130,6 +130,9 @@ TestDatabase* SchedulerPlanTest::db_ = nullptr;
 TEST_F(SchedulerPlanTest, EveryStatementReachesItsRowsThroughItsIndex) {
   // gc: an index probe of each tenant's objects.
   Expect("gc", scheduler::sql::kPlanGc, "", {"objects_pkey"}, {"objects"});
+  // reconcile: likewise.
+  Expect("reconcile", scheduler::sql::kPlanReconcile, "", {"objects_pkey"},
+         {"objects"});
   // expire: only the due workspaces.
   Expect("expire", scheduler::sql::kPlanExpire, "86400, 10000",
          {"workspaces_active_due_idx", "workspaces_expiring_idx"},

@@ -2,6 +2,8 @@
 // job per due subject and none for the others — the subjects its handler
 // would act on, checked by running the handler on every subject — and the
 // dedupe index holds when two planners race.
+#include "scheduler/planners.h"
+
 #include <gtest/gtest.h>
 
 #include <set>
@@ -9,7 +11,6 @@
 
 #include "handlers/snapshot_retain.h"
 #include "handlers/workspace_expire.h"
-#include "scheduler/planners.h"
 #include "store/memory_store.h"
 #include "tests/support/cas_fixture.h"
 
@@ -99,6 +100,23 @@ TEST_F(PlannersTest, GcSweepsEveryTenantWithObjectsOnce) {
   EXPECT_EQ(Plan("gc").enqueued, 1);
   EXPECT_EQ(db_.Int("SELECT count(*) FROM awc.jobs WHERE kind = 'gc_sweep'"),
             3);
+}
+
+TEST_F(PlannersTest, ReconcileListsEveryTenantWithObjectsOnce) {
+  db_.Exec("INSERT INTO awc.tenants (id) VALUES ('t2'), ('t3')");
+  db_.Exec(
+      "INSERT INTO awc.objects (tenant_id, digest, size) VALUES ('t3', "
+      "'sha256:' || repeat('a', 64), 1)");
+  scheduler::PlanResult r = Plan("reconcile");
+  EXPECT_EQ(r.due, 2);
+  EXPECT_EQ(r.enqueued, 2);
+  EXPECT_EQ(db_.Scalar("SELECT string_agg(payload ->> 'tenant_id' || '=' || "
+                       "dedupe_key, ',' ORDER BY id) FROM awc.jobs WHERE "
+                       "kind = 'store_reconcile'"),
+            "t1=tenant:t1,t3=tenant:t3");
+  // A tenant's GC sweep and reconciliation do not dedupe each other.
+  EXPECT_EQ(Plan("gc").enqueued, 2);
+  EXPECT_EQ(Plan("reconcile").enqueued, 0);
 }
 
 TEST_F(PlannersTest, ExpireEnqueuesExactlyTheWorkspacesWhoseStepIsDue) {

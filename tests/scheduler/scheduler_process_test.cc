@@ -38,7 +38,7 @@ TEST(SchedulerProcessTest, EveryTreeHasASchedulerChild) {
   EXPECT_TRUE(WaitUntil([&] {
     return db.Int(
                "SELECT count(*) FROM awc.schedules WHERE builtin AND runs "
-               "= 1") == 6;
+               "= 1") == 7;
   }));
   auto started = d.EventsWith("supervisor running");
   ASSERT_EQ(started.size(), 1u);
@@ -155,8 +155,8 @@ TEST_F(SchedulesCliTest, ListsTheBuiltinsAndTheLeader) {
   CommandResult r = Run({});
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_TRUE(r.out.starts_with("NAME  ")) << r.out;
-  for (const char* row :
-       {"gc ", "expire ", "retain ", "scrub ", "validate ", "prune "}) {
+  for (const char* row : {"gc ", "expire ", "retain ", "scrub ", "validate ",
+                          "reconcile ", "prune "}) {
     EXPECT_NE(r.out.find("\n" + std::string(row)), std::string::npos)
         << row << "\n"
         << r.out;
@@ -169,7 +169,7 @@ TEST_F(SchedulesCliTest, ListsTheBuiltinsAndTheLeader) {
   // The same in JSON: every built-in at its default, never run.
   JsonPtr doc = Json({"list"});
   json_t* rows = json_object_get(doc.get(), "schedules");
-  ASSERT_EQ(json_array_size(rows), 6u);
+  ASSERT_EQ(json_array_size(rows), 7u);
   std::vector<std::string> seen;
   for (size_t i = 0; i < json_array_size(rows); ++i) {
     json_t* row = json_array_get(rows, i);
@@ -182,17 +182,18 @@ TEST_F(SchedulesCliTest, ListsTheBuiltinsAndTheLeader) {
     EXPECT_TRUE(json_is_null(json_object_get(row, "next_run_at")));
     EXPECT_EQ(Int(row, "runs"), 0);
   }
-  EXPECT_EQ(seen,
-            (std::vector<std::string>{
-                "expire @every 1m workspace_expire", "gc @every 6h gc_sweep",
-                "prune @every 1h -", "retain @every 10m snapshot_retain",
-                "scrub @every 1h snapshot_scrub",
-                "validate @every 5m snapshot_validate"}));
+  EXPECT_EQ(
+      seen,
+      (std::vector<std::string>{
+          "expire @every 1m workspace_expire", "gc @every 6h gc_sweep",
+          "prune @every 1h -", "reconcile @daily store_reconcile",
+          "retain @every 10m snapshot_retain", "scrub @every 1h snapshot_scrub",
+          "validate @every 5m snapshot_validate"}));
   EXPECT_TRUE(json_is_null(json_object_get(doc.get(), "leader")));
 
   DaemonProcess d(SchedulerTree(db_, "host-a", 3));
   ASSERT_TRUE(WaitUntil([&] {
-    return db_.Int("SELECT count(*) FROM awc.schedules WHERE runs = 1") == 6;
+    return db_.Int("SELECT count(*) FROM awc.schedules WHERE runs = 1") == 7;
   })) << d.Stderr();
   r = Run({"list"});
   EXPECT_NE(r.out.find("\nleader: host-a-scheduler/"), std::string::npos)

@@ -6,10 +6,14 @@
 #include <ev.h>
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
 #include <functional>
 #include <iostream>
 #include <map>
 #include <memory>
+#include <sstream>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -121,6 +125,29 @@ class S3StoreTest : public ::testing::Test {
       out[key.digest] = data.size();
     }
     return out;
+  }
+
+  // Runs `aws s3api ARGS` against the test server (awscli, an independent
+  // client); false, and a test failure with its output, when it fails.
+  bool AwsCli(const std::string& args) {
+    if (std::system("command -v aws >/dev/null 2>&1") != 0) {
+      ADD_FAILURE() << "awscli is not installed (make deps installs it)";
+      return false;
+    }
+    std::string out_path = server_->data_dir() + "-cli.out";
+    std::string cmd =
+        "env AWS_ACCESS_KEY_ID=S3RVER AWS_SECRET_ACCESS_KEY=anything "
+        "AWS_DEFAULT_REGION=us-east-1 AWS_PAGER= AWS_CONFIG_FILE=/dev/null "
+        "AWS_SHARED_CREDENTIALS_FILE=/dev/null AWS_EC2_METADATA_DISABLED=true "
+        "aws --endpoint-url " +
+        server_->Endpoint() + " s3api " + args + " >" + out_path + " 2>&1";
+    int rc = std::system(cmd.c_str());
+    std::ifstream in(out_path);
+    std::stringstream out;
+    out << in.rdbuf();
+    std::remove(out_path.c_str());
+    EXPECT_EQ(rc, 0) << cmd << "\n" << out.str();
+    return rc == 0;
   }
 
   struct ev_loop* loop_ = nullptr;

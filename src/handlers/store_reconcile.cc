@@ -1,0 +1,77 @@
+#include "handlers/store_reconcile.h"
+
+#include <string>
+
+#include "catalog/snapshot_verdict.h"
+#include "common/json.h"
+#include "handlers/outcomes.h"
+#include "obs/log.h"
+#include "obs/metrics.h"
+#include "reconcile/reconcile.h"
+
+namespace awc::handlers {
+namespace {
+
+// A run held by another job is looked at again after this long, without
+// spending an attempt (as a GC sweep that finds its tenant locked).
+constexpr double kHeldElsewhereRetrySecs = 60;
+
+}  // namespace
+
+queue::Outcome ReconcileTenant(JobContext& ctx, const TenantPayload& p) {
+  reconcile::ReconcileOptions options;
+  options.grace_secs = ctx.options().sweep.grace_secs;
+  options.lease_secs = ctx.options().sweep.lock_ttl_secs;
+  options.job_id = ctx.job().id;
+  options.holder = "job_" + std::to_string(ctx.job().id) + "/lease_" +
+                   std::to_string(ctx.job().lease_token);
+  Result<reconcile::ReconcileReport> report = reconcile::RunReconcile(
+      ctx.db(), ctx.store(), p.tenant_id, options,
+      [&ctx] { return ctx.Checkpoint(); }, nullptr,
+      [&ctx, &p](const reconcile::ReconcileReport& added) {
+        ctx.metrics().CountReconciled(added.orphans, added.orphan_bytes,
+                                      added.missing + added.wrong_size);
+        if (added.degraded == 0) return;
+        // As a scrub that read the lost objects would have counted them.
+        for (int64_t i = 0; i < added.degraded; ++i) {
+          ctx.metrics().CountSnapshotVerdict(
+              catalog::SnapshotVerdict::kScrubDegraded);
+        }
+        obs::Warn("job_" + std::to_string(ctx.job().id),
+                  "snapshots degraded: objects missing from the store")
+            .Str("tenant", p.tenant_id)
+            .Int("missing", added.missing)
+            .Int("wrong_size", added.wrong_size)
+            .Int("degraded", added.degraded)
+            .Emit();
+      });
+  if (!report.ok()) {
+    if (report.status().IsNotFound()) {
+      return queue::Outcome::Fail(report.status().message(),
+                                  queue::DeadReason::kSubjectMissing);
+    }
+    return RetryOn(report.status());
+  }
+  if (report->held_elsewhere) {
+    return queue::Outcome::Defer(
+        kHeldElsewhereRetrySecs,
+        "the tenant's reconciliation is held by " + report->holder);
+  }
+  JsonObject result;
+  result.Int("run_id", report->run_id)
+      .Bool("resumed", report->resumed)
+      .Int("listed", report->listed)
+      .Int("objects", report->objects)
+      .Int("orphans", report->orphans)
+      .Int("orphan_bytes", report->orphan_bytes)
+      .Int("young_orphans", report->young_orphans)
+      .Int("missing", report->missing)
+      .Int("wrong_size", report->wrong_size)
+      .Int("repaired", report->repaired)
+      .Int("degraded", report->degraded)
+      .Int("other_keys", report->other_keys)
+      .Strs("other_examples", report->other_examples);
+  return queue::Outcome::Complete(result.Dump());
+}
+
+}  // namespace awc::handlers

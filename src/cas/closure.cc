@@ -67,6 +67,7 @@ struct Problem {
   Verdict verdict = Verdict::kOk;
   std::string digest;
   std::string detail;
+  std::optional<uint64_t> declared;  // a bad read's declared size
 
   bool found() const { return verdict != Verdict::kOk; }
 };
@@ -109,8 +110,8 @@ class Walker {
     root.is_manifest = true;
     seen_ = NewSpool();
     AWC_RETURN_IF_ERROR(seen_->Finish());
-    manifests_read_ = std::make_shared<Spool<digest::RawDigest>>(
-        files_.get(), budget_ / 16);
+    manifests_read_ =
+        std::make_shared<Spool<digest::RawDigest>>(files_.get(), budget_ / 16);
     edges_ = std::make_shared<Spool<ClosureEdge>>(files_.get(), budget_ / 16);
     queue_ = NewSpool();
     AWC_RETURN_IF_ERROR(queue_->Append(root));
@@ -269,6 +270,8 @@ class Walker {
     if (failed_) return Status::OK();
     if (bad_read.found()) {
       Fail(bad_read.verdict, bad_read.digest, std::move(bad_read.detail));
+      report_.read_bad = true;
+      report_.declared_size = bad_read.declared;
       return Status::OK();
     }
     return stopped;
@@ -297,7 +300,9 @@ class Walker {
       std::string detail;
       Verdict v = CheckRead(r, digests[i], limits_.manifest_max_bytes, &detail);
       if (v != Verdict::kOk) {
-        *bad_read = {0, v, digests[i], std::move(detail)};
+        *bad_read = {0, v, digests[i], std::move(detail),
+                     r.has_declared ? std::optional<uint64_t>(r.declared)
+                                    : std::nullopt};
         return Status::OK();
       }
       if (depth == 0) {
@@ -313,7 +318,7 @@ class Walker {
       std::string().swap(r.buffer);
       if (!m.ok()) {
         *bad_read = {0, Verdict::kMalformedManifest, digests[i],
-                     m.status().message()};
+                     m.status().message(), std::nullopt};
         return Status::OK();
       }
       AWC_RETURN_IF_ERROR(manifests_read_->Append(batch[i].sha256));
@@ -346,7 +351,9 @@ class Walker {
     Problem first;
     auto note = [&first](uint64_t seq, Verdict v, const ClosureObject& o,
                          std::string detail) {
-      if (seq < first.seq) first = {seq, v, o.digest(), std::move(detail)};
+      if (seq < first.seq) {
+        first = {seq, v, o.digest(), std::move(detail), std::nullopt};
+      }
     };
     uint64_t bytes = 0, merged = 0;
     auto keep = [&](const ClosureObject& o) {

@@ -65,8 +65,8 @@
 #ifndef AWC_CAS_CLOSURE_H_
 #define AWC_CAS_CLOSURE_H_
 
-#include <cstdint>
 #include <algorithm>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -180,6 +180,11 @@ struct ClosureReport {
   Verdict verdict = Verdict::kOk;
   std::string digest;  // the offending object when verdict != kOk
   std::string detail;  // one line for operators; never object contents
+  // Whether the verdict is about an object the walk read (missing, digest
+  // or size mismatch, invalid object), and then the size its parent
+  // declared (none for the root): what a repair must restore.
+  bool read_bad = false;
+  std::optional<uint64_t> declared_size;
   // The closure and the sum of its sizes; empty and 0 when verdict != kOk.
   ClosureObjects objects;
   uint64_t bytes = 0;

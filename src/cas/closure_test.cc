@@ -74,6 +74,24 @@ TEST_F(ClosureTest, MissingObjects) {
                 DigestOf("no root"));
 }
 
+// A bad read says what a repair must restore: the object and the size its
+// parent declared (none for the root). A problem of the entries is not one.
+TEST_F(ClosureTest, ABadReadCarriesTheDeclaredSize) {
+  ManifestEntry gone{"gone", Kind::kBlob, DigestOf("gone"), 4};
+  ClosureReport r = MustWalk(Root({Blob("a", "a"), gone}));
+  EXPECT_TRUE(r.read_bad);
+  EXPECT_EQ(r.declared_size, std::optional<uint64_t>(4));
+  ClosureReport root = MustWalk(DigestOf("no root"));
+  EXPECT_TRUE(root.read_bad);
+  EXPECT_EQ(root.declared_size, std::nullopt);
+  ManifestEntry one = Blob("x", "same bytes");
+  ManifestEntry other = Named(one, "y");
+  other.size = 3;  // the same digest declared with another size
+  ClosureReport twice = MustWalk(Root({one, other}));
+  EXPECT_EQ(twice.verdict, Verdict::kSizeMismatch);
+  EXPECT_FALSE(twice.read_bad);
+}
+
 TEST_F(ClosureTest, FlippedBytes) {
   ManifestEntry b = Blob("b", "hello world");
   PutAs(b.digest, "hello worle");

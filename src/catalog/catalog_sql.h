@@ -61,6 +61,22 @@ UPDATE awc.snapshots SET scrubbed_at = now()
 RETURNING id
 )sql";
 
+// $1 snapshot id. A DEGRADED snapshot whose every object verified good
+// again (repaired, or restored by hand) is READY again; its failure goes
+// (the audit trail keeps it), and so do the pins its degradation made.
+inline constexpr const char* kSetRestored = R"sql(
+WITH s AS (
+  UPDATE awc.snapshots
+     SET state = 'READY', failure = NULL, scrubbed_at = now()
+   WHERE id = $1 AND state = 'DEGRADED'
+  RETURNING id),
+unpinned AS (
+  DELETE FROM awc.gc_pins p USING s
+   WHERE p.snapshot_id = s.id AND p.reason = 'degraded'
+  RETURNING 1)
+SELECT id, (SELECT count(*) FROM unpinned) FROM s
+)sql";
+
 // $1 snapshot id. A READY snapshot from before the DAG (or set READY by
 // someone else than validation), its closure just walked and recorded,
 // now holds references, and its closure rows from before go.
@@ -196,6 +212,13 @@ ins AS (
 (SELECT digest FROM ex WHERE state = 'DELETING' LIMIT 1)
 UNION ALL
 (SELECT d FROM gone LIMIT 1)
+)sql";
+
+// $1 tenant, $2 digest. The object's state, its row locked against GC's
+// mark (FOR SHARE) until the transaction ends: a repair writes the object
+// back only while this holds it LIVE (docs/store.md, "Repair").
+inline constexpr const char* kLockObjectRow = R"sql(
+SELECT state FROM awc.objects WHERE tenant_id = $1 AND digest = $2 FOR SHARE
 )sql";
 
 // --- Audit (prepared) ------------------------------------------------------

@@ -91,6 +91,16 @@ Result<std::vector<std::string>> TouchReusedTops(
   return lost;
 }
 
+Result<std::optional<ObjectState>> LockObjectRow(db::PgConn& conn,
+                                                 const std::string& tenant,
+                                                 const std::string& digest) {
+  AWC_ASSIGN_OR_RETURN(db::PgResult r,
+                       conn.ExecCached(sql::kLockObjectRow, {tenant, digest}));
+  if (r.rows() == 0) return std::optional<ObjectState>();
+  AWC_ASSIGN_OR_RETURN(ObjectState state, ParseObjectState(r.Get(0, 0)));
+  return std::optional<ObjectState>(state);
+}
+
 Result<int64_t> GcWatermark(db::PgConn& conn, const std::string& tenant) {
   AWC_ASSIGN_OR_RETURN(db::PgResult r,
                        conn.ExecCached(sql::kGcWatermark, {tenant}));

@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -58,6 +59,13 @@ Result<std::set<std::string>> ReusableManifests(
 Result<std::vector<std::string>> TouchReusedTops(
     db::PgConn& conn, const std::string& tenant,
     const std::vector<std::string>& tops);
+
+// In the caller's transaction: the object's state, its row locked until the
+// transaction ends so that GC cannot mark it meanwhile; nullopt when it
+// has no row.
+Result<std::optional<ObjectState>> LockObjectRow(db::PgConn& conn,
+                                                 const std::string& tenant,
+                                                 const std::string& digest);
 
 // The first GC epoch of `tenant` that may delete an object from now on.
 // A walk whose reads its commit will register takes it before it reads.

@@ -180,7 +180,8 @@ Result<std::vector<ClosurePageEntry>> ClosurePage(db::PgConn& conn,
 Result<bool> CommitScrubClean(db::PgConn& conn, const Snapshot& snap,
                               int64_t objects, int64_t bytes,
                               const cas::ClosureReport* walked,
-                              int64_t gc_watermark) {
+                              int64_t gc_watermark,
+                              const std::vector<std::string>& repaired) {
   return db::InTransactionResult(conn, [&]() -> Result<bool> {
     // The DAG lock before the snapshot's row, as everywhere.
     if (walked != nullptr) {
@@ -206,6 +207,27 @@ Result<bool> CommitScrubClean(db::PgConn& conn, const Snapshot& snap,
         .Int("bytes", bytes)
         .Int("bad", 0);
     if (recorded) data.Bool("recorded", true);
+    if (!repaired.empty()) data.Strs("repaired", repaired);
+    AWC_RETURN_IF_ERROR(RecordAudit(conn, snap.tenant_id, "snapshot.scrub",
+                                    "snapshot/" + Id(snap.id), data.Dump()));
+    return true;
+  });
+}
+
+Result<bool> CommitScrubRestored(db::PgConn& conn, const Snapshot& snap,
+                                 int64_t objects, int64_t bytes,
+                                 const std::vector<std::string>& repaired) {
+  return db::InTransactionResult(conn, [&]() -> Result<bool> {
+    AWC_ASSIGN_OR_RETURN(db::PgResult r,
+                         conn.ExecCached(sql::kSetRestored, {Id(snap.id)}));
+    if (r.rows() == 0) return false;
+    JsonObject data;
+    data.Str("verdict", "restored")
+        .Int("objects", objects)
+        .Int("bytes", bytes)
+        .Int("bad", 0)
+        .Int("unpinned", r.GetInt(0, 1))
+        .Strs("repaired", repaired);
     AWC_RETURN_IF_ERROR(RecordAudit(conn, snap.tenant_id, "snapshot.scrub",
                                     "snapshot/" + Id(snap.id), data.Dump()));
     return true;

@@ -88,7 +88,8 @@ Result<std::vector<ClosurePageEntry>> ClosurePage(db::PgConn& conn,
 Result<bool> CommitScrubClean(db::PgConn& conn, const Snapshot& snap,
                               int64_t objects, int64_t bytes,
                               const cas::ClosureReport* walked = nullptr,
-                              int64_t gc_watermark = 0);
+                              int64_t gc_watermark = 0,
+                              const std::vector<std::string>& repaired = {});
 
 // Who found bad objects, when it is not the degraded snapshot's own scrub:
 // a scrub of another snapshot that shares them, or an inventory
@@ -107,6 +108,14 @@ struct DamageFinder {
 Result<std::vector<int64_t>> DegradeReaching(
     db::PgConn& conn, const std::string& tenant,
     const std::vector<std::string>& bad, const DamageFinder& found_by);
+
+// DEGRADED -> READY for a snapshot whose every object verified good again
+// (kSetRestored: the failure and the degradation's pins go), with the audit
+// event snapshot.scrub, verdict "restored", naming `repaired`. False when
+// it is no longer DEGRADED.
+Result<bool> CommitScrubRestored(db::PgConn& conn, const Snapshot& snap,
+                                 int64_t objects, int64_t bytes,
+                                 const std::vector<std::string>& repaired);
 
 // READY -> DEGRADED: the bad digests recorded in failure, the whole closure
 // pinned in gc_pins, the audit event. Under the tenant's DAG lock, the bad

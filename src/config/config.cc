@@ -87,6 +87,18 @@ Result<Config> Config::Load(const std::string& config_path,
         "AWC_S3_ACCESS_KEY_ID and AWC_S3_SECRET_ACCESS_KEY must be set "
         "together");
   }
+  // The repair store's credentials go together too; without any, it uses
+  // the main store's.
+  if (s.s3_repair_access_key_id.empty() !=
+      s.s3_repair_secret_access_key.empty()) {
+    return Status::InvalidArgument(
+        "AWC_S3_REPAIR_ACCESS_KEY_ID and AWC_S3_REPAIR_SECRET_ACCESS_KEY must "
+        "be set together");
+  }
+  if (!s.cas_repair_url.empty() && s.cas_repair_url == s.cas_url) {
+    return Status::InvalidArgument(
+        "AWC_CAS_REPAIR_URL: the store itself cannot be its repair store");
+  }
   return cfg;
 }
 

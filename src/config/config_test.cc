@@ -101,6 +101,7 @@ TEST_F(ConfigTest, EnvironmentSetsEverySetting) {
       {"AWC_DATABASE_POOL_MODE", "transaction"},
       {"AWC_PRODUCTION", "true"},
       {"AWC_CAS_URL", "file:///srv/cas"},
+      {"AWC_CAS_REPAIR_URL", "s3://replica/cas"},
       {"AWC_WORKER_ID", "host-a"},
       {"AWC_WORKER_CONCURRENCY", "8"},
       {"AWC_WORKER_LEASE_SECS", "60"},
@@ -120,6 +121,10 @@ TEST_F(ConfigTest, EnvironmentSetsEverySetting) {
       {"AWC_S3_ACCESS_KEY_ID_FILE", key_file},
       {"AWC_S3_SECRET_ACCESS_KEY", "wJalrXUtnFEMI/K7MDENG"},
       {"AWC_S3_FORCE_PATH_STYLE", "1"},
+      {"AWC_S3_REPAIR_ENDPOINT", "http://127.0.0.1:4569"},
+      {"AWC_S3_REPAIR_REGION", "eu-central-1"},
+      {"AWC_S3_REPAIR_ACCESS_KEY_ID", "AKIDREPAIR"},
+      {"AWC_S3_REPAIR_SECRET_ACCESS_KEY", "r3pairS3cret"},
       {"AWC_S3_MAX_CONCURRENCY", "32"},
       {"AWC_S3_TIMEOUT_MS", "5000"},
       {"AWC_MANIFEST_MAX_BYTES", "1048576"},
@@ -141,6 +146,11 @@ TEST_F(ConfigTest, EnvironmentSetsEverySetting) {
   EXPECT_EQ(s.DatabasePoolMode(), db::PoolMode::kTransaction);
   EXPECT_TRUE(s.production);
   EXPECT_EQ(s.cas_url, "file:///srv/cas");
+  EXPECT_EQ(s.cas_repair_url, "s3://replica/cas");
+  EXPECT_EQ(s.s3_repair_endpoint, "http://127.0.0.1:4569");
+  EXPECT_EQ(s.s3_repair_region, "eu-central-1");
+  EXPECT_EQ(s.s3_repair_access_key_id, "AKIDREPAIR");
+  EXPECT_EQ(s.s3_repair_secret_access_key, "r3pairS3cret");
   EXPECT_EQ(s.worker_id, "host-a");
   EXPECT_EQ(s.worker_concurrency, 8);
   EXPECT_EQ(s.worker_lease_secs, 60);
@@ -185,6 +195,7 @@ TEST_F(ConfigTest, EnvironmentSetsEverySetting) {
   EXPECT_EQ(Find(lines, "AWC_LOG_LEVEL").value, "debug");
   EXPECT_EQ(Find(lines, "AWC_S3_ACCESS_KEY_ID").value, "AKIDFROMFILE");
   EXPECT_EQ(Find(lines, "AWC_S3_SECRET_ACCESS_KEY").value, "********");
+  EXPECT_EQ(Find(lines, "AWC_S3_REPAIR_SECRET_ACCESS_KEY").value, "********");
   EXPECT_EQ(Find(lines, "AWC_S3_ENDPOINT").value, "http://127.0.0.1:4568");
 }
 
@@ -199,6 +210,7 @@ TEST_F(ConfigTest, IniFileSetsEverySetting) {
                           "production = 1\n"
                           "[cas]\n"
                           "url = memory://\n"
+                          "repair_url = file:///srv/replica\n"
                           "manifest_max_bytes = 4096\n"
                           "closure_max_depth = 8\n"
                           "closure_max_objects = 99\n"
@@ -230,6 +242,10 @@ TEST_F(ConfigTest, IniFileSetsEverySetting) {
                               secret +
                               "\n"
                               "force_path_style = true\n"
+                              "repair_endpoint = http://replica:9000\n"
+                              "repair_region = us-west-2\n"
+                              "repair_access_key_id = AKIDREP\n"
+                              "repair_secret_access_key = SECREP\n"
                               "max_concurrency = 4\n"
                               "timeout_ms = 1000\n"
                               "[scheduler]\n"
@@ -253,6 +269,11 @@ TEST_F(ConfigTest, IniFileSetsEverySetting) {
   EXPECT_EQ(s.database_pool_mode, "transaction");
   EXPECT_TRUE(s.production);
   EXPECT_EQ(s.cas_url, "memory://");
+  EXPECT_EQ(s.cas_repair_url, "file:///srv/replica");
+  EXPECT_EQ(s.s3_repair_endpoint, "http://replica:9000");
+  EXPECT_EQ(s.s3_repair_region, "us-west-2");
+  EXPECT_EQ(s.s3_repair_access_key_id, "AKIDREP");
+  EXPECT_EQ(s.s3_repair_secret_access_key, "SECREP");
   EXPECT_EQ(s.manifest_max_bytes, 4096);
   EXPECT_EQ(s.closure_max_depth, 8);
   EXPECT_EQ(s.closure_max_objects, 99);

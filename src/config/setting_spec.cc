@@ -114,6 +114,16 @@ Status CheckCasUrl(const std::string& v) {
   return store::ParseStoreUrl(v).status();
 }
 
+// A repair store is read from: memory:// would hold nothing to repair from.
+Status CheckRepairUrl(const std::string& v) {
+  AWC_ASSIGN_OR_RETURN(store::StoreUrl url, store::ParseStoreUrl(v));
+  if (url.scheme == store::StoreUrl::Scheme::kMemory) {
+    return Status::InvalidArgument(
+        "memory:// holds nothing to repair from; use file:// or s3://");
+  }
+  return Status::OK();
+}
+
 // Unset means the region's AWS endpoint (Settings::EffectiveS3Endpoint).
 Status CheckS3Endpoint(const std::string& v) {
   return store::s3::ParseEndpoint(v).status();
@@ -141,6 +151,8 @@ const Spec kSpecs[] = {
     {"AWC_PRODUCTION", "database", "production", &Settings::production},
     {"AWC_CAS_URL", "cas", "url", &Settings::cas_url, 0, 0, false, false,
      CheckCasUrl},
+    {"AWC_CAS_REPAIR_URL", "cas", "repair_url", &Settings::cas_repair_url, 0, 0,
+     false, false, CheckRepairUrl},
     {"AWC_WORKER_ID", "worker", "id", &Settings::worker_id, 0, 0, false, false,
      CheckWorkerId},
     {"AWC_WORKER_CONCURRENCY", "worker", "concurrency",
@@ -179,6 +191,14 @@ const Spec kSpecs[] = {
      &Settings::s3_secret_access_key, 0, 0, true, true},
     {"AWC_S3_FORCE_PATH_STYLE", "s3", "force_path_style",
      &Settings::s3_force_path_style},
+    {"AWC_S3_REPAIR_ENDPOINT", "s3", "repair_endpoint",
+     &Settings::s3_repair_endpoint, 0, 0, false, false, CheckS3Endpoint},
+    {"AWC_S3_REPAIR_REGION", "s3", "repair_region", &Settings::s3_repair_region,
+     0, 0, false, false, CheckS3Region},
+    {"AWC_S3_REPAIR_ACCESS_KEY_ID", "s3", "repair_access_key_id",
+     &Settings::s3_repair_access_key_id, 0, 0, false, true},
+    {"AWC_S3_REPAIR_SECRET_ACCESS_KEY", "s3", "repair_secret_access_key",
+     &Settings::s3_repair_secret_access_key, 0, 0, true, true},
     {"AWC_S3_MAX_CONCURRENCY", "s3", "max_concurrency",
      &Settings::s3_max_concurrency, 1, 256},
     {"AWC_S3_TIMEOUT_MS", "s3", "timeout_ms", &Settings::s3_timeout_ms, 100,

@@ -104,6 +104,31 @@ TEST_F(ConfigTest, S3BoundsAreTheTablesOnly) {
   EXPECT_EQ(LoadError(), "");
 }
 
+// The repair store is read from, so it must hold something, be another
+// store than the one it repairs, and have both of its keys or neither.
+TEST_F(ConfigTest, TheRepairStoreIsAnotherStoreWithWholeCredentials) {
+  env_ = {{"AWC_CAS_REPAIR_URL", "memory://"}};
+  EXPECT_EQ(LoadError(),
+            "AWC_CAS_REPAIR_URL: memory:// holds nothing to repair from; use "
+            "file:// or s3://");
+  env_ = {{"AWC_CAS_REPAIR_URL", "ftp://x"}};
+  EXPECT_NE(LoadError().find("AWC_CAS_REPAIR_URL: unsupported scheme"),
+            std::string::npos);
+  env_ = {{"AWC_CAS_URL", "file:///srv/cas"},
+          {"AWC_CAS_REPAIR_URL", "file:///srv/cas"}};
+  EXPECT_EQ(LoadError(),
+            "AWC_CAS_REPAIR_URL: the store itself cannot be its repair store");
+  env_ = {{"AWC_CAS_REPAIR_URL", "s3://replica"},
+          {"AWC_S3_REPAIR_SECRET_ACCESS_KEY", "Lone-Repair-Secret"}};
+  EXPECT_EQ(LoadError(),
+            "AWC_S3_REPAIR_ACCESS_KEY_ID and AWC_S3_REPAIR_SECRET_ACCESS_KEY "
+            "must be set together");
+  env_ = {{"AWC_CAS_URL", "file:///srv/cas"},
+          {"AWC_CAS_REPAIR_URL", "s3://replica/cas"},
+          {"AWC_S3_REPAIR_REGION", "eu-west-3"}};
+  EXPECT_EQ(LoadError(), "");
+}
+
 #if AWC_WITH_S3
 TEST_F(ConfigTest, S3KeyPairGoesTogetherForTheS3Store) {
   const std::string kPair =

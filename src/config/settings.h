@@ -28,6 +28,9 @@ struct Settings {
   std::string database_pool_mode = "session";
   bool production = false;  // awcctl asks before changing anything
   std::string cas_url;      // required by the daemon
+  // AWC_CAS_REPAIR_URL: a store objects are restored from, read-only;
+  // empty = none (docs/store.md, "Repair").
+  std::string cas_repair_url;
   std::string worker_id = "awc-worker";
   int64_t worker_concurrency = 4;
   int64_t worker_lease_secs = 300;
@@ -47,6 +50,11 @@ struct Settings {
   std::string s3_access_key_id;
   std::string s3_secret_access_key;  // secret
   bool s3_force_path_style = false;
+  // The repair store's, when it is s3:// and differs; empty = the above.
+  std::string s3_repair_endpoint;
+  std::string s3_repair_region;
+  std::string s3_repair_access_key_id;
+  std::string s3_repair_secret_access_key;  // secret
   int64_t s3_max_concurrency = 16;
   int64_t s3_timeout_ms = 30000;
   int64_t manifest_max_bytes = 16 * 1024 * 1024;

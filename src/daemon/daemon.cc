@@ -112,6 +112,8 @@ std::optional<int> ParseArgs(int argc, char** argv, Args* args) {
 struct ModuleOptions {
   store::StoreUrl store_url;
   store::S3Options s3;
+  std::optional<store::StoreUrl> repair_url;  // AWC_CAS_REPAIR_URL
+  store::S3Options repair_s3;
   handlers::HandlerOptions handlers;
   worker::WorkerOptions worker;
   supervisor::Supervisor::Options supervisor;
@@ -125,6 +127,8 @@ Result<ModuleOptions> Prepare(const config::Settings& settings) {
   ModuleOptions o;
   AWC_ASSIGN_OR_RETURN(o.store_url, options::StoreUrlFrom(settings));
   o.s3 = options::S3OptionsFrom(settings);
+  AWC_ASSIGN_OR_RETURN(o.repair_url, options::RepairStoreUrlFrom(settings));
+  o.repair_s3 = options::RepairS3OptionsFrom(settings);
   o.handlers = options::HandlerOptionsFrom(settings);
   o.worker = options::WorkerOptionsFrom(settings);
   AWC_ASSIGN_OR_RETURN(o.supervisor, options::SupervisorOptionsFrom(settings));
@@ -150,17 +154,18 @@ int TestConfig(const config::Config& cfg) {
 // mounted; bad credentials; a missing bucket; an unwritable directory)
 // stops startup; a transient one (the S3 endpoint is briefly down) only
 // warns.
-Status CheckStore(const store::StoreUrl& url, const store::S3Options& s3) {
+Status CheckStore(const store::StoreUrl& url, const store::S3Options& s3,
+                  const char* what) {
   struct ev_loop* loop = ev_loop_new(EVFLAG_AUTO);
   Status s = store::OpenInitializedStore(url, s3, loop).status();
   ev_loop_destroy(loop);
   if (s.IsTransient()) {
-    obs::Warn("startup", "object store not reachable yet")
+    obs::Warn("startup", std::string(what) + " not reachable yet")
         .Str("error", s.message())
         .Emit();
     return Status::OK();
   }
-  return s.WithContext("object store");
+  return s.WithContext(what);
 }
 
 // How much more time each EXTEND_TIMEOUT_USEC asks for while startup
@@ -229,14 +234,17 @@ supervisor::Supervisor::Generation MakeGeneration(
   supervisor::Supervisor::Generation g;
   g.options = p->modules.supervisor;
   g.worker_main = [p, shared](int slot) {
-    worker::WorkerProcessDeps deps{.options = p->modules.worker,
-                                   .database_url = p->settings.database_url,
-                                   .registry = shared.registry,
-                                   .handler_options = &p->modules.handlers,
-                                   .store_url = &p->modules.store_url,
-                                   .s3_options = &p->modules.s3,
-                                   .metrics = shared.metrics,
-                                   .status = shared.status};
+    worker::WorkerProcessDeps deps{
+        .options = p->modules.worker,
+        .database_url = p->settings.database_url,
+        .registry = shared.registry,
+        .handler_options = &p->modules.handlers,
+        .store_url = &p->modules.store_url,
+        .s3_options = &p->modules.s3,
+        .repair_url = p->modules.repair_url ? &*p->modules.repair_url : nullptr,
+        .repair_s3_options = &p->modules.repair_s3,
+        .metrics = shared.metrics,
+        .status = shared.status};
     return worker::RunWorkerProcess(deps, slot);
   };
   if (p->modules.scheduler) {
@@ -356,8 +364,14 @@ int DaemonMain(int argc, char** argv, RegisterFn register_handlers) {
   // first turns what only the store can tell (no store marker, bad
   // credentials, a missing bucket, an unwritable directory) into a startup
   // error.
-  if (Status s = CheckStore(modules->store_url, modules->s3); !s.ok()) {
+  if (Status s = CheckStore(modules->store_url, modules->s3, "object store");
+      !s.ok()) {
     return Fail(s);
+  }
+  if (modules->repair_url) {
+    Status s = CheckStore(*modules->repair_url, modules->repair_s3,
+                          "repair store (AWC_CAS_REPAIR_URL)");
+    if (!s.ok()) return Fail(s);
   }
 
   // Step 5: handlers.

@@ -33,6 +33,9 @@ class JobContext {
   virtual struct ev_loop* loop() = 0;
   // The object store of AWC_CAS_URL, opened once per worker process.
   virtual store::ObjectStore& store() = 0;
+  // The repair store of AWC_CAS_REPAIR_URL (read-only), or nullptr when
+  // none is configured (docs/store.md, "Repair").
+  virtual store::ObjectStore* repair_store() { return nullptr; }
   // The shared metrics, where handlers count what they find (verdicts, GC
   // epochs and deletions; docs/observability.md, "Observability").
   virtual obs::Metrics& metrics() = 0;

@@ -1,5 +1,6 @@
 #include "handlers/snapshot_scrub.h"
 
+#include <algorithm>
 #include <memory>
 #include <optional>
 #include <string>
@@ -14,6 +15,7 @@
 #include "catalog/states.h"
 #include "common/json.h"
 #include "digest/ids.h"
+#include "handlers/object_repair.h"
 #include "handlers/outcomes.h"
 #include "obs/log.h"
 #include "obs/metrics.h"
@@ -25,19 +27,68 @@ constexpr int kPage = 2000;
 
 struct ScrubTally {
   std::vector<cas::BadObject> bad;
+  std::vector<std::string> repaired;  // bad when read, good again now
   int64_t objects = 0;
   int64_t bytes = 0;
   int64_t read = 0;
   int64_t fresh = 0;  // verified recently enough: not read again
 };
 
-// Verifies `targets`, adding to the tally; returns the good ones' digests.
+// A bad object a copy can mend: lost, or the wrong bytes or length.
+bool Repairable(cas::Verdict why) {
+  return why == cas::Verdict::kMissingObject ||
+         why == cas::Verdict::kDigestMismatch ||
+         why == cas::Verdict::kSizeMismatch;
+}
+
+// Of `bad`, those the repair store restores (and that read good after) are
+// taken out and added to the tally's repaired (docs/store.md, "Repair").
+Status RepairBad(JobContext& ctx, const catalog::Snapshot& snap,
+                 const std::vector<cas::VerifyTarget>& targets,
+                 std::vector<cas::BadObject>* bad, ScrubTally* tally) {
+  if (!CanRepair(ctx) || bad->empty()) return Status::OK();
+  std::vector<cas::VerifyTarget> copied;
+  for (const cas::BadObject& b : *bad) {
+    if (!Repairable(b.why)) continue;
+    std::optional<uint64_t> size;
+    for (const cas::VerifyTarget& t : targets) {
+      if (t.digest == b.digest) size = t.size;
+    }
+    AWC_ASSIGN_OR_RETURN(
+        std::optional<RepairResult> r,
+        RepairObject(ctx, RepairRequest{.tenant = snap.tenant_id,
+                                        .digest = b.digest,
+                                        .size = size,
+                                        .found_by = kSnapshotScrubKind,
+                                        .snapshot = snap.id}));
+    if (r == RepairResult::kRepaired) copied.push_back({b.digest, size});
+  }
+  if (copied.empty()) return Status::OK();
+  // What the store now serves is read again: only that is trusted.
+  AWC_ASSIGN_OR_RETURN(std::vector<cas::BadObject> still,
+                       cas::VerifyObjects(ctx.store(), snap.tenant_id, copied,
+                                          [&ctx] { return ctx.Checkpoint(); }));
+  auto named = [](const std::string& d) {
+    return [&d](const cas::BadObject& x) { return x.digest == d; };
+  };
+  for (const cas::VerifyTarget& c : copied) {
+    if (std::any_of(still.begin(), still.end(), named(c.digest))) continue;
+    tally->repaired.push_back(c.digest);
+    bad->erase(std::remove_if(bad->begin(), bad->end(), named(c.digest)),
+               bad->end());
+  }
+  return Status::OK();
+}
+
+// Verifies `targets`, repairing what it can, adding to the tally; returns
+// the good ones' digests.
 Result<std::vector<std::string>> VerifyPage(
     JobContext& ctx, const catalog::Snapshot& snap,
     const std::vector<cas::VerifyTarget>& targets, ScrubTally* tally) {
   AWC_ASSIGN_OR_RETURN(std::vector<cas::BadObject> bad,
                        cas::VerifyObjects(ctx.store(), snap.tenant_id, targets,
                                           [&ctx] { return ctx.Checkpoint(); }));
+  AWC_RETURN_IF_ERROR(RepairBad(ctx, snap, targets, &bad, tally));
   tally->read += static_cast<int64_t>(targets.size());
   std::vector<std::string> good;
   size_t next_bad = 0;  // bad comes back in target order
@@ -140,10 +191,19 @@ void ReportVerdict(JobContext& ctx, const catalog::Snapshot& snap,
 }  // namespace
 
 queue::Outcome ScrubSnapshot(JobContext& ctx, const ScrubPayload& p) {
-  auto subject =
-      LoadSnapshotIn(ctx, p.snapshot_id, {catalog::SnapshotState::kReady});
+  // With a repair store, a DEGRADED snapshot is scrubbed too: repaired
+  // whole, it is READY again (docs/store.md, "Repair").
+  auto subject = CanRepair(ctx)
+                     ? LoadSnapshotIn(ctx, p.snapshot_id,
+                                      {catalog::SnapshotState::kReady,
+                                       catalog::SnapshotState::kDegraded})
+                     : LoadSnapshotIn(ctx, p.snapshot_id,
+                                      {catalog::SnapshotState::kReady});
   if (auto* done = std::get_if<queue::Outcome>(&subject)) return *done;
   const catalog::Snapshot& snap = std::get<catalog::Snapshot>(subject);
+  bool degraded = snap.state == catalog::SnapshotState::kDegraded;
+  // A degraded snapshot's every object is read: the damage is the point.
+  int64_t reverify_after_secs = degraded ? 0 : p.reverify_after_secs;
   ScrubTally tally;
   // A snapshot that holds no references (validated before the DAG, or set
   // READY by someone else than validation) is walked in full, as a
@@ -174,28 +234,36 @@ queue::Outcome ScrubSnapshot(JobContext& ctx, const ScrubPayload& p) {
       }
     }
   } else {
-    Status s = ScrubRecordedDag(ctx, snap, p.reverify_after_secs, &tally);
+    Status s = ScrubRecordedDag(ctx, snap, reverify_after_secs, &tally);
     if (!s.ok()) return RetryOn(s);
   }
   std::vector<int64_t> also_degraded;
-  Result<bool> applied = tally.bad.empty()
-                             ? catalog::CommitScrubClean(
-                                   ctx.db(), snap, tally.objects, tally.bytes,
-                                   walked ? &*walked : nullptr, gc_watermark)
-                             : catalog::CommitScrubDegraded(
-                                   ctx.db(), snap, tally.bad, tally.objects,
-                                   tally.bytes, &also_degraded);
+  Result<bool> applied = true;  // a degraded one still bad stays as it was
+  if (degraded && tally.bad.empty()) {
+    applied = catalog::CommitScrubRestored(ctx.db(), snap, tally.objects,
+                                           tally.bytes, tally.repaired);
+  } else if (!degraded && tally.bad.empty()) {
+    applied = catalog::CommitScrubClean(
+        ctx.db(), snap, tally.objects, tally.bytes, walked ? &*walked : nullptr,
+        gc_watermark, tally.repaired);
+  } else if (!degraded) {
+    applied = catalog::CommitScrubDegraded(
+        ctx.db(), snap, tally.bad, tally.objects, tally.bytes, &also_degraded);
+  }
   if (!applied.ok()) return RetryOn(applied.status());
   if (!*applied) return Skipped("changed during scrub");
-  ReportVerdict(ctx, snap, tally, also_degraded);
+  if (!degraded) ReportVerdict(ctx, snap, tally, also_degraded);
+  const char* verdict =
+      tally.bad.empty() ? (degraded ? "restored" : "clean") : "degraded";
   JsonObject result;
-  result.Str("verdict", tally.bad.empty() ? "clean" : "degraded")
+  result.Str("verdict", verdict)
       .Int("objects", tally.objects)
       .Int("bytes", tally.bytes)
       .Int("read", tally.read)
       .Int("fresh", tally.fresh)
       .Int("bad", static_cast<int64_t>(tally.bad.size()))
       .Ints("also_degraded", also_degraded);
+  if (!tally.repaired.empty()) result.Strs("repaired", tally.repaired);
   return queue::Outcome::Complete(result.Dump());
 }
 

@@ -11,10 +11,26 @@
 #include "catalog/snapshots.h"
 #include "catalog/states.h"
 #include "common/json.h"
+#include "handlers/object_repair.h"
 #include "handlers/outcomes.h"
 #include "obs/metrics.h"
 
 namespace awc::handlers {
+namespace {
+
+// Objects one run restores before it hands over to its next run (each
+// costs a walk again).
+constexpr size_t kMaxRepairsPerRun = 64;
+
+// A verdict a copy of the object can change: the store lost it, or holds
+// it with the wrong bytes or length.
+bool Repairable(const cas::ClosureReport& report) {
+  return report.read_bad && (report.verdict == cas::Verdict::kMissingObject ||
+                             report.verdict == cas::Verdict::kDigestMismatch ||
+                             report.verdict == cas::Verdict::kSizeMismatch);
+}
+
+}  // namespace
 
 queue::Outcome ValidateSnapshot(JobContext& ctx, const SnapshotPayload& p) {
   auto subject =
@@ -27,14 +43,35 @@ queue::Outcome ValidateSnapshot(JobContext& ctx, const SnapshotPayload& p) {
   Result<int64_t> gc_watermark = catalog::GcWatermark(ctx.db(), snap.tenant_id);
   if (!gc_watermark.ok()) return RetryOn(gc_watermark.status());
   // Subtrees that READY snapshots of the tenant already hold are taken on
-  // trust, not read again (docs/store.md, "Shared content").
-  Result<cas::ClosureReport> report = cas::WalkClosure(
-      ctx.store(), snap.tenant_id, snap.root_digest, ctx.options().closure,
-      [&ctx] { return ctx.Checkpoint(); },
-      [&ctx, &snap](const std::vector<cas::ClosureObject>& objects) {
-        return catalog::Trustable(ctx.db(), snap.tenant_id, objects);
-      });
-  if (!report.ok()) return RetryOn(report.status());
+  // trust, not read again (docs/store.md, "Shared content"). An object the
+  // store lost or holds damaged is restored from the repair store, when
+  // there is one, and the walk runs again (docs/store.md, "Repair").
+  std::vector<std::string> repaired;
+  Result<cas::ClosureReport> report = Status::Internal("not walked");
+  for (;;) {
+    report = cas::WalkClosure(
+        ctx.store(), snap.tenant_id, snap.root_digest, ctx.options().closure,
+        [&ctx] { return ctx.Checkpoint(); },
+        [&ctx, &snap](const std::vector<cas::ClosureObject>& objects) {
+          return catalog::Trustable(ctx.db(), snap.tenant_id, objects);
+        });
+    if (!report.ok()) return RetryOn(report.status());
+    if (!Repairable(*report) || !CanRepair(ctx)) break;
+    if (repaired.size() >= kMaxRepairsPerRun) {
+      return queue::Outcome::Defer(
+          0, std::to_string(repaired.size()) +
+                 " objects repaired; the validation goes on repairing");
+    }
+    Result<std::optional<RepairResult>> r =
+        RepairObject(ctx, RepairRequest{.tenant = snap.tenant_id,
+                                        .digest = report->digest,
+                                        .size = report->declared_size,
+                                        .found_by = kSnapshotValidateKind,
+                                        .snapshot = snap.id});
+    if (!r.ok()) return RetryOn(r.status());
+    if (*r != RepairResult::kRepaired) break;
+    repaired.push_back(report->digest);
+  }
 
   int64_t objects = static_cast<int64_t>(report->objects.size());
   int64_t bytes = static_cast<int64_t>(report->bytes);
@@ -74,6 +111,7 @@ queue::Outcome ValidateSnapshot(JobContext& ctx, const SnapshotPayload& p) {
         .Int("bytes", bytes)
         .Int("read", static_cast<int64_t>(report->reads))
         .Int("trusted", static_cast<int64_t>(report->trusted));
+    if (!repaired.empty()) result.Strs("repaired", repaired);
   } else {
     result.Str("verdict", "failed")
         .Str("code", cas::VerdictCode(report->verdict))

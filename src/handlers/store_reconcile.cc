@@ -4,6 +4,7 @@
 
 #include "catalog/snapshot_verdict.h"
 #include "common/json.h"
+#include "handlers/object_repair.h"
 #include "handlers/outcomes.h"
 #include "obs/log.h"
 #include "obs/metrics.h"
@@ -25,9 +26,25 @@ queue::Outcome ReconcileTenant(JobContext& ctx, const TenantPayload& p) {
   options.job_id = ctx.job().id;
   options.holder = "job_" + std::to_string(ctx.job().id) + "/lease_" +
                    std::to_string(ctx.job().lease_token);
+  // A lost or resized object is restored from the repair store, when
+  // there is one, before anything is degraded for it.
+  reconcile::RepairFn repair;
+  if (CanRepair(ctx)) {
+    repair = [&ctx, &p](const reconcile::BadObject& bad) -> Result<bool> {
+      AWC_ASSIGN_OR_RETURN(
+          std::optional<RepairResult> r,
+          RepairObjectInTransaction(
+              ctx, RepairRequest{.tenant = p.tenant_id,
+                                 .digest = bad.digest,
+                                 .size = bad.size,
+                                 .found_by = kStoreReconcileKind,
+                                 .snapshot = std::nullopt}));
+      return r == RepairResult::kRepaired;
+    };
+  }
   Result<reconcile::ReconcileReport> report = reconcile::RunReconcile(
       ctx.db(), ctx.store(), p.tenant_id, options,
-      [&ctx] { return ctx.Checkpoint(); }, nullptr,
+      [&ctx] { return ctx.Checkpoint(); }, repair,
       [&ctx, &p](const reconcile::ReconcileReport& added) {
         ctx.metrics().CountReconciled(added.orphans, added.orphan_bytes,
                                       added.missing + added.wrong_size);

@@ -53,6 +53,7 @@ enum class MetricId {
   kReconcileOrphans,
   kReconcileOrphanBytes,
   kReconcileMissingObjects,
+  kRepairs,
   kStoreRequests,
   kStoreRequestDuration,
   kStoreBytesRead,
@@ -252,6 +253,14 @@ inline constexpr MetricFamily kMetricFamilies[] = {
      .help = "LIVE inventory objects that store_reconcile found absent from "
              "the store, or stored with another size.",
      .source = MetricSource::kCell},
+    {.id = MetricId::kRepairs,
+     .name = "awc_repairs_total",
+     .type = MetricType::kCounter,
+     .help = "Lost or damaged objects a handler tried to restore from the "
+             "repair store, by result: repaired, absent (not in the repair "
+             "store), corrupt (the repair store's bytes are not the object), "
+             "refused (GC is deleting it).",
+     .labels = {"result"}},
     {.id = MetricId::kStoreRequests,
      .name = "awc_store_requests_total",
      .type = MetricType::kCounter,

@@ -146,6 +146,11 @@ class Metrics {
     if (objects > 0) Add(MetricId::kGcObjectsDeleted, {}, objects);
     if (bytes > 0) Add(MetricId::kGcBytesDeleted, {}, bytes);
   }
+  // One attempt to restore an object from the repair store; `result` is a
+  // closed set (handlers/object_repair.h).
+  void CountRepair(std::string_view result) {
+    Add(MetricId::kRepairs, {result});
+  }
   // What a stretch of an inventory reconciliation found.
   void CountReconciled(int64_t orphans, int64_t orphan_bytes, int64_t missing) {
     if (orphans > 0) Add(MetricId::kReconcileOrphans, {}, orphans);

@@ -24,6 +24,16 @@ Result<store::StoreUrl> StoreUrlFrom(const config::Settings& settings) {
   return url;
 }
 
+Result<std::optional<store::StoreUrl>> RepairStoreUrlFrom(
+    const config::Settings& settings) {
+  if (settings.cas_repair_url.empty()) {
+    return std::optional<store::StoreUrl>();
+  }
+  Result<store::StoreUrl> url = store::ParseStoreUrl(settings.cas_repair_url);
+  if (!url.ok()) return url.status().WithContext("AWC_CAS_REPAIR_URL");
+  return std::optional<store::StoreUrl>(std::move(*url));
+}
+
 store::S3Options S3OptionsFrom(const config::Settings& settings) {
   store::S3Options o;
   o.endpoint = settings.EffectiveS3Endpoint();
@@ -33,6 +43,24 @@ store::S3Options S3OptionsFrom(const config::Settings& settings) {
   o.force_path_style = settings.s3_force_path_style;
   o.max_concurrency = static_cast<int>(settings.s3_max_concurrency);
   o.timeout_ms = static_cast<long>(settings.s3_timeout_ms);
+  return o;
+}
+
+store::S3Options RepairS3OptionsFrom(const config::Settings& settings) {
+  store::S3Options o = S3OptionsFrom(settings);
+  if (!settings.s3_repair_region.empty()) {
+    o.region = settings.s3_repair_region;
+    if (settings.s3_endpoint.empty()) {
+      o.endpoint = "https://s3." + o.region + ".amazonaws.com";
+    }
+  }
+  if (!settings.s3_repair_endpoint.empty()) {
+    o.endpoint = settings.s3_repair_endpoint;
+  }
+  if (!settings.s3_repair_access_key_id.empty()) {
+    o.access_key_id = settings.s3_repair_access_key_id;
+    o.secret_access_key = settings.s3_repair_secret_access_key;
+  }
   return o;
 }
 

@@ -13,6 +13,8 @@
 #ifndef AWC_OPTIONS_MODULE_OPTIONS_H_
 #define AWC_OPTIONS_MODULE_OPTIONS_H_
 
+#include <optional>
+
 #include "cas/closure.h"
 #include "common/status.h"
 #include "config/settings.h"
@@ -37,6 +39,13 @@ Result<store::StoreUrl> StoreUrlFrom(const config::Settings& settings);
 // AWC_S3_*: the effective endpoint (the region's AWS endpoint when unset),
 // region, key pair, addressing, concurrency, stall timeout.
 store::S3Options S3OptionsFrom(const config::Settings& settings);
+
+// AWC_CAS_REPAIR_URL: nullopt when there is no repair store.
+Result<std::optional<store::StoreUrl>> RepairStoreUrlFrom(
+    const config::Settings& settings);
+// The repair store's S3 settings: the AWC_S3_REPAIR_* that are set, the
+// main store's for the rest.
+store::S3Options RepairS3OptionsFrom(const config::Settings& settings);
 
 // AWC_MANIFEST_MAX_BYTES, AWC_CLOSURE_MAX_DEPTH, AWC_CLOSURE_MAX_OBJECTS.
 cas::ClosureLimits ClosureLimitsFrom(const config::Settings& settings);

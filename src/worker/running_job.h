@@ -57,6 +57,7 @@ class RunningJob : public handlers::JobContext {
     return deps_.loop;
   }
   store::ObjectStore& store() override { return *deps_.store; }
+  store::ObjectStore* repair_store() override { return deps_.repair_store; }
   obs::Metrics& metrics() override { return *deps_.metrics; }
   Status Checkpoint() override;
 

@@ -62,6 +62,8 @@ struct WorkerDeps {
   // Where the master leaves the jobs of this host's workers that died
   // with one in flight (obs/worker_status.h); none in tests that need not.
   obs::WorkerStatusTable* orphans = nullptr;
+  // JobContext::repair_store(): none without AWC_CAS_REPAIR_URL.
+  store::ObjectStore* repair_store = nullptr;
 };
 
 }  // namespace awc::worker

@@ -9,6 +9,7 @@
 #include "obs/log.h"
 #include "process/child_process.h"
 #include "store/open_store.h"
+#include "store/read_only_store.h"
 #include "worker/metered_store.h"
 #include "worker/pg_job_source.h"
 #include "worker/worker.h"
@@ -28,27 +29,48 @@ fleet::WorkerIdentity Identity(const std::string& worker_id, int slot) {
   return me;
 }
 
+// The store was checked at startup; it may have gone since (a volume
+// unmounted under a running fleet): a worker that finds no marker refuses
+// the store and exits, and the supervisor restarts it with backoff,
+// logging each exit. A marker that cannot be read for now (a transient
+// error) is left to the jobs, which retry.
+Result<std::unique_ptr<store::ObjectStore>> OpenStoreOfWorker(
+    const store::StoreUrl& url, const store::S3Options& s3,
+    struct ev_loop* loop) {
+  Result<std::unique_ptr<store::ObjectStore>> opened =
+      store::OpenInitializedStore(url, s3, loop);
+  if (!opened.ok() && opened.status().IsTransient()) {
+    opened = store::OpenStore(url, s3, loop);
+  }
+  return opened;
+}
+
 int RunOnLoop(const WorkerProcessDeps& deps, int slot, struct ev_loop* loop) {
   std::string id = WorkerId(deps.options, slot);
   obs::SetLogWorker(id);
   WorkerProcessReporter reporter(deps.metrics, deps.status, slot,
                                  deps.registry);
   reporter.StateChanged(WorkerState::kConnecting, nullptr);
-  // The store was checked at startup; it may have gone since (a volume
-  // unmounted under a running fleet): a worker that finds no marker
-  // refuses the store and exits, and the supervisor restarts it with
-  // backoff, logging each exit. A marker that cannot be read for now (a
-  // transient error) is left to the jobs, which retry.
   Result<std::unique_ptr<store::ObjectStore>> opened =
-      store::OpenInitializedStore(*deps.store_url, *deps.s3_options, loop);
-  if (!opened.ok() && opened.status().IsTransient()) {
-    opened = store::OpenStore(*deps.store_url, *deps.s3_options, loop);
-  }
+      OpenStoreOfWorker(*deps.store_url, *deps.s3_options, loop);
   if (!opened.ok()) {
     obs::Error("worker", "cannot open the object store")
         .Str("error", opened.status().message())
         .Emit();
     return 1;
+  }
+  // The repair store, the same way; writes to it are refused.
+  std::unique_ptr<store::ObjectStore> repair;
+  if (deps.repair_url != nullptr) {
+    Result<std::unique_ptr<store::ObjectStore>> r =
+        OpenStoreOfWorker(*deps.repair_url, *deps.repair_s3_options, loop);
+    if (!r.ok()) {
+      obs::Error("worker", "cannot open the repair store")
+          .Str("error", r.status().message())
+          .Emit();
+      return 1;
+    }
+    repair = store::NewReadOnlyStore(std::move(*r));
   }
   MeteredStore store(std::move(opened).value(), deps.store_url->scheme,
                      deps.metrics, Env::Default());
@@ -64,7 +86,8 @@ int RunOnLoop(const WorkerProcessDeps& deps, int slot, struct ev_loop* loop) {
                            .metrics = deps.metrics,
                            .env = Env::Default(),
                            .stop_requested = &process::StopRequested,
-                           .orphans = deps.status});
+                           .orphans = deps.status,
+                           .repair_store = repair.get()});
   worker.Run();
   return 0;
 }

@@ -38,6 +38,9 @@ struct WorkerProcessDeps {
   // The object store each worker process opens for itself.
   const store::StoreUrl* store_url;
   const store::S3Options* s3_options;
+  // The repair store, read-only (nullptr: none) and its S3 settings.
+  const store::StoreUrl* repair_url;
+  const store::S3Options* repair_s3_options;
   obs::Metrics* metrics;
   obs::WorkerStatusTable* status;
 };

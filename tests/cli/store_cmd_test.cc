@@ -88,6 +88,29 @@ TEST(StoreInitTest, TheDaemonRefusesAFileStoreUntilItIsInitialised) {
   EXPECT_TRUE(Starts(env, &log)) << log;
 }
 
+// The repair store is held to the same rule: a typo in AWC_CAS_REPAIR_URL
+// stops startup naming the setting, rather than making every repair fail.
+TEST(StoreInitTest, TheDaemonRefusesARepairStoreThatWasNotInitialised) {
+  TestDatabase db;
+  TempDir dir;
+  std::string url = "file://" + dir.path() + "/cas";
+  std::string replica = "file://" + dir.path() + "/replica";
+  ASSERT_TRUE(InitStore(url));
+  fs::create_directories(dir.path() + "/replica");
+  Vars env = {{"DATABASE_URL", db.url()},
+              {"AWC_CAS_URL", url},
+              {"AWC_CAS_REPAIR_URL", replica}};
+  CommandResult r = RunDaemon(env);
+  EXPECT_EQ(r.code, 1);
+  EXPECT_EQ(LastLine(r.err),
+            "awc-worker: repair store (AWC_CAS_REPAIR_URL): " +
+                NotInitialised(replica, "no .awc-store marker"))
+      << r.err;
+  ASSERT_TRUE(InitStore(replica));
+  std::string log;
+  EXPECT_TRUE(Starts(env, &log)) << log;
+}
+
 TEST(StoreInitTest, TestConfigChecksTheSettingsAndLeavesTheStoreAlone) {
   // -t, like startup, never makes a store. It connects to nothing (neither
   // the database nor the store), so what only the store can tell — here,

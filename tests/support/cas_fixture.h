@@ -88,6 +88,9 @@ class TestContext : public handlers::JobContext {
     return loop_;
   }
   store::ObjectStore& store() override { return store_; }
+  store::ObjectStore* repair_store() override { return repair_; }
+  // The repair store the handlers see (none by default).
+  void set_repair_store(store::ObjectStore* repair) { repair_ = repair; }
   obs::Metrics& metrics() override { return metrics_; }
   Status Checkpoint() override {
     ++checkpoints_;
@@ -108,6 +111,7 @@ class TestContext : public handlers::JobContext {
  private:
   std::unique_ptr<db::PgConn> conn_;
   store::ObjectStore& store_;
+  store::ObjectStore* repair_ = nullptr;
   handlers::HandlerOptions options_;
   queue::Job job_;
   struct ev_loop* loop_;

@@ -222,12 +222,19 @@ struct BadObject {
   Verdict why = Verdict::kOk;  // missing, digest or size mismatch
 };
 
+// Called before each batch of reads with the bytes (as declared; unknown
+// sizes count 0) and objects it will read: waits as long as the host's
+// read budget wants (process/io_budget.h). An error stops the reads.
+using PaceFn = std::function<Status(uint64_t bytes, uint64_t objects)>;
+
 // Checks every target, in batches as WalkClosure reads, and returns the bad
 // ones in target order (empty when all are good). Status errors, the
-// checkpoint and malformed ids as for WalkClosure.
+// checkpoint and malformed ids as for WalkClosure; `pace` (may be empty)
+// before each batch.
 Result<std::vector<BadObject>> VerifyObjects(
     store::ObjectStore& store, const std::string& tenant_id,
-    const std::vector<VerifyTarget>& targets, const BetweenReadsFn& checkpoint);
+    const std::vector<VerifyTarget>& targets, const BetweenReadsFn& checkpoint,
+    const PaceFn& pace = nullptr);
 
 }  // namespace awc::cas
 

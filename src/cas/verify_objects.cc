@@ -10,8 +10,8 @@ namespace awc::cas {
 
 Result<std::vector<BadObject>> VerifyObjects(
     store::ObjectStore& store, const std::string& tenant_id,
-    const std::vector<VerifyTarget>& targets,
-    const BetweenReadsFn& checkpoint) {
+    const std::vector<VerifyTarget>& targets, const BetweenReadsFn& checkpoint,
+    const PaceFn& pace) {
   for (const VerifyTarget& t : targets) {
     AWC_RETURN_IF_ERROR(store::MakeKey(tenant_id, t.digest).status());
   }
@@ -20,6 +20,11 @@ Result<std::vector<BadObject>> VerifyObjects(
   for (size_t pos = 0; pos < targets.size();) {
     if (pos > 0 && checkpoint) AWC_RETURN_IF_ERROR(checkpoint());
     size_t n = std::min(batch_max, targets.size() - pos);
+    if (pace) {
+      uint64_t bytes = 0;
+      for (size_t i = 0; i < n; ++i) bytes += targets[pos + i].size.value_or(0);
+      AWC_RETURN_IF_ERROR(pace(bytes, n));
+    }
     std::vector<ObjectRead> reads(n);
     std::vector<std::string> digests(n);
     for (size_t i = 0; i < n; ++i) {

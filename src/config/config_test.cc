@@ -134,6 +134,8 @@ TEST_F(ConfigTest, EnvironmentSetsEverySetting) {
       {"AWC_SCHEDULER_LEASE_SECS", "9"},
       {"AWC_SCRUB_INTERVAL_SECS", "3600"},
       {"AWC_SCRUB_MAX_PER_RUN", "7"},
+      {"AWC_SCRUB_BUDGET_MB_PER_SEC", "50"},
+      {"AWC_SCRUB_BUDGET_OBJECTS_PER_SEC", "2000"},
       {"AWC_JOB_RETENTION_SECS", "600"},
       {"AWC_DEAD_LETTER_RETENTION_SECS", "1200"},
       {"AWC_AUDIT_RETENTION_SECS", "0"},
@@ -179,6 +181,8 @@ TEST_F(ConfigTest, EnvironmentSetsEverySetting) {
   EXPECT_EQ(s.scheduler_lease_secs, 9);
   EXPECT_EQ(s.scrub_interval_secs, 3600);
   EXPECT_EQ(s.scrub_max_per_run, 7);
+  EXPECT_EQ(s.scrub_budget_mb_per_sec, 50);
+  EXPECT_EQ(s.scrub_budget_objects_per_sec, 2000);
   EXPECT_EQ(s.job_retention_secs, 600);
   EXPECT_EQ(s.dead_letter_retention_secs, 1200);
   EXPECT_EQ(s.audit_retention_secs, 0);
@@ -254,6 +258,8 @@ TEST_F(ConfigTest, IniFileSetsEverySetting) {
                               "[scrub]\n"
                               "interval_secs = 60\n"
                               "max_per_run = 3\n"
+                              "budget_mb_per_sec = 5\n"
+                              "budget_objects_per_sec = 300\n"
                               "[job]\n"
                               "retention_secs = 61\n"
                               "[dead_letter]\n"
@@ -302,6 +308,8 @@ TEST_F(ConfigTest, IniFileSetsEverySetting) {
   EXPECT_EQ(s.scheduler_lease_secs, 12);
   EXPECT_EQ(s.scrub_interval_secs, 60);
   EXPECT_EQ(s.scrub_max_per_run, 3);
+  EXPECT_EQ(s.scrub_budget_mb_per_sec, 5);
+  EXPECT_EQ(s.scrub_budget_objects_per_sec, 300);
   EXPECT_EQ(s.job_retention_secs, 61);
   EXPECT_EQ(s.dead_letter_retention_secs, 62);
   EXPECT_EQ(s.audit_retention_secs, 63);

@@ -65,6 +65,9 @@ struct Settings {
   int64_t scheduler_lease_secs = 30;
   int64_t scrub_interval_secs = 30 * 86400;
   int64_t scrub_max_per_run = 100;
+  // The host's budget of maintenance reads, shared by its workers; 0: none.
+  int64_t scrub_budget_mb_per_sec = 0;
+  int64_t scrub_budget_objects_per_sec = 0;
   int64_t job_retention_secs = 7 * 86400;
   int64_t dead_letter_retention_secs = 30 * 86400;
   int64_t audit_retention_secs = 365 * 86400;  // 0 keeps them

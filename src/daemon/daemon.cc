@@ -23,6 +23,7 @@
 #include "obs/metrics.h"
 #include "obs/worker_status.h"
 #include "options/module_options.h"
+#include "process/io_budget.h"
 #include "scheduler/scheduler.h"
 #include "scheduler/scheduler_process.h"
 #include "store/open_store.h"
@@ -227,6 +228,7 @@ struct Shared {
   const handlers::Registry* registry;
   obs::Metrics* metrics;
   obs::WorkerStatusTable* status;
+  process::IoBudget* read_budget;
 };
 
 supervisor::Supervisor::Generation MakeGeneration(
@@ -244,7 +246,8 @@ supervisor::Supervisor::Generation MakeGeneration(
         .repair_url = p->modules.repair_url ? &*p->modules.repair_url : nullptr,
         .repair_s3_options = &p->modules.repair_s3,
         .metrics = shared.metrics,
-        .status = shared.status};
+        .status = shared.status,
+        .read_budget = shared.read_budget};
     return worker::RunWorkerProcess(deps, slot);
   };
   if (p->modules.scheduler) {
@@ -387,8 +390,12 @@ int DaemonMain(int argc, char** argv, RegisterFn register_handlers) {
   Result<obs::WorkerStatusTable> status = obs::WorkerStatusTable::CreateShared(
       static_cast<int>(2 * config::kMaxWorkerConcurrency));
   if (!status.ok()) return Fail(status.status());
+  // The host's maintenance read budget, one for every generation: its
+  // rates come with each generation's settings.
+  Result<process::IoBudget> read_budget = process::IoBudget::CreateShared();
+  if (!read_budget.ok()) return Fail(read_budget.status());
 
-  Shared shared{&registry, &*metrics, &*status};
+  Shared shared{&registry, &*metrics, &*status, &*read_budget};
   supervisor::Supervisor::Generation first = MakeGeneration(*prepared, shared);
   supervisor::Supervisor sup(first.options, &*metrics, &*status,
                              std::move(first.worker_main),

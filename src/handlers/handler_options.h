@@ -8,6 +8,7 @@
 
 #include "cas/closure.h"
 #include "gc/sweep.h"
+#include "process/io_budget.h"
 
 namespace awc::handlers {
 
@@ -19,6 +20,9 @@ struct HandlerOptions {
   gc::SweepOptions sweep;
   // workspace_expire: how long a workspace stays EXPIRING.
   int64_t retention_grace_secs = 86400;
+  // The host's budget of maintenance reads (scrub, reconciliation,
+  // repair): AWC_SCRUB_BUDGET_MB_PER_SEC, AWC_SCRUB_BUDGET_OBJECTS_PER_SEC.
+  process::IoRates read_budget;
 };
 
 }  // namespace awc::handlers

@@ -40,6 +40,16 @@ class JobContext {
   // epochs and deletions; docs/observability.md, "Observability").
   virtual obs::Metrics& metrics() = 0;
 
+  // Waits, before maintenance reads of `bytes` in `objects` objects, as
+  // long as the host's read budget wants (HandlerOptions::read_budget;
+  // process/io_budget.h), renewing the lease meanwhile. Errors as for
+  // Checkpoint(). No budget: returns at once.
+  virtual Status Pace(uint64_t bytes, uint64_t objects) {
+    (void)bytes;
+    (void)objects;
+    return Status::OK();
+  }
+
   // Renews the lease when a third of it has passed since the claim or the
   // last renewal. Returns kFailedPrecondition once the job is no longer held
   // by this worker (cancelled, or reclaimed after the lease ran out): the

@@ -56,6 +56,8 @@ Result<std::optional<RepairResult>> RepairObjectInTransaction(
 Result<std::optional<RepairResult>> RepairObject(JobContext& ctx,
                                                  const RepairRequest& r) {
   if (!CanRepair(ctx)) return std::optional<RepairResult>();
+  // The copy's read, at the host's read budget, before any lock is held.
+  AWC_RETURN_IF_ERROR(ctx.Pace(r.size.value_or(0), 1));
   std::optional<RepairResult> out;
   AWC_RETURN_IF_ERROR(db::InTransaction(ctx.db(), [&]() -> Status {
     AWC_ASSIGN_OR_RETURN(out, RepairObjectInTransaction(ctx, r));

@@ -34,6 +34,14 @@ struct ScrubTally {
   int64_t fresh = 0;  // verified recently enough: not read again
 };
 
+// Scrub reads at the host's read budget (docs/store.md, "The scrub
+// budget").
+cas::PaceFn Pacer(JobContext& ctx) {
+  return [&ctx](uint64_t bytes, uint64_t objects) {
+    return ctx.Pace(bytes, objects);
+  };
+}
+
 // A bad object a copy can mend: lost, or the wrong bytes or length.
 bool Repairable(cas::Verdict why) {
   return why == cas::Verdict::kMissingObject ||
@@ -66,8 +74,9 @@ Status RepairBad(JobContext& ctx, const catalog::Snapshot& snap,
   if (copied.empty()) return Status::OK();
   // What the store now serves is read again: only that is trusted.
   AWC_ASSIGN_OR_RETURN(std::vector<cas::BadObject> still,
-                       cas::VerifyObjects(ctx.store(), snap.tenant_id, copied,
-                                          [&ctx] { return ctx.Checkpoint(); }));
+                       cas::VerifyObjects(
+                           ctx.store(), snap.tenant_id, copied,
+                           [&ctx] { return ctx.Checkpoint(); }, Pacer(ctx)));
   auto named = [](const std::string& d) {
     return [&d](const cas::BadObject& x) { return x.digest == d; };
   };
@@ -86,8 +95,9 @@ Result<std::vector<std::string>> VerifyPage(
     JobContext& ctx, const catalog::Snapshot& snap,
     const std::vector<cas::VerifyTarget>& targets, ScrubTally* tally) {
   AWC_ASSIGN_OR_RETURN(std::vector<cas::BadObject> bad,
-                       cas::VerifyObjects(ctx.store(), snap.tenant_id, targets,
-                                          [&ctx] { return ctx.Checkpoint(); }));
+                       cas::VerifyObjects(
+                           ctx.store(), snap.tenant_id, targets,
+                           [&ctx] { return ctx.Checkpoint(); }, Pacer(ctx)));
   AWC_RETURN_IF_ERROR(RepairBad(ctx, snap, targets, &bad, tally));
   tally->read += static_cast<int64_t>(targets.size());
   std::vector<std::string> good;

@@ -26,6 +26,9 @@ queue::Outcome ReconcileTenant(JobContext& ctx, const TenantPayload& p) {
   options.job_id = ctx.job().id;
   options.holder = "job_" + std::to_string(ctx.job().id) + "/lease_" +
                    std::to_string(ctx.job().lease_token);
+  options.pace = [&ctx](uint64_t bytes, uint64_t objects) {
+    return ctx.Pace(bytes, objects);
+  };
   // A lost or resized object is restored from the repair store, when
   // there is one, before anything is degraded for it.
   reconcile::RepairFn repair;

@@ -88,6 +88,10 @@ handlers::HandlerOptions HandlerOptionsFrom(const config::Settings& settings) {
   o.closure = ClosureLimitsFrom(settings);
   o.sweep = SweepOptionsFrom(settings);
   o.retention_grace_secs = settings.retention_grace_secs;
+  o.read_budget.bytes_per_sec =
+      static_cast<double>(settings.scrub_budget_mb_per_sec) * 1e6;
+  o.read_budget.objects_per_sec =
+      static_cast<double>(settings.scrub_budget_objects_per_sec);
   return o;
 }
 

@@ -211,6 +211,12 @@ class Run {
   // moves the cursor to what has been merged; `last` closes the run.
   Status Flush(bool last) {
     since_flush_ = 0;
+    // The suspects' reads, paced before any lock is taken.
+    if (opt_.pace && !suspects_.empty()) {
+      uint64_t bytes = 0;
+      for (const BadObject& b : suspects_) bytes += b.size;
+      AWC_RETURN_IF_ERROR(opt_.pace(bytes, suspects_.size()));
+    }
     ReconcileReport before = report_;
     ReconcileReport added;
     Status s = db::InTransaction(conn_, [&]() -> Status {

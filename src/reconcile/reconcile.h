@@ -38,6 +38,7 @@
 #include <string>
 #include <vector>
 
+#include "cas/closure.h"
 #include "common/status.h"
 #include "db/pg.h"
 #include "store/object_store.h"
@@ -62,6 +63,9 @@ struct ReconcileOptions {
   double lease_secs = 300;      // the run's hold, renewed at every flush
   int64_t flush_every = 10000;  // keys between two records of progress
   int64_t page = 10000;         // inventory rows read at a time
+  // Before a stretch's suspects are settled (a Head each, and a repair's
+  // copy at most): the host's read budget (may be empty).
+  cas::PaceFn pace;
 };
 
 struct ReconcileReport {

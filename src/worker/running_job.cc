@@ -39,6 +39,15 @@ Status RunningJob::Checkpoint() {
   return s;
 }
 
+Status RunningJob::Pace(uint64_t bytes, uint64_t objects) {
+  if (deps_.read_budget == nullptr) return Status::OK();
+  // The lease renewed and the heartbeat written while the budget holds the
+  // job back.
+  return process::PaceReads(*deps_.read_budget,
+                            deps_.handler_options->read_budget, bytes, objects,
+                            *deps_.env, [this] { return Checkpoint(); });
+}
+
 Status RunningJob::MaybeRenew() {
   if (lost_) return LostStatus();
   if (deps_.env->NowMonotonic() - last_renew_ < LeaseSecs() / 3) {

@@ -60,6 +60,7 @@ class RunningJob : public handlers::JobContext {
   store::ObjectStore* repair_store() override { return deps_.repair_store; }
   obs::Metrics& metrics() override { return *deps_.metrics; }
   Status Checkpoint() override;
+  Status Pace(uint64_t bytes, uint64_t objects) override;
 
  private:
   static void OnRenewTimer(struct ev_loop* loop, ev_timer* w, int revents);

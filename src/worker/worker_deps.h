@@ -12,6 +12,7 @@
 #include "handlers/registry.h"
 #include "obs/metrics.h"
 #include "obs/worker_status.h"
+#include "process/io_budget.h"
 #include "store/object_store.h"
 #include "worker/job_source.h"
 #include "worker/reporter.h"
@@ -64,6 +65,9 @@ struct WorkerDeps {
   obs::WorkerStatusTable* orphans = nullptr;
   // JobContext::repair_store(): none without AWC_CAS_REPAIR_URL.
   store::ObjectStore* repair_store = nullptr;
+  // The host's read budget, shared by its workers (JobContext::Pace);
+  // none: no pacing.
+  process::IoBudget* read_budget = nullptr;
 };
 
 }  // namespace awc::worker

@@ -87,7 +87,8 @@ int RunOnLoop(const WorkerProcessDeps& deps, int slot, struct ev_loop* loop) {
                            .env = Env::Default(),
                            .stop_requested = &process::StopRequested,
                            .orphans = deps.status,
-                           .repair_store = repair.get()});
+                           .repair_store = repair.get(),
+                           .read_budget = deps.read_budget});
   worker.Run();
   return 0;
 }

@@ -23,6 +23,7 @@
 #include "handlers/registry.h"
 #include "obs/metrics.h"
 #include "obs/worker_status.h"
+#include "process/io_budget.h"
 #include "store/s3_options.h"
 #include "store/store_url.h"
 #include "worker/worker_deps.h"
@@ -43,6 +44,7 @@ struct WorkerProcessDeps {
   const store::S3Options* repair_s3_options;
   obs::Metrics* metrics;
   obs::WorkerStatusTable* status;
+  process::IoBudget* read_budget;  // shared by the tree's workers
 };
 
 // Runs the worker of 0-based `slot` until it is stopped; returns the

@@ -1,6 +1,9 @@
 // snapshot_scrub against a real database and the in-process stores: a
-// clean scrub, decay degrading and pinning, what is skipped.
+// clean scrub, decay degrading and pinning, what is skipped, the read
+// budget.
 #include <gtest/gtest.h>
+
+#include <chrono>
 
 #include "tests/handlers/snapshot_handler_fixture.h"
 
@@ -77,6 +80,41 @@ TEST_F(HandlerTest, DecayedSnapshotDegradesAndPinsItsClosure) {
   EXPECT_EQ(db_.Scalar("SELECT data->>'verdict' || '/' || (data->>'bad') FROM "
                        "awc.audit_events WHERE event = 'snapshot.scrub'"),
             "degraded/2");
+}
+
+// The scrub reads no faster than the host's budget: every batch of reads
+// waits for the ones before it at the budget's rate. Only a lower bound on
+// the time is asserted (a busy machine makes it longer, never shorter).
+TEST_F(HandlerTest, AScrubReadsAtTheHostsBudget) {
+  std::vector<CasFixture::Entry> entries;
+  for (int i = 0; i < 20; ++i) {
+    std::string name = "f" + std::to_string(100 + i);
+    entries.push_back(cas_.E(
+        name, cas_.Blob(std::string(10000, 'a' + i % 26) + std::to_string(i))));
+  }
+  int64_t id = cas_.Snapshot(cas_.Manifest(entries));
+  ASSERT_EQ(ResultField(Validate(id), "verdict"), "ready");
+  ctx_->mutable_options().read_budget.bytes_per_sec = 100'000;
+  auto start = std::chrono::steady_clock::now();
+  queue::Outcome o = Scrub(id);
+  double secs =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
+  ASSERT_EQ(ResultField(o, "verdict"), "clean") << o.error;
+  int64_t bytes = std::stoll(ResultField(o, "bytes"));
+  ASSERT_GT(bytes, 200'000);
+  // One batch of 16 reads goes at once; the rest wait for it: at 100 kB/s,
+  // the first batch's ~160 kB hold the second back about 1.6 s.
+  EXPECT_GE(secs, 1.5) << bytes << " bytes in " << secs << " s";
+  EXPECT_GT(ctx_->checkpoints(), 1);  // the lease renewed while it waited
+  // An objects-per-second budget holds it back the same way.
+  ctx_->mutable_options().read_budget = {.bytes_per_sec = 0,
+                                         .objects_per_sec = 20};
+  start = std::chrono::steady_clock::now();
+  ASSERT_EQ(ResultField(Scrub(id), "verdict"), "clean");
+  secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+             .count();
+  EXPECT_GE(secs, 16 / 20.0 - 0.05);
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "catalog/dag.h"
+#include "common/env.h"
 
 namespace awc::testing {
 
@@ -147,6 +148,12 @@ TestContext::TestContext(TestDatabase& db, store::ObjectStore& store,
 TestContext::~TestContext() {
   conn_.reset();
   ev_loop_destroy(loop_);
+}
+
+Status TestContext::Pace(uint64_t bytes, uint64_t objects) {
+  if (!budget_) budget_.emplace(process::IoBudget::CreateShared().value());
+  return process::PaceReads(*budget_, options_.read_budget, bytes, objects,
+                            *Env::Default(), [this] { return Checkpoint(); });
 }
 
 void TestContext::NextJob() {

@@ -9,12 +9,14 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "cas/manifest.h"
 #include "handlers/handler_options.h"
 #include "handlers/job_context.h"
+#include "process/io_budget.h"
 #include "store/object_store.h"
 #include "tests/support/harness.h"
 
@@ -92,6 +94,8 @@ class TestContext : public handlers::JobContext {
   // The repair store the handlers see (none by default).
   void set_repair_store(store::ObjectStore* repair) { repair_ = repair; }
   obs::Metrics& metrics() override { return metrics_; }
+  // At options().read_budget, on a budget of this context's own.
+  Status Pace(uint64_t bytes, uint64_t objects) override;
   Status Checkpoint() override {
     ++checkpoints_;
     if (on_checkpoint) on_checkpoint(checkpoints_);
@@ -116,6 +120,7 @@ class TestContext : public handlers::JobContext {
   queue::Job job_;
   struct ev_loop* loop_;
   obs::Metrics metrics_;
+  std::optional<process::IoBudget> budget_;
   int checkpoints_ = 0;
 };
 

@@ -124,6 +124,10 @@ def main():
                     help="part 6's tree over s3:// (0: no s3 half)")
     ap.add_argument("--dedup-snapshots", type=int,
                     default=env_int("BENCH_DEDUP_SNAPSHOTS", 20))
+    ap.add_argument("--dedup-firsts", type=int,
+                    default=env_int("BENCH_DEDUP_FIRSTS", 5),
+                    help="first validations measured over file:// (trees "
+                         "that share nothing)")
     ap.add_argument("--dedup-s3-baseline-snapshots", type=int,
                     default=env_int("BENCH_DEDUP_S3_BASELINE_SNAPSHOTS", 2),
                     help="snapshots the baseline validates and scrubs over "
@@ -162,6 +166,7 @@ def main():
         scale_r = scale_part(bench) if "scale" in parts else None
         s3l_r = s3_latency_part(bench) if "s3-latency" in parts else None
         dedup_r = dedup_part(bench) if "dedup" in parts else None
+        a.dedup_gc_sizes = [n for n in a.dedup_gc_sizes if n > 0]
         if dedup_r is not None and a.dedup_gc_sizes:
             dedup_r["gc"] = dedup_gc_part(bench)
     finally:

@@ -1,10 +1,12 @@
 """Part 6 of the storage benchmarks (storage_bench.py), dedup: snapshots
 that share all but a few objects (docs/store.md, "Shared content"), run
 by the real daemon beside the daemon of the commit before the content DAG
-(--dedup-baseline-build). One tree of --dedup-files small files in
-directories of 200 is imported --dedup-snapshots times with `awcctl
-import`, one file changed between imports, into each daemon's own
-database and store, the two interleaved import by import; then every
+(--dedup-baseline-build). Over file://, --dedup-firsts - 1 trees of
+--dedup-files small files that share nothing are first imported, each
+into a tenant of its own, so that a first validation is measured that
+many times. Then one tree is imported --dedup-snapshots times with
+`awcctl import`, one file changed between imports, into each daemon's
+own database and store, the two interleaved import by import; then every
 snapshot is scrubbed once, as the scheduler would. Over file:// and over
 s3:// behind the latency proxy (storage_s3rver.py). The GC half is in
 storage_dedup_gc.py. Standard library only.
@@ -33,21 +35,21 @@ TABLES = {"base": ["awc.objects", "awc.snapshot_objects"],
           "new": ["awc.objects", "awc.object_edges", "awc.legacy_closures"]}
 
 
-def file_body(d, f, version=0):
-    """A file's content: unique per (directory, file, version), so the
-    tree holds as many blobs as files. 60-300 bytes."""
-    line = f"awc dedup bench d{d:04d} f{f:04d} v{version}\n"
+def file_body(d, f, version=0, salt=""):
+    """A file's content: unique per (directory, file, version, salt), so
+    the tree holds as many blobs as files. 60-300 bytes."""
+    line = f"awc dedup bench {salt}d{d:04d} f{f:04d} v{version}\n"
     return (line * (1 + (d * 7 + f * 13) % 8)).encode()
 
 
-def write_tree(root, files):
+def write_tree(root, files, salt=""):
     dirs = max(1, files // FILES_PER_DIR)
     for d in range(dirs):
         path = os.path.join(root, f"d{d:04d}")
         os.makedirs(path)
         for f in range(FILES_PER_DIR):
             with open(os.path.join(path, f"f{f:04d}"), "wb") as out:
-                out.write(file_body(d, f))
+                out.write(file_body(d, f, 0, salt))
     return dirs
 
 
@@ -149,6 +151,7 @@ class Side:
             bench.workdir, f"daemon-{db}.log"))
         self.sql = Session(db)
         self.validations, self.scrubs = [], []
+        self.firsts = []  # first validations of trees that share nothing
 
     def wait(self, job_ids):
         """Waits until the jobs are done; returns {id: (state, result)}."""
@@ -179,15 +182,18 @@ class Side:
             out.append(dict(result, job=j, seconds=secs.get(j)))
         return out, gets
 
-    def validate(self, tree):
+    def validate(self, tree, tenant=TENANT):
         t0, g0 = time.monotonic(), self.daemon.store_gets()
         imp = json.loads(awcctl(self.build, self.import_env, "import",
-                                "--tenant", TENANT, "--yes", "--json", tree))
+                                "--tenant", tenant, "--yes", "--json", tree))
         import_secs = time.monotonic() - t0
         (r,), gets = self.run_jobs([imp["job_id"]], "validation", g0)
         r.update(import_seconds=import_secs, uploaded=imp["uploaded"],
                  store_gets=gets)
-        self.validations.append(r)
+        if tenant == TENANT:
+            self.validations.append(r)
+        else:
+            self.firsts.append(r)
         return r
 
     def bookkeeping(self):
@@ -264,6 +270,17 @@ def run_store(bench, store, files, sides, base_snapshots, base_scrubs):
             for name, build, senv, ienv, url in sides]
     out = {"files": dirs * FILES_PER_DIR, "dirs": dirs, "sides": {}}
     try:
+        # First validations of trees that share nothing with anything,
+        # each in a tenant of its own, interleaved: one sample is too few
+        # for a 5 % comparison on a shared machine.
+        for k in range(1, (a.dedup_firsts if store == "file" else 1)):
+            other = os.path.join(bench.workdir, f"dedup-first-{store}-{k}")
+            write_tree(other, files, salt=f"s{k} ")
+            for s in live:
+                r = s.validate(other, tenant=f"{TENANT}-first{k}")
+                log(f"dedup {store} {s.name} first validation {k}: "
+                    f"{r['seconds']:.3f} s, objects {r['objects']}")
+            shutil.rmtree(other, ignore_errors=True)
         for step in range(1, a.dedup_snapshots + 1):
             if step > 1:
                 change_one_file(tree, dirs, step)
@@ -287,6 +304,7 @@ def run_store(bench, store, files, sides, base_snapshots, base_scrubs):
                 f" objects, store gets {scrub['store_gets']:.0f}, "
                 f"{scrub['wall']:.1f} s")
             out["sides"][s.name] = {"validations": s.validations,
+                                    "firsts": s.firsts + s.validations[:1],
                                     "book": book, "scrub": scrub}
     finally:
         for s in live:

@@ -180,6 +180,23 @@ SELECT coalesce(max(id), 0) + 1 FROM awc.gc_epochs
  WHERE tenant_id = $1 AND state NOT IN ('PLANNED', 'DELETING')
 )sql";
 
+// $1 tenant, $2 the GC watermark. A row when an epoch at or after it
+// exists: only then can GC have taken something a walk read since.
+inline constexpr const char* kEpochSince = R"sql(
+SELECT 1 FROM awc.gc_epochs WHERE tenant_id = $1 AND id >= $2::bigint LIMIT 1
+)sql";
+
+// $1 tenant, $2 the GC watermark, $3 digests (text[]). The first of them an
+// epoch since the watermark is deleting or has deleted.
+inline constexpr const char* kDeletedSince = R"sql(
+SELECT c.digest
+  FROM awc.gc_epochs e
+  JOIN awc.gc_candidates c ON c.epoch_id = e.id
+ WHERE e.tenant_id = $1 AND e.id >= $2::bigint
+   AND c.state IN ('DELETING', 'DELETED') AND c.digest = ANY($3::text[])
+ LIMIT 1
+)sql";
+
 // $1 tenant, $2 digests (text[]), $3 sizes (bigint[]), $4 the GC watermark
 // taken before the walk read them. Adds the inventory rows that are
 // missing (existing rows are left as they are) and returns the first digest

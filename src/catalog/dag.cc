@@ -1,5 +1,6 @@
 #include "catalog/dag.h"
 
+#include <algorithm>
 #include <map>
 #include <set>
 #include <utility>
@@ -44,10 +45,9 @@ Status AddEntriesOf(db::PgConn& conn, const std::string& tenant,
         manifests.begin() +
             static_cast<ptrdiff_t>(std::min(manifests.size(), i + kChunk)));
     AWC_ASSIGN_OR_RETURN(
-        db::PgResult r,
-        conn.ExecCached(sql::kEntriesOf,
-                        {tenant, db::ArrayLiteral(part),
-                         manifest_entries ? "true" : "false"}));
+        db::PgResult r, conn.ExecCached(sql::kEntriesOf,
+                                        {tenant, db::ArrayLiteral(part),
+                                         manifest_entries ? "true" : "false"}));
     for (int row = 0; row < r.rows(); ++row) {
       next->digests.push_back(r.GetString(row, 0));
       next->as_manifest.push_back(r.GetBool(row, 1));
@@ -65,8 +65,8 @@ Status ApplyChunk(db::PgConn& conn, const std::string& tenant,
   AWC_ASSIGN_OR_RETURN(
       db::PgResult r,
       conn.ExecCached(sql::kAdjustRefs,
-                      {tenant, db::ArrayLiteral(digests),
-                       std::to_string(delta), db::ArrayLiteral(as_manifest)}));
+                      {tenant, db::ArrayLiteral(digests), std::to_string(delta),
+                       db::ArrayLiteral(as_manifest)}));
   std::set<std::string> found;
   for (int row = 0; row < r.rows(); ++row) {
     std::string digest = r.GetString(row, 0);
@@ -98,9 +98,9 @@ Status ApplyChunk(db::PgConn& conn, const std::string& tenant,
     }
     found.insert(std::move(digest));
   }
-  if (delta > 0 && found.size() < std::set<std::string>(digests.begin(),
-                                                         digests.end())
-                                      .size()) {
+  if (delta > 0 &&
+      found.size() <
+          std::set<std::string>(digests.begin(), digests.end()).size()) {
     for (const std::string& d : digests) {
       if (found.count(d) == 0) {
         return Status::Transient("object " + d + " has no inventory row");
@@ -135,6 +135,65 @@ Status Cascade(db::PgConn& conn, const std::string& tenant, Level level,
   return Status::OK();
 }
 
+// Records the entries among `edges` (a manifest's entries together, in the
+// order the walk read the manifests) of the manifests in `parents`, each
+// (parent, child) once: a digest a manifest names twice is merged here, as
+// a manifest if either entry says so.
+Status InsertEdges(db::PgConn& conn, const std::string& tenant,
+                   const cas::Spooled<cas::ClosureEdge>& edges,
+                   const std::set<digest::RawDigest>& recorded) {
+  std::vector<std::string> parents, children;
+  std::vector<uint64_t> sizes;
+  std::vector<bool> kinds;
+  auto send = [&]() -> Status {
+    if (parents.empty()) return Status::OK();
+    Status s =
+        conn.ExecCached(
+                sql::kInsertEdges,
+                {tenant, db::ArrayLiteral(parents), db::ArrayLiteral(children),
+                 db::ArrayLiteral(sizes), db::ArrayLiteral(kinds)})
+            .status();
+    parents.clear();
+    children.clear();
+    sizes.clear();
+    kinds.clear();
+    return s;
+  };
+  // The current manifest's entries by child: (size, names a manifest).
+  digest::RawDigest parent{};
+  std::map<digest::RawDigest, std::pair<uint64_t, bool>> entries;
+  auto flush = [&]() -> Status {
+    std::string p = Hex(parent);
+    for (const auto& [child, e] : entries) {
+      parents.push_back(p);
+      children.push_back(Hex(child));
+      sizes.push_back(e.first);
+      kinds.push_back(e.second);
+    }
+    entries.clear();
+    return parents.size() >= kChunk ? send() : Status::OK();
+  };
+  AWC_RETURN_IF_ERROR(edges.ForEachBatch(
+      kChunk, [&](const std::vector<cas::ClosureEdge>& batch) -> Status {
+        for (const cas::ClosureEdge& e : batch) {
+          if (recorded.count(e.parent) == 0) continue;
+          if (!entries.empty() && e.parent != parent) {
+            AWC_RETURN_IF_ERROR(flush());
+          }
+          parent = e.parent;
+          auto [it, fresh] =
+              entries.try_emplace(e.child, e.child_size, e.child_manifest);
+          if (!fresh) {
+            it->second.first = std::max(it->second.first, e.child_size);
+            it->second.second = it->second.second || e.child_manifest;
+          }
+        }
+        return Status::OK();
+      }));
+  AWC_RETURN_IF_ERROR(flush());
+  return send();
+}
+
 }  // namespace
 
 Status LockTenantDag(db::PgConn& conn, const std::string& tenant) {
@@ -142,7 +201,7 @@ Status LockTenantDag(db::PgConn& conn, const std::string& tenant) {
   return conn.ExecCached(sql::kBoundRowLockWaits, {}).status();
 }
 
-Result<std::vector<bool>> Trustable(
+Result<std::vector<ProbedObject>> ProbeObjects(
     db::PgConn& conn, const std::string& tenant,
     const std::vector<cas::ClosureObject>& objs) {
   std::vector<std::string> digests;
@@ -150,26 +209,48 @@ Result<std::vector<bool>> Trustable(
   for (const cas::ClosureObject& o : objs) digests.push_back(o.digest());
   AWC_ASSIGN_OR_RETURN(
       db::PgResult r,
-      conn.ExecCached(sql::kTrustable, {tenant, db::ArrayLiteral(digests)}));
+      conn.ExecCached(sql::kProbeObjects, {tenant, db::ArrayLiteral(digests)}));
   struct Row {
+    bool has_row;
     uint64_t size;
     bool recorded;
     bool referenced;
+    bool live;
   };
   std::map<std::string, Row> rows;
   for (int i = 0; i < r.rows(); ++i) {
-    rows[r.GetString(i, 0)] = {static_cast<uint64_t>(r.GetInt(i, 1)),
-                               r.GetBool(i, 2), r.GetBool(i, 3)};
+    bool has_row = r.GetBool(i, 1);
+    rows[r.GetString(i, 0)] =
+        has_row ? Row{true, static_cast<uint64_t>(r.GetInt(i, 2)),
+                      r.GetBool(i, 3), r.GetBool(i, 4), r.GetBool(i, 5)}
+                : Row{false, 0, false, false, false};
   }
-  std::vector<bool> out(objs.size(), false);
+  std::vector<ProbedObject> out(objs.size());
   for (size_t i = 0; i < objs.size(); ++i) {
     auto it = rows.find(digests[i]);
-    if (it == rows.end()) continue;
-    // Size 0 on the root means "not declared".
-    bool size_ok = objs[i].size == it->second.size || objs[i].size == 0;
-    out[i] = size_ok && (!objs[i].is_manifest ||
-                         (it->second.recorded && it->second.referenced));
+    if (it == rows.end()) continue;  // registered, not to be trusted
+    const Row& row = it->second;
+    if (!row.has_row) {
+      out[i].unregistered = true;
+    } else if (!row.live) {
+      out[i].deleting = true;
+    } else {
+      // Size 0 on the root means "not declared".
+      bool size_ok = objs[i].size == row.size || objs[i].size == 0;
+      out[i].trusted =
+          size_ok && (!objs[i].is_manifest || (row.recorded && row.referenced));
+    }
   }
+  return out;
+}
+
+Result<std::vector<bool>> Trustable(
+    db::PgConn& conn, const std::string& tenant,
+    const std::vector<cas::ClosureObject>& objs) {
+  AWC_ASSIGN_OR_RETURN(std::vector<ProbedObject> probed,
+                       ProbeObjects(conn, tenant, objs));
+  std::vector<bool> out(probed.size());
+  for (size_t i = 0; i < probed.size(); ++i) out[i] = probed[i].trusted;
   return out;
 }
 
@@ -194,24 +275,9 @@ Result<bool> TrustStillHolds(db::PgConn& conn, const std::string& tenant,
 
 Status RecordManifests(db::PgConn& conn, const std::string& tenant,
                        const cas::ClosureReport& report) {
-  AWC_RETURN_IF_ERROR(report.edges.ForEachBatch(
-      kChunk, [&](const std::vector<cas::ClosureEdge>& batch) -> Status {
-        std::vector<std::string> parents, children;
-        std::vector<uint64_t> sizes;
-        std::vector<bool> kinds;
-        for (const cas::ClosureEdge& e : batch) {
-          parents.push_back(Hex(e.parent));
-          children.push_back(Hex(e.child));
-          sizes.push_back(e.child_size);
-          kinds.push_back(e.child_manifest);
-        }
-        return conn
-            .ExecCached(sql::kInsertEdges,
-                        {tenant, db::ArrayLiteral(parents),
-                         db::ArrayLiteral(children), db::ArrayLiteral(sizes),
-                         db::ArrayLiteral(kinds)})
-            .status();
-      }));
+  // The manifests recorded now (an earlier walk's are recorded already),
+  // and those among them that owe their entries a reference.
+  std::set<digest::RawDigest> recorded_now;
   std::vector<std::string> owing;
   AWC_RETURN_IF_ERROR(report.manifests_read.ForEachBatch(
       kChunk, [&](const std::vector<digest::RawDigest>& batch) -> Status {
@@ -223,11 +289,21 @@ Status RecordManifests(db::PgConn& conn, const std::string& tenant,
             db::PgResult r,
             conn.ExecCached(sql::kMarkManifestEntries,
                             {tenant, db::ArrayLiteral(digests)}));
+        std::vector<std::string> marked;
         for (int i = 0; i < r.rows(); ++i) {
-          if (r.GetBool(i, 1)) owing.push_back(r.GetString(i, 0));
+          marked.push_back(r.GetString(i, 0));
+          digest::RawDigest raw{};
+          digest::ParseDigest(marked.back(), &raw);
+          recorded_now.insert(raw);
+          if (r.GetBool(i, 1)) owing.push_back(marked.back());
         }
-        return Status::OK();
+        if (marked.empty()) return Status::OK();
+        return conn
+            .ExecCached(sql::kDropStaleEdges,
+                        {tenant, db::ArrayLiteral(marked)})
+            .status();
       }));
+  AWC_RETURN_IF_ERROR(InsertEdges(conn, tenant, report.edges, recorded_now));
   // A manifest that was referenced before its entries were recorded (it
   // was reached as a blob) owes them the reference it gives.
   Level entries;
@@ -249,9 +325,10 @@ Result<int64_t> CountFileEntries(db::PgConn& conn, const std::string& tenant,
                                  int64_t max_manifests) {
   return db::InTransactionResult(conn, [&]() -> Result<int64_t> {
     AWC_RETURN_IF_ERROR(LockTenantDag(conn, tenant));
-    AWC_ASSIGN_OR_RETURN(db::PgResult taken,
-                         conn.ExecCached(sql::kTakeUncounted,
-                                         {tenant, std::to_string(max_manifests)}));
+    AWC_ASSIGN_OR_RETURN(
+        db::PgResult taken,
+        conn.ExecCached(sql::kTakeUncounted,
+                        {tenant, std::to_string(max_manifests)}));
     std::vector<std::string> manifests;
     for (int i = 0; i < taken.rows(); ++i) {
       manifests.push_back(taken.GetString(i, 0));
@@ -282,33 +359,35 @@ Status ForEachRecordedObject(
     db::PgConn& conn, const std::string& tenant, const std::string& root,
     int64_t fresh_secs,
     const std::function<Status(const RecordedObject&)>& fn) {
-  return conn.ExecEachRow(
-      sql::kDagClosure, {tenant, root, std::to_string(fresh_secs)},
-      [&](const db::PgResult& r) -> Status {
-        RecordedObject o;
-        o.digest = r.GetString(0, 0);
-        if (!r.IsNull(0, 1)) o.size = static_cast<uint64_t>(r.GetInt(0, 1));
-        o.fresh = r.GetBool(0, 2);
-        return fn(o);
-      });
+  return conn.ExecEachRow(sql::kDagClosure,
+                          {tenant, root, std::to_string(fresh_secs)},
+                          [&](const db::PgResult& r) -> Status {
+                            RecordedObject o;
+                            o.digest = r.GetString(0, 0);
+                            if (!r.IsNull(0, 1))
+                              o.size = static_cast<uint64_t>(r.GetInt(0, 1));
+                            o.fresh = r.GetBool(0, 2);
+                            return fn(o);
+                          });
 }
 
 Status MarkVerified(db::PgConn& conn, const std::string& tenant,
                     const std::vector<std::string>& digests) {
   if (digests.empty()) return Status::OK();
-  return conn.ExecCached(sql::kMarkVerified, {tenant, db::ArrayLiteral(digests)})
+  return conn
+      .ExecCached(sql::kMarkVerified, {tenant, db::ArrayLiteral(digests)})
       .status();
 }
 
 Status ClearDamaged(db::PgConn& conn, const std::string& tenant,
                     const std::vector<std::string>& digests) {
   if (digests.empty()) return Status::OK();
-  return conn.ExecCached(sql::kClearDamaged, {tenant, db::ArrayLiteral(digests)})
+  return conn
+      .ExecCached(sql::kClearDamaged, {tenant, db::ArrayLiteral(digests)})
       .status();
 }
 
-Result<int64_t> DropStrayRootRefs(db::PgConn& conn,
-                                  const std::string& tenant) {
+Result<int64_t> DropStrayRootRefs(db::PgConn& conn, const std::string& tenant) {
   std::vector<std::string> roots;
   for (const char* stmt : {sql::kTakeStrayRootRefs, sql::kTakeDroppedRoots}) {
     AWC_ASSIGN_OR_RETURN(db::PgResult r, conn.ExecCached(stmt, {tenant}));
@@ -330,9 +409,8 @@ Result<std::vector<DamagedSnapshot>> MarkDamaged(
     db::PgConn& conn, const std::string& tenant,
     const std::vector<std::string>& bad_digests) {
   AWC_ASSIGN_OR_RETURN(
-      db::PgResult r,
-      conn.ExecCached(sql::kMarkDamaged,
-                      {tenant, db::ArrayLiteral(bad_digests)}));
+      db::PgResult r, conn.ExecCached(sql::kMarkDamaged,
+                                      {tenant, db::ArrayLiteral(bad_digests)}));
   std::vector<DamagedSnapshot> out;
   for (int i = 0; i < r.rows(); ++i) {
     int64_t id = r.GetInt(i, 0);

@@ -52,9 +52,21 @@ namespace awc::catalog {
 // the transaction needs, except a workspace's (retention, expiry).
 Status LockTenantDag(db::PgConn& conn, const std::string& tenant);
 
+// What the catalog says of an object a walk is about to read.
+struct ProbedObject {
+  bool trusted = false;       // Trustable (see the contract)
+  bool unregistered = false;  // no inventory row
+  bool deleting = false;      // GC is deleting it
+};
+// One answer per object, one index probe each.
+Result<std::vector<ProbedObject>> ProbeObjects(
+    db::PgConn& conn, const std::string& tenant,
+    const std::vector<cas::ClosureObject>& objs);
+
 // For WalkClosure's trust: one answer per object (see the contract).
-Result<std::vector<bool>> Trustable(db::PgConn& conn, const std::string& tenant,
-                                    const std::vector<cas::ClosureObject>& objs);
+Result<std::vector<bool>> Trustable(
+    db::PgConn& conn, const std::string& tenant,
+    const std::vector<cas::ClosureObject>& objs);
 
 // Under the DAG lock: false when an object the walk took on trust is no
 // longer trustable (the walk must be done again).
@@ -103,8 +115,7 @@ struct RecordedObject {
 // verification makes an object fresh. An error of `fn` stops the calls.
 Status ForEachRecordedObject(
     db::PgConn& conn, const std::string& tenant, const std::string& root,
-    int64_t fresh_secs,
-    const std::function<Status(const RecordedObject&)>& fn);
+    int64_t fresh_secs, const std::function<Status(const RecordedObject&)>& fn);
 
 // `digests` were just read and found good: verified now, not damaged.
 Status MarkVerified(db::PgConn& conn, const std::string& tenant,

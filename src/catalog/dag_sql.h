@@ -55,36 +55,59 @@ SELECT set_config('lock_timeout',
                * 500)::int)::text, true)
 )sql";
 
-// $1 tenant, $2 digests (text[]). (digest, size, manifest_entries,
-// referenced) of those a walk may trust: LIVE, held and not damaged. Only a
-// referenced manifest vouches for its entries: a manifest that is merely
-// held (named as a file by an uncounted manifest) is trusted as a file.
-// The holder is probed per row found, through a LATERAL subquery (a
-// LIMIT keeps it from being flattened or hashed): written as an OR'ed
-// EXISTS, a planner without fresh statistics (right after a first import)
-// joined the digests against the whole tenant and probed every row of it.
-inline constexpr const char* kTrustable = R"sql(
-SELECT c.digest, c.size, c.manifest_entries, c.refs > 0
-  FROM awc.objects c
-  LEFT JOIN LATERAL ()sql" AWC_DAG_UNCOUNTED_HOLDER("c", "$1") R"sql(
-                       AND c.refs = 0 LIMIT 1) h(held) ON true
- WHERE c.tenant_id = $1 AND c.digest = ANY($2::text[])
-   AND c.state = 'LIVE' AND c.damaged_at IS NULL
-   AND (c.refs > 0 OR h.held IS NOT NULL)
+// $1 tenant, $2 digests (text[]). What the catalog says of the objects a
+// walk is about to read, in one index probe each: a row for each digest
+// that has no inventory row, whose row is not LIVE (GC is deleting it), or
+// that a walk may trust — LIVE, held and not damaged: (digest, has a row,
+// size, manifest_entries, referenced, LIVE). Only a referenced manifest
+// vouches for its entries (the caller checks): a manifest that is merely
+// held is trusted as a file. Each digest's row, and its holder, are probed
+// through a LATERAL subquery with a LIMIT, so that the plan is one index
+// probe per digest whatever the tables' statistics say (right after a
+// first import they are stale, and a join could read the whole tenant);
+// the digests of a new tree (rows present, no references, no holder) cost
+// that probe and return nothing.
+inline constexpr const char* kProbeObjects = R"sql(
+SELECT u.d, o.digest IS NOT NULL, o.size, o.manifest_entries, o.refs > 0,
+       o.state = 'LIVE'
+  FROM unnest($2::text[]) AS u(d)
+  LEFT JOIN LATERAL (
+       SELECT c.digest, c.size, c.manifest_entries, c.refs, c.state,
+              c.damaged_at
+         FROM awc.objects c
+        WHERE c.tenant_id = $1 AND c.digest = u.d
+        LIMIT 1) o ON true
+  LEFT JOIN LATERAL ()sql" AWC_DAG_UNCOUNTED_HOLDER("o", "$1") R"sql(
+                       AND o.refs = 0 AND o.state = 'LIVE'
+                       AND o.damaged_at IS NULL LIMIT 1) h(held) ON true
+ WHERE o.digest IS NULL OR o.state <> 'LIVE'
+    OR (o.damaged_at IS NULL AND (o.refs > 0 OR h.held IS NOT NULL))
 )sql";
 
 // $1 tenant, $2 parents, $3 children (hex text[]), $4 declared sizes
-// (bigint[]), $5 declared kinds (boolean[], true = manifest). A digest
-// named twice by one manifest is recorded once (as a manifest if either
-// entry says so).
+// (bigint[]), $5 declared kinds (boolean[], true = manifest). Each (parent,
+// child) once: the caller merges a digest a manifest names twice (as a
+// manifest if either entry says so), and gives only manifests whose
+// entries it has just marked recorded, after kDropStaleEdges, under the
+// DAG lock: no pair can be there already, so no conflict is looked for.
 inline constexpr const char* kInsertEdges = R"sql(
 INSERT INTO awc.object_edges
        (tenant_id, parent, child, child_size, child_manifest)
-SELECT $1, decode(u.p, 'hex'), decode(u.c, 'hex'), max(u.s), bool_or(u.m)
+SELECT $1, decode(u.p, 'hex'), decode(u.c, 'hex'), u.s, u.m
   FROM unnest($2::text[], $3::text[], $4::bigint[], $5::boolean[])
        AS u(p, c, s, m)
- GROUP BY u.p, u.c
-    ON CONFLICT DO NOTHING
+)sql";
+
+// $1 tenant, $2 manifests (text[]) about to be recorded. Entries left from
+// an earlier recording of theirs (a manifest loses its mark when a count
+// takes it for a file; docs/store.md, "Shared content") go first: a
+// manifest's entries are a function of its digest, so the new ones are
+// the same.
+inline constexpr const char* kDropStaleEdges = R"sql(
+DELETE FROM awc.object_edges
+ WHERE tenant_id = $1
+   AND parent = ANY (SELECT decode(substr(x, 8), 'hex')
+                       FROM unnest($2::text[]) AS x)
 )sql";
 
 // $1 tenant, $2 manifests (text[]) whose entries are now recorded. Returns

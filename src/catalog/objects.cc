@@ -107,6 +107,24 @@ Result<int64_t> GcWatermark(db::PgConn& conn, const std::string& tenant) {
   return r.GetInt(0, 0);
 }
 
+Result<std::string> DeletedSince(db::PgConn& conn, const std::string& tenant,
+                                 int64_t gc_watermark,
+                                 const std::vector<std::string>& digests,
+                                 std::optional<bool>* epochs_since) {
+  std::string mark = std::to_string(gc_watermark);
+  if (!epochs_since->has_value()) {
+    AWC_ASSIGN_OR_RETURN(db::PgResult e,
+                         conn.ExecCached(sql::kEpochSince, {tenant, mark}));
+    *epochs_since = e.rows() > 0;
+  }
+  if (!**epochs_since || digests.empty()) return std::string();
+  AWC_ASSIGN_OR_RETURN(
+      db::PgResult r,
+      conn.ExecCached(sql::kDeletedSince,
+                      {tenant, mark, db::ArrayLiteral(digests)}));
+  return r.rows() > 0 ? r.GetString(0, 0) : std::string();
+}
+
 Result<std::string> AddMissingObjects(db::PgConn& conn,
                                       const std::string& tenant,
                                       const std::vector<std::string>& digests,

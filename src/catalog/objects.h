@@ -71,6 +71,15 @@ Result<std::optional<ObjectState>> LockObjectRow(db::PgConn& conn,
 // A walk whose reads its commit will register takes it before it reads.
 Result<int64_t> GcWatermark(db::PgConn& conn, const std::string& tenant);
 
+// Of `digests`, the first that a GC epoch since `gc_watermark` is deleting
+// or has deleted, or "" (one query, and none at all when no epoch ran
+// since the watermark: `*epochs_since` caches that answer, nullopt at
+// first).
+Result<std::string> DeletedSince(db::PgConn& conn, const std::string& tenant,
+                                 int64_t gc_watermark,
+                                 const std::vector<std::string>& digests,
+                                 std::optional<bool>* epochs_since);
+
 // Validation's side, in its transaction: inventory rows for closure objects
 // the producer did not register (existing rows are left as they are).
 // Returns the first of `digests` that GC is deleting, or has deleted in an

@@ -1,6 +1,7 @@
 #include "catalog/snapshots.h"
 
 #include <algorithm>
+#include <optional>
 
 #include "catalog/audit.h"
 #include "catalog/catalog_sql.h"
@@ -24,31 +25,59 @@ std::string Id(int64_t id) { return std::to_string(id); }
 // read joins the inventory (no longer damaged, none DELETING or deleted by
 // GC since `gc_watermark`, taken before the walk), the entries of the
 // manifests it read are recorded, and the root gains its reference.
+// `unregistered`: the objects the walk's probe found without a row (a
+// probed walk: the rows of the rest were there when the walk looked, and
+// only an epoch since the watermark can have taken them); nullptr: every
+// object read is looked up.
 Status RecordWalk(db::PgConn& conn, const Snapshot& snap,
-                  const cas::ClosureReport& report, int64_t gc_watermark) {
+                  const cas::ClosureReport& report, int64_t gc_watermark,
+                  const cas::ClosureObjects* unregistered) {
+  auto refuse = [](const std::string& digest) {
+    return Status::Transient("object " + digest + " is being deleted by GC");
+  };
+  auto add_missing = [&](const std::vector<cas::ClosureObject>& batch,
+                         bool skip_trusted) -> Status {
+    std::vector<std::string> digests;
+    std::vector<uint64_t> sizes;
+    for (const cas::ClosureObject& o : batch) {
+      if (skip_trusted && o.trusted) continue;
+      digests.push_back(o.digest());
+      sizes.push_back(o.size);
+    }
+    if (digests.empty()) return Status::OK();
+    // An object GC has started to delete, or deleted after the walk read
+    // it, cannot join a READY closure.
+    AWC_ASSIGN_OR_RETURN(
+        std::string deleting,
+        AddMissingObjects(conn, snap.tenant_id, digests, sizes, gc_watermark));
+    return deleting.empty() ? Status::OK() : refuse(deleting);
+  };
+  std::optional<bool> epochs_since;
   AWC_RETURN_IF_ERROR(report.objects.ForEachBatch(
       kInsertBatch,
       [&](const std::vector<cas::ClosureObject>& batch) -> Status {
-        std::vector<std::string> digests;
-        std::vector<uint64_t> sizes;
+        std::vector<std::string> read;
         for (const cas::ClosureObject& o : batch) {
-          if (o.trusted) continue;
-          digests.push_back(o.digest());
-          sizes.push_back(o.size);
+          if (!o.trusted) read.push_back(o.digest());
         }
-        if (digests.empty()) return Status::OK();
-        // An object GC has started to delete, or deleted after the walk
-        // read it, cannot join a READY closure.
-        AWC_ASSIGN_OR_RETURN(std::string deleting,
-                             AddMissingObjects(conn, snap.tenant_id, digests,
-                                               sizes, gc_watermark));
-        if (!deleting.empty()) {
-          return Status::Transient("object " + deleting +
-                                   " is being deleted by GC");
+        if (read.empty()) return Status::OK();
+        if (unregistered == nullptr) {
+          AWC_RETURN_IF_ERROR(add_missing(batch, true));
+        } else {
+          AWC_ASSIGN_OR_RETURN(std::string gone,
+                               DeletedSince(conn, snap.tenant_id, gc_watermark,
+                                            read, &epochs_since));
+          if (!gone.empty()) return refuse(gone);
         }
         // Read and good now (restored, say): no longer damaged.
-        return ClearDamaged(conn, snap.tenant_id, digests);
+        return ClearDamaged(conn, snap.tenant_id, read);
       }));
+  if (unregistered != nullptr) {
+    AWC_RETURN_IF_ERROR(unregistered->ForEachBatch(
+        kInsertBatch, [&](const std::vector<cas::ClosureObject>& batch) {
+          return add_missing(batch, false);
+        }));
+  }
   AWC_RETURN_IF_ERROR(RecordManifests(conn, snap.tenant_id, report));
   return AdjustRefs(conn, snap.tenant_id, {snap.root_digest}, +1);
 }
@@ -76,6 +105,7 @@ Result<std::optional<Snapshot>> LoadSnapshot(db::PgConn& conn, int64_t id) {
 Result<ValidatedCommit> CommitValidated(db::PgConn& conn, const Snapshot& snap,
                                         const cas::ClosureReport& report,
                                         int64_t gc_watermark,
+                                        const cas::ClosureObjects& unregistered,
                                         const cas::ClosureLimits& limits) {
   ValidatedCommit out;
   Status s = db::InTransaction(conn, [&]() -> Status {
@@ -89,7 +119,8 @@ Result<ValidatedCommit> CommitValidated(db::PgConn& conn, const Snapshot& snap,
       return Status::Transient(
           "a subtree the walk trusted is no longer referenced");
     }
-    AWC_RETURN_IF_ERROR(RecordWalk(conn, snap, report, gc_watermark));
+    AWC_RETURN_IF_ERROR(
+        RecordWalk(conn, snap, report, gc_watermark, &unregistered));
     out.objects = static_cast<int64_t>(report.objects.size());
     out.bytes = static_cast<int64_t>(report.bytes);
     if (report.trusted > 0) {
@@ -196,7 +227,8 @@ Result<bool> CommitScrubClean(db::PgConn& conn, const Snapshot& snap,
                            conn.ExecCached(sql::kHoldRefs, {Id(snap.id)}));
       recorded = held.rows() > 0;
       if (recorded) {
-        AWC_RETURN_IF_ERROR(RecordWalk(conn, snap, *walked, gc_watermark));
+        AWC_RETURN_IF_ERROR(
+            RecordWalk(conn, snap, *walked, gc_watermark, nullptr));
         AWC_RETURN_IF_ERROR(
             conn.ExecCached(sql::kDropLegacyClosure, {Id(snap.id)}).status());
       }

@@ -54,12 +54,14 @@ struct ValidatedCommit {
 // the root's reference given (holds_refs), the closure's counts and the
 // audit event. kTransient, nothing committed, when a closure object is
 // being deleted by GC, or was deleted by an epoch since `gc_watermark`
-// (GcWatermark, catalog/objects.h, taken before the walk) and its row is
-// gone, or what the walk trusted no longer holds (the job retries and
-// walks again).
+// (GcWatermark, catalog/objects.h, taken before the walk), or what the
+// walk trusted no longer holds (the job retries and walks again). The walk
+// probed every object it read (ProbeObjects, catalog/dag.h): inventory rows
+// are added for `unregistered`, those it found without one.
 Result<ValidatedCommit> CommitValidated(db::PgConn& conn, const Snapshot& snap,
                                         const cas::ClosureReport& report,
                                         int64_t gc_watermark,
+                                        const cas::ClosureObjects& unregistered,
                                         const cas::ClosureLimits& limits);
 
 // VALIDATING -> FAILED with failure = {"code", "digest", "detail"}.

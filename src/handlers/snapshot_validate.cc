@@ -1,5 +1,6 @@
 #include "handlers/snapshot_validate.h"
 
+#include <memory>
 #include <string>
 #include <variant>
 #include <vector>
@@ -48,12 +49,33 @@ queue::Outcome ValidateSnapshot(JobContext& ctx, const SnapshotPayload& p) {
   // there is one, and the walk runs again (docs/store.md, "Repair").
   std::vector<std::string> repaired;
   Result<cas::ClosureReport> report = Status::Internal("not walked");
+  // What the walk's probe found without an inventory row: registered at
+  // commit (spilled: a producer that registers nothing has a whole tree).
+  auto files = std::make_shared<cas::SpillFiles>(ctx.options().closure.spill);
+  std::shared_ptr<cas::Spool<cas::ClosureObject>> unregistered;
   for (;;) {
+    unregistered = std::make_shared<cas::Spool<cas::ClosureObject>>(
+        files.get(), ctx.options().closure.spill.memory_bytes / 4);
     report = cas::WalkClosure(
         ctx.store(), snap.tenant_id, snap.root_digest, ctx.options().closure,
         [&ctx] { return ctx.Checkpoint(); },
-        [&ctx, &snap](const std::vector<cas::ClosureObject>& objects) {
-          return catalog::Trustable(ctx.db(), snap.tenant_id, objects);
+        [&](const std::vector<cas::ClosureObject>& objects)
+            -> Result<std::vector<bool>> {
+          AWC_ASSIGN_OR_RETURN(
+              std::vector<catalog::ProbedObject> probed,
+              catalog::ProbeObjects(ctx.db(), snap.tenant_id, objects));
+          std::vector<bool> trusted(probed.size());
+          for (size_t i = 0; i < probed.size(); ++i) {
+            if (probed[i].deleting) {
+              return Status::Transient("object " + objects[i].digest() +
+                                       " is being deleted by GC");
+            }
+            if (probed[i].unregistered) {
+              AWC_RETURN_IF_ERROR(unregistered->Append(objects[i]));
+            }
+            trusted[i] = probed[i].trusted;
+          }
+          return trusted;
         });
     if (!report.ok()) return RetryOn(report.status());
     if (!Repairable(*report) || !CanRepair(ctx)) break;
@@ -77,8 +99,11 @@ queue::Outcome ValidateSnapshot(JobContext& ctx, const SnapshotPayload& p) {
   int64_t bytes = static_cast<int64_t>(report->bytes);
   Result<bool> applied = false;
   if (report->verdict == cas::Verdict::kOk) {
+    Status finished = unregistered->Finish();
+    if (!finished.ok()) return RetryOn(finished);
     Result<catalog::ValidatedCommit> commit = catalog::CommitValidated(
-        ctx.db(), snap, *report, *gc_watermark, ctx.options().closure);
+        ctx.db(), snap, *report, *gc_watermark,
+        cas::ClosureObjects(files, unregistered), ctx.options().closure);
     if (!commit.ok()) return RetryOn(commit.status());
     if (commit->verdict != cas::Verdict::kOk) {
       // What the walk trusted breaks a limit: the snapshot fails as a

@@ -55,6 +55,15 @@ Cell Cell::Bool(bool b) {
 
 Cell Cell::None() { return Cell(); }
 
+Cell Cell::Document(const std::string& json, std::string_view shown) {
+  if (!ParseJson(json).ok()) return None();
+  Cell c;
+  c.type_ = Type::kDocument;
+  c.text_ = json;
+  c.shown_ = shown;
+  return c;
+}
+
 std::string Cell::Shown() const {
   switch (type_) {
     case Type::kText:
@@ -65,6 +74,8 @@ std::string Cell::Shown() const {
       return FormatAge(d_);
     case Type::kBool:
       return i_ != 0 ? "yes" : "no";
+    case Type::kDocument:
+      return OneLine(Scrub(shown_));
     case Type::kNone:
       break;
   }
@@ -82,6 +93,11 @@ JsonPtr Cell::Json() const {
       return JsonPtr(json_real(std::round(d_ * 1000) / 1000));
     case Type::kBool:
       return JsonPtr(json_boolean(i_ != 0));
+    case Type::kDocument: {
+      Result<JsonPtr> doc = ParseJson(text_);
+      if (doc.ok()) return std::move(*doc);
+      break;
+    }
     case Type::kNone:
       break;
   }

@@ -33,6 +33,10 @@ class Cell {
   static Cell Secs(double secs);
   static Cell Bool(bool b);
   static Cell None();
+  // A JSON document (its text, as the database gives it), shown in a
+  // table as `shown` and in --json as the document itself; None when
+  // `json` is not a document.
+  static Cell Document(const std::string& json, std::string_view shown);
 
   std::string Shown() const;  // the table's text
   JsonPtr Json() const;
@@ -41,9 +45,10 @@ class Cell {
   }
 
  private:
-  enum class Type { kText, kInt, kSecs, kBool, kNone };
+  enum class Type { kText, kInt, kSecs, kBool, kNone, kDocument };
   Type type_ = Type::kNone;
   std::string text_;
+  std::string shown_;  // kDocument's text in a table
   int64_t i_ = 0;
   double d_ = 0;
 };

@@ -8,6 +8,13 @@
 namespace awc::cli {
 namespace {
 
+// The job's progress as its worker last wrote it: its line in the table,
+// the whole object in --json.
+Cell ProgressCell(const fleet::WorkerRow& w) {
+  return w.progress.empty() ? Cell::None()
+                            : Cell::Document(w.progress, w.progress_line);
+}
+
 int RunWorkers(Invocation& inv) {
   Result<db::PgConn*> conn = inv.Connect({});
   if (!conn.ok()) return inv.Fail(conn.status());
@@ -22,7 +29,8 @@ int RunWorkers(Invocation& inv) {
            {"KIND", "job_kind"},
            {"HEARTBEAT", "heartbeat_age_s"},
            {"FRESH", "fresh"},
-           {"STARTED_AT", "started_at"}});
+           {"STARTED_AT", "started_at"},
+           {"PROGRESS", "progress"}});
   for (const fleet::WorkerRow& w : *rows) {
     bool job = w.job_id != 0;
     t.Add({Cell::Text(w.host), Cell::Int(w.slot), Cell::Text(w.worker_id),
@@ -30,7 +38,7 @@ int RunWorkers(Invocation& inv) {
            job ? Cell::Int(w.job_id) : Cell::None(),
            job ? Cell::Text(w.job_kind) : Cell::None(),
            Cell::Secs(w.heartbeat_age), Cell::Bool(w.fresh),
-           Cell::Text(w.started_at)});
+           Cell::Text(w.started_at), ProgressCell(w)});
   }
   if (inv.json()) {
     JsonPtr doc(json_object());
@@ -51,7 +59,9 @@ void AddWorkersCommands(std::vector<Command>* out) {
             "One line per worker process that wrote a heartbeat: its state\n"
             "(idle, busy, stopped), the job it runs, how long ago it last\n"
             "wrote (HEARTBEAT) and whether that is recent enough for it to be\n"
-            "taken as alive (FRESH). Rows of workers silent for an hour are\n"
+            "taken as alive (FRESH), and how far its job has got (PROGRESS:\n"
+            "a scrub's share of its closure, the rate and an ETA, as of the\n"
+            "last heartbeat). Rows of workers silent for an hour are\n"
             "removed by the others.\n",
             {}};
   c.json = true;

@@ -100,17 +100,23 @@ std::string DeadSection(const Overview& o) {
   return "<h2>Dead letters by reason</h2>\n" + t.Html();
 }
 
+// The line of the job's progress its worker last wrote (a scrub's share,
+// rate and ETA), or a dash.
+std::string ProgressOf(const fleet::WorkerRow& w) {
+  return w.progress_line.empty() ? None() : Escape(w.progress_line);
+}
+
 std::string WorkersSection(const Overview& o) {
   Table t;
-  t.headers = {"host",  "slot", "worker",    "pid",
-               "state", "job",  "heartbeat", "started"};
+  t.headers = {"host", "slot",     "worker",    "pid",    "state",
+               "job",  "progress", "heartbeat", "started"};
   t.numeric = {1, 3};
   t.empty = "no worker has written a heartbeat";
   for (const fleet::WorkerRow& w : o.workers) {
     std::string job = None();
     if (w.job_id != 0) job = JobLink(w.job_id) + " " + Escape(w.job_kind);
     t.Add({Escape(w.host), std::to_string(w.slot), Escape(w.worker_id),
-           std::to_string(w.pid), Badge(w.state), job,
+           std::to_string(w.pid), Badge(w.state), job, ProgressOf(w),
            Badge(w.fresh ? "fresh" : "stale") + " " +
                Age(w.heartbeat_age, o.clock.now),
            When(w.started_at, o.clock.now)});

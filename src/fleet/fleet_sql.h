@@ -13,17 +13,18 @@ namespace awc::fleet::sql {
 
 // $1 host, $2 pid, $3 worker id, $4 slot (1-based), $5 started_at (epoch
 // seconds), $6 state ('idle', 'busy', 'stopped'), $7 job id or NULL, $8 job
-// kind or NULL. Creates the worker's row or brings it up to date.
+// kind or NULL, $9 the job's progress (JSON) or NULL. Creates the worker's
+// row or brings it up to date.
 inline constexpr const char* kBeat = R"sql(
 INSERT INTO awc.workers AS w (host, pid, worker_id, slot, started_at,
-                              heartbeat_at, state, job_id, job_kind)
+                              heartbeat_at, state, job_id, job_kind, progress)
 VALUES ($1, $2, $3, $4, to_timestamp($5::float8), clock_timestamp(), $6, $7,
-        $8)
+        $8, $9::jsonb)
     ON CONFLICT (host, pid) DO UPDATE
    SET worker_id = EXCLUDED.worker_id, slot = EXCLUDED.slot,
        started_at = EXCLUDED.started_at, heartbeat_at = clock_timestamp(),
        state = EXCLUDED.state, job_id = EXCLUDED.job_id,
-       job_kind = EXCLUDED.job_kind
+       job_kind = EXCLUDED.job_kind, progress = EXCLUDED.progress
 )sql";
 
 // $1 host, $2 pid, $3 worker id, $4 seconds. Removes the rows of workers
@@ -47,7 +48,8 @@ inline constexpr const char* kListWorkers = R"sql(
 SELECT host, slot, worker_id, pid, state, job_id, coalesce(job_kind, ''),
        to_char(started_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),
        extract(epoch FROM clock_timestamp() - heartbeat_at),
-       heartbeat_at > clock_timestamp() - make_interval(secs => $1::float8)
+       heartbeat_at > clock_timestamp() - make_interval(secs => $1::float8),
+       coalesce(progress::text, '')
   FROM awc.workers
  ORDER BY host, slot, started_at DESC
 )sql";

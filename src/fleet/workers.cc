@@ -1,5 +1,6 @@
 #include "fleet/workers.h"
 
+#include "common/json.h"
 #include "common/numbers.h"
 #include "fleet/fleet_sql.h"
 
@@ -18,7 +19,8 @@ const char* BeatStateName(BeatState state) {
 }
 
 Status Beat(db::PgConn& conn, const WorkerIdentity& me, BeatState state,
-            int64_t job_id, std::string_view job_kind) {
+            int64_t job_id, std::string_view job_kind,
+            std::string_view progress) {
   bool job = state == BeatState::kBusy && job_id > 0;
   return conn
       .ExecCached(sql::kBeat,
@@ -26,7 +28,9 @@ Status Beat(db::PgConn& conn, const WorkerIdentity& me, BeatState state,
                    std::to_string(me.slot), SecondsText(me.started_at),
                    BeatStateName(state),
                    job ? db::Param(std::to_string(job_id)) : db::Param(),
-                   job ? db::Param(std::string(job_kind)) : db::Param()})
+                   job ? db::Param(std::string(job_kind)) : db::Param(),
+                   job && !progress.empty() ? db::Param(std::string(progress))
+                                            : db::Param()})
       .status();
 }
 
@@ -54,6 +58,12 @@ Result<std::vector<WorkerRow>> ListWorkers(db::PgConn& conn) {
     w.started_at = r.GetString(i, 7);
     w.heartbeat_age = r.GetDouble(i, 8);
     w.fresh = r.GetBool(i, 9);
+    w.progress = r.GetString(i, 10);
+    if (Result<JsonPtr> doc = ParseJson(w.progress);
+        !w.progress.empty() && doc.ok()) {
+      const char* line = json_string_value(json_object_get(doc->get(), "line"));
+      if (line != nullptr) w.progress_line = line;
+    }
     out.push_back(std::move(w));
   }
   return out;

@@ -43,9 +43,11 @@ enum class BeatState { kIdle, kBusy, kStopped };
 const char* BeatStateName(BeatState state);  // "idle", "busy", "stopped"
 
 // Writes the worker's row: its state and, while busy, its job (`job_id` 0
-// and `job_kind` "" otherwise).
+// and `job_kind` "" otherwise) and how far it has got (`progress`: JSON,
+// obs/progress.h; "" for none).
 Status Beat(db::PgConn& conn, const WorkerIdentity& me, BeatState state,
-            int64_t job_id, std::string_view job_kind);
+            int64_t job_id, std::string_view job_kind,
+            std::string_view progress = "");
 
 // Removes the rows of workers silent for kForgetSecs and of earlier
 // processes of `me`'s worker id on its host; returns how many.
@@ -60,9 +62,11 @@ struct WorkerRow {
   std::string state;
   int64_t job_id = 0;  // 0 when none
   std::string job_kind;
-  std::string started_at;    // ISO 8601, UTC
-  double heartbeat_age = 0;  // seconds, database clock
-  bool fresh = false;        // heartbeat younger than kFreshSecs
+  std::string started_at;     // ISO 8601, UTC
+  double heartbeat_age = 0;   // seconds, database clock
+  bool fresh = false;         // heartbeat younger than kFreshSecs
+  std::string progress;       // JSON (obs/progress.h), "" when none
+  std::string progress_line;  // its "line", "" when none
 };
 
 // Every row, by host and slot.

@@ -10,6 +10,7 @@
 #include "db/pg.h"
 #include "handlers/handler_options.h"
 #include "obs/metrics.h"
+#include "obs/progress.h"
 #include "queue/job.h"
 #include "store/object_store.h"
 
@@ -39,6 +40,10 @@ class JobContext {
   // The shared metrics, where handlers count what they find (verdicts, GC
   // epochs and deletions; docs/observability.md, "Observability").
   virtual obs::Metrics& metrics() = 0;
+
+  // How far the job has got (a scrub's objects and bytes of its closure):
+  // the worker shows it in its process title and heartbeat row.
+  virtual void Progress(const obs::JobProgress& progress) { (void)progress; }
 
   // Waits, before maintenance reads of `bytes` in `objects` objects, as
   // long as the host's read budget wants (HandlerOptions::read_budget;

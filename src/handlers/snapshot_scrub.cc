@@ -32,6 +32,9 @@ struct ScrubTally {
   int64_t bytes = 0;
   int64_t read = 0;
   int64_t fresh = 0;  // verified recently enough: not read again
+  // What the process title and heartbeat show: done of the whole closure
+  // (the fresh objects count as done).
+  obs::JobProgress progress;
 };
 
 // Scrub reads at the host's read budget (docs/store.md, "The scrub
@@ -41,6 +44,40 @@ cas::PaceFn Pacer(JobContext& ctx) {
     return ctx.Pace(bytes, objects);
   };
 }
+
+// The same, counting each batch into `progress` once it has been read
+// (when the next one is about to be, or the page is done) and reporting
+// it: the process title moves with every batch, not every page.
+class ReadingPacer {
+ public:
+  ReadingPacer(JobContext& ctx, obs::JobProgress* progress)
+      : ctx_(ctx), progress_(progress) {}
+  ReadingPacer(const ReadingPacer&) = delete;
+  ReadingPacer& operator=(const ReadingPacer&) = delete;
+  ~ReadingPacer() { Settle(); }
+
+  operator cas::PaceFn() {
+    return [this](uint64_t bytes, uint64_t objects) {
+      Settle();
+      ctx_.Progress(*progress_);
+      pending_bytes_ = bytes;
+      pending_objects_ = objects;
+      return ctx_.Pace(bytes, objects);
+    };
+  }
+
+ private:
+  void Settle() {
+    progress_->objects += static_cast<int64_t>(pending_objects_);
+    progress_->bytes += static_cast<int64_t>(pending_bytes_);
+    pending_objects_ = pending_bytes_ = 0;
+  }
+
+  JobContext& ctx_;
+  obs::JobProgress* progress_;
+  uint64_t pending_bytes_ = 0;
+  uint64_t pending_objects_ = 0;
+};
 
 // A bad object a copy can mend: lost, or the wrong bytes or length.
 bool Repairable(cas::Verdict why) {
@@ -97,7 +134,8 @@ Result<std::vector<std::string>> VerifyPage(
   AWC_ASSIGN_OR_RETURN(std::vector<cas::BadObject> bad,
                        cas::VerifyObjects(
                            ctx.store(), snap.tenant_id, targets,
-                           [&ctx] { return ctx.Checkpoint(); }, Pacer(ctx)));
+                           [&ctx] { return ctx.Checkpoint(); },
+                           ReadingPacer(ctx, &tally->progress)));
   AWC_RETURN_IF_ERROR(RepairBad(ctx, snap, targets, &bad, tally));
   tally->read += static_cast<int64_t>(targets.size());
   std::vector<std::string> good;
@@ -129,6 +167,8 @@ Status ScrubRecordedDag(JobContext& ctx, const catalog::Snapshot& snap,
         tally->bytes += static_cast<int64_t>(o.size);
         if (o.fresh) {
           ++tally->fresh;
+          ++tally->progress.objects;
+          tally->progress.bytes += static_cast<int64_t>(o.size);
           return Status::OK();
         }
         cas::ClosureObject c;
@@ -139,6 +179,9 @@ Status ScrubRecordedDag(JobContext& ctx, const catalog::Snapshot& snap,
         return stale->Append(c);
       }));
   AWC_RETURN_IF_ERROR(stale->Finish());
+  tally->progress.objects_total = tally->objects;
+  tally->progress.bytes_total = tally->bytes;
+  ctx.Progress(tally->progress);
   cas::Spooled<cas::ClosureObject> list(files, stale);
   return list.ForEachBatch(
       kPage, [&](const std::vector<cas::ClosureObject>& batch) -> Status {
@@ -148,6 +191,7 @@ Status ScrubRecordedDag(JobContext& ctx, const catalog::Snapshot& snap,
         }
         AWC_ASSIGN_OR_RETURN(std::vector<std::string> good,
                              VerifyPage(ctx, snap, targets, tally));
+        ctx.Progress(tally->progress);
         return catalog::MarkVerified(ctx.db(), snap.tenant_id, good);
       });
 }
@@ -168,6 +212,7 @@ Status ScrubRecordedClosure(JobContext& ctx, const catalog::Snapshot& snap,
     }
     AWC_RETURN_IF_ERROR(VerifyPage(ctx, snap, targets, tally).status());
     tally->objects += static_cast<int64_t>(page.size());
+    ctx.Progress(tally->progress);
     after = page.back().digest;
   }
 }

@@ -29,6 +29,12 @@ queue::Outcome ReconcileTenant(JobContext& ctx, const TenantPayload& p) {
   options.pace = [&ctx](uint64_t bytes, uint64_t objects) {
     return ctx.Pace(bytes, objects);
   };
+  options.progress = [&ctx](int64_t keys, int64_t bytes) {
+    ctx.Progress(obs::JobProgress{.objects = keys,
+                                  .objects_total = -1,
+                                  .bytes = bytes,
+                                  .bytes_total = -1});
+  };
   // A lost or resized object is restored from the repair store, when
   // there is one, before anything is degraded for it.
   reconcile::RepairFn repair;

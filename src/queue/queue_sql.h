@@ -387,10 +387,13 @@ SELECT kind,
 // NULL) for the PENDING, RUNNING and FAILED jobs only, each state read
 // through its own partial index (a RUNNING job always has its
 // locked_until, which jobs_lease_idx covers), so the sample stays cheap
-// however many finished jobs the table keeps.
+// however many finished jobs the table keeps. Ages are as of the
+// statement, not of its transaction's start, which may be older than a
+// job the statement sees.
 inline constexpr const char* kDepthSample = R"sql(
 SELECT kind, 'PENDING', count(*),
-       extract(epoch FROM now() - min()sql" AWC_QUEUE_READY_SINCE R"sql()
+       extract(epoch FROM statement_timestamp()
+                          - min()sql" AWC_QUEUE_READY_SINCE R"sql()
                FILTER (WHERE )sql" AWC_QUEUE_READY_SINCE R"sql( <= now()))
   FROM awc.jobs WHERE state = 'PENDING' GROUP BY kind
 UNION ALL

@@ -151,6 +151,7 @@ class Run {
 
   Status OnKey(const store::ObjectStore::ListedKey& key) {
     ++report_.listed;
+    listed_bytes_ += static_cast<int64_t>(key.size);
     if (key.digest.empty()) {
       ++report_.other_keys;
       if (report_.other_examples.size() < kMaxExamples) {
@@ -248,6 +249,7 @@ class Run {
     orphan_sizes_.clear();
     orphan_times_.clear();
     if (committed_) committed_(added);
+    if (opt_.progress) opt_.progress(report_.listed, listed_bytes_);
     if (checkpoint_ && !last) AWC_RETURN_IF_ERROR(checkpoint_());
     return Status::OK();
   }
@@ -377,6 +379,7 @@ class Run {
   int64_t gc_watermark_ = 0;
   std::optional<InventoryCursor> inventory_;
   int64_t since_flush_ = 0;
+  int64_t listed_bytes_ = 0;  // by this job (a resumed run's before: not)
   std::vector<BadObject> suspects_;
   std::vector<std::string> orphan_digests_;
   std::vector<uint64_t> orphan_sizes_;

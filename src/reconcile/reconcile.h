@@ -66,6 +66,8 @@ struct ReconcileOptions {
   // Before a stretch's suspects are settled (a Head each, and a repair's
   // copy at most): the host's read budget (may be empty).
   cas::PaceFn pace;
+  // After each stretch: keys and their bytes listed so far (may be empty).
+  std::function<void(int64_t keys, int64_t bytes)> progress;
 };
 
 struct ReconcileReport {

@@ -17,6 +17,7 @@ void Heartbeat::Set(fleet::BeatState state, const queue::Job* job) {
   if (state == state_ && id == job_id_) return;
   state_ = state;
   job_id_ = id;
+  progress_.clear();
   job_kind_ = job != nullptr ? job->kind : "";
   changed_ = true;
 }
@@ -45,7 +46,7 @@ void Heartbeat::Stop() {
 void Heartbeat::Write() {
   if (!source_->connected() || source_->broken()) return;
   double now = env_->NowMonotonic();
-  JobSource::Beat beat{state_, job_id_, job_kind_,
+  JobSource::Beat beat{state_, job_id_, job_kind_, progress_,
                        first_ || now >= next_prune_};
   Status s = source_->Heartbeat(beat);
   last_write_ = now;

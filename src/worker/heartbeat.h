@@ -41,7 +41,11 @@ class Heartbeat {
             double keepalive_secs);
 
   // The state to write; `job` is the job in flight when kBusy, else null.
+  // Another job (or none) clears the progress.
   void Set(fleet::BeatState state, const queue::Job* job);
+  // How far the job in flight has got (JSON, obs/progress.h), written with
+  // the next write that is due anyway: progress alone does not make one.
+  void SetProgress(std::string progress) { progress_ = std::move(progress); }
   // Writes the state when due (see the contract).
   void Tick();
   // A new session: the next Tick() writes at once, and prunes.
@@ -55,6 +59,7 @@ class Heartbeat {
   double DueAt() const;
   void Write();
 
+  std::string progress_;
   JobSource* source_;
   Reporter* reporter_;
   Env* env_;

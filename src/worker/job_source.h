@@ -72,7 +72,8 @@ class JobSource {
     fleet::BeatState state = fleet::BeatState::kIdle;
     int64_t job_id = 0;  // the job in flight while busy, else 0
     std::string job_kind;
-    bool prune = false;  // also remove the rows of workers long gone
+    std::string progress;  // the job's (JSON, obs/progress.h), or ""
+    bool prune = false;    // also remove the rows of workers long gone
   };
   // Writes this worker's row of awc.workers.
   virtual Status Heartbeat(const Beat& beat) = 0;

@@ -65,8 +65,8 @@ Result<std::optional<queue::Reclaimed>> PgJobSource::ReleaseOrphan(
 }
 
 Status PgJobSource::Heartbeat(const Beat& beat) {
-  AWC_RETURN_IF_ERROR(
-      fleet::Beat(*conn_, me_, beat.state, beat.job_id, beat.job_kind));
+  AWC_RETURN_IF_ERROR(fleet::Beat(*conn_, me_, beat.state, beat.job_id,
+                                  beat.job_kind, beat.progress));
   if (beat.prune) AWC_RETURN_IF_ERROR(fleet::Prune(*conn_, me_).status());
   return Status::OK();
 }

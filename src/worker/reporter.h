@@ -36,6 +36,12 @@ class Reporter {
   // new job is reported, also one claimed while the previous was busy),
   // otherwise null.
   virtual void StateChanged(WorkerState state, const queue::Job* job) = 0;
+  // How far the running job has got, as one line (obs/progress.h); at
+  // most about once a second.
+  virtual void JobProgress(const queue::Job& job, const std::string& line) {
+    (void)job;
+    (void)line;
+  }
 
   // A database session was opened; `after_failures` when earlier attempts
   // to open one failed.

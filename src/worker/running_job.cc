@@ -9,6 +9,7 @@ RunningJob::RunningJob(const queue::Job& job, const WorkerDeps& deps,
     : job_(job),
       deps_(deps),
       heartbeat_(heartbeat),
+      started_(deps.env->NowMonotonic()),
       last_renew_(deps.env->NowMonotonic()) {}
 
 queue::Outcome RunningJob::Run() {
@@ -37,6 +38,16 @@ Status RunningJob::Checkpoint() {
   Status s = MaybeRenew();
   heartbeat_->Tick();
   return s;
+}
+
+void RunningJob::Progress(const obs::JobProgress& progress) {
+  double now = deps_.env->NowMonotonic();
+  double elapsed = now - started_;
+  heartbeat_->SetProgress(obs::ProgressJson(progress, elapsed));
+  // The title at most once a second: setproctitle rewrites the argv area.
+  if (last_progress_ >= 0 && now - last_progress_ < 1) return;
+  last_progress_ = now;
+  deps_.reporter->JobProgress(job_, obs::ProgressLine(progress, elapsed));
 }
 
 Status RunningJob::Pace(uint64_t bytes, uint64_t objects) {

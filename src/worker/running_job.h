@@ -61,6 +61,7 @@ class RunningJob : public handlers::JobContext {
   obs::Metrics& metrics() override { return *deps_.metrics; }
   Status Checkpoint() override;
   Status Pace(uint64_t bytes, uint64_t objects) override;
+  void Progress(const obs::JobProgress& progress) override;
 
  private:
   static void OnRenewTimer(struct ev_loop* loop, ev_timer* w, int revents);
@@ -75,6 +76,8 @@ class RunningJob : public handlers::JobContext {
   const queue::Job& job_;
   const WorkerDeps& deps_;
   Heartbeat* heartbeat_;
+  double started_;             // monotonic, when the handler began
+  double last_progress_ = -1;  // when the title last showed progress
   double last_renew_;
   bool lost_ = false;  // a renewal found the job no longer ours
 };

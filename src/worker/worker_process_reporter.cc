@@ -60,6 +60,13 @@ void WorkerProcessReporter::StateChanged(WorkerState state,
   setproctitle("-awc-worker: worker %d %s", slot_ + 1, what.c_str());
 }
 
+void WorkerProcessReporter::JobProgress(const queue::Job& job,
+                                        const std::string& line) {
+  setproctitle("-awc-worker: worker %d job %lld %s %s", slot_ + 1,
+               static_cast<long long>(job.id), TitleSafe(job.kind).c_str(),
+               line.c_str());
+}
+
 void WorkerProcessReporter::SetDbOk(bool ok) {
   status_->slot(slot_).db_ok.store(ok, std::memory_order_relaxed);
 }

@@ -43,6 +43,7 @@ class WorkerProcessReporter : public Reporter {
                         int slot, const handlers::Registry* registry);
 
   void StateChanged(WorkerState state, const queue::Job* job) override;
+  void JobProgress(const queue::Job& job, const std::string& line) override;
   void DatabaseConnected(bool after_failures) override;
   void DatabaseUnavailable(const Status& error, double retry_in_secs) override;
   void DatabaseError(std::string_view step, const Status& error,

@@ -131,6 +131,11 @@ LastMigrationUndo UndoOfLastMigration(int version, const std::string& owner) {
     case 17:  // inventory reconciliation's runs
       return {{"DROP TABLE awc.reconcile_runs"},
               "SELECT to_regclass('awc.reconcile_runs') IS NULL"};
+    case 18:  // the workers' progress
+      return {{"ALTER TABLE awc.workers DROP COLUMN progress"},
+              "SELECT NOT EXISTS (SELECT 1 FROM information_schema.columns "
+              "WHERE table_schema = 'awc' AND table_name = 'workers' AND "
+              "column_name = 'progress')"};
     case 15:  // file entries counted lazily
       return {{"DROP INDEX awc.objects_uncounted_idx",
                "ALTER TABLE awc.objects DROP COLUMN entries_counted"},

@@ -1,12 +1,16 @@
 // What awcctl shows of a real fleet: workers by host and slot with their
 // state and job, stats after a mix of jobs, health --fleet while it runs
-// and after it stopped.
+// and after it stopped, and a long scrub's progress.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <fstream>
 #include <set>
+#include <sstream>
 
 #include "common/json.h"
+#include "store/file_store.h"
+#include "tests/support/cas_fixture.h"
 #include "tests/support/harness.h"
 
 namespace awc::testing {
@@ -178,6 +182,79 @@ TEST_F(FleetVisibilityTest, ARestartedSlotReplacesItsRow) {
            db_.Scalar("SELECT string_agg(pid::text, ',') FROM awc.workers") ==
                std::to_string(kids[0]);
   })) << fleet.Stderr();
+}
+
+// A scrub held to the host's read budget runs for seconds: meanwhile its
+// worker's process title, `awcctl workers` and the console's overview say
+// how far it has got, at what rate and when it will be done.
+TEST_F(FleetVisibilityTest, ALongScrubShowsItsProgress) {
+  TempDir dir;
+  ASSERT_TRUE(InitStore("file://" + dir.path()));
+  auto store = store::NewFileStore(dir.path());
+  ASSERT_TRUE(store.ok());
+  CasFixture cas(db_, **store, "t1");
+  std::vector<CasFixture::Entry> entries;
+  for (int i = 0; i < 300; ++i) {
+    entries.push_back(cas.E("f" + std::to_string(1000 + i),
+                            cas.Blob("file " + std::to_string(i))));
+  }
+  int64_t snap = cas.Snapshot(cas.Manifest(entries));
+  DaemonProcess fleet(
+      FleetOptions(db_, 1,
+                   {{"AWC_CAS_URL", "file://" + dir.path()},
+                    {"AWC_WORKER_HEARTBEAT_SECS", "1"},
+                    {"AWC_WORKER_HEARTBEAT_TIMEOUT_SECS", "0"},
+                    {"AWC_SCRUB_BUDGET_OBJECTS_PER_SEC", "30"}}));
+  ASSERT_TRUE(fleet.WaitForEvent("supervisor running")) << fleet.Stderr();
+  int64_t v = db_.Enqueue("snapshot_validate",
+                          "{\"snapshot_id\": " + std::to_string(snap) + "}");
+  ASSERT_TRUE(WaitUntil([&] { return db_.JobState(v) == "COMPLETED"; }));
+  int64_t job = db_.Enqueue("snapshot_scrub",
+                            "{\"snapshot_id\": " + std::to_string(snap) + "}");
+  pid_t worker = fleet.ChildRunning(job);
+  ASSERT_GT(worker, 0) << fleet.Stderr();
+
+  // The title: the job, its share, the rate, the ETA.
+  std::string title;
+  ASSERT_TRUE(WaitUntil([&] {
+    std::ifstream in("/proc/" + std::to_string(worker) + "/cmdline");
+    std::stringstream b;
+    b << in.rdbuf();
+    title = b.str();
+    return title.find("% ") != std::string::npos &&
+           title.find(" eta ") != std::string::npos;
+  })) << title;
+  EXPECT_NE(title.find("job " + std::to_string(job) + " snapshot_scrub "),
+            std::string::npos)
+      << title;
+  // awcctl workers: the line, and the numbers in --json.
+  const json_t* row = nullptr;
+  JsonPtr doc;
+  ASSERT_TRUE(WaitUntil([&] {
+    doc = Json({"workers"});
+    const json_t* rows = json_object_get(doc.get(), "workers");
+    for (size_t i = 0; i < json_array_size(rows); ++i) {
+      const json_t* r = json_array_get(rows, i);
+      if (json_is_object(json_object_get(r, "progress"))) row = r;
+    }
+    return row != nullptr;
+  }));
+  const json_t* p = json_object_get(row, "progress");
+  EXPECT_EQ(json_integer_value(json_object_get(p, "objects_total")), 301);
+  EXPECT_GT(json_integer_value(json_object_get(p, "objects")), 0);
+  EXPECT_TRUE(json_is_number(json_object_get(p, "eta_secs")));
+  EXPECT_NE(Run({"workers"}).out.find("% "), std::string::npos);
+  EXPECT_NE(db_.Scalar("SELECT progress->>'line' FROM awc.workers WHERE "
+                       "job_id = $1",
+                       {std::to_string(job)}),
+            "NULL");
+  ASSERT_TRUE(WaitUntil([&] { return db_.JobState(job) == "COMPLETED"; }, 60));
+  // Done, the row says so no more.
+  ASSERT_TRUE(WaitUntil([&] {
+    return db_.Int(
+               "SELECT count(*) FROM awc.workers WHERE progress IS NOT "
+               "NULL") == 0;
+  }));
 }
 
 }  // namespace

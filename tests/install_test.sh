@@ -68,7 +68,7 @@ bash -c '
   [ "${COMPREPLY[*]}" = "list show cancel retry" ] ||
     { echo "awcctl jobs completes to: ${COMPREPLY[*]}" >&2; exit 1; }
   COMP_WORDS=("$1/bin/awcctl" store ""); COMP_CWORD=2; _awcctl
-  [ "${COMPREPLY[*]}" = "init" ] ||
+  [ "${COMPREPLY[*]}" = "init reconcile" ] ||
     { echo "awcctl store completes to: ${COMPREPLY[*]}" >&2; exit 1; }
   COMP_WORDS=("$1/bin/awcctl" dlq purge --o); COMP_CWORD=3; _awcctl
   [ "${COMPREPLY[*]}" = "--older-than" ] ||

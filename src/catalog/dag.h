@@ -48,7 +48,9 @@ namespace awc::catalog {
 // Takes the tenant's DAG lock until the caller's transaction ends; from
 // then on the transaction waits for a row lock at most half of
 // deadlock_timeout (then kTransient), so that against a producer holding
-// the same rows it is the worker that gives way. Taken before any row lock
+// the same rows it is the worker that gives way, and its statements, which
+// all reach their rows by key, are planned without sequential scans
+// whatever the statistics say. Taken before any row lock
 // the transaction needs, except a workspace's (retention, expiry).
 Status LockTenantDag(db::PgConn& conn, const std::string& tenant);
 

@@ -54,6 +54,10 @@ enum class MetricId {
   kReconcileOrphanBytes,
   kReconcileMissingObjects,
   kRepairs,
+  kScrubOldestUnverified,
+  kScrubVerifiedRatio,
+  kScrubRequiredRate,
+  kScrubBudgetRate,
   kStoreRequests,
   kStoreRequestDuration,
   kStoreBytesRead,
@@ -261,6 +265,34 @@ inline constexpr MetricFamily kMetricFamilies[] = {
              "store), corrupt (the repair store's bytes are not the object), "
              "refused (GC is deleting it).",
      .labels = {"result"}},
+    {.id = MetricId::kScrubOldestUnverified,
+     .name = "awc_scrub_oldest_unverified_seconds",
+     .type = MetricType::kGauge,
+     .help = "Seconds since the referenced object verified longest ago (or "
+             "never, since its upload) was verified; above "
+             "AWC_SCRUB_INTERVAL_SECS the coverage promise is broken. "
+             "Sampled hourly by the scrub planner.",
+     .source = MetricSource::kCell},
+    {.id = MetricId::kScrubVerifiedRatio,
+     .name = "awc_scrub_verified_ratio",
+     .type = MetricType::kGauge,
+     .help = "Share of the referenced objects verified within "
+             "AWC_SCRUB_INTERVAL_SECS, sampled hourly.",
+     .source = MetricSource::kCell},
+    {.id = MetricId::kScrubRequiredRate,
+     .name = "awc_scrub_required_bytes_per_second",
+     .type = MetricType::kGauge,
+     .help = "Bytes a second the fleet must verify to keep the coverage "
+             "promise: the referenced objects' bytes over "
+             "AWC_SCRUB_INTERVAL_SECS.",
+     .source = MetricSource::kCell},
+    {.id = MetricId::kScrubBudgetRate,
+     .name = "awc_scrub_budget_bytes_per_second",
+     .type = MetricType::kGauge,
+     .help = "The fleet's read budget for maintenance, bytes a second "
+             "(AWC_SCRUB_BUDGET_MB_PER_SEC times the hosts running "
+             "workers); 0: no budget.",
+     .source = MetricSource::kCell},
     {.id = MetricId::kStoreRequests,
      .name = "awc_store_requests_total",
      .type = MetricType::kCounter,

@@ -151,6 +151,15 @@ class Metrics {
   void CountRepair(std::string_view result) {
     Add(MetricId::kRepairs, {result});
   }
+  // The scrub planner's sample of the coverage promise.
+  void SetScrubCoverage(double oldest_unverified_secs, double verified_ratio,
+                        double required_bytes_per_sec,
+                        double budget_bytes_per_sec) {
+    Set(MetricId::kScrubOldestUnverified, {}, oldest_unverified_secs);
+    Set(MetricId::kScrubVerifiedRatio, {}, verified_ratio);
+    Set(MetricId::kScrubRequiredRate, {}, required_bytes_per_sec);
+    Set(MetricId::kScrubBudgetRate, {}, budget_bytes_per_sec);
+  }
   // What a stretch of an inventory reconciliation found.
   void CountReconciled(int64_t orphans, int64_t orphan_bytes, int64_t missing) {
     if (orphans > 0) Add(MetricId::kReconcileOrphans, {}, orphans);

@@ -116,6 +116,8 @@ scheduler::SchedulerOptions SchedulerOptionsFrom(
   o.retention_grace_secs = settings.retention_grace_secs;
   o.scrub_interval_secs = settings.scrub_interval_secs;
   o.scrub_max_per_run = settings.scrub_max_per_run;
+  o.scrub_budget_bytes_per_sec =
+      static_cast<double>(settings.scrub_budget_mb_per_sec) * 1e6;
   o.job_retention_secs = settings.job_retention_secs;
   o.dead_letter_retention_secs = settings.dead_letter_retention_secs;
   o.audit_retention_secs = settings.audit_retention_secs;

@@ -34,6 +34,7 @@ Status Plan(db::PgConn& conn, const DueSchedule& due, const std::string& kind,
   }
   report->due = planned->due;
   report->enqueued = planned->enqueued;
+  report->coverage = planned->coverage;
   return conn.Exec("RELEASE SAVEPOINT awc_plan").status();
 }
 
@@ -51,6 +52,17 @@ std::string RunReport::ResultJson() const {
           .Bool("complete", pruned->complete);
     } else {
       j.Int("due", due).Int("enqueued", enqueued);
+    }
+    if (coverage) {
+      JsonObject c;
+      c.Int("objects", coverage->objects)
+          .Int("verified", coverage->verified)
+          .Int("bytes", coverage->bytes)
+          .Num("oldest_unverified_s", coverage->oldest_unverified_secs)
+          .Num("required_bytes_per_sec", coverage->required_bytes_per_sec)
+          .Num("budget_bytes_per_sec", coverage->budget_bytes_per_sec)
+          .Bool("budget_enough", coverage->budget_enough());
+      j.Obj("coverage", c);
     }
   } else {
     j.Str("error", error);

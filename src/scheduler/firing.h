@@ -59,6 +59,7 @@ struct RunReport {
   bool ok = true;     // result "ok", else "error"
   std::string error;  // why not ok
   std::optional<PruneResult> pruned;
+  std::optional<ScrubCoverage> coverage;  // the scrub planner's sample
   double duration_secs = 0;
 
   const char* result() const { return ok ? "ok" : "error"; }

@@ -1,5 +1,7 @@
 #include "scheduler/planners.h"
 
+#include <algorithm>
+
 #include "handlers/gc_sweep.h"
 #include "handlers/snapshot_retain.h"
 #include "handlers/snapshot_scrub.h"
@@ -64,7 +66,7 @@ static_assert(EveryPlannerEnqueuesItsKind(),
               "schedule's, or has no statement");
 
 PlanResult FromRow(const db::PgResult& r) {
-  return {r.GetInt(0, 0), r.GetInt(0, 1)};
+  return {r.GetInt(0, 0), r.GetInt(0, 1), std::nullopt};
 }
 
 // Deletes with `statement` ($1 retention, $2 batch) batch after batch until
@@ -119,13 +121,41 @@ Result<PlanResult> RunPlanner(db::PgConn& conn, std::string_view name,
   } else if (name == "retain") {
     params = {limit};
   } else if (name == "scrub") {
-    params = {std::to_string(options.scrub_interval_secs),
+    params = {std::to_string(static_cast<int64_t>(
+                  static_cast<double>(options.scrub_interval_secs) *
+                  kScrubPlanShare)),
               std::to_string(options.scrub_max_per_run)};
   } else if (name == "validate") {
     params = {std::to_string(kValidateMinAgeSecs), limit};
   }
   AWC_ASSIGN_OR_RETURN(db::PgResult r, conn.Exec(statement, params));
-  return FromRow(r);
+  PlanResult out = FromRow(r);
+  if (name == "scrub") {
+    AWC_ASSIGN_OR_RETURN(out.coverage, SampleScrubCoverage(conn, options));
+  }
+  return out;
+}
+
+Result<ScrubCoverage> SampleScrubCoverage(db::PgConn& conn,
+                                          const SchedulerOptions& options) {
+  AWC_ASSIGN_OR_RETURN(
+      db::PgResult r, conn.Exec(sql::kScrubCoverage,
+                                {std::to_string(options.scrub_interval_secs)}));
+  ScrubCoverage c;
+  c.promise_secs = options.scrub_interval_secs;
+  c.objects = r.GetInt(0, 0);
+  c.verified = r.GetInt(0, 1);
+  c.bytes = r.GetInt(0, 2);
+  c.oldest_unverified_secs = r.GetDouble(0, 3);
+  c.hosts = r.GetInt(0, 4);
+  c.required_bytes_per_sec =
+      options.scrub_interval_secs > 0
+          ? static_cast<double>(c.bytes) /
+                static_cast<double>(options.scrub_interval_secs)
+          : 0;
+  c.budget_bytes_per_sec = options.scrub_budget_bytes_per_sec *
+                           static_cast<double>(std::max<int64_t>(c.hosts, 1));
+  return c;
 }
 
 Result<PlanResult> EnqueueScheduled(db::PgConn& conn, const std::string& name,
@@ -134,7 +164,7 @@ Result<PlanResult> EnqueueScheduled(db::PgConn& conn, const std::string& name,
   AWC_ASSIGN_OR_RETURN(
       db::PgResult r,
       conn.Exec(sql::kEnqueueScheduled, {kind, payload, "schedule:" + name}));
-  return PlanResult{1, r.rows()};
+  return PlanResult{1, r.rows(), std::nullopt};
 }
 
 Result<PruneResult> Prune(db::PgConn& conn, const SchedulerOptions& options,

@@ -18,6 +18,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -47,9 +48,38 @@ inline constexpr int64_t kValidateMinAgeSecs = 60;
 // Rows deleted per prune transaction.
 inline constexpr int64_t kPruneBatch = 1000;
 
+// The scrub coverage promise (docs/store.md, "The coverage promise"):
+// every object a snapshot references verified at least once every
+// AWC_SCRUB_INTERVAL_SECS, with the budget the fleet has.
+struct ScrubCoverage {
+  int64_t promise_secs = 0;           // AWC_SCRUB_INTERVAL_SECS
+  int64_t objects = 0;                // LIVE objects snapshots reference
+  int64_t verified = 0;               // of them, verified within the promise
+  int64_t bytes = 0;                  // their bytes
+  double oldest_unverified_secs = 0;  // since the oldest's last verification
+  int64_t hosts = 0;                  // hosts running workers
+  double required_bytes_per_sec = 0;  // bytes / the promise
+  double budget_bytes_per_sec = 0;    // a host's budget x hosts; 0: none
+  bool budget_enough() const {
+    return budget_bytes_per_sec <= 0 ||
+           budget_bytes_per_sec >= required_bytes_per_sec;
+  }
+  // Some object waited longer than the promise for its verification.
+  bool broken() const {
+    return objects > 0 &&
+           oldest_unverified_secs > static_cast<double>(promise_secs);
+  }
+};
+
+// The scrub planner plans each snapshot this share of the promise after
+// its last verification, so that its scrub has the rest to wait in the
+// queue and run at the budget's pace.
+inline constexpr double kScrubPlanShare = 0.9;
+
 struct PlanResult {
   int64_t due = 0;       // subjects found due
   int64_t enqueued = 0;  // jobs inserted; the others had a live job already
+  std::optional<ScrubCoverage> coverage;  // the scrub planner's sample
 };
 
 // The statement of built-in planner `name` (not prune); kInvalidArgument for
@@ -59,6 +89,10 @@ Result<const char*> PlannerStatement(std::string_view name);
 // Runs built-in planner `name` (not prune).
 Result<PlanResult> RunPlanner(db::PgConn& conn, std::string_view name,
                               const SchedulerOptions& options);
+
+// The coverage of the promise now (kScrubCoverage), and the budget it has.
+Result<ScrubCoverage> SampleScrubCoverage(db::PgConn& conn,
+                                          const SchedulerOptions& options);
 
 // An operator schedule's firing: one job of `kind` with `payload`, deduped
 // on "schedule:<name>".

@@ -22,7 +22,10 @@ struct SchedulerOptions {
   int64_t retention_grace_secs = 86400;      // AWC_RETENTION_GRACE_SECS
   int64_t scrub_interval_secs = 30 * 86400;  // AWC_SCRUB_INTERVAL_SECS
   int64_t scrub_max_per_run = 100;           // AWC_SCRUB_MAX_PER_RUN
-  int64_t job_retention_secs = 7 * 86400;    // AWC_JOB_RETENTION_SECS
+  // AWC_SCRUB_BUDGET_MB_PER_SEC in bytes: a host's read budget (0: none),
+  // which the scrub planner holds the coverage promise against.
+  double scrub_budget_bytes_per_sec = 0;
+  int64_t job_retention_secs = 7 * 86400;  // AWC_JOB_RETENTION_SECS
   int64_t dead_letter_retention_secs = 30 * 86400;
   // AWC_DEAD_LETTER_RETENTION_SECS
   int64_t audit_retention_secs =

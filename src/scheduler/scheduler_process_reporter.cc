@@ -67,6 +67,39 @@ void SchedulerProcessReporter::Ran(const RunReport& run) {
     metrics_->CountScheduleRun(run.schedule, run.result());
     metrics_->CountScheduleEnqueued(run.schedule, run.enqueued);
   }
+  if (run.coverage) CoverageSampled(*run.coverage);
+}
+
+void SchedulerProcessReporter::CoverageSampled(const ScrubCoverage& c) {
+  double ratio = c.objects > 0 ? static_cast<double>(c.verified) /
+                                     static_cast<double>(c.objects)
+                               : 1.0;
+  if (metrics_ != nullptr) {
+    metrics_->SetScrubCoverage(c.oldest_unverified_secs, ratio,
+                               c.required_bytes_per_sec,
+                               c.budget_bytes_per_sec);
+  }
+  // The planner cannot keep the promise with the budget it has: say so
+  // before objects age past it, and again once they have.
+  if (!c.budget_enough()) {
+    obs::Warn("scheduler",
+              "scrub budget too small for the coverage promise: raise "
+              "AWC_SCRUB_BUDGET_MB_PER_SEC or AWC_SCRUB_INTERVAL_SECS")
+        .Int("promise_s", c.promise_secs)
+        .Int("bytes", c.bytes)
+        .Num("required_bytes_per_sec", c.required_bytes_per_sec)
+        .Num("budget_bytes_per_sec", c.budget_bytes_per_sec)
+        .Emit();
+  }
+  if (c.broken()) {
+    obs::Warn("scheduler",
+              "scrub coverage promise broken: an object has "
+              "waited longer than AWC_SCRUB_INTERVAL_SECS")
+        .Int("promise_s", c.promise_secs)
+        .Num("oldest_unverified_s", c.oldest_unverified_secs)
+        .Num("verified_ratio", ratio)
+        .Emit();
+  }
 }
 
 void SchedulerProcessReporter::QueueSampled(

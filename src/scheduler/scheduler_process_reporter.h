@@ -29,6 +29,9 @@ class SchedulerProcessReporter : public SchedulerReporter {
   void RoleChanged(SchedulerRole role) override;
   void LeadershipLost(const std::string& during) override;
   void Ran(const RunReport& run) override;
+  // The scrub planner's sample: the gauges, and a warning when the promise
+  // cannot be kept or was not.
+  void CoverageSampled(const ScrubCoverage& coverage);
   void DatabaseError(const std::string& step, const Status& error) override;
   void QueueSampled(const std::vector<queue::Depth>& depth) override;
 

@@ -188,5 +188,41 @@ TEST_F(SchedulerReporterTest, ADepthSampleSetsEveryKnownKindAndUnknown) {
   EXPECT_TRUE(Events().empty());
 }
 
+// The scrub planner's sample: the four gauges, and a warning for a budget
+// too small for the promise and another for a promise already broken.
+TEST_F(SchedulerReporterTest, CoverageSetsTheGaugesAndWarnsWhenAtRisk) {
+  RunReport run;
+  run.schedule = "scrub";
+  ScrubCoverage c;
+  c.promise_secs = 30 * 86400;
+  c.objects = 1000;
+  c.verified = 990;
+  c.bytes = 2'592'000'000'000;  // 1 MB/s over 30 days
+  c.oldest_unverified_secs = 29 * 86400;
+  c.required_bytes_per_sec = 1e6;
+  c.budget_bytes_per_sec = 2e6;
+  run.coverage = c;
+  reporter_.Ran(run);
+  EXPECT_EQ(Events().size(), 1u);  // the run, nothing to warn about
+  using obs::MetricId;
+  using obs::testing::Read;
+  EXPECT_DOUBLE_EQ(Read(metrics_, MetricId::kScrubVerifiedRatio, {}), 0.99);
+  EXPECT_DOUBLE_EQ(Read(metrics_, MetricId::kScrubOldestUnverified, {}),
+                   29 * 86400);
+  EXPECT_DOUBLE_EQ(Read(metrics_, MetricId::kScrubRequiredRate, {}), 1e6);
+  EXPECT_DOUBLE_EQ(Read(metrics_, MetricId::kScrubBudgetRate, {}), 2e6);
+
+  c.budget_bytes_per_sec = 5e5;
+  c.oldest_unverified_secs = 31 * 86400;
+  run.coverage = c;
+  reporter_.Ran(run);
+  std::vector<JsonPtr> e = Events();
+  ASSERT_EQ(e.size(), 3u);
+  EXPECT_EQ(Str(e[1], "level"), "warn");
+  EXPECT_NE(Str(e[1], "msg").find("scrub budget too small"), std::string::npos);
+  EXPECT_NE(Str(e[2], "msg").find("coverage promise broken"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace awc::scheduler

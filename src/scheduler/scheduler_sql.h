@@ -176,9 +176,10 @@ inline constexpr const char* kLockTimeout = "lock_timeout";
   "    FROM due\n" AWC_DEDUPE_CONFLICT                   \
   "\n  RETURNING 1)\n"                                   \
   "SELECT (SELECT count(*) FROM due), (SELECT count(*) FROM ins)\n"
-#define AWC_ENQUEUE_DUE_SNAPSHOTS(kind)                                     \
-  AWC_ENQUEUE_DUE_SNAPSHOTS_WITH(kind, "jsonb_build_object('snapshot_id', " \
-                                       "id)")
+#define AWC_ENQUEUE_DUE_SNAPSHOTS(kind)                               \
+  AWC_ENQUEUE_DUE_SNAPSHOTS_WITH(kind,                                \
+                                 "jsonb_build_object('snapshot_id', " \
+                                 "id)")
 
 // gc: one gc_sweep per tenant that has objects.
 inline constexpr const char* kPlanGc =
@@ -286,10 +287,11 @@ due AS (
    LIMIT $1),
 )sql" AWC_ENQUEUE_DUE_SNAPSHOTS("snapshot_retain");
 
-// scrub: $1 interval seconds (AWC_SCRUB_INTERVAL_SECS), $2 limit
-// (AWC_SCRUB_MAX_PER_RUN). READY snapshots last verified (scrubbed, else
-// validated) before the interval, oldest first; each job skips the objects
-// verified within the interval (shared with a snapshot scrubbed or
+// scrub: $1 the planning horizon in seconds (the coverage promise,
+// AWC_SCRUB_INTERVAL_SECS, less the lead the scrubs get to run: planners.h),
+// $2 limit (AWC_SCRUB_MAX_PER_RUN). READY snapshots last verified
+// (scrubbed, else validated) before the horizon, oldest first; each job
+// skips the objects verified within it (shared with a snapshot scrubbed or
 // validated since), so a cycle reads each object once.
 inline constexpr const char* kPlanScrub =
     R"sql(
@@ -304,6 +306,24 @@ WITH due AS (
         "snapshot_scrub",
         "jsonb_build_object('snapshot_id', id, 'reverify_after_secs', "
         "($1::float8)::bigint)");
+
+// $1 the coverage promise in seconds (AWC_SCRUB_INTERVAL_SECS). The scrub
+// coverage of the fleet, sampled by the scrub planner: the LIVE objects
+// that snapshots reference, how many of them were verified within the
+// promise, their bytes, how long the one verified longest ago (or never,
+// since its upload) has waited, and how many hosts run workers now. A
+// pass over the referenced inventory, once an hour.
+inline constexpr const char* kScrubCoverage = R"sql(
+SELECT count(*),
+       count(*) FILTER (WHERE verified_at >= now() - make_interval(secs => $1::float8)),
+       coalesce(sum(size), 0)::int8,
+       coalesce(extract(epoch FROM now() - min(coalesce(verified_at, created_at))), 0)::float8,
+       (SELECT count(DISTINCT host) FROM awc.workers
+         WHERE state <> 'stopped'
+           AND heartbeat_at > clock_timestamp() - interval '60 seconds')
+  FROM awc.objects
+ WHERE state = 'LIVE' AND refs > 0
+)sql";
 
 // validate: $1 minimum age in seconds, $2 limit. VALIDATING snapshots older
 // than that with no PENDING or RUNNING validation job, whoever enqueued it

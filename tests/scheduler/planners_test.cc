@@ -34,7 +34,7 @@ class PlannersTest : public ::testing::Test {
     Result<scheduler::PlanResult> r =
         scheduler::RunPlanner(*conn_, name, options_);
     EXPECT_TRUE(r.ok()) << name << ": " << r.status().ToString();
-    return r.ok() ? *r : scheduler::PlanResult{-1, -1};
+    return r.ok() ? *r : scheduler::PlanResult{-1, -1, std::nullopt};
   }
   // The subjects of the jobs of `kind` (payload key `key`) and their
   // dedupe keys' ids, checked to agree.
@@ -243,12 +243,45 @@ TEST_F(PlannersTest, ScrubTakesTheLongestUnverifiedFirstUpToItsLimit) {
   EXPECT_EQ(r.enqueued, 1);
   EXPECT_EQ(Subjects("snapshot_scrub", "snapshot_id"),
             (Ids{four_days, three_days, scrubbed_two_days}));
-  // Each job skips what was verified within the interval: one cycle reads
-  // an object that snapshots share once.
+  // Each job skips what was verified within the planning horizon (the
+  // promise less the scrubs' lead): one cycle reads an object that
+  // snapshots share once.
   EXPECT_EQ(db_.Scalar("SELECT string_agg(DISTINCT "
                        "payload->>'reverify_after_secs', ',') FROM awc.jobs "
                        "WHERE kind = 'snapshot_scrub'"),
-            std::to_string(options_.scrub_interval_secs));
+            std::to_string(static_cast<int64_t>(
+                static_cast<double>(options_.scrub_interval_secs) *
+                scheduler::kScrubPlanShare)));
+}
+
+// Each firing of the scrub planner samples the promise: how much of the
+// referenced content was verified within it, the oldest wait, and the rate
+// the fleet needs against the budget it has.
+TEST_F(PlannersTest, TheScrubPlannerSamplesTheCoveragePromise) {
+  options_.scrub_interval_secs = 86400;
+  options_.scrub_budget_bytes_per_sec = 1;  // far too little
+  db_.Exec(
+      "INSERT INTO awc.objects (tenant_id, digest, size, refs, verified_at, "
+      "created_at) VALUES "
+      "('t1', 'sha256:' || repeat('1', 64), 86400, 1, now() - interval "
+      "'1 hour', now() - interval '9 days'), "
+      "('t1', 'sha256:' || repeat('2', 64), 86400, 2, NULL, now() - interval "
+      "'2 days'), "
+      "('t1', 'sha256:' || repeat('3', 64), 7, 0, NULL, now() - interval "
+      "'30 days')");  // unreferenced: not part of the promise
+  scheduler::PlanResult r = Plan("scrub");
+  ASSERT_TRUE(r.coverage.has_value());
+  const scheduler::ScrubCoverage& c = *r.coverage;
+  EXPECT_EQ(c.promise_secs, 86400);
+  EXPECT_GE(c.objects, 2);  // and the fixture's tree, when referenced
+  EXPECT_GE(c.bytes, 2 * 86400);
+  EXPECT_LT(c.verified, c.objects);
+  EXPECT_NEAR(c.oldest_unverified_secs, 2 * 86400, 60);
+  EXPECT_TRUE(c.broken());
+  EXPECT_GE(c.required_bytes_per_sec, 2.0);
+  EXPECT_FALSE(c.budget_enough());
+  options_.scrub_budget_bytes_per_sec = 0;  // no budget: never too small
+  EXPECT_TRUE(Plan("scrub").coverage->budget_enough());
 }
 
 TEST_F(PlannersTest, ValidateRescuesSnapshotsWithoutALiveValidationJob) {

@@ -19,8 +19,8 @@ namespace {
 
 // The keys that are not objects' named in the result and the audit event.
 constexpr size_t kMaxExamples = 10;
-// Suspects settled in one transaction at most (each costs a Head under the
-// tenant's DAG lock).
+// Suspects settled in one transaction at most (a Head each, asked all at
+// once, under the tenant's DAG lock).
 constexpr size_t kMaxSuspects = 100;
 
 std::string S(int64_t v) { return std::to_string(v); }
@@ -280,11 +280,25 @@ class Run {
         db::PgResult rows,
         conn_.Exec(sql::kLockSuspects,
                    {tenant_, db::ArrayLiteral(digests), S(started_us_)}));
-    std::vector<std::string> bad;
+    // The store asked about all of them at once (S3: concurrently).
+    std::vector<BadObject> locked;
+    std::vector<Result<uint64_t>> sizes;
+    std::vector<store::ObjectStore::HeadRequest> heads;
     for (int i = 0; i < rows.rows(); ++i) {
-      BadObject b{rows.GetString(i, 0),
-                  static_cast<uint64_t>(rows.GetInt(i, 1))};
-      Result<uint64_t> size = store_.Head(store::ObjectKey{tenant_, b.digest});
+      locked.push_back(
+          {rows.GetString(i, 0), static_cast<uint64_t>(rows.GetInt(i, 1))});
+      sizes.emplace_back(Status::Internal("not asked"));
+    }
+    for (size_t i = 0; i < locked.size(); ++i) {
+      heads.push_back(
+          {store::ObjectKey{tenant_, locked[i].digest},
+           [&sizes, i](Result<uint64_t> r) { sizes[i] = std::move(r); }});
+    }
+    store_.HeadMany(heads);
+    std::vector<std::string> bad;
+    for (size_t i = 0; i < locked.size(); ++i) {
+      const BadObject& b = locked[i];
+      const Result<uint64_t>& size = sizes[i];
       if (size.ok() && *size == b.size) continue;  // there after all
       if (!size.ok() && !size.status().IsNotFound()) return size.status();
       ++(size.ok() ? added->wrong_size : added->missing);

@@ -31,4 +31,8 @@ void ObjectStore::GetMany(std::vector<GetRequest>& requests) {
   for (GetRequest& r : requests) r.done(Get(r.key, r.sink));
 }
 
+void ObjectStore::HeadMany(std::vector<HeadRequest>& requests) {
+  for (HeadRequest& r : requests) r.done(Head(r.key));
+}
+
 }  // namespace awc::store

@@ -79,6 +79,15 @@ class ObjectStore {
   // The object's size, or kNotFound.
   virtual Result<uint64_t> Head(const ObjectKey& key) = 0;
 
+  struct HeadRequest {
+    ObjectKey key;
+    std::function<void(Result<uint64_t>)> done;  // called exactly once
+  };
+  // Head() of every request, as GetMany runs its requests: up to
+  // parallelism() at a time where the store can, one after another by
+  // default.
+  virtual void HeadMany(std::vector<HeadRequest>& requests);
+
   // Stores `data` as the object, atomically. Overwriting is allowed (the
   // content is the same by construction). The caller holds the bytes it
   // hashed: they are stored as given.

@@ -22,6 +22,9 @@ class ReadOnlyStore : public ObjectStore {
   Result<uint64_t> Head(const ObjectKey& key) override {
     return inner_->Head(key);
   }
+  void HeadMany(std::vector<HeadRequest>& requests) override {
+    inner_->HeadMany(requests);
+  }
   Status Put(const ObjectKey& key, std::string_view) override {
     return Refused("put " + key.digest);
   }

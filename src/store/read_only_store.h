@@ -2,9 +2,10 @@
 // replica, a backup or another region's bucket, and awc-worker never
 // writes to it or deletes from it (docs/store.md, "Repair").
 //
-// Contract: Get, GetMany, Head, List, ReadMarker and parallelism() are the
-// inner store's; Put, PutFile, DeleteMany and WriteMarker change nothing
-// and return kFailedPrecondition naming the store as read-only.
+// Contract: Get, GetMany, Head, HeadMany, List, ReadMarker and
+// parallelism() are the inner store's; Put, PutFile, DeleteMany and
+// WriteMarker change nothing and return kFailedPrecondition naming the
+// store as read-only.
 #ifndef AWC_STORE_READ_ONLY_STORE_H_
 #define AWC_STORE_READ_ONLY_STORE_H_
 

@@ -400,6 +400,27 @@ TEST_P(StoreConformanceTest, ListCallbackMayDeleteWhatItIsGiven) {
   EXPECT_TRUE(ListAll(store(), "t1").empty());
 }
 
+TEST_P(StoreConformanceTest, HeadManyCallsEachDoneOnceWithItsSize) {
+  ObjectKey a = KeyFor("t1", Pattern(10, 1));
+  ObjectKey b = KeyFor("t1", "");
+  ASSERT_TRUE(store()->Put(a, Pattern(10, 1)).ok());
+  ASSERT_TRUE(store()->Put(b, "").ok());
+  std::vector<ObjectKey> keys = {a, KeyFor("t1", "absent"), b};
+  std::vector<std::vector<Result<uint64_t>>> done(keys.size());
+  std::vector<ObjectStore::HeadRequest> requests;
+  for (size_t i = 0; i < keys.size(); ++i) {
+    requests.push_back(
+        {keys[i], [&done, i](Result<uint64_t> r) { done[i].push_back(r); }});
+  }
+  store()->HeadMany(requests);
+  for (const auto& d : done) ASSERT_EQ(d.size(), 1u);
+  ASSERT_TRUE(done[0][0].ok()) << done[0][0].status().ToString();
+  EXPECT_EQ(*done[0][0], 10u);
+  EXPECT_TRUE(done[1][0].status().IsNotFound());
+  ASSERT_TRUE(done[2][0].ok()) << done[2][0].status().ToString();
+  EXPECT_EQ(*done[2][0], 0u);
+}
+
 TEST_P(StoreConformanceTest, GetManyCallsEachDoneOnceWithItsStatus) {
   std::vector<std::string> datas = {Pattern(10, 1), Pattern(200 * kKiB, 2), "",
                                     Pattern(64 * kKiB, 4)};

@@ -83,6 +83,26 @@ void MeteredStore::GetMany(std::vector<GetRequest>& requests) {
   CountBytesRead(bytes);
 }
 
+void MeteredStore::HeadMany(std::vector<HeadRequest>& requests) {
+  const size_t n = requests.size();
+  const size_t parallel =
+      static_cast<size_t>(std::max(inner_->parallelism(), 1));
+  std::vector<double> started(n, env_->NowMonotonic());
+  size_t completed = 0;
+  std::vector<HeadRequest> metered(n);
+  for (size_t i = 0; i < n; ++i) {
+    metered[i].key = requests[i].key;
+    metered[i].done = [&, i](Result<uint64_t> r) {
+      double now = env_->NowMonotonic();
+      Count(store::StoreOp::kHead, store::StoreResultOf(r.status()),
+            now - started[i]);
+      if (size_t next = parallel + completed++; next < n) started[next] = now;
+      requests[i].done(std::move(r));
+    };
+  }
+  inner_->HeadMany(metered);
+}
+
 Result<uint64_t> MeteredStore::Head(const store::ObjectKey& key) {
   double started = env_->NowMonotonic();
   Result<uint64_t> r = inner_->Head(key);

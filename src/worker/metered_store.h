@@ -11,8 +11,8 @@
 //    and entries.
 //  - One request per call of Get, Head, Put and PutFile (op put), DeleteMany
 //    (op delete, however many batches the store makes of it) and List, and
-//    one per request of GetMany (op get). The store marker's reads and
-//    writes are not counted.
+//    one per request of GetMany (op get) and HeadMany (op head). The store
+//    marker's reads and writes are not counted.
 //  - The result is "aborted" when the caller's sink or List callback
 //    stopped the call by returning an error; otherwise the class of the
 //    returned Status (store::StoreResultOf). A DeleteMany that succeeded as a
@@ -20,10 +20,10 @@
 //  - The store's series appear with its first request: then every op and
 //    result of its store label (the URL's scheme) is declared, at 0.
 //  - The time runs from the call to its return on the Env's monotonic
-//    clock. A GetMany request counts from when the wrapped store can start
-//    it: the first parallelism() requests at once, each later one when an
-//    earlier one completes (stores start them in order, parallelism() at a
-//    time; object_store.h).
+//    clock. A GetMany or HeadMany request counts from when the wrapped
+//    store can start it: the first parallelism() requests at once, each later
+//    one when an earlier one completes (stores start them in order,
+//    parallelism() at a time; object_store.h).
 //  - Bytes read are the bytes handed to sinks.
 #ifndef AWC_WORKER_METERED_STORE_H_
 #define AWC_WORKER_METERED_STORE_H_
@@ -53,6 +53,7 @@ class MeteredStore : public store::ObjectStore {
              const store::ChunkSink& sink) override;
   void GetMany(std::vector<GetRequest>& requests) override;
   Result<uint64_t> Head(const store::ObjectKey& key) override;
+  void HeadMany(std::vector<HeadRequest>& requests) override;
   Status Put(const store::ObjectKey& key, std::string_view data) override;
   Status PutFile(const store::ObjectKey& key, const std::string& path) override;
   Result<std::vector<Status>> DeleteMany(

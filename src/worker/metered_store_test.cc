@@ -146,6 +146,16 @@ TEST_F(MeteredStoreTest, CountsEachCallByOpAndResultAndTheBytesRead) {
   EXPECT_TRUE(stopped.IsCorruption());
   EXPECT_EQ(*store.Head(key), 5u);
   EXPECT_TRUE(store.Head(missing).status().IsNotFound());
+  std::vector<Result<uint64_t>> heads;
+  std::vector<store::ObjectStore::HeadRequest> many;
+  for (const store::ObjectKey& k : {key, missing, key}) {
+    many.push_back({k, [&](Result<uint64_t> r) { heads.push_back(r); }});
+  }
+  store.HeadMany(many);
+  ASSERT_EQ(heads.size(), 3u);
+  EXPECT_EQ(*heads[0], 5u);
+  EXPECT_TRUE(heads[1].status().IsNotFound());
+  EXPECT_EQ(*heads[2], 5u);
   int listed = 0;
   ASSERT_TRUE(store
                   .List("t1", "",
@@ -165,8 +175,8 @@ TEST_F(MeteredStoreTest, CountsEachCallByOpAndResultAndTheBytesRead) {
   EXPECT_EQ(Requests(m, StoreOp::kGet, StoreResult::kNotFound), 1);
   EXPECT_EQ(Requests(m, StoreOp::kGet, StoreResult::kAborted), 1);
   EXPECT_EQ(Requests(m, StoreOp::kGet, StoreResult::kError), 0);
-  EXPECT_EQ(Requests(m, StoreOp::kHead, StoreResult::kOk), 1);
-  EXPECT_EQ(Requests(m, StoreOp::kHead, StoreResult::kNotFound), 1);
+  EXPECT_EQ(Requests(m, StoreOp::kHead, StoreResult::kOk), 3);
+  EXPECT_EQ(Requests(m, StoreOp::kHead, StoreResult::kNotFound), 2);
   EXPECT_EQ(Requests(m, StoreOp::kList, StoreResult::kOk), 1);
   EXPECT_EQ(Requests(m, StoreOp::kDelete, StoreResult::kOk), 1);
   // "hello" read whole once, and handed to the refusing sink once.

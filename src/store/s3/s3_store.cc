@@ -44,6 +44,7 @@ class S3Store final : public ObjectStore {
   Status Get(const ObjectKey& key, const ChunkSink& sink) override;
   void GetMany(std::vector<GetRequest>& requests) override;
   Result<uint64_t> Head(const ObjectKey& key) override;
+  void HeadMany(std::vector<HeadRequest>& requests) override;
   Status Put(const ObjectKey& key, std::string_view data) override;
   Status PutFile(const ObjectKey& key, const std::string& path) override;
   Result<std::vector<Status>> DeleteMany(
@@ -69,6 +70,20 @@ class S3Store final : public ObjectStore {
   }
   // Runs one transfer to its end.
   Status Run(Transfer& t);
+  // Runs n transfers, up to max_concurrency_ at once, started in order:
+  // `make(i, &t)` builds the i-th, `finish(i, status, t)` is called once
+  // for each as it ends, t null when `make` failed before building it;
+  // `finish` may call the store.
+  using MakeTransfer =
+      std::function<Status(size_t i, std::unique_ptr<Transfer>* t)>;
+  using FinishTransfer =
+      std::function<void(size_t i, Status result, const Transfer* t)>;
+  void RunMany(size_t n, const MakeTransfer& make,
+               const FinishTransfer& finish);
+  // A HEAD's answer: the object's size from the response (t is the HEAD,
+  // non-null when st is OK), kNotFound, or kFailedPrecondition when the
+  // bucket itself is missing.
+  Result<uint64_t> HeadSize(const ObjectKey& key, Status st, const Transfer* t);
   // Deletes names[begin, end) with one DeleteObjects request, filling
   // out[begin, end); an error hits the whole batch.
   Status DeleteBatch(const std::vector<std::string>& names,
@@ -119,8 +134,8 @@ Status S3Store::Get(const ObjectKey& key, const ChunkSink& sink) {
   return Run(t);
 }
 
-void S3Store::GetMany(std::vector<GetRequest>& requests) {
-  const size_t n = requests.size();
+void S3Store::RunMany(size_t n, const MakeTransfer& make,
+                      const FinishTransfer& finish) {
   std::vector<std::unique_ptr<Transfer>> transfers(n);
   size_t next = 0;
   size_t finished = 0;
@@ -128,36 +143,30 @@ void S3Store::GetMany(std::vector<GetRequest>& requests) {
   std::function<void()> fill = [&] {
     while (active < max_concurrency_ && next < n) {
       size_t i = next++;
-      const ObjectKey& key = requests[i].key;
-      if (Status bad = CheckKey(key); !bad.ok()) {
-        ++finished;
-        requests[i].done(bad);
-        continue;
+      Status st = make(i, &transfers[i]);
+      CURL* easy = nullptr;
+      if (st.ok()) {
+        easy = ev_->Acquire();
+        st = transfers[i]->Configure(easy);
       }
-      std::string name = addr_.ObjectName(key);
-      transfers[i] = std::make_unique<Transfer>(
-          options_, "GET", addr_.ObjectUrl(name), What("GET", key, name));
-      transfers[i]->StreamTo(&requests[i].sink);
-      CURL* easy = ev_->Acquire();
-      Status st = transfers[i]->Configure(easy);
       if (st.ok()) {
         st = ev_->Start(easy, [&, i, easy](CURLcode rc) {
           Status result = transfers[i]->Finish(rc);
           connections_ += transfers[i]->new_connections();
           ev_->Release(easy);
-          transfers[i].reset();
+          std::unique_ptr<Transfer> t = std::move(transfers[i]);
           --active;
           ++finished;
           if (result.ok()) bucket_seen_ = true;
-          requests[i].done(std::move(result));
+          finish(i, std::move(result), t.get());
           fill();
         });
       }
       if (!st.ok()) {
-        ev_->Release(easy);
-        transfers[i].reset();
+        if (easy != nullptr) ev_->Release(easy);
+        std::unique_ptr<Transfer> t = std::move(transfers[i]);
         ++finished;
-        requests[i].done(st);
+        finish(i, std::move(st), t.get());
         continue;
       }
       ++active;
@@ -165,6 +174,39 @@ void S3Store::GetMany(std::vector<GetRequest>& requests) {
   };
   fill();
   ev_->Wait([&] { return finished == n; });
+}
+
+void S3Store::GetMany(std::vector<GetRequest>& requests) {
+  RunMany(
+      requests.size(),
+      [&](size_t i, std::unique_ptr<Transfer>* t) -> Status {
+        const ObjectKey& key = requests[i].key;
+        AWC_RETURN_IF_ERROR(CheckKey(key));
+        std::string name = addr_.ObjectName(key);
+        *t = std::make_unique<Transfer>(options_, "GET", addr_.ObjectUrl(name),
+                                        What("GET", key, name));
+        (*t)->StreamTo(&requests[i].sink);
+        return Status::OK();
+      },
+      [&](size_t i, Status result, const Transfer*) {
+        requests[i].done(std::move(result));
+      });
+}
+
+void S3Store::HeadMany(std::vector<HeadRequest>& requests) {
+  RunMany(
+      requests.size(),
+      [&](size_t i, std::unique_ptr<Transfer>* t) -> Status {
+        const ObjectKey& key = requests[i].key;
+        AWC_RETURN_IF_ERROR(CheckKey(key));
+        std::string name = addr_.ObjectName(key);
+        *t = std::make_unique<Transfer>(options_, "HEAD", addr_.ObjectUrl(name),
+                                        What("HEAD", key, name));
+        return Status::OK();
+      },
+      [&](size_t i, Status result, const Transfer* t) {
+        requests[i].done(HeadSize(requests[i].key, std::move(result), t));
+      });
 }
 
 Status S3Store::CheckBucket() {
@@ -182,15 +224,21 @@ Result<uint64_t> S3Store::Head(const ObjectKey& key) {
   std::string name = addr_.ObjectName(key);
   Transfer t(options_, "HEAD", addr_.ObjectUrl(name), What("HEAD", key, name));
   Status st = Run(t);
+  return HeadSize(key, std::move(st), &t);
+}
+
+Result<uint64_t> S3Store::HeadSize(const ObjectKey& key, Status st,
+                                   const Transfer* t) {
   if (st.IsNotFound() && !bucket_seen_) {
     AWC_RETURN_IF_ERROR(CheckBucket());
   }
   if (!st.ok()) return st;
-  if (t.content_length() < 0) {
-    return Status::FailedPrecondition("s3 " + What("HEAD", key, name) +
+  if (t->content_length() < 0) {
+    return Status::FailedPrecondition("s3 " +
+                                      What("HEAD", key, addr_.ObjectName(key)) +
                                       ": the response has no Content-Length");
   }
-  return static_cast<uint64_t>(t.content_length());
+  return static_cast<uint64_t>(t->content_length());
 }
 
 Status S3Store::Put(const ObjectKey& key, std::string_view data) {

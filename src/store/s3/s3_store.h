@@ -2,13 +2,14 @@
 // AWS Signature V4 by libcurl (CURLOPT_AWS_SIGV4).
 //
 // Transfers run on libcurl's multi-socket API driven by the caller's libev
-// loop, up to S3Options::max_concurrency at once (GetMany). GET streams into
-// the sink; HEAD, PUT (from memory or a file), DeleteObjects (at most 1000
-// keys per request, Content-MD5 set) and ListObjectsV2 (paginated). Path-
-// style or virtual-host addressing (S3Options::force_path_style). Errors:
-// 404 / NoSuchKey -> kNotFound; 5xx, 429, SlowDown, timeouts and
-// connection failures -> kTransient; 403, NoSuchBucket and other 4xx ->
-// permanent (kFailedPrecondition). Credentials never appear in errors.
+// loop, up to S3Options::max_concurrency at once (GetMany, HeadMany). GET
+// streams into the sink; HEAD, PUT (from memory or a file), DeleteObjects
+// (at most 1000 keys per request, Content-MD5 set) and ListObjectsV2
+// (paginated). Path-style or virtual-host addressing
+// (S3Options::force_path_style). Errors: 404 / NoSuchKey -> kNotFound; 5xx,
+// 429, SlowDown, timeouts and connection failures -> kTransient; 403,
+// NoSuchBucket and other 4xx -> permanent (kFailedPrecondition).
+// Credentials never appear in errors.
 //
 // Contract details:
 //  - Every call blocks by running the loop (ev_run EVRUN_ONCE) until its
@@ -16,7 +17,8 @@
 //    A pending ev_break() of the loop does not survive such a nested run:
 //    stop loops with a flag that is checked between runs.
 //  - Sinks run inside libcurl callbacks and must not call the store;
-//    GetMany's `done` callbacks and List's `each` run outside them and may.
+//    GetMany's and HeadMany's `done` callbacks and List's `each` run
+//    outside them and may.
 //  - Head() of an absent object in a missing bucket is kFailedPrecondition,
 //    not kNotFound: a 404 to HEAD carries no error code, so the first one
 //    is checked against a HEAD of the bucket.

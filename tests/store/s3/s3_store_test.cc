@@ -150,6 +150,40 @@ TEST_F(S3StoreTest, GetManyOverlapsTransfers) {
             << " transfers\n";
 }
 
+TEST_F(S3StoreTest, HeadManyOverlapsRequestsAndAnswersEachWithItsSize) {
+  ObjectStore* store = Open(std::string("s3://") + kBucket,
+                            [](S3Options& s) { s.max_concurrency = 8; });
+  std::vector<ObjectKey> keys;
+  for (int i = 0; i < 40; ++i) {
+    std::string data = Pattern(100 + static_cast<size_t>(i), 300 + i);
+    keys.push_back(KeyOf("t1", data));
+    ASSERT_TRUE(store->Put(keys.back(), data).ok());
+  }
+  keys.push_back(KeyOf("t1", "absent"));
+  std::vector<std::vector<Result<uint64_t>>> done(keys.size());
+  std::vector<ObjectStore::HeadRequest> requests;
+  for (size_t i = 0; i < keys.size(); ++i) {
+    requests.push_back(
+        {keys[i], [&done, i](Result<uint64_t> r) { done[i].push_back(r); }});
+  }
+  int64_t before = GetS3Stats(*store).transfers;
+  store->HeadMany(requests);
+  for (size_t i = 0; i < keys.size(); ++i) {
+    ASSERT_EQ(done[i].size(), 1u) << "request " << i;
+    if (i + 1 < keys.size()) {
+      ASSERT_TRUE(done[i][0].ok()) << done[i][0].status().ToString();
+      EXPECT_EQ(*done[i][0], 100 + i);
+    } else {
+      EXPECT_TRUE(done[i][0].status().IsNotFound())
+          << done[i][0].status().ToString();
+    }
+  }
+  S3Stats stats = GetS3Stats(*store);
+  EXPECT_EQ(stats.transfers - before, static_cast<int64_t>(keys.size()));
+  EXPECT_GT(stats.max_in_flight, 1) << "HeadMany did not overlap requests";
+  EXPECT_LE(stats.max_in_flight, 8);
+}
+
 TEST_F(S3StoreTest, GetManyWithConcurrencyOneRunsOneAtATime) {
   ObjectStore* store = Open(std::string("s3://") + kBucket,
                             [](S3Options& s) { s.max_concurrency = 1; });

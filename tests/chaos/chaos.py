@@ -18,9 +18,15 @@ inserting, while a driver injects faults at random:
                      reads, deletes and commits) for 0.3-2 leases, then
                      SIGCONT: its lease may expire and the job move on
 
+The file fleet has a repair store (AWC_CAS_REPAIR_URL), a file:// replica
+the producer fills now and then with what the store has (workload.py), so
+that a scrub finding an object lost or damaged can repair some and not
+others.
+
 Then the faults stop, the queue drains, the producer validates what was
-left VALIDATING, scrubs every READY snapshot and sweeps every tenant once
-more, the fleets stop, and checks.py checks the invariants. The run prints
+left VALIDATING, reconciles every tenant's store with its inventory,
+scrubs every READY snapshot and sweeps every tenant once more, the fleets
+stop, and checks.py checks the invariants. The run prints
 its seed (CHAOS_SEED / --seed replays the same decisions), the faults by
 type, the jobs by kind and state, what was checked and every violation;
 it exits 1 on any violation. Standard library only.
@@ -72,6 +78,7 @@ class Run:
         self.testd = os.path.join(build, "tests", "awc-worker-testd")
         self.awcctl = os.path.join(build, "awcctl")
         self.store = os.path.join(self.work, "cas")
+        self.replica = os.path.join(self.work, "replica")
         self.pg = Cluster(self.work)
         # An empty settings file: nothing but this run's environment counts
         # (not a settings file installed on the machine).
@@ -86,9 +93,10 @@ class Run:
             self.pg.psql("postgres", f"CREATE DATABASE {db}")
             self.awcctl_run(db, "migrate")
         self.awcctl_run(FILE_DB, "store", "init", "file://" + self.store)
+        self.awcctl_run(FILE_DB, "store", "init", "file://" + self.replica)
         self.producer = Producer(self.rng, self.pg, FILE_DB, MEM_DB,
                                  self.store, self.awcctl, self.conf,
-                                 self.work, self.stats)
+                                 self.work, self.stats, self.replica)
         self.producer.setup()
         # No scheduler: every job of the run is the producer's, so that
         # each one can be accounted for.
@@ -101,6 +109,7 @@ class Run:
         self.file_fleet = Fleet("file-fleet", self.testd, {
             **common, "DATABASE_URL": self.pg.url(FILE_DB),
             "AWC_CAS_URL": "file://" + self.store,
+            "AWC_CAS_REPAIR_URL": "file://" + self.replica,
             "AWC_WORKER_ID": "chaos-file", "AWC_WORKER_CONCURRENCY": "3"},
             self.work)
         self.mem_fleet = Fleet("memory-fleet", self.testd, {
@@ -218,6 +227,8 @@ class Run:
                 p.bad_snapshot()
             if rng.random() < 0.02:
                 p.decay()
+            if rng.random() < 0.01:
+                p.replicate()
             if rng.random() < 0.05:
                 p.doomed_jobs()
             p.poll_imports()
@@ -283,6 +294,13 @@ class Run:
                 "snapshot_validate", [{"snapshot_id": s} for s in stuck],
                 "ok"))
             self.drain(deadline, "final validations")
+        # Reconciliation once every import has ended and the grace has
+        # passed: what a failed import left in the store is an orphan then
+        # (during the run it may be an upload on its way to its row).
+        time.sleep(2.2)
+        self.pg.psql(FILE_DB, enqueue_sql(
+            "store_reconcile", [{"tenant_id": t} for t in TENANTS], "ok"))
+        self.drain(deadline, "reconciliations")
         self.pg.psql(FILE_DB, "WITH j AS (INSERT INTO awc.jobs (kind, "
                      "payload) SELECT 'snapshot_scrub', jsonb_build_object("
                      "'snapshot_id', id) FROM awc.snapshots WHERE state = "
@@ -297,13 +315,14 @@ class Run:
 
     # ------------------------------------------------------------- summary
     def check(self):
-        c = Checker(self.pg, self.store)
+        c = Checker(self.pg, self.store, self.replica)
         for db in (FILE_DB, MEM_DB):
             jobs = c.jobs(db)
             c.effects(db, jobs)
             if db == FILE_DB:
                 snaps, live = c.snapshots(db)
                 c.gc_safety(db, live, snaps)
+                c.orphans(db)
                 c.audit(db, jobs, snaps)
         for f in self.fleets:
             for line in sanitizer_reports(f):

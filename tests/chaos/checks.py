@@ -18,12 +18,17 @@ closures  READY: the store holds the whole closure, every object hashing to
           bad digests are exactly the closure's bad objects, all pinned.
           FAILED: only snapshots made to fail, with the failure code they
           were made with. No snapshot is left VALIDATING.
+repair    a snapshot whose own object the suite damaged or deleted is
+          READY only if that object was repaired (an object.repaired
+          event) and is whole again, or DEGRADED with it among its bad
+          objects; never DEGRADED over an object the replica holds whole.
 gc        every object in the closure of a VALIDATING, READY or DEGRADED
           snapshot, or its root, or pinned, is in the store; every LIVE
-          inventory row's object is in the store (with its content, unless
-          the suite decayed it); no epoch is left open or ABORTED; every
+          inventory row's object is in the store (with its content), unless
+          the suite decayed or deleted it; no epoch is left open or ABORTED; every
           reference count is what the recorded DAG gives, and no referenced
-          object is anything but LIVE.
+          object is anything but LIVE. After the final reconciliation
+          and sweeps, every object in the store is in the inventory.
 audit     replaying each snapshot's and workspace's audit events from the
           initial state gives its current state; a snapshot released
           without an event of its own was released by its workspace's
@@ -49,7 +54,9 @@ EVENT_JOB_KIND = {"snapshot.validate": "snapshot_validate",
                   "workspace.expiring": "workspace_expire",
                   "workspace.renewed": "workspace_expire",
                   "workspace.expired": "workspace_expire",
-                  "gc.epoch": "gc_sweep"}
+                  "gc.epoch": "gc_sweep",
+                  "store.reconcile": "store_reconcile"}
+FAULTED = ("decayed", "lost")  # what the suite did to a snapshot's object
 
 
 def rows(pg, db, sql):
@@ -61,9 +68,10 @@ def num(text):
 
 
 class Checker:
-    def __init__(self, pg, store_root):
+    def __init__(self, pg, store_root, replica_root=None):
         self.pg = pg
         self.store = store_root
+        self.replica = replica_root
         self.violations = []
         self.counts = Counter()
         self.jobs_by = Counter()  # (db, kind, state)
@@ -167,10 +175,10 @@ class Checker:
             self.bad(f"{db}: effects of job {jid}, which is no test_effect")
 
     # ----------------------------------------------------------- the store
-    def read_object(self, tenant, digest):
-        """The object's bytes, or None when the store has no regular file
-        at its key."""
-        path = object_path(self.store, tenant, digest)
+    def read_object(self, tenant, digest, root=None):
+        """The object's bytes, or None when the store (or `root`) has no
+        regular file at its key."""
+        path = object_path(root or self.store, tenant, digest)
         if os.path.islink(path) or not os.path.isfile(path):
             return None
         with open(path, "rb") as f:
@@ -213,14 +221,15 @@ class Checker:
                       "coalesce(s.workspace_id, 0), s.root_digest, s.state, "
                       "coalesce(s.failure::text, ''), s.object_count, "
                       "s.byte_count, extract(epoch FROM s.released_at), "
-                      "coalesce(e.expect, 'good') FROM awc.snapshots s LEFT "
+                      "coalesce(e.expect, 'good'), coalesce(e.own_digest, "
+                      "'') FROM awc.snapshots s LEFT "
                       "JOIN awc_test.expect_snapshot e ON e.snapshot_id = s.id"):
             snaps[int(r[0])] = {
                 "tenant": r[1], "ws": int(r[2]), "root": r[3], "state": r[4],
                 "failure": json.loads(r[5]) if r[5] else {},
                 "objects": int(r[6]) if r[6] else None,
                 "bytes": int(r[7]) if r[7] else None,
-                "released": num(r[8]), "expect": r[9]}
+                "released": num(r[8]), "expect": r[9], "own": r[10]}
         closure = defaultdict(set)
         for sid, d in rows(self.pg, db, "SELECT snapshot_id, digest FROM "
                            "awc.snapshot_objects"):
@@ -229,6 +238,9 @@ class Checker:
         for t, d in rows(self.pg, db, "SELECT tenant_id, digest FROM "
                          "awc.gc_pins"):
             pins[t].add(d)
+        repaired = {d for (d,) in rows(
+            self.pg, db, "SELECT substr(subject, 8) FROM awc.audit_events "
+            "WHERE event = 'object.repaired'")}
         live = defaultdict(set)  # tenant -> digests GC must keep
         for sid, s in sorted(snaps.items()):
             self.counts[f"snapshots checked: {s['state']}"] += 1
@@ -255,7 +267,12 @@ class Checker:
                         v or 0 for v in seen.values()):
                     self.bad(f"{what}: counts {s['objects']}/{s['bytes']} "
                              "differ from its closure")
-                if exp not in ("good",):
+                if exp in FAULTED:
+                    self.counts[f"snapshots {exp} and repaired"] += 1
+                    if s["own"] not in repaired:
+                        self.bad(f"{what}: READY without a repair of "
+                                 f"{s['own']}")
+                elif exp != "good":
                     self.bad(f"{what}: READY, expected {exp}")
             elif st == "DEGRADED":
                 badset = set()
@@ -271,8 +288,15 @@ class Checker:
                              f"recorded {sorted(listed)}")
                 if not closure[sid] <= pins[s["tenant"]]:
                     self.bad(f"{what}: its closure is not all pinned")
-                if exp != "decayed":
+                if exp not in FAULTED:
                     self.bad(f"{what}: DEGRADED, but nothing of it decayed")
+                self.counts[f"snapshots {exp} and DEGRADED"] += 1
+                for d in sorted(listed):
+                    copy = self.read_object(s["tenant"], d, self.replica)
+                    if copy is not None and "sha256:" + hashlib.sha256(
+                            copy).hexdigest() == d:
+                        self.bad(f"{what}: DEGRADED over {d}, which the "
+                                 "replica holds whole")
             elif st == "FAILED":
                 code = s["failure"].get("code")
                 if exp != f"failed:{code}":
@@ -282,15 +306,16 @@ class Checker:
         return snaps, live
 
     def gc_safety(self, db, live, snaps):
+        # The objects the suite damaged or deleted itself.
         decayed = set(tuple(r) for r in rows(
             self.pg, db, "SELECT s.tenant_id, e.own_digest FROM "
             "awc_test.expect_snapshot e JOIN awc.snapshots s ON "
-            "s.id = e.snapshot_id WHERE e.expect = 'decayed'"))
+            "s.id = e.snapshot_id WHERE e.expect IN ('decayed', 'lost')"))
         for t, ds in live.items():
             for d in sorted(ds):
                 self.counts["live objects checked present"] += 1
                 path = object_path(self.store, t, d)
-                if not os.path.isfile(path):
+                if not os.path.isfile(path) and (t, d) not in decayed:
                     self.bad(f"GC safety: live object {t}/{d} is not in the "
                              "store")
         for t, d, size, state in rows(self.pg, db, "SELECT tenant_id, digest, "
@@ -301,7 +326,8 @@ class Checker:
                 continue
             data = self.read_object(t, d)
             if data is None:
-                self.bad(f"inventory: LIVE {t}/{d} is not in the store")
+                if (t, d) not in decayed:
+                    self.bad(f"inventory: LIVE {t}/{d} is not in the store")
             elif (t, d) not in decayed and (
                     len(data) != int(size) or
                     "sha256:" + hashlib.sha256(data).hexdigest() != d):
@@ -339,14 +365,58 @@ class Checker:
                 self.bad(f"references: {t}/{d} is referenced or held and "
                          f"{state}")
 
+    def orphans(self, db):
+        """Every object in the store is in the inventory: reconciliation
+        registered what failed imports left, and GC deleted it."""
+        known = {(t, d) for t, d in rows(self.pg, db, "SELECT tenant_id, "
+                                           "digest FROM awc.objects")}
+        for tenant in os.listdir(self.store):
+            top = os.path.join(self.store, tenant, "sha256")
+            for d, _, files in os.walk(top):
+                for name in files:
+                    if len(name) != 64:
+                        continue
+                    self.counts["store objects checked registered"] += 1
+                    if (tenant, "sha256:" + name) not in known:
+                        self.bad(f"orphan: {tenant}/sha256:{name} is in the "
+                                 "store and not in the inventory")
+        for (result,) in rows(self.pg, db, "SELECT result::text FROM "
+                              "awc.jobs WHERE kind = 'store_reconcile' AND "
+                              "state = 'COMPLETED'"):
+            r = json.loads(result)
+            self.counts["orphans registered by reconciliation"] += int(
+                r.get("orphans", 0))
+            self.counts["objects missing found by reconciliation"] += int(
+                r.get("missing", 0))
+
     # --------------------------------------------------------------- audit
+    @staticmethod
+    def made_by(ev, subject, data, tenant, epochs):
+        """The (job kind, job subject) whose run writes this event."""
+        kind, sid = subject.split("/", 1)
+        if kind == "gc_epoch" and int(sid) in epochs:
+            return "gc_sweep", f"tenant/{epochs[int(sid)][1]}"
+        if ev.startswith("object.repair"):
+            # By the job that found the object bad, of a snapshot or (a
+            # reconciliation) of the tenant.
+            return data.get("found_by"), (
+                f"snapshot/{data['snapshot_id']}" if "snapshot_id" in data
+                else f"tenant/{tenant}")
+        if "found_by_reconcile" in data:
+            return "store_reconcile", f"tenant/{tenant}"
+        if "found_by" in data:  # degraded by another snapshot's scrub
+            return "snapshot_scrub", f"snapshot/{data['found_by']}"
+        return EVENT_JOB_KIND.get(ev), subject
+
     def audit(self, db, jobs, snaps):
         events = defaultdict(list)
+        tenant_of = {}
         for r in rows(self.pg, db, "SELECT id, event, subject, data::text, "
-                      "extract(epoch FROM created_at) FROM awc.audit_events "
-                      "ORDER BY id"):
+                      "extract(epoch FROM created_at), coalesce(tenant_id, "
+                      "'') FROM awc.audit_events ORDER BY id"):
             events[r[2]].append((int(r[0]), r[1], json.loads(r[3]),
                                  float(r[4])))
+            tenant_of[int(r[0])] = r[5]
         self.counts["audit events checked"] = sum(map(len, events.values()))
         # Job lives per (kind, subject) for the "within a job" rule.
         lives = defaultdict(list)
@@ -366,15 +436,15 @@ class Checker:
         for subject, evs in events.items():
             kind, sid = subject.split("/")
             for eid, ev, data, at in evs:
-                jsubj = (f"tenant/{epochs[int(sid)][1]}" if kind == "gc_epoch"
-                         and int(sid) in epochs else subject)
-                spans = lives.get((EVENT_JOB_KIND.get(ev), jsubj), [])
+                jkind, jsubj = self.made_by(ev, subject, data,
+                                            tenant_of[eid], epochs)
+                spans = lives.get((jkind, jsubj), [])
                 if not any(c <= at and (f is None or at <= f)
                            for c, f in spans):
                     self.bad(f"audit event {eid} ({ev} of {subject}) at "
                              f"{at:.6f} is outside the life of every "
-                             f"{EVENT_JOB_KIND.get(ev)} job of it: ran after "
-                             "being recorded")
+                             f"{jkind} job of {jsubj}: ran after being "
+                             "recorded")
             if kind == "workspace":
                 state = "ACTIVE"
                 for eid, ev, data, at in evs:
@@ -402,6 +472,7 @@ class Checker:
                             "FAILED",
                         ("snapshot.scrub", "READY", "clean"): "READY",
                         ("snapshot.scrub", "READY", "degraded"): "DEGRADED",
+                        ("snapshot.scrub", "DEGRADED", "restored"): "READY",
                         ("snapshot.released", "READY", ""): "RELEASED"}.get(
                             (ev, state, v))
                 if step is None:

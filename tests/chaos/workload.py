@@ -7,7 +7,11 @@ trees so that validations trust them and imports reuse them by their top), snaps
 (a root that was never uploaded, a root that is no manifest), workspace TTL
 moves, scrub / retain / expire / gc_sweep jobs on random subjects, fenced
 test_effect jobs, deliberately malformed jobs, and now and then a flipped
-byte in a READY snapshot's own object (decay for scrub to find). On the
+byte in, or the loss of, a READY snapshot's own object (decay for scrub to
+find). A replica of the store (the fleet's repair store) is brought up to
+date now and then by copying what the store has that it lacks, as an
+asynchronous replication would: an object damaged before its copy was made
+reaches the replica damaged, one damaged after it can be repaired. On the
 memory:// fleet's database: test_effect, test_fail, test_retry and
 test_crash jobs (queue semantics only; that store holds nothing).
 
@@ -68,12 +72,13 @@ def enqueue_sql(kind, payloads, expect, max_attempts=5, delay_secs=0):
 
 class Producer:
     def __init__(self, rng, cluster, file_db, mem_db, store_root, awcctl,
-                 conf, workdir, stats):
+                 conf, workdir, stats, replica_root):
         self.rng = rng
         self.pg = cluster
         self.file_db = file_db
         self.mem_db = mem_db
         self.store = store_root
+        self.replica = replica_root
         self.awcctl = awcctl
         self.trees = os.path.join(workdir, "trees")
         os.mkdir(self.trees)
@@ -230,8 +235,9 @@ class Producer:
                    "SELECT id, 'ok' FROM j; COMMIT;", "careless snapshots")
 
     def decay(self):
-        """Flips a byte of a READY snapshot's own object (no other snapshot
-        has it), after recording that the snapshot is expected to decay."""
+        """Flips a byte of, or deletes, a READY snapshot's own object (no
+        other snapshot has it), after recording that the snapshot is
+        expected to decay ('decayed' or 'lost')."""
         rows = self._exec(self.file_db, "SELECT e.snapshot_id, s.tenant_id, "
                           "e.own_digest FROM awc_test.expect_snapshot e JOIN "
                           "awc.snapshots s ON s.id = e.snapshot_id WHERE "
@@ -240,16 +246,49 @@ class Producer:
         if not rows:
             return
         sid, tenant, own = self.rng.choice(rows)
+        lose = self.rng.random() < 0.4
+        how = "lost" if lose else "decayed"
         if self._exec(self.file_db, "UPDATE awc_test.expect_snapshot SET "
-                      f"expect = 'decayed' WHERE snapshot_id = {sid}",
+                      f"expect = '{how}' WHERE snapshot_id = {sid}",
                       "producer writes") is None:
             return
         path = object_path(self.store, tenant, own)
+        if lose:
+            os.unlink(path)
+            self.stats["objects lost"] += 1
+            return
         with open(path, "r+b") as f:
             b = f.read(1)
             f.seek(0)
             f.write(bytes([b[0] ^ 0x5A]))
         self.stats["objects decayed"] += 1
+
+    def replicate(self):
+        """Copies into the replica every object of the store it lacks, as
+        the store holds it now (a damaged one damaged)."""
+        copied = 0
+        for tenant in TENANTS:
+            top = os.path.join(self.store, tenant)
+            for d, _, files in os.walk(top):
+                for name in files:
+                    if len(name) != 64:  # a write in progress, a marker
+                        continue
+                    src = os.path.join(d, name)
+                    dst = os.path.join(self.replica,
+                                       os.path.relpath(src, self.store))
+                    if os.path.exists(dst):
+                        continue
+                    try:
+                        with open(src, "rb") as f:
+                            data = f.read()
+                    except FileNotFoundError:  # GC deleted it meanwhile
+                        continue
+                    os.makedirs(os.path.dirname(dst), exist_ok=True)
+                    with open(dst + ".tmp", "wb") as f:
+                        f.write(data)
+                    os.rename(dst + ".tmp", dst)
+                    copied += 1
+        self.stats["objects copied to the replica"] += copied
 
     # ---------------------------------------------------------------- jobs
     def storage_jobs(self):

@@ -29,7 +29,10 @@ not at PostgreSQL's default durability) and measures:
      changed between imports, validated and scrubbed by awc-worker beside
      the daemon of the commit before the content DAG, over file:// and
      s3:// (storage_dedup.py); a GC epoch over one DAG shared by 20
-     snapshots against part 3's tenant (storage_dedup_gc.py).
+     snapshots against part 3's tenant (storage_dedup_gc.py);
+  7. reconcile: one store_reconcile job over a tenant of 1M keys, over
+     file:// and s3:// behind the latency proxy, keys/s and peak RSS,
+     beside the bare listing (storage_reconcile.py).
 
 Every configuration runs --repeat times, interleaved; tables show the
 median and every run. Standard library only.
@@ -51,6 +54,7 @@ from storage_dedup import dedup_part  # noqa: E402
 from storage_dedup_gc import dedup_gc_part  # noqa: E402
 from storage_file import file_part  # noqa: E402
 from storage_gc import gc_part  # noqa: E402
+from storage_reconcile import reconcile_part  # noqa: E402
 from storage_report import machine_info, report  # noqa: E402
 from storage_s3 import s3_latency_part, s3_part  # noqa: E402
 from storage_scale import scale_part  # noqa: E402
@@ -62,9 +66,9 @@ def main():
     ap.add_argument("--build-dir", required=True)
     here = os.path.dirname(os.path.abspath(__file__))
     ap.add_argument("--parts", default=os.environ.get(
-        "BENCH_STORAGE_PARTS", "file s3 gc scale s3-latency dedup"),
+        "BENCH_STORAGE_PARTS", "file s3 gc scale s3-latency dedup reconcile"),
         help="which parts (BENCH_STORAGE_PARTS, 'file s3 gc scale "
-             "s3-latency dedup')")
+             "s3-latency dedup reconcile')")
     ap.add_argument("--repeat", type=int,
                     default=env_int("BENCH_STORAGE_REPEAT", 3))
     ap.add_argument("--file-mib", type=int,
@@ -139,6 +143,12 @@ def main():
                     default=os.environ.get("BENCH_DEDUP_BASELINE_BUILD", ""),
                     help="a build of awc-worker and awcctl before the content "
                          "DAG (BENCH_DEDUP_BASELINE_BUILD)")
+    ap.add_argument("--reconcile-keys", type=int,
+                    default=env_int("BENCH_RECONCILE_KEYS", 1000000),
+                    help="part 7's tenant over file://")
+    ap.add_argument("--reconcile-s3-keys", type=int,
+                    default=env_int("BENCH_RECONCILE_S3_KEYS", 1000000),
+                    help="part 7's tenant over s3:// (0: no s3 half)")
     ap.add_argument("--s3rver", default=os.environ.get("AWC_S3RVER") or
                     os.path.join(os.path.dirname(here), "build-deps",
                                  "node_modules", "s3rver", "bin", "s3rver.js"))
@@ -169,11 +179,12 @@ def main():
         a.dedup_gc_sizes = [n for n in a.dedup_gc_sizes if n > 0]
         if dedup_r is not None and a.dedup_gc_sizes:
             dedup_r["gc"] = dedup_gc_part(bench)
+        rec_r = reconcile_part(bench) if "reconcile" in parts else None
     finally:
         shutil.rmtree(bench.workdir, ignore_errors=True)
 
     write_report(report(a, header, bench.notes, file_r, s3_r, gc_r, scale_r,
-                        s3l_r, dedup_r),
+                        s3l_r, dedup_r, rec_r),
                  started,
                  results)
 

@@ -410,9 +410,10 @@ def s3_latency_part(a, r):
 
 
 def report(a, header, notes, file_r, s3_r, gc_r, scale_r=None, s3l_r=None,
-           dedup_r=None):
+           dedup_r=None, rec_r=None):
     # Imported here: storage_dedup_report uses this module's helpers.
     from storage_dedup_report import dedup_part
+    from storage_reconcile import report_lines as reconcile_part
     out = ["awc-worker storage benchmarks (bench/storage_bench.py, "
            "make bench-storage)", ""]
     out += header
@@ -424,7 +425,7 @@ def report(a, header, notes, file_r, s3_r, gc_r, scale_r=None, s3l_r=None,
         out.append("")
     for part, r in ((file_part, file_r), (s3_part, s3_r), (gc_part, gc_r),
                     (scale_part, scale_r), (s3_latency_part, s3l_r),
-                    (dedup_part, dedup_r)):
+                    (dedup_part, dedup_r), (reconcile_part, rec_r)):
         if r:
             out += part(a, r)
     return out

@@ -173,7 +173,7 @@ fired=
 for _ in $(seq 1 300); do
   n=$(psql -X -tA -d "$db" -c "SELECT count(*) FROM awc.schedules
         WHERE builtin AND last_result ->> 'result' = 'ok'" 2>/dev/null || true)
-  if [ "$n" = 6 ] && pgrep -u awc-worker -f '^awc-worker: scheduler leader' \
+  if [ "$n" = 7 ] && pgrep -u awc-worker -f '^awc-worker: scheduler leader' \
        >/dev/null; then
     fired=yes
     break

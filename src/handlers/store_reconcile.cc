@@ -3,7 +3,6 @@
 #include <string>
 
 #include "catalog/snapshot_verdict.h"
-#include "common/json.h"
 #include "handlers/object_repair.h"
 #include "handlers/outcomes.h"
 #include "obs/log.h"
@@ -83,21 +82,7 @@ queue::Outcome ReconcileTenant(JobContext& ctx, const TenantPayload& p) {
         kHeldElsewhereRetrySecs,
         "the tenant's reconciliation is held by " + report->holder);
   }
-  JsonObject result;
-  result.Int("run_id", report->run_id)
-      .Bool("resumed", report->resumed)
-      .Int("listed", report->listed)
-      .Int("objects", report->objects)
-      .Int("orphans", report->orphans)
-      .Int("orphan_bytes", report->orphan_bytes)
-      .Int("young_orphans", report->young_orphans)
-      .Int("missing", report->missing)
-      .Int("wrong_size", report->wrong_size)
-      .Int("repaired", report->repaired)
-      .Int("degraded", report->degraded)
-      .Int("other_keys", report->other_keys)
-      .Strs("other_examples", report->other_examples);
-  return queue::Outcome::Complete(result.Dump());
+  return queue::Outcome::Complete(reconcile::ReportJson(*report));
 }
 
 }  // namespace awc::handlers

@@ -360,21 +360,8 @@ class Run {
   }
 
   Status Audit() {
-    JsonObject data;
-    data.Int("run_id", report_.run_id)
-        .Int("listed", report_.listed)
-        .Int("objects", report_.objects)
-        .Int("orphans", report_.orphans)
-        .Int("orphan_bytes", report_.orphan_bytes)
-        .Int("young_orphans", report_.young_orphans)
-        .Int("missing", report_.missing)
-        .Int("wrong_size", report_.wrong_size)
-        .Int("repaired", report_.repaired)
-        .Int("degraded", report_.degraded)
-        .Int("other_keys", report_.other_keys)
-        .Strs("other_examples", report_.other_examples);
     return catalog::RecordAudit(conn_, tenant_, "store.reconcile",
-                                "tenant/" + tenant_, data.Dump());
+                                "tenant/" + tenant_, ReportJson(report_));
   }
 
   db::PgConn& conn_;
@@ -401,6 +388,24 @@ class Run {
 };
 
 }  // namespace
+
+std::string ReportJson(const ReconcileReport& r) {
+  JsonObject j;
+  j.Int("run_id", r.run_id)
+      .Bool("resumed", r.resumed)
+      .Int("listed", r.listed)
+      .Int("objects", r.objects)
+      .Int("orphans", r.orphans)
+      .Int("orphan_bytes", r.orphan_bytes)
+      .Int("young_orphans", r.young_orphans)
+      .Int("missing", r.missing)
+      .Int("wrong_size", r.wrong_size)
+      .Int("repaired", r.repaired)
+      .Int("degraded", r.degraded)
+      .Int("other_keys", r.other_keys)
+      .Strs("other_examples", r.other_examples);
+  return j.Dump();
+}
 
 Result<ReconcileReport> RunReconcile(
     db::PgConn& conn, store::ObjectStore& store, const std::string& tenant,

@@ -88,6 +88,10 @@ struct ReconcileReport {
   int64_t degraded = 0;       // snapshots made DEGRADED
 };
 
+// The run's counts as JSON: the job's result and its store.reconcile audit
+// event carry the same object.
+std::string ReportJson(const ReconcileReport& report);
+
 // `checkpoint` is called at every flush (lease renewal); `committed`, when
 // set, after each flush commits, with what that flush added (for metrics).
 Result<ReconcileReport> RunReconcile(

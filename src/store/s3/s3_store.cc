@@ -68,6 +68,9 @@ class S3Store final : public ObjectStore {
     return std::string(op) + " " + key.digest + " at " + addr_.bucket() + "/" +
            std::string(name);
   }
+  // A transfer of `method` on the object's key, checked first.
+  Result<std::unique_ptr<Transfer>> ObjectTransfer(const char* method,
+                                                   const ObjectKey& key) const;
   // Runs one transfer to its end.
   Status Run(Transfer& t);
   // Runs n transfers, up to max_concurrency_ at once, started in order:
@@ -126,12 +129,18 @@ Status S3Store::Run(Transfer& t) {
   return result;
 }
 
-Status S3Store::Get(const ObjectKey& key, const ChunkSink& sink) {
+Result<std::unique_ptr<Transfer>> S3Store::ObjectTransfer(
+    const char* method, const ObjectKey& key) const {
   AWC_RETURN_IF_ERROR(CheckKey(key));
   std::string name = addr_.ObjectName(key);
-  Transfer t(options_, "GET", addr_.ObjectUrl(name), What("GET", key, name));
-  t.StreamTo(&sink);
-  return Run(t);
+  return std::make_unique<Transfer>(options_, method, addr_.ObjectUrl(name),
+                                    What(method, key, name));
+}
+
+Status S3Store::Get(const ObjectKey& key, const ChunkSink& sink) {
+  AWC_ASSIGN_OR_RETURN(std::unique_ptr<Transfer> t, ObjectTransfer("GET", key));
+  t->StreamTo(&sink);
+  return Run(*t);
 }
 
 void S3Store::RunMany(size_t n, const MakeTransfer& make,
@@ -180,11 +189,7 @@ void S3Store::GetMany(std::vector<GetRequest>& requests) {
   RunMany(
       requests.size(),
       [&](size_t i, std::unique_ptr<Transfer>* t) -> Status {
-        const ObjectKey& key = requests[i].key;
-        AWC_RETURN_IF_ERROR(CheckKey(key));
-        std::string name = addr_.ObjectName(key);
-        *t = std::make_unique<Transfer>(options_, "GET", addr_.ObjectUrl(name),
-                                        What("GET", key, name));
+        AWC_ASSIGN_OR_RETURN(*t, ObjectTransfer("GET", requests[i].key));
         (*t)->StreamTo(&requests[i].sink);
         return Status::OK();
       },
@@ -197,11 +202,7 @@ void S3Store::HeadMany(std::vector<HeadRequest>& requests) {
   RunMany(
       requests.size(),
       [&](size_t i, std::unique_ptr<Transfer>* t) -> Status {
-        const ObjectKey& key = requests[i].key;
-        AWC_RETURN_IF_ERROR(CheckKey(key));
-        std::string name = addr_.ObjectName(key);
-        *t = std::make_unique<Transfer>(options_, "HEAD", addr_.ObjectUrl(name),
-                                        What("HEAD", key, name));
+        AWC_ASSIGN_OR_RETURN(*t, ObjectTransfer("HEAD", requests[i].key));
         return Status::OK();
       },
       [&](size_t i, Status result, const Transfer* t) {
@@ -220,11 +221,10 @@ Status S3Store::CheckBucket() {
 }
 
 Result<uint64_t> S3Store::Head(const ObjectKey& key) {
-  AWC_RETURN_IF_ERROR(CheckKey(key));
-  std::string name = addr_.ObjectName(key);
-  Transfer t(options_, "HEAD", addr_.ObjectUrl(name), What("HEAD", key, name));
-  Status st = Run(t);
-  return HeadSize(key, std::move(st), &t);
+  AWC_ASSIGN_OR_RETURN(std::unique_ptr<Transfer> t,
+                       ObjectTransfer("HEAD", key));
+  Status st = Run(*t);
+  return HeadSize(key, std::move(st), t.get());
 }
 
 Result<uint64_t> S3Store::HeadSize(const ObjectKey& key, Status st,
@@ -242,12 +242,10 @@ Result<uint64_t> S3Store::HeadSize(const ObjectKey& key, Status st,
 }
 
 Status S3Store::Put(const ObjectKey& key, std::string_view data) {
-  AWC_RETURN_IF_ERROR(CheckKey(key));
-  std::string name = addr_.ObjectName(key);
-  Transfer t(options_, "PUT", addr_.ObjectUrl(name), What("PUT", key, name));
-  t.SetBody(data);
-  t.AddHeader("Content-Type: application/octet-stream");
-  return Run(t);
+  AWC_ASSIGN_OR_RETURN(std::unique_ptr<Transfer> t, ObjectTransfer("PUT", key));
+  t->SetBody(data);
+  t->AddHeader("Content-Type: application/octet-stream");
+  return Run(*t);
 }
 
 Status S3Store::PutFile(const ObjectKey& key, const std::string& path) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <utility>
+#include <vector>
 
 namespace awc::worker {
 
@@ -52,13 +53,35 @@ Status MeteredStore::Get(const store::ObjectKey& key,
   return s;
 }
 
+// When each of n requests of a GetMany or HeadMany started: the first
+// `parallel` at once, each later one when an earlier one completes
+// (stores start them in order, parallelism() at a time; object_store.h).
+class MeteredStore::ManyClock {
+ public:
+  ManyClock(size_t n, int parallel, Env* env)
+      : parallel_(static_cast<size_t>(std::max(parallel, 1))),
+        started_(n, env->NowMonotonic()),
+        env_(env) {}
+  // Request i completed: its duration; the next waiting one starts now.
+  double Done(size_t i) {
+    double now = env_->NowMonotonic();
+    if (size_t next = parallel_ + completed_++; next < started_.size()) {
+      started_[next] = now;
+    }
+    return now - started_[i];
+  }
+
+ private:
+  const size_t parallel_;
+  std::vector<double> started_;
+  size_t completed_ = 0;
+  Env* env_;
+};
+
 void MeteredStore::GetMany(std::vector<GetRequest>& requests) {
   const size_t n = requests.size();
-  const size_t parallel =
-      static_cast<size_t>(std::max(inner_->parallelism(), 1));
-  std::vector<double> started(n, env_->NowMonotonic());
+  ManyClock clock(n, inner_->parallelism(), env_);
   std::vector<char> stopped(n, 0);
-  size_t completed = 0;
   uint64_t bytes = 0;
   std::vector<GetRequest> metered(n);
   for (size_t i = 0; i < n; ++i) {
@@ -70,12 +93,9 @@ void MeteredStore::GetMany(std::vector<GetRequest>& requests) {
       return taken;
     };
     metered[i].done = [&, i](Status s) {
-      double now = env_->NowMonotonic();
       Count(store::StoreOp::kGet,
             stopped[i] ? store::StoreResult::kAborted : store::StoreResultOf(s),
-            now - started[i]);
-      // The next request waiting for a free transfer starts now.
-      if (size_t next = parallel + completed++; next < n) started[next] = now;
+            clock.Done(i));
       requests[i].done(std::move(s));
     };
   }
@@ -84,19 +104,13 @@ void MeteredStore::GetMany(std::vector<GetRequest>& requests) {
 }
 
 void MeteredStore::HeadMany(std::vector<HeadRequest>& requests) {
-  const size_t n = requests.size();
-  const size_t parallel =
-      static_cast<size_t>(std::max(inner_->parallelism(), 1));
-  std::vector<double> started(n, env_->NowMonotonic());
-  size_t completed = 0;
-  std::vector<HeadRequest> metered(n);
-  for (size_t i = 0; i < n; ++i) {
+  ManyClock clock(requests.size(), inner_->parallelism(), env_);
+  std::vector<HeadRequest> metered(requests.size());
+  for (size_t i = 0; i < requests.size(); ++i) {
     metered[i].key = requests[i].key;
     metered[i].done = [&, i](Result<uint64_t> r) {
-      double now = env_->NowMonotonic();
       Count(store::StoreOp::kHead, store::StoreResultOf(r.status()),
-            now - started[i]);
-      if (size_t next = parallel + completed++; next < n) started[next] = now;
+            clock.Done(i));
       requests[i].done(std::move(r));
     };
   }

@@ -68,6 +68,7 @@ class MeteredStore : public store::ObjectStore {
   }
 
  private:
+  class ManyClock;
   // One request that took `seconds`.
   void Count(store::StoreOp op, store::StoreResult result, double seconds);
   // One request that started at `started` and ended now.

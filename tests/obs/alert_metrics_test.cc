@@ -453,6 +453,37 @@ TEST_F(AlertMetricsTest, TheSchedulerSamplesTheQueueDepth) {
   EXPECT_EQ(body.find("junk_kind"), std::string::npos);
 }
 
+TEST_F(AlertMetricsTest, TheScrubPlannerSaysWhenItsBudgetCannotKeepThePromise) {
+  // A terabyte referenced and never verified, two days old: a day's promise
+  // at 1 MB/s cannot hold.
+  db_.Exec(
+      "INSERT INTO awc.objects (tenant_id, digest, size, refs, created_at) "
+      "VALUES ('t1', 'sha256:' || repeat('7', 64), 1000000000000, 1, now() "
+      "- interval '2 days')");
+  Start({{"AWC_SCHEDULER", "on"},
+         {"AWC_SCRUB_INTERVAL_SECS", "86400"},
+         {"AWC_SCRUB_BUDGET_MB_PER_SEC", "1"}});
+  std::string body;
+  ASSERT_TRUE(WaitUntil([&] {
+    body = Scrape();
+    return MetricValue(body, "awc_scrub_budget_bytes_per_second") > 0;
+  })) << body
+      << daemon_->Stderr();
+  EXPECT_EQ(MetricValue(body, "awc_scrub_budget_bytes_per_second"), 1e6);
+  EXPECT_GT(MetricValue(body, "awc_scrub_required_bytes_per_second"), 1e6);
+  EXPECT_NEAR(MetricValue(body, "awc_scrub_oldest_unverified_seconds"),
+              2 * 86400, 600);
+  EXPECT_LT(MetricValue(body, "awc_scrub_verified_ratio"), 1);
+  EXPECT_TRUE(daemon_->WaitForEvent(
+      "scrub budget too small for the coverage promise: raise "
+      "AWC_SCRUB_BUDGET_MB_PER_SEC or AWC_SCRUB_INTERVAL_SECS"))
+      << daemon_->Stderr();
+  EXPECT_TRUE(daemon_->WaitForEvent(
+      "scrub coverage promise broken: an object has waited longer than "
+      "AWC_SCRUB_INTERVAL_SECS"))
+      << daemon_->Stderr();
+}
+
 // promtool: PROMTOOL names it (make check sets it), else the one on PATH.
 std::string Promtool() {
   if (const char* named = getenv("PROMTOOL"); named != nullptr && *named) {

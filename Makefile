@@ -16,6 +16,9 @@
 #   make deb        the Debian package, in build-deb/ (lintian-checked)
 #   make bench      the benchmarks of bench/ (see bench/README.md)
 #   make bench-storage  only the storage benchmarks
+#   make bench-horizon  the queue while a long transaction pins the MVCC
+#                   horizon, beside graphile-worker (a cluster with fsync on
+#                   and pg_stat_statements)
 #   make bench-scheduler  the planning time of each built-in schedule at
 #                   1M snapshots / 1M jobs (a cluster with fsync on)
 #   make bench-console  the console's page latency at 1M jobs and 100k
@@ -68,7 +71,7 @@ endef
 .PHONY: all deps deps-build deps-unit deps-test deps-bench deps-demo deps-deb deps-fuzz \
   deps-npm deps-bench-npm deps-promtool build build-tests build-asan check \
   check-plain unit \
-  demo install deb bench bench-storage bench-scheduler bench-console fuzz \
+  demo install deb bench bench-storage bench-horizon bench-scheduler bench-console fuzz \
   fuzz-build lint-man clean chaos
 
 all: build
@@ -244,8 +247,11 @@ deb: deps-deb
 # The benchmarks build in their own tree (tests off) and run against a
 # throwaway cluster; knobs in bench/README.md. The queue suite gets a
 # durable one of its own (fsync on: pg_virtualenv's default is off), with
-# graphile-worker from GRAPHILE_PREFIX beside the daemon.
-# BENCH_SUITES: `queue`, `storage` or both (make bench-storage: storage).
+# graphile-worker from GRAPHILE_PREFIX beside the daemon; so does the
+# pinned horizon (`horizon`), with pg_stat_statements loaded
+# (BENCH_HORIZON_PG_OPTS).
+# BENCH_SUITES: any of `queue`, `storage`, `horizon` (make bench-storage:
+# storage; make bench-horizon: horizon).
 # The storage suite's walk at scale runs beside the walk of
 # BENCH_BASELINE_REF, the last commit whose walk held the closure in
 # memory, built by bench/build_baseline.sh into BENCH_BASELINE_DIR (unless
@@ -255,7 +261,8 @@ deb: deps-deb
 # the same way into BENCH_DEDUP_BASELINE_DIR (BENCH_DEDUP_BASELINE_BUILD,
 # BENCH_DEDUP_BASELINE_REF=none likewise).
 BENCH_BUILD  ?= build-bench
-BENCH_SUITES ?= queue storage
+BENCH_SUITES ?= queue storage horizon
+BENCH_HORIZON_PG_OPTS := -o shared_preload_libraries=pg_stat_statements
 BENCH_BASELINE_REF ?= a64bb62
 BENCH_BASELINE_DIR ?= build-bench-baseline
 BENCH_DEDUP_BASELINE_REF ?= 870e5c2
@@ -268,9 +275,11 @@ bench: deps-bench
 	  --target awc-worker-bench awc-bench-pgbench-script awc-bench-storage \
 	  awc-bench-scale awc-bench-scheduler awc-worker awcctl
 	@set -e; for suite in $(BENCH_SUITES); do \
-	  if [ "$$suite" = queue ]; then \
+	  if [ "$$suite" = queue ] || [ "$$suite" = horizon ]; then \
+	    pg_opts=; \
+	    if [ "$$suite" = horizon ]; then pg_opts="$(BENCH_HORIZON_PG_OPTS)"; fi; \
 	    BENCH_GRAPHILE="$${BENCH_GRAPHILE:-$(GRAPHILE_PREFIX)/node_modules/.bin/graphile-worker}" \
-	      $(PG_VENV) -o fsync=on bench/run.sh $(BENCH_BUILD) queue; \
+	      $(PG_VENV) -o fsync=on $$pg_opts bench/run.sh $(BENCH_BUILD) $$suite; \
 	    continue; \
 	  fi; \
 	  parts=" $${BENCH_STORAGE_PARTS:-scale dedup} "; \
@@ -299,6 +308,17 @@ bench: deps-bench
 
 bench-storage:
 	$(MAKE) bench BENCH_SUITES=storage
+
+# The queue under a pinned MVCC horizon, beside graphile-worker, on a
+# cluster of its own at PostgreSQL's default durability with
+# pg_stat_statements loaded (bench/README.md).
+bench-horizon: deps-bench
+	cmake -S . -B $(BENCH_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  -DAWC_BUILD_BENCH=ON -DAWC_BUILD_TESTS=OFF $(CMAKE_ARGS)
+	cmake --build $(BENCH_BUILD) -j $(JOBS) --target awc-worker-bench
+	BENCH_GRAPHILE="$${BENCH_GRAPHILE:-$(GRAPHILE_PREFIX)/node_modules/.bin/graphile-worker}" \
+	  $(PG_VENV) -o fsync=on $(BENCH_HORIZON_PG_OPTS) \
+	  bench/run.sh $(BENCH_BUILD) horizon
 
 # The scheduler's planners at PostgreSQL's default durability: its own
 # cluster, with fsync on (pg_virtualenv's default is off).

@@ -305,12 +305,16 @@ def run_header(postgresql, *extra):
             f"load avg    {load_avg()} at start"]
 
 
-def write_report(lines, started, results):
-    """Prints the report with the total time and writes it to `results`."""
+def write_report(lines, started, results, appendix=()):
+    """Prints the report with the total time and writes it to `results`,
+    followed there by the `appendix` lines (too long to print: a
+    timeline)."""
     lines = lines + ["", f"total benchmark time {time.monotonic() - started:.0f} s"]
     text = "\n".join(lines) + "\n"
     print(text, end="")
     os.makedirs(os.path.dirname(results), exist_ok=True)
     with open(results, "w") as f:
         f.write(text)
+        if appendix:
+            f.write("\n" + "\n".join(appendix) + "\n")
     log(f"results written to {results}")

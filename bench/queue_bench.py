@@ -59,23 +59,29 @@ class Bench:
     at PostgreSQL's default durability), the cluster's CPU, and the
     databases: the migrated template and a fresh copy of it per run. The
     runs themselves are in queue_daemon.py, queue_graphile.py,
-    queue_pgbench.py and queue_latency.py."""
+    queue_pgbench.py and queue_latency.py. With pgbench=False (the pinned
+    horizon, queue_horizon.py) only the daemon is needed and no pgbench
+    script is written; make_target names the target that starts the
+    durable cluster the suite requires."""
 
-    def __init__(self, args):
+    def __init__(self, args, pgbench=True, make_target="make bench"):
         self.a = args
         self.daemon_bin = os.path.join(args.build_dir, "bench", "awc-worker-bench")
         script_bin = os.path.join(args.build_dir, "bench",
                                   "awc-bench-pgbench-script")
-        for b in (self.daemon_bin, script_bin):
+        for b in [self.daemon_bin] + ([script_bin] if pgbench else []):
             if not os.access(b, os.X_OK):
                 die(f"{b} is missing; build with -DAWC_BUILD_BENCH=ON")
-        bindir = subprocess.run(["pg_config", "--bindir"], capture_output=True,
-                                text=True).stdout.strip()
-        self.pgbench = os.path.join(bindir, "pgbench") if bindir else "pgbench"
-        if not os.access(self.pgbench, os.X_OK):
-            self.pgbench = shutil.which("pgbench") or die("pgbench not found")
+        self.pgbench = self.scripts = None
+        if pgbench:
+            bindir = subprocess.run(["pg_config", "--bindir"], capture_output=True,
+                                    text=True).stdout.strip()
+            self.pgbench = os.path.join(bindir, "pgbench") if bindir else "pgbench"
+            if not os.access(self.pgbench, os.X_OK):
+                self.pgbench = shutil.which("pgbench") or die("pgbench not found")
         self.workdir = tempfile.mkdtemp(prefix="awc-bench-")
-        self.scripts = write_scripts(script_bin, self.workdir)
+        if pgbench:
+            self.scripts = write_scripts(script_bin, self.workdir)
         self.graphile = self.a.graphile
         if self.graphile and not os.access(self.graphile, os.X_OK):
             die(f"{self.graphile} is missing: make deps-bench installs "
@@ -83,7 +89,7 @@ class Bench:
         self.graphile_version = ""
         self.seq = 0
         self.admin = Session("postgres")
-        require_durable("make bench")
+        require_durable(make_target)
         backend = int(self.admin.query("SELECT pg_backend_pid()"))
         self.pg_cpu = PgCpu(PgCpu._stat(backend)[0])
 

@@ -13,19 +13,22 @@ from bench_common import (LIVE_PGIDS, Session, cpu_busy, create_db, db_url,
 from queue_costs import Costs
 
 GRAPHILE_TEMPLATE_DB = "awc_bench_graphile_template"
+NOOP_TASK = "module.exports = async () => {};\n"
 
 
 # -- 2a. graphile-worker drains N jobs
 
-def make_graphile_template(bench):
-    """A database with graphile-worker's schema; every run copies it."""
+def make_graphile_template(bench, task=NOOP_TASK):
+    """A database with graphile-worker's schema; every run copies it. The
+    task `noop` (JavaScript source; by default one that does nothing) is
+    written to the tasks directory graphile-worker runs from."""
     drop_db(GRAPHILE_TEMPLATE_DB)
     create_db(GRAPHILE_TEMPLATE_DB)
     bench.graphile_dir = os.path.join(bench.workdir, "graphile")
     os.makedirs(os.path.join(bench.graphile_dir, "tasks"), exist_ok=True)
     with open(os.path.join(bench.graphile_dir, "tasks", "noop.js"),
               "w") as f:
-        f.write("module.exports = async () => {};\n")
+        f.write(task)
     r = subprocess.run(
         [bench.graphile, "-c", db_url(GRAPHILE_TEMPLATE_DB),
          "--schema-only"], cwd=bench.graphile_dir, capture_output=True,

@@ -1,13 +1,16 @@
 #!/bin/bash
-# The benchmarks (make bench, make bench-storage). Runs under
-# `pg_virtualenv -t -o fsync=on`, which starts a throwaway cluster at
+# The benchmarks (make bench, make bench-storage, make bench-horizon). Runs
+# under `pg_virtualenv -t -o fsync=on`, which starts a throwaway cluster at
 # PostgreSQL's default durability (pg_virtualenv's own default is fsync
 # off) and exports PGHOST/PGPORT/PGUSER/PGPASSWORD.
 #
 #   pg_virtualenv -t -o fsync=on bench/run.sh BUILD_DIR [SUITE...]
 #
 # SUITE is `queue` (queue_bench.py), `storage` (storage_bench.py),
-# `scheduler` (scheduler_bench.py) or `console` (console_bench.py); the
+# `scheduler` (scheduler_bench.py), `console` (console_bench.py) or
+# `horizon` (queue_horizon.py, the queue under a pinned MVCC horizon; its
+# cluster also wants `-o shared_preload_libraries=pg_stat_statements`:
+# without it the suite runs and reports its statement tables missing); the
 # default is queue and storage, queue first. Every suite that uses
 # PostgreSQL refuses a cluster with fsync, synchronous_commit or
 # full_page_writes off (bench_common.require_durable).
@@ -38,12 +41,17 @@
 # bench/results/scheduler-<date>.txt); for the console, BENCH_CONSOLE_JOBS
 # (1000000), BENCH_CONSOLE_SNAPSHOTS (100000), BENCH_CONSOLE_PENDING (5000),
 # BENCH_CONSOLE_EPOCHS (5000), BENCH_CONSOLE_REQUESTS (30),
-# BENCH_CONSOLE_RESULTS (default bench/results/console-<date>.txt). See
-# bench/README.md.
+# BENCH_CONSOLE_RESULTS (default bench/results/console-<date>.txt); for the
+# pinned horizon, BENCH_HORIZON_RATE (1000), BENCH_HORIZON_CONCURRENCY (2),
+# BENCH_HORIZON_CLEAN_SECS (30), BENCH_HORIZON_PINNED_SECS (600),
+# BENCH_HORIZON_RECOVERY_SECS (60), BENCH_HORIZON_SYSTEMS ("awc
+# graphile"), BENCH_HORIZON_DAEMON (another awc-worker-bench to run
+# instead), BENCH_GRAPHILE as for the queue, BENCH_HORIZON_RESULTS
+# (default bench/results/horizon-<date>.txt). See bench/README.md.
 set -euo pipefail
 
 if [ $# -lt 1 ]; then
-  echo "usage: pg_virtualenv -t -o fsync=on $0 BUILD_DIR [queue] [storage] [scheduler] [console]" >&2
+  echo "usage: pg_virtualenv -t -o fsync=on $0 BUILD_DIR [queue] [storage] [scheduler] [console] [horizon]" >&2
   exit 2
 fi
 build=$(cd "$1" && pwd)
@@ -66,6 +74,7 @@ for suite in "${suites[@]}"; do
     queue) programs=(awc-worker-bench awc-bench-pgbench-script) ;;
     storage) programs=(awc-bench-storage awc-bench-scale) ;;
     scheduler) programs=(awc-bench-scheduler) ;;
+    horizon) programs=(awc-worker-bench) ;;
     console)
       if [ ! -x "$build/awcctl" ]; then
         echo "$0: $build/awcctl is missing" >&2
@@ -74,7 +83,7 @@ for suite in "${suites[@]}"; do
       programs=()
       ;;
     *)
-      echo "$0: unknown suite \"$suite\" (queue, storage, scheduler, console)" >&2
+      echo "$0: unknown suite \"$suite\" (queue, storage, scheduler, console, horizon)" >&2
       exit 2
       ;;
   esac
@@ -92,5 +101,6 @@ for suite in "${suites[@]}"; do
     storage) python3 "$here/storage_bench.py" --build-dir "$build" ;;
     scheduler) python3 "$here/scheduler_bench.py" --build-dir "$build" ;;
     console) python3 "$here/console_bench.py" --build-dir "$build" ;;
+    horizon) python3 "$here/queue_horizon.py" --build-dir "$build" ;;
   esac
 done

@@ -8,8 +8,9 @@
 //   [sql::kReclaim]                -- every :reclaim_every jobs, see below
 //   BEGIN;
 //   <sql::Fenced(sql::kComplete)>  -- :id, :lease_token, :result
-//   <sql::kClaim>                  -- :wid, :lease; \gset sets :id,
-//   COMMIT;                        --   :lease_token, ... for the next one
+//   <sql::kClaim>                  -- :wid, :lease, the cursor; \gset
+//   COMMIT;                        --   sets :id, :lease_token, ... for
+//                                  --   the next one
 //
 // pgbench keeps a client's variables from one transaction to the next, so
 // the job claimed at the end of one transaction is recorded at the start of
@@ -17,11 +18,19 @@
 // nothing, like a worker's first, stand-alone claim). A client running T
 // transactions records T-1 jobs and leaves its last claim RUNNING.
 //
+// The claim starts at the client's cursor (docs/queue.md, "The claim
+// cursor"), as the worker's does: just after the job it claimed last
+// (:jobs_ready_micros, the claim's column, and :id + 1). Start with -D
+// jobs_ready_micros=0 (the Unix epoch, before every job of the benchmark).
+// A client makes no full passes: nothing becomes ready behind it here.
+//
 // Worker::MaybeReclaim runs the lease-expiry sweep before recording once a
 // poll interval (1 s by default) has passed since its last sweep. pgbench
 // has no clock, so each client sweeps every :reclaim_every transactions
 // instead (-D reclaim_every=1000 -D reclaim_batch=100 -D silent_secs=30 -D k=0
-// -D next_reclaim=0); the sweep matters, see bench/README.md. With
+// -D next_reclaim=0 -D sweep_back_secs=3: how far back it looks for ended
+// leases, as a worker's sweep a second after its last one); the sweep
+// matters, see bench/README.md. With
 // --no-reclaim it is left out: only the claim and the record.
 //
 // The commit is synchronous unless --async: then sql::kAsyncCommit follows
@@ -92,7 +101,8 @@ int main(int argc, char** argv) {
     out += "\\set k :k + 1\n";
     out += "\\if :k >= :next_reclaim\n";
     out += "-- sql::kReclaim\n" +
-           Trim(Substitute(sql::kReclaim, {"reclaim_batch", "silent_secs"})) +
+           Trim(Substitute(sql::kReclaim, {"reclaim_batch", "silent_secs",
+                                           "sweep_back_secs"})) +
            ";\n";
     out += "\\set next_reclaim :k + :reclaim_every\n";
     out += "\\endif\n";
@@ -104,7 +114,10 @@ int main(int argc, char** argv) {
                          {"id", "lease_token", "result"})) +
          ";\n";
   // \gset ends the claim in place of its semicolon.
-  out += "-- sql::kClaim\n" + Trim(Substitute(sql::kClaim, {"wid", "lease"})) +
+  out += "\\set cursor_id :id + 1\n";
+  out += "-- sql::kClaim\n" +
+         Trim(Substitute(sql::kClaim,
+                         {"wid", "lease", "jobs_ready_micros", "cursor_id"})) +
          "\n\\gset\n";
   out += "COMMIT;\n";
   fputs(out.c_str(), stdout);

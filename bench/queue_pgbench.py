@@ -51,7 +51,8 @@ def run_pgbench(bench, c, variant):
          "-D", "result={}", "-D", "id=0", "-D", "lease_token=0",
          "-D", f"reclaim_every={bench.a.reclaim_every}",
          "-D", "reclaim_batch=100", "-D", "silent_secs=30",
-         "-D", "k=0", "-D", "next_reclaim=0",
+         "-D", "k=0", "-D", "next_reclaim=0", "-D", "sweep_back_secs=3",
+         "-D", "jobs_ready_micros=0",
          db])
     ru1 = os.times()
     wall = ru1.elapsed - ru0.elapsed

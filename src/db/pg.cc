@@ -448,7 +448,8 @@ Result<PgResult> PgConn::ExecCached(const char* sql, const Params& params) {
   return ExecPrepared(it->second, params);
 }
 
-Result<int> PgConn::DrainNotifications() {
+Result<int> PgConn::DrainNotifications(
+    const std::function<void(const char*)>& payload) {
   if (PQconsumeInput(conn_) == 0) {
     return Status::Transient("database connection lost: " +
                              CleanMessage(PQerrorMessage(conn_)));
@@ -456,6 +457,7 @@ Result<int> PgConn::DrainNotifications() {
   int count = 0;
   while (PGnotify* n = PQnotifies(conn_)) {
     ++count;
+    if (payload) payload(n->extra);
     PQfreemem(n);
   }
   return count;

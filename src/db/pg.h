@@ -33,6 +33,7 @@
 #include <libpq-fe.h>
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -186,8 +187,9 @@ class PgConn {
   // The socket to watch for NOTIFY while idle.
   int Socket() const { return PQsocket(conn_); }
   // Reads pending input and returns how many notifications arrived on
-  // any channel (their payloads are not needed).
-  Result<int> DrainNotifications();
+  // any channel; `payload`, when set, sees each one's payload.
+  Result<int> DrainNotifications(
+      const std::function<void(const char*)>& payload = nullptr);
 
   PGconn* raw() { return conn_; }
 

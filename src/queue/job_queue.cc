@@ -6,6 +6,18 @@
 namespace awc::queue {
 namespace {
 
+// How far back a full sweep of ended leases looks (about 300 years: all of
+// them); and the margin of an incremental one for the time between the
+// clock reading that bounds it and its statement's now().
+constexpr double kWholeSweepSecs = 1e10;
+constexpr double kSweepMarginSecs = 2.0;
+
+// A run_at in microseconds as kClaim returns it ('' for -infinity).
+int64_t MicrosFromText(std::string_view text) {
+  Result<int64_t> micros = ParseInt64(text);
+  return micros.ok() ? *micros : ClaimCursor::kMinusInfinity;
+}
+
 Job JobFromRow(const db::PgResult& r) {
   Job job;
   job.id = r.GetInt(0, 0);
@@ -21,11 +33,12 @@ Job JobFromRow(const db::PgResult& r) {
 }  // namespace
 
 JobQueue::JobQueue(db::PgConn* conn, std::string worker_id, int64_t lease_secs,
-                   Xorshift32* rng)
+                   Xorshift32* rng, Env* env)
     : conn_(conn),
       worker_id_(std::move(worker_id)),
       lease_secs_(std::to_string(lease_secs)),
-      rng_(rng) {}
+      rng_(rng),
+      env_(env) {}
 
 Status JobQueue::Prepare() {
   AWC_RETURN_IF_ERROR(conn_->Prepare("async_commit", sql::kAsyncCommit));
@@ -43,6 +56,11 @@ Status JobQueue::Prepare() {
 Result<std::optional<Job>> JobQueue::Claim() {
   AWC_ASSIGN_OR_RETURN(Finished out, Run(nullptr, nullptr, true));
   return std::move(out.next);
+}
+
+Result<int> JobQueue::TakeNotifications() {
+  return conn_->DrainNotifications(
+      [this](const char* payload) { cursor_.Notified(payload); });
 }
 
 Result<Finished> JobQueue::Finish(const Job& job, const Outcome& outcome,
@@ -77,9 +95,23 @@ Result<Finished> JobQueue::Run(const Job* job, const Outcome* outcome,
   std::vector<db::PgConn::Prepared> statements;
   statements.push_back({"async_commit", {}});
   if (job != nullptr) statements.push_back(RecordStatement(*job, *outcome));
-  if (claim) statements.push_back({"claim", {worker_id_, lease_secs_}});
-  AWC_ASSIGN_OR_RETURN(std::vector<db::PgResult> results,
-                       conn_->ExecPipeline(statements));
+  bool full_pass = false;
+  double started = 0;
+  if (claim) {
+    AWC_RETURN_IF_ERROR(TakeNotifications().status());
+    started = env_->NowMonotonic();
+    full_pass = cursor_.Begin(started);
+    statements.push_back({"claim",
+                          {worker_id_, lease_secs_, cursor_.micros_param(),
+                           cursor_.id_param()}});
+  }
+  Result<std::vector<db::PgResult>> ran = conn_->ExecPipeline(statements);
+  if (claim) {
+    double now = env_->NowMonotonic();
+    cursor_.End(full_pass, ran.ok(), now, now - started);
+  }
+  AWC_RETURN_IF_ERROR(ran.status());
+  std::vector<db::PgResult>& results = *ran;
   Finished out;
   size_t next = 1;
   if (job != nullptr) {
@@ -95,7 +127,10 @@ Result<Finished> JobQueue::Run(const Job* job, const Outcome* outcome,
           outcome->kind == Outcome::Kind::kDefer && out.recorded.applied;
     }
   }
-  if (claim && results[next].rows() > 0) out.next = JobFromRow(results[next]);
+  if (claim && results[next].rows() > 0) {
+    out.next = JobFromRow(results[next]);
+    cursor_.Claimed(MicrosFromText(results[next].Get(0, 7)), out.next->id);
+  }
   return out;
 }
 
@@ -137,14 +172,33 @@ Reclaimed ReclaimedFromRow(const db::PgResult& r, int i) {
 
 Result<std::vector<Reclaimed>> JobQueue::Reclaim(int limit,
                                                  int64_t silent_secs) {
+  double started = env_->NowMonotonic();
+  bool full = sweep_clock_.Due(started);
+  double back =
+      full ? kWholeSweepSecs : started - swept_since_ + kSweepMarginSecs;
   AWC_ASSIGN_OR_RETURN(
       db::PgResult r,
-      conn_->ExecPrepared(
-          "reclaim", {std::to_string(limit), std::to_string(silent_secs)}));
+      conn_->ExecPrepared("reclaim",
+                          {std::to_string(limit), std::to_string(silent_secs),
+                           SecondsText(back)}));
   std::vector<Reclaimed> out;
+  int ended = 0;
   for (int i = 0; i < r.rows(); ++i) {
     out.push_back(ReclaimedFromRow(r, i));
-    if (!r.GetBool(i, 6)) out.back().why = TakenBack::kHolderSilent;
+    if (r.GetBool(i, 6)) {
+      ++ended;
+    } else {
+      out.back().why = TakenBack::kHolderSilent;
+    }
+  }
+  // A full batch may have left ended leases behind: the next sweep looks
+  // back as far as this one did.
+  if (ended < limit) {
+    swept_since_ = started;
+    if (full) {
+      double now = env_->NowMonotonic();
+      sweep_clock_.Done(now, now - started);
+    }
   }
   return out;
 }

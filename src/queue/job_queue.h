@@ -16,6 +16,12 @@
 //  - Retry delays come from backoff.h with this worker's xorshift32, which
 //    the worker seeds once and keeps across its sessions: a JobQueue is
 //    made per session, and a reconnect must not replay the jitter.
+//  - Claims start at this session's ClaimCursor (queue/claim_cursor.h),
+//    which notifications on awc_jobs move back; TakeNotifications() hands
+//    them to it, and the claim takes those that arrived meanwhile itself.
+//    A new JobQueue (a new session) starts with a full pass. Reclaim()
+//    looks back only as far as its last sweep, with a full sweep on the
+//    same FullPassClock terms (docs/queue.md, "The claim cursor").
 //  - Every statement is prepared once, by Prepare(), on this connection
 //    (behind a transaction pooler: run unnamed, db/pg.h). The pipeline's
 //    one Sync keeps kAsyncCommit in the transaction it is meant for, also
@@ -27,9 +33,11 @@
 #include <string>
 #include <vector>
 
+#include "common/env.h"
 #include "common/status.h"
 #include "db/pg.h"
 #include "queue/backoff.h"
+#include "queue/claim_cursor.h"
 #include "queue/job.h"
 
 namespace awc::queue {
@@ -39,14 +47,20 @@ class JobQueue {
   // `worker_id` is this process's id (AWC_WORKER_ID-<n>): locked_by.
   // `rng` is the worker's jitter (Xorshift32::FromWorkerId), kept by the
   // caller for as long as the JobQueue.
+  // `env` is the clock of the cursor's full passes.
   JobQueue(db::PgConn* conn, std::string worker_id, int64_t lease_secs,
-           Xorshift32* rng);
+           Xorshift32* rng, Env* env = Env::Default());
 
   // Prepares the statements and LISTENs for new jobs (both as the
   // connection's pool mode allows: db/pg.h).
   Status Prepare();
 
   Result<std::optional<Job>> Claim();
+  // Reads the notifications that arrived on the connection and moves the
+  // claim cursor back as they say; returns how many there were.
+  Result<int> TakeNotifications();
+  // Where the next claim starts.
+  const ClaimCursor& cursor() const { return cursor_; }
 
   // Records `outcome` and, when `claim_next`, claims the next ready job in
   // the same transaction (one commit and one round trip per job).
@@ -83,6 +97,12 @@ class JobQueue {
   std::string worker_id_;
   std::string lease_secs_;
   Xorshift32* rng_;
+  Env* env_;
+  ClaimCursor cursor_;
+  // The lease sweep: when it looks back to the start, and else the
+  // monotonic time since which it has left no ended lease behind.
+  FullPassClock sweep_clock_;
+  double swept_since_ = 0;
 };
 
 }  // namespace awc::queue

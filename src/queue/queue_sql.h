@@ -39,12 +39,23 @@ inline constexpr const char* kAsyncCommit =
 // header's interface: not #undef'd below.
 #define AWC_QUEUE_READY_SINCE "greatest(run_at, created_at)"
 
-// $1 worker id, $2 lease seconds. The last column is when the job became
-// ready (AWC_QUEUE_READY_SINCE).
+// The claim's cursor (queue/claim_cursor.h): the walk starts at the
+// position ($3 run_at in microseconds since the Unix epoch, NULL for
+// -infinity; $4 id) of jobs_claim_idx's order. A row comparison, so that
+// the index scan starts there rather than filtering from the index's start.
+#define AWC_QUEUE_FROM_CURSOR                             \
+  "(run_at, id) >= (coalesce(timestamptz 'epoch' + "      \
+  "$3::bigint * interval '1 microsecond', '-infinity'), " \
+  "$4::bigint)"
+
+// $1 worker id, $2 lease seconds, $3 and $4 the cursor. The columns after
+// the token are when the job became ready (AWC_QUEUE_READY_SINCE) and its
+// run_at in microseconds ('' for -infinity), the cursor's next position.
 //
-// The oldest ready PENDING job, by run_at and id, of a kind that is not
-// paused (awc.paused_kinds; docs/queue.md, "Pausing a kind"). Of the two
-// branches one runs, chosen by a one-time test of awc.paused_kinds:
+// The oldest ready PENDING job at or after the cursor, by run_at and id,
+// of a kind that is not paused (awc.paused_kinds; docs/queue.md, "Pausing a
+// kind"). Of the two branches one runs, chosen by a one-time test of
+// awc.paused_kinds:
 //  - nothing paused (the usual case): the walk of jobs_claim_idx, as ever;
 //  - some kind paused: the kinds with PENDING jobs, one probe each of
 //    jobs_pending_kind_idx, and of each kind not paused its oldest ready
@@ -65,6 +76,7 @@ UPDATE awc.jobs j
   FROM (SELECT a.id
           FROM (SELECT id FROM awc.jobs
                  WHERE state = 'PENDING' AND run_at <= now()
+                   AND )sql" AWC_QUEUE_FROM_CURSOR R"sql(
                    AND NOT EXISTS (SELECT 1 FROM awc.paused_kinds)
                  ORDER BY run_at, id
                  LIMIT 1
@@ -84,6 +96,7 @@ UPDATE awc.jobs j
                    SELECT id, run_at FROM awc.jobs
                     WHERE kind >= k.kind AND kind <= k.kind
                       AND state = 'PENDING' AND run_at <= now()
+                      AND )sql" AWC_QUEUE_FROM_CURSOR R"sql(
                     ORDER BY kind, run_at, id
                     LIMIT 1
                     FOR UPDATE SKIP LOCKED) h
@@ -95,7 +108,8 @@ UPDATE awc.jobs j
          LIMIT 1) c
  WHERE j.id = c.id
 RETURNING j.id, j.kind, j.payload::text, j.attempts, j.max_attempts,
-          j.lease_token, extract(epoch FROM )sql" AWC_QUEUE_READY_SINCE R"sql()
+          j.lease_token, extract(epoch FROM )sql" AWC_QUEUE_READY_SINCE R"sql(),
+          awc.jobs_ready_micros(j.run_at)
 )sql";
 
 // The recording statements below are UPDATEs fenced on state RUNNING and
@@ -192,24 +206,33 @@ RETURNING 1
 // (kFenceJob) are skipped, so a holder in the middle of a long statement
 // keeps its job (docs/queue.md, "Silent holders"). Dead-lettered as
 // attempts_exhausted once their attempts are spent. $1 batch limit (of
-// each of the two), $2 silence in seconds (0: leases only). Each of the
-// two is a range of jobs_lease_idx. The last column is true when the lease
-// had ended (else the holder was silent).
+// each of the two), $2 silence in seconds (0: leases only), $3 how far back
+// the sweep of ended leases looks, in seconds: leases that ended earlier
+// were taken back by this worker's earlier sweeps (queue/claim_cursor.h;
+// docs/queue.md, "The claim cursor"). Each of the two is a range of
+// jobs_lease_idx, whose entries for every finished job a pinned horizon
+// keeps: the first is bounded by $3, and the second runs only when some
+// worker is silent (a one-time test of awc.workers). The last column is
+// true when the lease had ended (else the holder was silent).
 inline constexpr const char* kReclaim = R"sql(
 WITH expired AS (
   SELECT id FROM awc.jobs
    WHERE state = 'RUNNING' AND locked_until < now()
+     AND locked_until >= now() - make_interval(secs => $3::float8)
    ORDER BY locked_until
    LIMIT $1
    FOR UPDATE SKIP LOCKED),
+silent_workers AS MATERIALIZED (
+  SELECT worker_id FROM awc.workers
+   WHERE $2::bigint > 0
+   GROUP BY worker_id
+  HAVING max(heartbeat_at) < now() - make_interval(secs => $2::bigint)),
 silent AS (
   SELECT id FROM awc.jobs
-   WHERE state = 'RUNNING' AND locked_until >= now() AND $2::bigint > 0
+   WHERE state = 'RUNNING' AND locked_until >= now()
+     AND EXISTS (SELECT 1 FROM silent_workers)
      AND updated_at < now() - make_interval(secs => $2::bigint)
-     AND locked_by IN (
-       SELECT worker_id FROM awc.workers
-        GROUP BY worker_id
-       HAVING max(heartbeat_at) < now() - make_interval(secs => $2::bigint))
+     AND locked_by IN (SELECT worker_id FROM silent_workers)
    ORDER BY locked_until
    LIMIT $1
    FOR UPDATE SKIP LOCKED)
@@ -414,6 +437,7 @@ SELECT coalesce(dead_reason, ''), count(*)
 )sql";
 
 #undef AWC_QUEUE_CHANGED
+#undef AWC_QUEUE_FROM_CURSOR
 #undef AWC_QUEUE_NEW_TOKEN
 #undef AWC_QUEUE_DLQ_MATCH
 #undef AWC_QUEUE_REQUEUE

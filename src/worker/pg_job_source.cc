@@ -72,12 +72,12 @@ Status PgJobSource::Heartbeat(const Beat& beat) {
 }
 
 Status PgJobSource::WaitForWork(double seconds, const process::StopFn& stop) {
-  AWC_ASSIGN_OR_RETURN(int notes, conn_->DrainNotifications());
+  AWC_ASSIGN_OR_RETURN(int notes, queue_->TakeNotifications());
   if (notes > 0) return Status::OK();
   Wait(seconds, true, &stop);
   // What woke the wait is consumed here, so that it does not cut the next
-  // wait short.
-  return conn_->DrainNotifications().status();
+  // wait short; the claim cursor learns where the new work is.
+  return queue_->TakeNotifications().status();
 }
 
 void PgJobSource::Pause(double seconds, const process::StopFn* stop) {

@@ -17,6 +17,10 @@ inserting, while a driver injects faults at random:
                      job on the file:// store (in the middle of its store
                      reads, deletes and commits) for 0.3-2 leases, then
                      SIGCONT: its lease may expire and the job move on
+  horizon pin        a session of either database holds an xid, idle in
+                     transaction, for 1-3 leases: vacuum reclaims nothing
+                     meanwhile and every claim made then leaves its dead
+                     index entry (docs/queue.md, "The claim cursor")
 
 The file fleet has a repair store (AWC_CAS_REPAIR_URL), a file:// replica
 the producer fills now and then with what the store has (workload.py), so
@@ -48,7 +52,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from checks import Checker  # noqa: E402
 from fleet import Fleet, sanitizer_reports, tear_down  # noqa: E402
-from pgcluster import Cluster, PgError, client_env  # noqa: E402
+from pgcluster import Cluster, PgError, Session, client_env  # noqa: E402
 from workload import TENANTS, Producer, enqueue_sql  # noqa: E402
 
 LEASE_SECS = 3
@@ -73,6 +77,7 @@ class Run:
         self.stats = Counter()
         self.violations = []
         self.stalled = {}  # pid -> when to SIGCONT
+        self.pin = None  # (the pinning session, when to release it)
         self.work = tempfile.mkdtemp(prefix="awc-chaos.")
         build = os.path.abspath(args.build_dir)
         self.testd = os.path.join(build, "tests", "awc-worker-testd")
@@ -192,6 +197,30 @@ class Run:
                     pass
                 del self.stalled[pid]
 
+    def pin_horizon(self):
+        if self.pin:
+            return
+        db = self.rng.choice([FILE_DB, MEM_DB])
+        session = Session(self.pg, db)
+        try:
+            session.query("SET idle_in_transaction_session_timeout = 0; "
+                          "BEGIN; SELECT txid_current()", 10)
+        except PgError:
+            session.close()
+            return
+        self.pin = (session, time.monotonic() +
+                    self.rng.uniform(1.0, 3.0) * LEASE_SECS)
+        self.faults["horizon pin (an xid held idle in transaction)"] += 1
+
+    def release_pin(self, everything=False):
+        if self.pin and (everything or self.pin[1] <= time.monotonic()):
+            try:
+                self.pin[0].query("ROLLBACK", 10)
+            except PgError:
+                pass  # ended by a crash or a backend kill: released too
+            self.pin[0].close()
+            self.pin = None
+
     def keep_masters(self):
         for f in self.fleets:
             if not f.master_alive():
@@ -234,7 +263,8 @@ class Run:
             p.poll_imports()
             if now >= next_fault:
                 rng.choices([self.kill_worker, self.kill_backends,
-                             self.stall_store], [4, 3, 3])[0]()
+                             self.stall_store, self.pin_horizon],
+                            [4, 3, 3, 1])[0]()
                 next_fault = now + rng.uniform(0.3, 1.2)
             if now >= next_crash:
                 self.crash_postgres()
@@ -243,6 +273,7 @@ class Run:
                 self.kill_master()
                 master_kill = None
             self.resume_stalls()
+            self.release_pin()
             self.keep_masters()
             time.sleep(0.02)
 
@@ -387,6 +418,7 @@ def main():
         run.chaos()
         log("faults stopped; draining and final round")
         run.resume_stalls(everything=True)
+        run.release_pin(everything=True)
         run.final_round(time.monotonic() + max(120, args.seconds))
         for f in run.fleets:
             status = f.stop()

@@ -118,9 +118,11 @@ class PausedKindsClaimTest : public ::testing::Test {
     db_.Migrate();
     conn_ = db_.Connect();
   }
-  // The id the claim takes, or "" when it takes none.
+  // The id a claim from the start (a full pass) takes, or "" when it takes
+  // none.
   std::string Claim() {
-    auto r = conn_->Exec(queue::sql::kClaim, {"w-1", "300"});
+    auto r = conn_->Exec(queue::sql::kClaim,
+                         {"w-1", "300", std::nullopt, kFromTheStartId});
     EXPECT_TRUE(r.ok()) << r.status().message();
     return r.ok() && r->rows() == 1 ? r->GetString(0, 0) : "";
   }
@@ -131,6 +133,7 @@ class PausedKindsClaimTest : public ::testing::Test {
         {kind, age});
   }
 
+  static constexpr const char* kFromTheStartId = "-9223372036854775808";
   TestDatabase db_;
   std::unique_ptr<db::PgConn> conn_;
 };
@@ -168,12 +171,14 @@ TEST_F(PausedKindsClaimTest, APausedBacklogAheadIsNotWalked) {
   ASSERT_TRUE(queue::PauseKind(*conn_, "poison", "", "").ok());
   ASSERT_TRUE(conn_->Exec("SET plan_cache_mode = force_generic_plan").ok());
   ASSERT_TRUE(conn_
-                  ->Exec(std::string("PREPARE c(text, float8) AS ") +
+                  ->Exec(std::string("PREPARE c(text, float8, bigint, "
+                                     "bigint) AS ") +
                          queue::sql::kClaim)
                   .ok());
   ASSERT_TRUE(conn_->Exec("BEGIN").ok());
   auto r = conn_->Exec(
-      "EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) EXECUTE c('w-1', 300)");
+      "EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) EXECUTE c('w-1', 300, NULL, "
+      "-9223372036854775808)");
   ASSERT_TRUE(r.ok()) << r.status().message();
   std::string plan = r->GetString(0, 0);
   ASSERT_TRUE(conn_->Exec("ROLLBACK").ok());

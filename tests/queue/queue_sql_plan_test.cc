@@ -53,7 +53,7 @@ TEST_F(QueuePlanTest, RecordingFindsTheJobByPrimaryKey) {
 }
 
 TEST_F(QueuePlanTest, ClaimAndReclaimUseTheirPartialIndexes) {
-  std::string claim = Plan(queue::sql::kClaim, "'w-1', 300");
+  std::string claim = Plan(queue::sql::kClaim, "'w-1', 300, NULL, 0");
   EXPECT_TRUE(PlanUsesIndex(claim, "jobs_claim_idx")) << claim;
   // While a kind is paused, the oldest job of each other kind
   // (docs/queue.md, "Pausing a kind").
@@ -65,11 +65,71 @@ TEST_F(QueuePlanTest, ClaimAndReclaimUseTheirPartialIndexes) {
       "heartbeat_at, state) SELECT 'h', n, 'w-' || n, n, now(), now(), "
       "'busy' FROM generate_series(1, 50) n");
   db_.Exec("ANALYZE awc.workers");
-  std::string reclaim = Plan(queue::sql::kReclaim, "100, 30");
+  std::string reclaim = Plan(queue::sql::kReclaim, "100, 30, 1e10");
   EXPECT_TRUE(PlanUsesIndex(reclaim, "jobs_lease_idx")) << reclaim;
   for (const std::string& node : PlanNodes(reclaim)) {
     EXPECT_NE(node, "Seq Scan on jobs") << reclaim;
   }
+}
+
+// Shared buffers the generic plan of `sql` touches when run with `args`
+// (rolled back), from its top node.
+int64_t BuffersOf(db::PgConn& conn, const std::string& sql,
+                  const std::string& args) {
+  EXPECT_TRUE(conn.Exec("DEALLOCATE ALL").ok());
+  EXPECT_TRUE(conn.Exec("PREPARE s AS " + sql).ok());
+  EXPECT_TRUE(conn.Begin().ok());
+  auto r = conn.Exec("EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) EXECUTE s(" +
+                     args + ")");
+  conn.Rollback();
+  EXPECT_TRUE(r.ok()) << r.status().message();
+  if (!r.ok()) return -1;
+  auto hits = conn.Exec(
+      "SELECT ($1::json -> 0 -> 'Plan' ->> 'Shared Hit Blocks')::int + "
+      "($1::json -> 0 -> 'Plan' ->> 'Shared Read Blocks')::int",
+      {r->GetString(0, 0)});
+  EXPECT_TRUE(hits.ok()) << hits.status().message();
+  return hits.ok() ? hits->GetInt(0, 0) : -1;
+}
+
+// While a long transaction pins the horizon, every job claimed since
+// leaves a dead entry at the start of jobs_claim_idx that nothing may
+// remove (docs/queue.md, "The claim cursor"). A claim from the cursor
+// starts after them; one from the index's start visits each.
+TEST_F(QueuePlanTest, UnderAPinnedHorizonACursorClaimSkipsTheDeadEntries) {
+  auto pin = db_.Connect("pin");
+  ASSERT_TRUE(pin->Begin().ok());
+  ASSERT_TRUE(pin->Exec("SELECT txid_current()").ok());
+  // 4,899 jobs claimed and completed since the pin: the first 2,000 with
+  // leases that would still run, the others with leases that would have
+  // ended ten minutes ago.
+  db_.Exec(
+      "UPDATE awc.jobs SET state = 'RUNNING', lease_token = id, "
+      "locked_until = now() + CASE WHEN id <= 17000 THEN interval "
+      "'5 minutes' ELSE interval '-10 minutes' END "
+      "WHERE state = 'PENDING' AND id < 19900");
+  db_.Exec(
+      "UPDATE awc.jobs SET state = 'COMPLETED', locked_until = NULL "
+      "WHERE state = 'RUNNING' AND id > 15000 AND id < 19900");
+  std::string micros = db_.Scalar(
+      "SELECT awc.jobs_ready_micros(run_at) FROM awc.jobs WHERE id = 19899");
+  // Pages, not entries: a dead entry's heap tuple often shares its page
+  // with the previous one's.
+  int64_t from_cursor = BuffersOf(*conn_, queue::sql::kClaim,
+                                  "'w-1', 300, " + micros + ", 19900");
+  int64_t from_start =
+      BuffersOf(*conn_, queue::sql::kClaim, "'w-1', 300, NULL, 0");
+  EXPECT_LT(from_cursor, 40);
+  // The pin works: from the start, the claim visits every dead entry.
+  EXPECT_GT(from_start, 8 * from_cursor) << from_cursor;
+  // The lease sweep: no worker is silent, so the leases that would still
+  // run are not walked; the ended ones lie before a sweep a few seconds
+  // ago, so only a full sweep walks them.
+  int64_t sweep = BuffersOf(*conn_, queue::sql::kReclaim, "100, 30, 3");
+  int64_t full_sweep = BuffersOf(*conn_, queue::sql::kReclaim, "100, 30, 1e10");
+  EXPECT_LT(sweep, 20);
+  EXPECT_GT(full_sweep, 3 * sweep) << sweep;
+  pin->Rollback();
 }
 
 TEST_F(QueuePlanTest, TheDepthSampleReadsOnlyTheLiveStates) {
@@ -129,7 +189,8 @@ TEST_F(QueuePlanTest, EachStepOfAJobEntersOnlyTheIndexesOfItsState) {
   EXPECT_EQ(indexes_of(id),
             "jobs_claim_idx jobs_pending_kind_idx jobs_pending_kind_run_idx "
             "jobs_pending_ready_idx jobs_pkey");
-  auto claimed = conn_->Exec(queue::sql::kClaim, {"w-1", "300"});
+  auto claimed =
+      conn_->Exec(queue::sql::kClaim, {"w-1", "300", std::nullopt, "0"});
   ASSERT_TRUE(claimed.ok()) << claimed.status().message();
   ASSERT_EQ(claimed->GetString(0, 0), id);
   EXPECT_EQ(indexes_of(id), "jobs_lease_idx jobs_pkey");

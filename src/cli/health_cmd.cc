@@ -6,6 +6,7 @@
 #include "fleet/workers.h"
 #include "migrate/migrator.h"
 #include "options/module_options.h"
+#include "queue/horizon.h"
 #include "queue/paused_kinds.h"
 
 namespace awc::cli {
@@ -57,6 +58,27 @@ Check KindsCheck(db::PgConn& conn) {
   return c;
 }
 
+// What holds the database's horizon back (docs/queue.md, "The horizon").
+// Like a pause, informational: the claim cursor keeps the queue moving
+// while it is held, so the check passes either way and names the holder
+// where the operator looks.
+Check HorizonCheck(db::PgConn& conn) {
+  Check c{"horizon", false, ""};
+  Result<queue::Horizon> h = queue::SampleHorizon(conn);
+  if (!h.ok()) {
+    c.detail = h.status().message();
+    return c;
+  }
+  c.ok = true;
+  c.detail = h->holder ? "held by " + queue::Describe(*h->holder) : "not held";
+  if (h->hidden_sessions > 0) {
+    c.detail += "; " + std::to_string(h->hidden_sessions) +
+                " session(s) of other roles not visible to this role "
+                "(pg_read_all_stats)";
+  }
+  return c;
+}
+
 int RunHealth(Invocation& inv) {
   std::vector<Check> checks;
   Result<db::PgConn*> conn = inv.Connect({.any_schema = true});
@@ -74,7 +96,10 @@ int RunHealth(Invocation& inv) {
                           : "current";
     }
     checks.push_back({"schema", schema.ok(), detail});
-    if (schema.ok()) checks.push_back(KindsCheck(**conn));
+    if (schema.ok()) {
+      checks.push_back(KindsCheck(**conn));
+      checks.push_back(HorizonCheck(**conn));
+    }
     if (inv.args().Has("fleet")) checks.push_back(FleetCheck(**conn));
   } else {
     checks.push_back({"schema", false, "not checked: no database"});
@@ -117,17 +142,20 @@ int RunHealth(Invocation& inv) {
 }  // namespace
 
 void AddHealthCommands(std::vector<Command>* out) {
-  Command c{"health",
-            "[--fleet] [--json]",
-            "check that the database is reachable and its schema current",
-            "Checks, each named with its result: database (reachable), schema\n"
-            "(at this binary's version), kinds (which job kinds are paused:\n"
-            "awcctl kinds; it passes either way), with --fleet, fleet (at least\n"
-            "one worker with a fresh heartbeat in awc.workers), and with\n"
-            "AWC_DATABASE_POOL_MODE=transaction notifications (always ok:\n"
-            "that workers poll, and how often). Exits 0 when every check\n"
-            "passes, 1 otherwise.\n",
-            {{"fleet", nullptr, "also require a live worker"}}};
+  Command c{
+      "health",
+      "[--fleet] [--json]",
+      "check that the database is reachable and its schema current",
+      "Checks, each named with its result: database (reachable), schema\n"
+      "(at this binary's version), kinds (which job kinds are paused:\n"
+      "awcctl kinds; it passes either way), horizon (what holds back the\n"
+      "database's MVCC horizon, and for how long; it passes either way),\n"
+      "with --fleet, fleet (at least\n"
+      "one worker with a fresh heartbeat in awc.workers), and with\n"
+      "AWC_DATABASE_POOL_MODE=transaction notifications (always ok:\n"
+      "that workers poll, and how often). Exits 0 when every check\n"
+      "passes, 1 otherwise.\n",
+      {{"fleet", nullptr, "also require a live worker"}}};
   c.json = true;
   c.run = RunHealth;
   out->push_back(c);

@@ -46,6 +46,8 @@ enum class MetricId {
   kScheduleEnqueued,
   kQueueJobs,
   kQueueOldestPending,
+  kDatabaseHorizonXids,
+  kDatabaseHorizonHeld,
   kSnapshotVerdicts,
   kGcEpochs,
   kGcObjectsDeleted,
@@ -218,6 +220,21 @@ inline constexpr MetricFamily kMetricFamilies[] = {
      .help = "Seconds the oldest ready PENDING job of each kind has waited, "
              "as last sampled; 0 when none is ready.",
      .labels = {"kind"}},
+    {.id = MetricId::kDatabaseHorizonXids,
+     .name = "awc_database_horizon_xids",
+     .type = MetricType::kGauge,
+     .help = "Transactions the database's MVCC horizon lags behind, held "
+             "by the session, prepared transaction, slot or standby with the "
+             "oldest xmin (what vacuum may not reclaim in awc.jobs grows with "
+             "it). Sampled with the queue's depth; 0 when nothing holds it.",
+     .source = MetricSource::kCell},
+    {.id = MetricId::kDatabaseHorizonHeld,
+     .name = "awc_database_horizon_held_seconds",
+     .type = MetricType::kGauge,
+     .help = "Seconds the transaction holding the horizon back has been "
+             "open (a session or a prepared transaction of this database; 0 "
+             "for a replication slot or standby, or when none).",
+     .source = MetricSource::kCell},
     {.id = MetricId::kSnapshotVerdicts,
      .name = "awc_snapshot_verdicts_total",
      .type = MetricType::kCounter,

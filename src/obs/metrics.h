@@ -131,6 +131,11 @@ class Metrics {
   void SetQueueOldestPending(std::string_view kind, double seconds) {
     Set(MetricId::kQueueOldestPending, {kind}, seconds);
   }
+  // The horizon's sample (queue/horizon.h).
+  void SetDatabaseHorizon(int64_t xids, double held_secs) {
+    Set(MetricId::kDatabaseHorizonXids, {}, static_cast<double>(xids));
+    Set(MetricId::kDatabaseHorizonHeld, {}, held_secs);
+  }
 
   // Verdicts and the store; their vocabularies: catalog/snapshot_verdict.h,
   // gc/epoch_result.h, store/store_request.h. Negative amounts are ignored.

@@ -71,6 +71,10 @@ Result<std::vector<queue::Depth>> PgSchedulerSession::SampleDepth() {
   return queue::SampleDepth(*conn_);
 }
 
+Result<queue::Horizon> PgSchedulerSession::SampleHorizon() {
+  return queue::SampleHorizon(*conn_);
+}
+
 void PgSchedulerSession::Wait(double seconds, bool wake_on_change,
                               const process::StopFn& stop) {
   // Notifications are drained before and after: a standby's would otherwise

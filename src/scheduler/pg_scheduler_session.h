@@ -35,6 +35,7 @@ class PgSchedulerSession : public SchedulerSession {
   Result<std::optional<double>> SecondsToNextDue(
       const std::vector<std::string>& left_out) override;
   Result<std::vector<queue::Depth>> SampleDepth() override;
+  Result<queue::Horizon> SampleHorizon() override;
   void Wait(double seconds, bool wake_on_change,
             const process::StopFn& stop) override;
 

@@ -86,6 +86,9 @@ int Scheduler::MaybeSample() {
   Result<std::vector<queue::Depth>> depth = deps_.session->SampleDepth();
   if (!depth.ok()) return Failed("sample depth", depth.status());
   deps_.reporter->QueueSampled(*depth);
+  Result<queue::Horizon> horizon = deps_.session->SampleHorizon();
+  if (!horizon.ok()) return Failed("sample horizon", horizon.status());
+  deps_.reporter->HorizonSampled(*horizon);
   sample_at_ = Now() + deps_.options.queue_sample_secs;
   return -1;
 }

@@ -28,9 +28,10 @@
 //    (the master restarts the process at once, as a standby); kExitFailure
 //    on any database error (the master restarts it with its crash-loop
 //    backoff; a lease it held expires).
-//  - Leader or standby, it samples the queue's depth (SampleDepth) when it
-//    has connected and every options.queue_sample_secs after, and reports
-//    it (QueueSampled): one query per host at a fixed pace, whatever
+//  - Leader or standby, it samples the queue's depth (SampleDepth) and
+//    the database's horizon (SampleHorizon) when it has connected and every
+//    options.queue_sample_secs after, and reports them (QueueSampled,
+//    HorizonSampled): two queries per host at a fixed pace, whatever
 //    scrapes the metrics. Its waits end in time for the next sample; a
 //    long firing may delay it. A failed sample is a database error like
 //    any other.

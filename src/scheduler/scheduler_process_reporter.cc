@@ -131,6 +131,28 @@ void SchedulerProcessReporter::QueueSampled(
   }
 }
 
+void SchedulerProcessReporter::HorizonSampled(const queue::Horizon& horizon) {
+  const std::optional<queue::Horizon::Holder>& h = horizon.holder;
+  double held = h && h->held_secs ? *h->held_secs : 0;
+  if (metrics_ != nullptr) metrics_->SetDatabaseHorizon(horizon.xids, held);
+  std::string who = h ? h->kind + " " + h->name : "";
+  if (h && held >= kHorizonWarnSecs && who != horizon_warned_) {
+    obs::Warn("scheduler",
+              "the database's horizon is held back: vacuum reclaims nothing "
+              "in awc.jobs until it ends")
+        .Str("holder", queue::Describe(*h))
+        .Num("held_s", held)
+        .Int("xids", horizon.xids)
+        .Emit();
+    horizon_warned_ = who;
+  } else if (!horizon_warned_.empty() && who != horizon_warned_) {
+    obs::Info("scheduler", "the holder of the database's horizon let go")
+        .Str("holder", horizon_warned_)
+        .Emit();
+    horizon_warned_.clear();
+  }
+}
+
 void SchedulerProcessReporter::DatabaseError(const std::string& step,
                                              const Status& error) {
   obs::Error("scheduler", "scheduler database error")

@@ -34,6 +34,11 @@ class SchedulerProcessReporter : public SchedulerReporter {
   void CoverageSampled(const ScrubCoverage& coverage);
   void DatabaseError(const std::string& step, const Status& error) override;
   void QueueSampled(const std::vector<queue::Depth>& depth) override;
+  // The gauges; a warning naming the holder once it has held the horizon
+  // for kHorizonWarnSecs, again for each new holder, and a note when it
+  // lets go (docs/queue.md, "The horizon").
+  void HorizonSampled(const queue::Horizon& horizon) override;
+  static constexpr double kHorizonWarnSecs = 300;
 
  private:
   obs::Metrics* metrics_;
@@ -41,6 +46,7 @@ class SchedulerProcessReporter : public SchedulerReporter {
   std::vector<std::string> kinds_;
   bool set_title_;
   bool leader_ = false;
+  std::string horizon_warned_;  // the holder last warned of, or ""
 };
 
 }  // namespace awc::scheduler

@@ -224,5 +224,54 @@ TEST_F(SchedulerReporterTest, CoverageSetsTheGaugesAndWarnsWhenAtRisk) {
             std::string::npos);
 }
 
+// The horizon's sample: the two gauges at every sample; one warning per
+// holder once it has held the horizon for kHorizonWarnSecs, and a note when
+// it lets go.
+TEST_F(SchedulerReporterTest, AHorizonHeldLongNamesItsHolderOnce) {
+  using obs::MetricId;
+  using obs::testing::Read;
+  queue::Horizon h;
+  h.xids = 1200;
+  queue::Horizon::Holder pin;
+  pin.kind = "session";
+  pin.name = "pid 4242 (report)";
+  pin.detail = "psql, idle in transaction";
+  pin.xids = 1200;
+  pin.held_secs = 42;
+  h.holder = pin;
+  reporter_.HorizonSampled(h);
+  EXPECT_DOUBLE_EQ(Read(metrics_, MetricId::kDatabaseHorizonXids, {}), 1200);
+  EXPECT_DOUBLE_EQ(Read(metrics_, MetricId::kDatabaseHorizonHeld, {}), 42);
+  EXPECT_TRUE(Events().empty());  // not long yet
+
+  h.holder->held_secs = SchedulerProcessReporter::kHorizonWarnSecs + 1;
+  reporter_.HorizonSampled(h);
+  h.holder->held_secs = SchedulerProcessReporter::kHorizonWarnSecs + 16;
+  reporter_.HorizonSampled(h);  // the same holder: warned already
+  std::vector<JsonPtr> e = Events();
+  ASSERT_EQ(e.size(), 1u);
+  EXPECT_EQ(Str(e[0], "level"), "warn");
+  EXPECT_EQ(Str(e[0], "holder"),
+            "session pid 4242 (report) [psql, idle in transaction] for "
+            "5m01s, 1200 transactions behind");
+
+  // A slot has no start time: held 0 s, and no warning of its own.
+  queue::Horizon slot;
+  slot.xids = 9000;
+  slot.holder = queue::Horizon::Holder{"slot", "standby_a", "physical", 9000,
+                                       std::nullopt};
+  reporter_.HorizonSampled(slot);
+  EXPECT_DOUBLE_EQ(Read(metrics_, MetricId::kDatabaseHorizonXids, {}), 9000);
+  EXPECT_DOUBLE_EQ(Read(metrics_, MetricId::kDatabaseHorizonHeld, {}), 0);
+  e = Events();
+  ASSERT_EQ(e.size(), 1u);
+  EXPECT_EQ(Str(e[0], "level"), "info");
+  EXPECT_EQ(Str(e[0], "holder"), "session pid 4242 (report)");
+
+  reporter_.HorizonSampled(queue::Horizon{});
+  EXPECT_DOUBLE_EQ(Read(metrics_, MetricId::kDatabaseHorizonXids, {}), 0);
+  EXPECT_TRUE(Events().empty());
+}
+
 }  // namespace
 }  // namespace awc::scheduler

@@ -105,6 +105,11 @@ class FakeSession : public SchedulerSession {
     d.count = static_cast<int64_t>(samples.size());
     return std::vector<queue::Depth>{d};
   }
+  Result<queue::Horizon> SampleHorizon() override {
+    queue::Horizon h;
+    h.xids = static_cast<int64_t>(samples.size());
+    return h;
+  }
   void Wait(double seconds, bool wake_on_change,
             const process::StopFn&) override {
     log.push_back((wake_on_change ? "wait~ " : "wait ") + Secs(seconds));
@@ -147,7 +152,12 @@ class FakeReporter : public SchedulerReporter {
   void QueueSampled(const std::vector<queue::Depth>& depth) override {
     sampled.push_back(depth.empty() ? -1 : depth[0].count);
   }
+  // The horizon is sampled with the depth, right after it.
+  void HorizonSampled(const queue::Horizon& horizon) override {
+    horizons.push_back(horizon.xids);
+  }
   std::vector<int64_t> sampled;
+  std::vector<int64_t> horizons;
 };
 
 class SchedulerTest : public ::testing::Test {
@@ -340,6 +350,7 @@ TEST_F(SchedulerTest, AStandbySamplesTheQueueAtItsPaceBetweenItsTries) {
   // Sampled at the start, then every 15 s: the standby's waits end in time.
   EXPECT_EQ(session_.samples, (std::vector<double>{0, 15, 30}));
   EXPECT_EQ(reporter_.sampled, (std::vector<int64_t>{1, 2, 3}));
+  EXPECT_EQ(reporter_.horizons, (std::vector<int64_t>{1, 2, 3}));
   EXPECT_EQ(session_.log, (Lines{"connect", "acquire", "wait 10", "acquire",
                                  "wait 5", "acquire", "wait 10", "acquire",
                                  "wait 5", "acquire", "wait 10"}));

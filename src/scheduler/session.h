@@ -26,6 +26,7 @@
 
 #include "common/status.h"
 #include "process/child_process.h"
+#include "queue/horizon.h"
 #include "queue/queue_stats.h"
 #include "scheduler/firing.h"
 
@@ -51,6 +52,8 @@ class SchedulerSession {
       const std::vector<std::string>& left_out) = 0;
   // The queue's depth (queue::SampleDepth).
   virtual Result<std::vector<queue::Depth>> SampleDepth() = 0;
+  // What holds the database's horizon back (queue::SampleHorizon).
+  virtual Result<queue::Horizon> SampleHorizon() = 0;
   virtual void Wait(double seconds, bool wake_on_change,
                     const process::StopFn& stop) = 0;
 };
@@ -69,6 +72,9 @@ class SchedulerReporter {
   virtual void Ran(const RunReport& run) = 0;
   // A sample of the queue's depth (the metrics' awc_queue_* gauges).
   virtual void QueueSampled(const std::vector<queue::Depth>& depth) = 0;
+  // A sample of the horizon (awc_database_horizon_*, and a warning while
+  // a holder has kept it for long).
+  virtual void HorizonSampled(const queue::Horizon& horizon) = 0;
   // A database call of `step` failed; the scheduler exits.
   virtual void DatabaseError(const std::string& step, const Status& error) = 0;
 };

@@ -287,6 +287,25 @@ TEST_F(AwcctlMigrateTest, HealthUpBehindAheadAndDown) {
       std::string::npos)
       << up.out;
   EXPECT_TRUE(up.out.ends_with("\nready\n")) << up.out;
+  EXPECT_NE(up.out.find("horizon   ok      not held\n"), std::string::npos)
+      << up.out;
+  // A session idle in transaction holds the horizon: named, and ready
+  // all the same (the workers keep claiming).
+  {
+    auto pin = db_.Connect("nightly-report");
+    ASSERT_TRUE(pin->Begin().ok());
+    ASSERT_TRUE(pin->Exec("SELECT txid_current()").ok());
+    std::string pid = pin->Exec("SELECT pg_backend_pid()")->GetString(0, 0);
+    CommandResult pinned = Run({"health"});
+    EXPECT_EQ(pinned.code, 0) << pinned.out << pinned.err;
+    EXPECT_NE(
+        pinned.out.find("horizon   ok      held by session pid " + pid + " ("),
+        std::string::npos)
+        << pinned.out;
+    EXPECT_NE(pinned.out.find("[nightly-report, "), std::string::npos)
+        << pinned.out;
+    pin->Rollback();
+  }
 
   // Ahead.
   db_.Exec(

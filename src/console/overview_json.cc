@@ -155,6 +155,21 @@ std::string OverviewJson(const Overview& o) {
     json_array_append_new(paused, row);
   }
   Set(d, "paused_kinds", paused);
+  json_t* horizon = json_object();
+  Set(horizon, "xids", json_integer(o.horizon.xids));
+  Set(horizon, "hidden_sessions", json_integer(o.horizon.hidden_sessions));
+  json_t* holder = json_null();
+  if (const std::optional<queue::Horizon::Holder>& h = o.horizon.holder) {
+    holder = json_object();
+    Set(holder, "kind", Text(h->kind));
+    Set(holder, "name", Text(h->name));
+    Set(holder, "detail", TextOrNull(h->detail));
+    Set(holder, "xids", json_integer(h->xids));
+    Set(holder, "held_seconds",
+        h->held_secs ? json_real(*h->held_secs) : json_null());
+  }
+  Set(horizon, "holder", holder);
+  Set(d, "horizon", horizon);
   json_t* dead = json_array();
   for (const queue::ReasonCount& r : o.dead_by_reason) {
     json_t* row = json_object();

@@ -53,6 +53,18 @@ std::string PausedKindsSection(const Overview& o) {
          "run.</p>\n";
 }
 
+// What holds the database's horizon back (docs/queue.md, "The horizon"),
+// when a transaction has held it for a second or more, or a slot or
+// standby holds it; nothing otherwise.
+std::string HorizonSection(const Overview& o) {
+  const std::optional<queue::Horizon::Holder>& h = o.horizon.holder;
+  if (!h || (h->held_secs && *h->held_secs < 1)) return "";
+  return "<h2 id=\"horizon\">Horizon held back</h2>\n<p>By " +
+         Escape(queue::Describe(*h)) +
+         ". Until it ends, vacuum reclaims nothing in <code>awc.jobs</code>: "
+         "the workers keep claiming, but the table grows.</p>\n";
+}
+
 std::string QueueSection(const Overview& o) {
   Table t;
   t.headers = {"kind", "ready",     "scheduled", "running",
@@ -215,7 +227,8 @@ std::string GcSection(const Overview& o) {
 }  // namespace
 
 std::string RenderOverview(const Overview& o, const PageContext& ctx) {
-  std::string body = PausedKindsSection(o) + QueueSection(o);
+  std::string body =
+      PausedKindsSection(o) + HorizonSection(o) + QueueSection(o);
   body += "<section class=\"grid\"><div>" + DeadSection(o) + "</div><div>" +
           GcSection(o) + "</div></section>\n";
   body += WorkersSection(o);

@@ -125,6 +125,7 @@ Result<Overview> PgReadModel::ReadOverview() {
     AWC_ASSIGN_OR_RETURN(o.clock, ReadClock(conn, &o.jobs_estimate));
     AWC_ASSIGN_OR_RETURN(o.queue, ReadQueueDepth(conn));
     AWC_ASSIGN_OR_RETURN(o.paused_kinds, queue::PausedKinds(conn));
+    AWC_ASSIGN_OR_RETURN(o.horizon, queue::SampleHorizon(conn));
     AWC_ASSIGN_OR_RETURN(o.dead_by_reason, queue::DeadLettersByReason(conn));
     AWC_ASSIGN_OR_RETURN(o.workers, fleet::ListWorkers(conn));
     AWC_ASSIGN_OR_RETURN(o.scheduler, ReadScheduler(conn));

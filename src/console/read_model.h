@@ -21,6 +21,7 @@
 #include "fleet/workers.h"
 #include "gc/epochs.h"
 #include "queue/admin.h"
+#include "queue/horizon.h"
 #include "queue/paused_kinds.h"
 #include "queue/queue_stats.h"
 #include "scheduler/schedule_admin.h"
@@ -71,6 +72,9 @@ struct Overview {
   // The kinds whose jobs no worker claims (docs/queue.md, "Pausing a
   // kind"), by kind.
   std::vector<queue::PausedKind> paused_kinds;
+  // What holds the database's MVCC horizon back (docs/queue.md, "The
+  // horizon").
+  queue::Horizon horizon;
   std::vector<queue::ReasonCount> dead_by_reason;
   std::vector<fleet::WorkerRow> workers;
   SchedulerView scheduler;

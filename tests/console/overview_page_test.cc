@@ -1,7 +1,8 @@
 // The console's overview over HTTP, against a real database: how long the
 // oldest ready job has waited, as awcctl stats counts it; a backlog longer
-// than the counts' cap, shown as a lower bound.
+// than the counts' cap, shown as a lower bound; what holds the horizon.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <map>
 #include <regex>
@@ -173,6 +174,37 @@ TEST_F(ConsoleOverviewTest, TheJobsEstimateIsNullUntilTheFirstAnalyze) {
   EXPECT_EQ(console.Get("/jobs/1%00zzz").status, 400);
   EXPECT_EQ(console.Get("/dead%00xyz").status, 400);
   EXPECT_EQ(console.Get("/jobs/1").status, 200);
+}
+
+// A session idle in transaction holds the horizon back: the overview
+// names it (pid, application, state), /api/overview gives it in full, and
+// once it ends neither does.
+TEST_F(ConsoleOverviewTest, ASessionHoldingTheHorizonIsNamed) {
+  ConsoleProcess console(db_);
+  ASSERT_TRUE(console.WaitListening()) << console.process().Stderr();
+  EXPECT_EQ(console.Get("/").body.find("Horizon held back"), std::string::npos);
+  auto pin = db_.Connect("nightly-report");
+  ASSERT_TRUE(pin->Begin().ok());
+  ASSERT_TRUE(pin->Exec("SELECT txid_current()").ok());
+  std::string pid = pin->Exec("SELECT pg_backend_pid()")->GetString(0, 0);
+  usleep(1'200'000);  // held for a second: shown
+  HttpReply page = console.Get("/");
+  EXPECT_NE(page.body.find("Horizon held back"), std::string::npos)
+      << page.body;
+  EXPECT_NE(page.body.find("By session pid " + pid + " ("), std::string::npos)
+      << page.body;
+  EXPECT_NE(page.body.find("[nightly-report, "), std::string::npos);
+  Queue(console);
+  ASSERT_TRUE(api_);
+  json_t* holder =
+      json_object_get(json_object_get(api_.get(), "horizon"), "holder");
+  EXPECT_EQ(Str(holder, "kind"), "session");
+  EXPECT_GE(json_number_value(json_object_get(holder, "held_seconds")), 1.0);
+  pin->Rollback();
+  EXPECT_EQ(console.Get("/").body.find("Horizon held back"), std::string::npos);
+  Queue(console);
+  EXPECT_TRUE(json_is_null(
+      json_object_get(json_object_get(api_.get(), "horizon"), "holder")));
 }
 
 }  // namespace

@@ -136,6 +136,17 @@ LastMigrationUndo UndoOfLastMigration(int version, const std::string& owner) {
               "SELECT NOT EXISTS (SELECT 1 FROM information_schema.columns "
               "WHERE table_schema = 'awc' AND table_name = 'workers' AND "
               "column_name = 'progress')"};
+    case 19:  // the claim cursor's notifications
+      return {{"DROP TRIGGER jobs_notify ON awc.jobs",
+               "CREATE TRIGGER jobs_notify AFTER INSERT ON awc.jobs FOR EACH "
+               "STATEMENT EXECUTE FUNCTION awc.jobs_notify()",
+               "DROP FUNCTION awc.jobs_notify_inserted()",
+               "DROP TRIGGER jobs_notify_requeued ON awc.jobs",
+               "DROP FUNCTION awc.jobs_notify_requeued()",
+               "DROP FUNCTION awc.jobs_ready_micros(timestamptz)"},
+              "SELECT to_regprocedure('awc.jobs_ready_micros(timestamptz)') "
+              "IS NULL AND to_regprocedure('awc.jobs_notify_requeued()') IS "
+              "NULL"};
     case 15:  // file entries counted lazily
       return {{"DROP INDEX awc.objects_uncounted_idx",
                "ALTER TABLE awc.objects DROP COLUMN entries_counted"},

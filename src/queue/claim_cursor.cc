@@ -24,21 +24,13 @@ void ClaimCursor::Claimed(int64_t micros, int64_t id) {
 
 void ClaimCursor::JobReadyAt(int64_t micros) {
   if (micros > micros_) return;
-  if (micros == micros_) {
-    id_ = kMinusInfinity;
-    return;
-  }
   micros_ = micros;
   id_ = kMinusInfinity;
 }
 
-void ClaimCursor::Notified(const char* payload) {
-  Result<int64_t> micros = ParseInt64(payload == nullptr ? "" : payload);
-  if (!micros.ok() || *micros == kMinusInfinity) {
-    Rewind();
-    return;
-  }
-  JobReadyAt(*micros);
+int64_t ClaimCursor::ParseMicros(std::string_view text) {
+  Result<int64_t> micros = ParseInt64(text);
+  return micros.ok() ? *micros : kMinusInfinity;
 }
 
 bool ClaimCursor::Begin(double now) {

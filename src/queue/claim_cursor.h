@@ -28,6 +28,7 @@
 #include <limits>
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace awc::queue {
 
@@ -71,9 +72,15 @@ class ClaimCursor {
   void Claimed(int64_t micros, int64_t id);
   // A job whose run_at is `micros` became ready.
   void JobReadyAt(int64_t micros);
-  // A notification payload on awc_jobs (migrations/0019_claim_cursor.sql):
-  // a run_at in microseconds, or anything else for "anywhere".
-  void Notified(const char* payload);
+  // A run_at in microseconds as migration 0019 writes it (kClaim's column,
+  // awc_jobs' payloads); anything else ('' for -infinity, or no position at
+  // all) is kMinusInfinity.
+  static int64_t ParseMicros(std::string_view text);
+  // A notification payload on awc_jobs: the job ready at that run_at, or
+  // anywhere (back to the start).
+  void Notified(const char* payload) {
+    JobReadyAt(ParseMicros(payload == nullptr ? "" : payload));
+  }
   void Rewind() { micros_ = id_ = kMinusInfinity; }
 
   // Before a claim at monotonic time `now`: rewinds if a full pass is due.

@@ -12,12 +12,6 @@ namespace {
 constexpr double kWholeSweepSecs = 1e10;
 constexpr double kSweepMarginSecs = 2.0;
 
-// A run_at in microseconds as kClaim returns it ('' for -infinity).
-int64_t MicrosFromText(std::string_view text) {
-  Result<int64_t> micros = ParseInt64(text);
-  return micros.ok() ? *micros : ClaimCursor::kMinusInfinity;
-}
-
 Job JobFromRow(const db::PgResult& r) {
   Job job;
   job.id = r.GetInt(0, 0);
@@ -129,7 +123,8 @@ Result<Finished> JobQueue::Run(const Job* job, const Outcome* outcome,
   }
   if (claim && results[next].rows() > 0) {
     out.next = JobFromRow(results[next]);
-    cursor_.Claimed(MicrosFromText(results[next].Get(0, 7)), out.next->id);
+    cursor_.Claimed(ClaimCursor::ParseMicros(results[next].Get(0, 7)),
+                    out.next->id);
   }
   return out;
 }

@@ -17,8 +17,9 @@ inserting, while a driver injects faults at random:
                      job on the file:// store (in the middle of its store
                      reads, deletes and commits) for 0.3-2 leases, then
                      SIGCONT: its lease may expire and the job move on
-  horizon pin        a session of either database holds an xid, idle in
-                     transaction, for 1-3 leases: vacuum reclaims nothing
+  horizon pin        at least once per run, a session of either database
+                     holds an xid, idle in transaction, for 1-3 leases:
+                     vacuum reclaims nothing
                      meanwhile and every claim made then leaves its dead
                      index entry (docs/queue.md, "The claim cursor")
 
@@ -237,6 +238,8 @@ class Run:
         next_fault = start + rng.uniform(0.3, 1.2)
         next_crash = start + rng.uniform(0.2, 0.4) * self.args.seconds
         master_kill = start + rng.uniform(0.4, 0.7) * self.args.seconds
+        # At least one pin a run, however few faults a short run draws.
+        first_pin = start + rng.uniform(0.1, 0.4) * self.args.seconds
         next_backlog, backlog = start, {}
         while (now := time.monotonic()) < end:
             if len(p.imports) < 2 and rng.random() < 0.5:
@@ -269,6 +272,9 @@ class Run:
             if now >= next_crash:
                 self.crash_postgres()
                 next_crash = time.monotonic() + rng.uniform(12, 25)
+            if first_pin and now >= first_pin:
+                self.pin_horizon()
+                first_pin = None
             if master_kill and now >= master_kill:
                 self.kill_master()
                 master_kill = None

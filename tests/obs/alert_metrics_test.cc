@@ -484,6 +484,27 @@ TEST_F(AlertMetricsTest, TheScrubPlannerSaysWhenItsBudgetCannotKeepThePromise) {
       << daemon_->Stderr();
 }
 
+// A session idle in transaction holds the horizon: the scheduler's first
+// sample (at its start) puts it on /metrics, how many transactions behind
+// and for how long.
+TEST_F(AlertMetricsTest, AHeldHorizonShowsOnMetrics) {
+  auto pin = db_.Connect("nightly-report");
+  ASSERT_TRUE(pin->Begin().ok());
+  ASSERT_TRUE(pin->Exec("SELECT txid_current()").ok());
+  for (int i = 0; i < 3; ++i) db_.Exec("SELECT txid_current()");
+  usleep(1'100'000);
+  Start({{"AWC_SCHEDULER", "on"}});
+  std::string body;
+  ASSERT_TRUE(WaitUntil([&] {
+    body = Scrape();
+    return MetricValue(body, "awc_database_horizon_held_seconds") > 0;
+  })) << body
+      << daemon_->Stderr();
+  EXPECT_GE(MetricValue(body, "awc_database_horizon_held_seconds"), 1);
+  EXPECT_GE(MetricValue(body, "awc_database_horizon_xids"), 3);
+  pin->Rollback();
+}
+
 // promtool: PROMTOOL names it (make check sets it), else the one on PATH.
 std::string Promtool() {
   if (const char* named = getenv("PROMTOOL"); named != nullptr && *named) {

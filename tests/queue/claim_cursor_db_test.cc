@@ -76,6 +76,16 @@ class ClaimCursorDbTest : public ::testing::Test {
     return r.ok() ? r->GetInt(0, 0) : 0;
   }
 
+  // Inserts RUNNING jobs of another worker whose leases ended `ago`
+  // (an interval), `n` of them; returns the first id.
+  int64_t InsertEndedLeases(const std::string& ago, int n = 1) {
+    return db_.Int(
+        "INSERT INTO awc.jobs (kind, state, attempts, locked_by, "
+        "locked_until, lease_token) SELECT 'k', 'RUNNING', 1, 't-9', now() - "
+        "$1::interval, n FROM generate_series(1, $2) n RETURNING id",
+        {ago, std::to_string(n)});
+  }
+
   TestDatabase db_;
   ManualClockEnv env_;
   queue::Xorshift32 rng_ = queue::Xorshift32::FromWorkerId("t-1");
@@ -159,20 +169,14 @@ TEST_F(ClaimCursorDbTest,
   ASSERT_TRUE(queue_->Reclaim(100, 0).ok());  // the first sweep is full
   // A lease that ended an hour ago, long before that sweep: a holder's
   // transaction hid it from the sweep (it skips locked rows).
-  int64_t id = db_.Int(
-      "INSERT INTO awc.jobs (kind, state, attempts, locked_by, locked_until, "
-      "lease_token) VALUES ('k', 'RUNNING', 1, 't-9', now() - interval "
-      "'1 hour', 5) RETURNING id");
+  int64_t id = InsertEndedLeases("1 hour");
   env_.now += 0.5;
   Result<std::vector<queue::Reclaimed>> swept = queue_->Reclaim(100, 0);
   ASSERT_TRUE(swept.ok()) << swept.status().ToString();
   EXPECT_TRUE(swept->empty());
   EXPECT_EQ(db_.JobState(id), "RUNNING");
   // A lease that ended just now is within the sweep's reach.
-  int64_t recent = db_.Int(
-      "INSERT INTO awc.jobs (kind, state, attempts, locked_by, locked_until, "
-      "lease_token) VALUES ('k', 'RUNNING', 1, 't-9', now() - interval "
-      "'100 milliseconds', 6) RETURNING id");
+  int64_t recent = InsertEndedLeases("100 milliseconds");
   env_.now += 0.1;
   swept = queue_->Reclaim(100, 0);
   ASSERT_TRUE(swept.ok());
@@ -191,10 +195,7 @@ TEST_F(ClaimCursorDbTest, AFullBatchKeepsTheSweepLookingAsFarBack) {
   ASSERT_TRUE(queue_->Reclaim(100, 0).ok());  // full; the next is due in 1 s
   // Five leases that ended 2.45 s ago: an incremental sweep reaches them
   // only while it looks back from the full sweep (0.9 s + its 2 s margin).
-  db_.Exec(
-      "INSERT INTO awc.jobs (kind, state, attempts, locked_by, locked_until, "
-      "lease_token) SELECT 'k', 'RUNNING', 1, 't-9', now() - interval "
-      "'2450 milliseconds', n FROM generate_series(1, 5) n");
+  InsertEndedLeases("2450 milliseconds", 5);
   env_.now += 0.9;
   Result<std::vector<queue::Reclaimed>> swept = queue_->Reclaim(2, 0);
   ASSERT_TRUE(swept.ok()) << swept.status().ToString();

@@ -43,6 +43,7 @@ from bench_common import (PgCpu, Session, create_db, die, drop_db,  # noqa: E402
                           write_report)
 from queue_daemon import Daemon, run_daemon  # noqa: E402
 from queue_graphile import (GRAPHILE_TEMPLATE_DB,  # noqa: E402
+                            add_graphile_argument,
                             make_graphile_template, run_graphile)
 from queue_latency import run_latency  # noqa: E402
 from queue_pgbench import run_pgbench, write_scripts  # noqa: E402
@@ -162,14 +163,7 @@ def main():
                         "BENCH_PGBENCH", "sync async"),
                     help="pgbench variants: sync, async, bare (BENCH_PGBENCH, "
                          "'sync async'; 'off' for none)")
-    default_gw = os.path.join(
-        os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
-        "build-deps", "graphile-worker", "node_modules", ".bin",
-        "graphile-worker")
-    ap.add_argument("--graphile", default=os.environ.get(
-                        "BENCH_GRAPHILE", default_gw),
-                    help="the graphile-worker CLI (BENCH_GRAPHILE; 'off' "
-                         "skips it)")
+    add_graphile_argument(ap)
     ap.add_argument("--daemon-before", default=os.environ.get(
                         "BENCH_DAEMON_BEFORE", ""),
                     help="another awc-worker-bench (say, built from the "

@@ -13,6 +13,19 @@ from bench_common import (LIVE_PGIDS, Session, cpu_busy, create_db, db_url,
 from queue_costs import Costs
 
 GRAPHILE_TEMPLATE_DB = "awc_bench_graphile_template"
+
+
+def add_graphile_argument(ap):
+    """--graphile: the graphile-worker CLI (BENCH_GRAPHILE), by default the
+    one make deps-bench-npm installs into build-deps/."""
+    default = os.path.join(
+        os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+        "build-deps", "graphile-worker", "node_modules", ".bin",
+        "graphile-worker")
+    ap.add_argument("--graphile", default=os.environ.get(
+                        "BENCH_GRAPHILE", default),
+                    help="the graphile-worker CLI (BENCH_GRAPHILE; 'off' "
+                         "skips it)")
 NOOP_TASK = "module.exports = async () => {};\n"
 
 

@@ -43,6 +43,7 @@ from bench_common import (create_db, die, drop_db, env_int, log,  # noqa: E402
                           run_header, write_report)
 from queue_bench import TEMPLATE_DB, Bench  # noqa: E402
 from queue_graphile import (GRAPHILE_TEMPLATE_DB,  # noqa: E402
+                            add_graphile_argument,
                             make_graphile_template)
 from queue_horizon_fleet import (GRAPHILE_TASK, AwcFleet,  # noqa: E402
                                  GraphileFleet, Monitor, Pin, Producer,
@@ -158,14 +159,7 @@ def main():
                         "BENCH_HORIZON_DAEMON", ""),
                     help="another awc-worker-bench to run instead of the "
                          "build's (BENCH_HORIZON_DAEMON)")
-    default_gw = os.path.join(
-        os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
-        "build-deps", "graphile-worker", "node_modules", ".bin",
-        "graphile-worker")
-    ap.add_argument("--graphile", default=os.environ.get(
-                        "BENCH_GRAPHILE", default_gw),
-                    help="the graphile-worker CLI (BENCH_GRAPHILE; 'off' "
-                         "skips it)")
+    add_graphile_argument(ap)
     ap.add_argument("--results", default=os.environ.get(
                         "BENCH_HORIZON_RESULTS", ""),
                     help="results file (BENCH_HORIZON_RESULTS; default "

@@ -33,7 +33,7 @@
 // matters, see bench/README.md. With
 // --no-reclaim it is left out: only the claim and the record.
 //
-// The commit is synchronous unless --async: then sql::kAsyncCommit follows
+// The commit is synchronous unless --async: then sql::kQueueTransaction follows
 // BEGIN, as the worker commits (which sends the three statements in one
 // pipeline, without BEGIN and COMMIT).
 #include <cstdio>
@@ -108,7 +108,8 @@ int main(int argc, char** argv) {
     out += "\\endif\n";
   }
   out += "BEGIN;\n";
-  if (async) out += "-- sql::kAsyncCommit\n" + Trim(sql::kAsyncCommit) + ";\n";
+  if (async)
+    out += "-- sql::kQueueTransaction\n" + Trim(sql::kQueueTransaction) + ";\n";
   out += "-- sql::Fenced(sql::kComplete)\n" +
          Trim(Substitute(sql::Fenced(sql::kComplete),
                          {"id", "lease_token", "result"})) +

@@ -22,6 +22,12 @@ void ClaimCursor::Claimed(int64_t micros, int64_t id) {
   id_ = id < std::numeric_limits<int64_t>::max() ? id + 1 : id;
 }
 
+void ClaimCursor::Passed(int64_t micros) {
+  if (micros <= micros_) return;
+  micros_ = micros;
+  id_ = kMinusInfinity;
+}
+
 void ClaimCursor::JobReadyAt(int64_t micros) {
   if (micros > micros_) return;
   micros_ = micros;

@@ -12,7 +12,9 @@
 //  - The cursor is a position (run_at in microseconds since the Unix
 //    epoch, id) in jobs_claim_idx's order; a claim considers only entries at
 //    or after it. A new cursor is at the start (before every job).
-//  - Claimed() moves it just past the job claimed. JobReadyAt() moves it
+//  - Claimed() moves it just past the job claimed; a claim that found
+//    nothing, Passed(), to the claim's now(): it walked every entry up to
+//    there and none was ready and free. JobReadyAt() moves it
 //    back (never forward) to before every job of that run_at: a job that
 //    became ready behind the cursor, as a notification on awc_jobs says.
 //    Rewind() goes back to the start (a notification that does not say
@@ -70,6 +72,12 @@ class ClaimCursor {
 
   // The job at (`micros`, `id`) was claimed: the next claim starts after it.
   void Claimed(int64_t micros, int64_t id);
+  // A claim whose transaction began at `micros` (its now(), as a run_at)
+  // found no job: the next claim starts there, unless the cursor is
+  // further on. Without this, a session that finds nothing (another one
+  // was quicker) stays where it was, and a pass from the start, finding
+  // nothing, would be followed by another, and another.
+  void Passed(int64_t micros);
   // A job whose run_at is `micros` became ready.
   void JobReadyAt(int64_t micros);
   // A run_at in microseconds as migration 0019 writes it (kClaim's column,

@@ -24,6 +24,27 @@ TEST(ClaimCursorTest, AClaimMovesItJustPastTheClaimedJob) {
   EXPECT_EQ(cursor.id_param(), "42");
 }
 
+TEST(ClaimCursorTest, AClaimThatFoundNothingMovesItOnToItsNowNeverBack) {
+  ClaimCursor cursor;
+  // From the start, nothing: the next claim starts at the first one's now()
+  // rather than at the start again.
+  cursor.Passed(9'000);
+  EXPECT_FALSE(cursor.at_start());
+  EXPECT_EQ(cursor.micros_param(), "9000");
+  EXPECT_EQ(cursor.id_param(), std::to_string(kMin));
+  // Every id of that run_at is still ahead: not even its own now() moves it.
+  cursor.Passed(9'000);
+  EXPECT_EQ(cursor.id_param(), std::to_string(kMin));
+  // A cursor further on stays (a job claimed after a later now()).
+  cursor.Claimed(12'000, 3);
+  cursor.Passed(11'000);
+  EXPECT_EQ(cursor.micros_param(), "12000");
+  EXPECT_EQ(cursor.id_param(), "4");
+  // No now() to go by (a column that did not parse): it stays.
+  cursor.Passed(kMin);
+  EXPECT_EQ(cursor.micros_param(), "12000");
+}
+
 TEST(ClaimCursorTest, AJobReadyBehindTheCursorMovesItBackToBeforeItsRunAt) {
   ClaimCursor cursor;
   cursor.Claimed(5'000, 7);

@@ -35,7 +35,8 @@ JobQueue::JobQueue(db::PgConn* conn, std::string worker_id, int64_t lease_secs,
       env_(env) {}
 
 Status JobQueue::Prepare() {
-  AWC_RETURN_IF_ERROR(conn_->Prepare("async_commit", sql::kAsyncCommit));
+  AWC_RETURN_IF_ERROR(
+      conn_->Prepare("queue_transaction", sql::kQueueTransaction));
   AWC_RETURN_IF_ERROR(conn_->Prepare("claim", sql::kClaim));
   AWC_RETURN_IF_ERROR(conn_->Prepare("complete", sql::Fenced(sql::kComplete)));
   AWC_RETURN_IF_ERROR(conn_->Prepare("retry", sql::Fenced(sql::kRetry)));
@@ -87,7 +88,7 @@ Result<Finished> JobQueue::Run(const Job* job, const Outcome* outcome,
   // One pipeline, one round trip, one asynchronous commit: the outcome
   // and the next claim. The claim still commits before its handler runs.
   std::vector<db::PgConn::Prepared> statements;
-  statements.push_back({"async_commit", {}});
+  statements.push_back({"queue_transaction", {}});
   if (job != nullptr) statements.push_back(RecordStatement(*job, *outcome));
   bool full_pass = false;
   double started = 0;
@@ -125,6 +126,8 @@ Result<Finished> JobQueue::Run(const Job* job, const Outcome* outcome,
     out.next = JobFromRow(results[next]);
     cursor_.Claimed(ClaimCursor::ParseMicros(results[next].Get(0, 7)),
                     out.next->id);
+  } else if (claim) {
+    cursor_.Passed(ClaimCursor::ParseMicros(results[0].Get(0, 2)));
   }
   return out;
 }

@@ -24,7 +24,7 @@
 //    same FullPassClock terms (docs/queue.md, "The claim cursor").
 //  - Every statement is prepared once, by Prepare(), on this connection
 //    (behind a transaction pooler: run unnamed, db/pg.h). The pipeline's
-//    one Sync keeps kAsyncCommit in the transaction it is meant for, also
+//    one Sync keeps kQueueTransaction in the transaction it is meant for, also
 //    there: a pooler hands the server connection on only after it.
 #ifndef AWC_QUEUE_JOB_QUEUE_H_
 #define AWC_QUEUE_JOB_QUEUE_H_

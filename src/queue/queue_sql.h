@@ -12,12 +12,24 @@
 
 namespace awc::queue::sql {
 
-// The claim and the recording statements commit asynchronously (run in
-// one pipeline after this statement): a commit lost in a crash of the
-// server only makes the job run again (docs/queue.md, "Durability
-// of the queue's commits").
-inline constexpr const char* kAsyncCommit =
-    "SELECT set_config('synchronous_commit', 'off', true)";
+// The settings of the queue's own transaction (the claim and the
+// recording statements, run in one pipeline after this statement), for
+// that transaction only:
+//  - it commits asynchronously: a commit lost in a crash of the server
+//    only makes the job run again (docs/queue.md, "Durability of the
+//    queue's commits");
+//  - its prepared statements run their generic plans. The plans do not
+//    depend on the values (tests/queue/queue_sql_plan_test.cc checks the
+//    generic ones), and the plan cache would otherwise keep planning the
+//    claim afresh for every job, a fifth of a worker session's CPU
+//    (docs/queue.md, "The claim cursor").
+// Its third column is the transaction's now() in microseconds, as the
+// claim's last column gives a run_at: a claim that finds nothing has
+// walked everything up to it (queue/claim_cursor.h).
+inline constexpr const char* kQueueTransaction =
+    "SELECT set_config('synchronous_commit', 'off', true), "
+    "set_config('plan_cache_mode', 'force_generic_plan', true), "
+    "awc.jobs_ready_micros(now())";
 
 // The fencing token of a claim: the database clock in microseconds times
 // 1024, plus 10 random bits. Two claims of one job are never within the

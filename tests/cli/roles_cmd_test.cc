@@ -147,6 +147,10 @@ LastMigrationUndo UndoOfLastMigration(int version, const std::string& owner) {
               "SELECT to_regprocedure('awc.jobs_ready_micros(timestamptz)') "
               "IS NULL AND to_regprocedure('awc.jobs_notify_requeued()') IS "
               "NULL"};
+    case 20:  // jobs_ready_micros declared for what it is
+      return {{"ALTER FUNCTION awc.jobs_ready_micros(timestamptz) IMMUTABLE"},
+              "SELECT provolatile = 'i' FROM pg_proc WHERE oid = "
+              "'awc.jobs_ready_micros(timestamptz)'::regprocedure"};
     case 15:  // file entries counted lazily
       return {{"DROP INDEX awc.objects_uncounted_idx",
                "ALTER TABLE awc.objects DROP COLUMN entries_counted"},

@@ -138,6 +138,37 @@ TEST_F(ClaimCursorDbTest, AnUnannouncedJobBehindTheCursorWaitsForTheFullPass) {
   EXPECT_EQ(ClaimAndComplete(), behind);
 }
 
+// Another session was quicker: this one's claims find nothing. Its next
+// claim starts where the last one's walk ended (its now()) rather than
+// where it started: from the start, under a pinned horizon, that is every
+// dead entry again, claim after claim, until the session claims a job.
+TEST_F(ClaimCursorDbTest, AClaimThatFindsNothingMovesTheCursorToItsNow) {
+  auto other_conn = db_.Connect("t-2");
+  queue::JobQueue other(other_conn.get(), "t-2", 30, &rng_, &env_);
+  ASSERT_TRUE(other.Prepare().ok());
+  int64_t taken = db_.Enqueue("k", "{}");
+  Result<std::optional<queue::Job>> job = other.Claim();
+  ASSERT_TRUE(job.ok() && job->has_value()) << job.status().ToString();
+  ASSERT_EQ((*job)->id, taken);
+  int64_t before =
+      std::stoll(db_.Scalar("SELECT awc.jobs_ready_micros(now())"));
+  ASSERT_TRUE(queue_->cursor().at_start());
+  EXPECT_EQ(ClaimAndComplete(), 0);  // the full pass: nothing left
+  std::optional<std::string> at = queue_->cursor().micros_param();
+  ASSERT_TRUE(at.has_value()) << "the cursor stayed at the start";
+  EXPECT_GE(std::stoll(*at), before);
+  EXPECT_LE(std::stoll(*at),
+            std::stoll(db_.Scalar("SELECT awc.jobs_ready_micros(now())")));
+  // Past the start indeed: a job ready an hour ago that nothing announced
+  // waits for the next full pass; a new one is claimed at once.
+  int64_t behind = EnqueueSilently("1 hour");
+  int64_t fresh = db_.Enqueue("k", "{}");
+  EXPECT_EQ(ClaimAndComplete(), fresh);
+  EXPECT_EQ(ClaimAndComplete(), 0);
+  env_.now += 1.1;
+  EXPECT_EQ(ClaimAndComplete(), behind);
+}
+
 TEST_F(ClaimCursorDbTest, AResumedKindRewindsTheCursor) {
   db_.Exec("INSERT INTO awc.paused_kinds (kind) VALUES ('slow')");
   int64_t held = db_.Enqueue("slow", "{}");

@@ -166,11 +166,40 @@ TEST_F(JobQueueTest, OnlyTheQueuesOwnCommitsAreAsynchronous) {
   Result<db::PgResult> setting = conn_->Exec("SHOW synchronous_commit");
   ASSERT_TRUE(setting.ok());
   EXPECT_EQ(setting->GetString(0, 0), "on")
-      << "kAsyncCommit must stay local to the queue's transaction";
+      << "kQueueTransaction must stay local to the queue's transaction";
   ASSERT_TRUE(queue_->Claim().ok());
   setting = conn_->Exec("SHOW synchronous_commit");
   ASSERT_TRUE(setting.ok());
   EXPECT_EQ(setting->GetString(0, 0), "on");
+  // Nor do its generic plans reach a handler's statements.
+  setting = conn_->Exec("SHOW plan_cache_mode");
+  ASSERT_TRUE(setting.ok());
+  EXPECT_EQ(setting->GetString(0, 0), "auto");
+}
+
+// The queue's statements run their generic plans: planned once per
+// session, not once per job (the plan cache's default, after five custom
+// plans, keeps planning the claim for every job).
+TEST_F(JobQueueTest, TheQueueTransactionRunsGenericPlans) {
+  for (int i = 0; i < 12; ++i) db_.Enqueue("k", "{}");
+  queue::Job job = ClaimOne(*queue_);
+  for (int i = 0; i < 11; ++i) {
+    Result<queue::Finished> done =
+        queue_->Finish(job, queue::Outcome::Complete("{}"), true);
+    ASSERT_TRUE(done.ok()) << done.status().ToString();
+    ASSERT_TRUE(done->next.has_value());
+    job = *done->next;
+  }
+  Result<db::PgResult> plans = conn_->Exec(
+      "SELECT name, generic_plans, custom_plans FROM pg_prepared_statements "
+      "WHERE name IN ('claim', 'complete') ORDER BY name");
+  ASSERT_TRUE(plans.ok()) << plans.status().ToString();
+  ASSERT_EQ(plans->rows(), 2);
+  for (int i = 0; i < 2; ++i) {
+    SCOPED_TRACE(plans->GetString(i, 0));
+    EXPECT_GE(plans->GetInt(i, 1), 11);
+    EXPECT_EQ(plans->GetInt(i, 2), 0);
+  }
 }
 
 // A RUNNING job held by worker `holder` since `since` seconds ago (claim or

@@ -72,6 +72,19 @@ TEST_F(QueuePlanTest, ClaimAndReclaimUseTheirPartialIndexes) {
   }
 }
 
+// The claim's cursor column (awc.jobs_ready_micros) is an expression of
+// the plan, not a call of an SQL function, which would be parsed and
+// planned again in every claim (migration 0020).
+TEST_F(QueuePlanTest, TheClaimInlinesItsCursorColumn) {
+  Plan(queue::sql::kClaim, "'w-1', 300, NULL, 0");
+  auto r = conn_->Exec(
+      "EXPLAIN (VERBOSE, FORMAT JSON) EXECUTE s('w-1', 300, NULL, 0)");
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  std::string plan = r->GetString(0, 0);
+  EXPECT_EQ(plan.find("jobs_ready_micros"), std::string::npos) << plan;
+  EXPECT_NE(plan.find("isfinite"), std::string::npos) << plan;
+}
+
 // Shared buffers the generic plan of `sql` touches when run with `args`
 // (rolled back), from its top node.
 int64_t BuffersOf(db::PgConn& conn, const std::string& sql,

@@ -35,7 +35,9 @@ void ExpectNoSessionState(const PgBouncer& bouncer, const TestDatabase& db) {
         "(SELECT count(*) FROM pg_listening_channels()), "
         "current_setting('default_transaction_read_only'), "
         "current_setting('lock_timeout'), "
-        "current_setting('statement_timeout')",
+        "current_setting('statement_timeout'), "
+        "current_setting('synchronous_commit'), "
+        "current_setting('plan_cache_mode')",
         {});
     ASSERT_TRUE(r.ok()) << r.status().message();
     EXPECT_EQ(r->GetInt(0, 0), 0) << "prepared statements left";
@@ -43,6 +45,9 @@ void ExpectNoSessionState(const PgBouncer& bouncer, const TestDatabase& db) {
     EXPECT_EQ(r->GetString(0, 2), "off");
     EXPECT_EQ(r->GetString(0, 3), "0");
     EXPECT_EQ(r->GetString(0, 4), "0");
+    // The queue transaction's own settings (sql::kQueueTransaction).
+    EXPECT_EQ(r->GetString(0, 5), "on");
+    EXPECT_EQ(r->GetString(0, 6), "auto");
   }
 }
 

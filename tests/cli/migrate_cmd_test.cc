@@ -292,10 +292,8 @@ TEST_F(AwcctlMigrateTest, HealthUpBehindAheadAndDown) {
   // A session idle in transaction holds the horizon: named, and ready
   // all the same (the workers keep claiming).
   {
-    auto pin = db_.Connect("nightly-report");
-    ASSERT_TRUE(pin->Begin().ok());
-    ASSERT_TRUE(pin->Exec("SELECT txid_current()").ok());
-    std::string pid = pin->Exec("SELECT pg_backend_pid()")->GetString(0, 0);
+    std::string pid;
+    auto pin = db_.HoldHorizon("nightly-report", &pid);
     CommandResult pinned = Run({"health"});
     EXPECT_EQ(pinned.code, 0) << pinned.out << pinned.err;
     EXPECT_NE(

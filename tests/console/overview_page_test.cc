@@ -183,10 +183,8 @@ TEST_F(ConsoleOverviewTest, ASessionHoldingTheHorizonIsNamed) {
   ConsoleProcess console(db_);
   ASSERT_TRUE(console.WaitListening()) << console.process().Stderr();
   EXPECT_EQ(console.Get("/").body.find("Horizon held back"), std::string::npos);
-  auto pin = db_.Connect("nightly-report");
-  ASSERT_TRUE(pin->Begin().ok());
-  ASSERT_TRUE(pin->Exec("SELECT txid_current()").ok());
-  std::string pid = pin->Exec("SELECT pg_backend_pid()")->GetString(0, 0);
+  std::string pid;
+  auto pin = db_.HoldHorizon("nightly-report", &pid);
   usleep(1'200'000);  // held for a second: shown
   HttpReply page = console.Get("/");
   EXPECT_NE(page.body.find("Horizon held back"), std::string::npos)

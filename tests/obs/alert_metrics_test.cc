@@ -488,9 +488,7 @@ TEST_F(AlertMetricsTest, TheScrubPlannerSaysWhenItsBudgetCannotKeepThePromise) {
 // sample (at its start) puts it on /metrics, how many transactions behind
 // and for how long.
 TEST_F(AlertMetricsTest, AHeldHorizonShowsOnMetrics) {
-  auto pin = db_.Connect("nightly-report");
-  ASSERT_TRUE(pin->Begin().ok());
-  ASSERT_TRUE(pin->Exec("SELECT txid_current()").ok());
+  auto pin = db_.HoldHorizon("nightly-report");
   for (int i = 0; i < 3; ++i) db_.Exec("SELECT txid_current()");
   usleep(1'100'000);
   Start({{"AWC_SCHEDULER", "on"}});

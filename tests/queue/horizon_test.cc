@@ -18,25 +18,19 @@ TEST(HorizonTest, ASessionIdleInTransactionIsNamedWithItsAgeAndLag) {
   EXPECT_FALSE(before->holder.has_value());
   EXPECT_EQ(before->xids, 0);
 
-  auto pin = db.Connect("nightly-report");
-  ASSERT_TRUE(pin->Begin().ok());
-  Result<db::PgResult> xid = pin->Exec("SELECT txid_current()");
-  ASSERT_TRUE(xid.ok());
-  Result<db::PgResult> pid = pin->Exec("SELECT pg_backend_pid()");
-  ASSERT_TRUE(pid.ok());
+  std::string pid;
+  auto pin = db.HoldHorizon("nightly-report", &pid);
   // Three transactions after it.
   for (int i = 0; i < 3; ++i) db.Exec("SELECT txid_current()");
   // A transaction of another database holds nothing back here.
   TestDatabase other;
-  auto elsewhere = other.Connect("elsewhere");
-  ASSERT_TRUE(elsewhere->Begin().ok());
-  ASSERT_TRUE(elsewhere->Exec("SELECT txid_current()").ok());
+  auto elsewhere = other.HoldHorizon("elsewhere");
 
   Result<queue::Horizon> h = queue::SampleHorizon(*me);
   ASSERT_TRUE(h.ok()) << h.status().ToString();
   ASSERT_TRUE(h->holder.has_value());
   EXPECT_EQ(h->holder->kind, "session");
-  EXPECT_EQ(h->holder->name.rfind("pid " + pid->GetString(0, 0) + " (", 0), 0u)
+  EXPECT_EQ(h->holder->name.rfind("pid " + pid + " (", 0), 0u)
       << h->holder->name;
   EXPECT_EQ(h->holder->detail.rfind("nightly-report, ", 0), 0u)
       << h->holder->detail;

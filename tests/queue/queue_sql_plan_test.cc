@@ -110,9 +110,7 @@ int64_t BuffersOf(db::PgConn& conn, const std::string& sql,
 // remove (docs/queue.md, "The claim cursor"). A claim from the cursor
 // starts after them; one from the index's start visits each.
 TEST_F(QueuePlanTest, UnderAPinnedHorizonACursorClaimSkipsTheDeadEntries) {
-  auto pin = db_.Connect("pin");
-  ASSERT_TRUE(pin->Begin().ok());
-  ASSERT_TRUE(pin->Exec("SELECT txid_current()").ok());
+  auto pin = db_.HoldHorizon("pin");
   // 4,899 jobs claimed and completed since the pin: the first 2,000 with
   // leases that would still run, the others with leases that would have
   // ended ten minutes ago.

@@ -102,6 +102,21 @@ std::unique_ptr<db::PgConn> TestDatabase::Connect(
   return MustConnect(url_, app);
 }
 
+std::unique_ptr<db::PgConn> TestDatabase::HoldHorizon(const std::string& app,
+                                                      std::string* pid) const {
+  auto conn = MustConnect(url_, app);
+  auto r = conn->Begin();
+  if (r.ok()) r = conn->Exec("SELECT txid_current()").status();
+  auto backend = conn->Exec("SELECT pg_backend_pid()");
+  if (!r.ok() || !backend.ok()) {
+    ADD_FAILURE() << "cannot hold the horizon: "
+                  << (r.ok() ? backend.status() : r).message();
+  } else if (pid != nullptr) {
+    *pid = backend->GetString(0, 0);
+  }
+  return conn;
+}
+
 std::string TestDatabase::Scalar(const std::string& sql,
                                  const db::Params& params) {
   auto r = conn_->Exec(sql, params);

@@ -39,6 +39,12 @@ class TestDatabase {
 
   std::unique_ptr<db::PgConn> Connect(
       const std::string& app = "awc-test") const;
+  // A session of this database idle in transaction with an xid, as a
+  // forgotten psql or a long report is: it holds the database's MVCC
+  // horizon until its Rollback() or until it is dropped. Its backend's pid
+  // goes to `pid` when given.
+  std::unique_ptr<db::PgConn> HoldHorizon(const std::string& app,
+                                          std::string* pid = nullptr) const;
 
   // Runs one statement on a shared connection and returns the first column
   // of the first row ("" when there is no row; "NULL" for SQL NULL).

@@ -422,12 +422,13 @@ SELECT kind,
 // NULL) for the PENDING, RUNNING and FAILED jobs only, each state read
 // through its own partial index (a RUNNING job always has its
 // locked_until, which jobs_lease_idx covers), so the sample stays cheap
-// however many finished jobs the table keeps. Ages are as of the
-// statement, not of its transaction's start, which may be older than a
-// job the statement sees.
+// however many finished jobs the table keeps. Ages are taken from the
+// clock after the scan: the transaction's start, and even the statement's,
+// may come before a job that committed in time for the statement's
+// snapshot, whose age would then read short.
 inline constexpr const char* kDepthSample = R"sql(
 SELECT kind, 'PENDING', count(*),
-       extract(epoch FROM statement_timestamp()
+       extract(epoch FROM clock_timestamp()
                           - min()sql" AWC_QUEUE_READY_SINCE R"sql()
                FILTER (WHERE )sql" AWC_QUEUE_READY_SINCE R"sql( <= now()))
   FROM awc.jobs WHERE state = 'PENDING' GROUP BY kind

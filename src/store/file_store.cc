@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
+#include <memory>
 #include <set>
 #include <string>
 #include <string_view>
@@ -82,13 +83,16 @@ class FileStore : public ObjectStore {
       }
       return file.status().WithContext(key.digest);
     }
-    std::vector<char> buf(kGetChunk);
+    // Not zeroed: most objects are far smaller than a chunk, and a walk
+    // reads millions of them.
+    std::unique_ptr<char[]> buf =
+        std::make_unique_for_overwrite<char[]>(kGetChunk);
     for (;;) {
-      Result<size_t> n = (*file)->Read(buf.data(), buf.size());
+      Result<size_t> n = (*file)->Read(buf.get(), kGetChunk);
       if (!n.ok()) return n.status().WithContext(key.digest);
       if (*n == 0) break;
-      AWC_RETURN_IF_ERROR(sink(std::string_view(buf.data(), *n)));
-      if (*n < buf.size()) break;
+      AWC_RETURN_IF_ERROR(sink(std::string_view(buf.get(), *n)));
+      if (*n < kGetChunk) break;
     }
     return Status::OK();
   }

@@ -208,7 +208,7 @@ SANITIZER_ENV = ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 check: build-asan lint-man fuzz-build deb
 	PROMTOOL=$(PROMTOOL) $(SANITIZER_ENV) $(PG_ENV) \
 	  $(CTEST) --test-dir $(ASAN_BUILD)
-	fuzz/run.sh $(FUZZ_BUILD) $(CHECK_FUZZ_SECONDS)
+	fuzz/run.sh $(FUZZ_BUILD) $(CHECK_FUZZ_SECONDS) $(JOBS)
 	$(PG_VENV) $(SUDO_KEEP_ENV) tests/package_test.sh $(DEB_BUILD)
 
 # The unit tests need only what they link and the two programs (the
@@ -347,7 +347,8 @@ bench-console: deps-bench
 
 # libFuzzer targets: the library built by clang with ASan/UBSan and
 # coverage instrumentation, one binary per parser in fuzz/. `make fuzz`
-# runs each for FUZZ_SECONDS; `make check` for CHECK_FUZZ_SECONDS.
+# runs each for FUZZ_SECONDS; `make check` for CHECK_FUZZ_SECONDS; JOBS of
+# them at once.
 FUZZ_BUILD         ?= build-fuzz
 FUZZ_SECONDS       ?= 60
 CHECK_FUZZ_SECONDS ?= 10
@@ -359,7 +360,7 @@ fuzz-build: deps-fuzz
 	cmake --build $(FUZZ_BUILD) -j $(JOBS) --target fuzz-targets
 
 fuzz: fuzz-build
-	fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_SECONDS)
+	fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_SECONDS) $(JOBS)
 
 # The chaos suite makes, crashes and removes a PostgreSQL cluster of its
 # own (no pg_virtualenv); knobs in README.md, "Testing".

@@ -229,20 +229,26 @@ class Sweep {
   Status RunBatch(int64_t lo, int64_t hi) {
     std::string epoch = S(report_.epoch_id);
     int64_t kept = 0;
+    Status wait_for_validation;
     AWC_RETURN_IF_ERROR(db::InTransaction(conn_, [&]() -> Status {
       AWC_RETURN_IF_ERROR(RenewLock());
       // No reference changes while the batch is re-checked and marked
       // (docs/gc.md, "GC safety", step 3).
       AWC_RETURN_IF_ERROR(catalog::LockTenantDag(conn_, tenant_));
       // A VALIDATING snapshot that aged past the grace since planning makes
-      // every old object suspect: stop here, keep the rest.
+      // every old object suspect: mark no more, keep the rest. What an
+      // earlier attempt already marked is still deleted below: a validation
+      // that meets one of those objects waits for GC, so GC must not wait
+      // for it.
       AWC_ASSIGN_OR_RETURN(
           db::PgResult old,
           conn_.Exec(sql::kOldValidating, {tenant_, S(opt_.grace_secs)}));
       if (old.rows() > 0) {
-        return Status::Transient("snapshot " + old.GetString(0, 0) +
-                                 " has been VALIDATING for longer than the "
-                                 "grace; GC waits for its validation");
+        wait_for_validation = Status::Transient(
+            "snapshot " + old.GetString(0, 0) +
+            " has been VALIDATING for longer than the grace; GC waits for "
+            "its validation");
+        return Status::OK();
       }
       AWC_ASSIGN_OR_RETURN(
           db::PgResult marked,
@@ -269,6 +275,7 @@ class Sweep {
       AWC_ASSIGN_OR_RETURN(
           db::PgResult doomed,
           conn_.Exec(sql::kDeletingInBatch, {epoch, S(lo), S(hi)}));
+      if (doomed.rows() == 0 && !wait_for_validation.ok()) return Status::OK();
       AWC_RETURN_IF_ERROR(Hook(hooks_.before_store_delete));
       std::vector<store::ObjectKey> keys;
       for (int i = 0; i < doomed.rows(); ++i) {
@@ -293,7 +300,7 @@ class Sweep {
     report_.deleted += count;
     report_.deleted_bytes += bytes;
     if (hooks_.deleted) hooks_.deleted(count, bytes);
-    return Status::OK();
+    return wait_for_validation;
   }
 
   // True when no deleted digest turned out to be live; otherwise the epoch

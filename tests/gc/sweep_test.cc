@@ -449,6 +449,54 @@ TEST_F(GcTest, OldValidatingSnapshotRefusesThePlan) {
   EXPECT_EQ(db_.Scalar("SELECT state FROM awc.gc_epochs"), "REFUSED");
 }
 
+// A validation that meets an object of a marked batch waits for GC (the
+// object is being deleted); GC, resuming after a crash between marking and
+// deleting, must not wait for that validation in turn: it finishes the
+// marked batch, marks nothing more, and waits for the validation only then.
+TEST_F(GcTest, AMarkedBatchIsDeletedEvenOnceAValidationHasAgedPastTheGrace) {
+  auto garbage = Garbage(4, "g");
+  ctx_->mutable_options().sweep.canary_size = 2;
+  gc::SweepHooks crash_after_mark;
+  crash_after_mark.after_mark = [](int64_t) {
+    return Status::Internal("crash");
+  };
+  ASSERT_FALSE(Sweep(crash_after_mark).ok());
+  std::vector<std::string> marked;
+  for (const auto& d : garbage) {
+    if (db_.Scalar("SELECT state FROM awc.objects WHERE digest = $1", {d}) ==
+        "DELETING") {
+      marked.push_back(d);
+    }
+  }
+  ASSERT_EQ(marked.size(), 2u);
+  int64_t stale = cas_.Snapshot(marked[0], "VALIDATING");
+  db_.Exec(
+      "UPDATE awc.snapshots SET created_at = now() - interval '3 hours' "
+      "WHERE id = $1",
+      {std::to_string(stale)});
+
+  auto waiting = Sweep();
+  ASSERT_FALSE(waiting.ok());
+  EXPECT_TRUE(waiting.status().IsTransient()) << waiting.status().message();
+  EXPECT_NE(waiting.status().message().find(std::to_string(stale)),
+            std::string::npos);
+  for (const auto& d : garbage) {
+    bool was_marked = d == marked[0] || d == marked[1];
+    EXPECT_EQ(Gone(d), was_marked) << d;
+    EXPECT_EQ(Present(d), !was_marked) << d;
+  }
+
+  db_.Exec("UPDATE awc.snapshots SET state = 'FAILED' WHERE id = $1",
+           {std::to_string(stale)});
+  auto done = Sweep();
+  ASSERT_TRUE(done.ok()) << done.status().message();
+  EXPECT_TRUE(done->resumed);
+  for (const auto& d : garbage) EXPECT_TRUE(Gone(d));
+  EXPECT_EQ(db_.Scalar("SELECT state || ' ' || deleted_count FROM "
+                       "awc.gc_epochs"),
+            "COMPLETED 4");
+}
+
 TEST_F(GcTest, UnknownTenantIsDeadLettered) {
   queue::Outcome o =
       handlers::SweepTenant(*ctx_, handlers::TenantPayload{"nobody"});

@@ -69,6 +69,16 @@ class GcTest : public ::testing::Test {
     }
     return id;
   }
+  // A snapshot VALIDATING for longer than the grace: its closure is not
+  // known, so GC may not mark anything.
+  int64_t StaleValidating(const std::string& root) {
+    int64_t id = cas_.Snapshot(root, "VALIDATING");
+    db_.Exec(
+        "UPDATE awc.snapshots SET created_at = now() - make_interval(secs "
+        "=> $2) WHERE id = $1",
+        {std::to_string(id), std::to_string(kOld)});
+    return id;
+  }
   std::vector<std::string> Garbage(int n, const std::string& tag) {
     std::vector<std::string> out;
     for (int i = 0; i < n; ++i) {
@@ -434,11 +444,7 @@ TEST_F(GcTest, DeletingAnAlreadyMissingObjectIsFine) {
 
 TEST_F(GcTest, OldValidatingSnapshotRefusesThePlan) {
   auto garbage = Garbage(2, "g");
-  int64_t stale = cas_.Snapshot(cas_.Blob("root"), "VALIDATING");
-  db_.Exec(
-      "UPDATE awc.snapshots SET created_at = now() - interval '3 hours' "
-      "WHERE id = $1",
-      {std::to_string(stale)});
+  int64_t stale = StaleValidating(cas_.Blob("root"));
   queue::Outcome o =
       handlers::SweepTenant(*ctx_, handlers::TenantPayload{"t1"});
   ASSERT_EQ(o.kind, queue::Outcome::Kind::kComplete) << o.error;
@@ -469,11 +475,7 @@ TEST_F(GcTest, AMarkedBatchIsDeletedEvenOnceAValidationHasAgedPastTheGrace) {
     }
   }
   ASSERT_EQ(marked.size(), 2u);
-  int64_t stale = cas_.Snapshot(marked[0], "VALIDATING");
-  db_.Exec(
-      "UPDATE awc.snapshots SET created_at = now() - interval '3 hours' "
-      "WHERE id = $1",
-      {std::to_string(stale)});
+  int64_t stale = StaleValidating(marked[0]);
 
   auto waiting = Sweep();
   ASSERT_FALSE(waiting.ok());

@@ -43,11 +43,6 @@ constexpr const char* kPoolerHint =
     "behind a connection pooler in transaction mode such as PgBouncer's "
     "pool_mode = transaction: set AWC_DATABASE_POOL_MODE=transaction)";
 
-constexpr const char* kReadOnlySession =
-    "SET default_transaction_read_only = on";
-constexpr const char* kDefaultSession = "RESET default_transaction_read_only";
-constexpr const char* kSetSessionSetting = "SELECT set_config($1, $2, false)";
-
 // Server notices ("schema already exists, skipping") would otherwise go to
 // stderr as bare text, between the JSON event lines.
 void OnNotice(void*, const char* message) {
@@ -218,8 +213,7 @@ Result<PgResult> PgConn::Exec(const std::string& sql, const Params& params) {
 }
 
 bool PgConn::NeedsOwnTransaction() const {
-  return mode_ == PoolMode::kTransaction &&
-         (read_only_ || !settings_.empty()) &&
+  return (read_only_ || !settings_.empty()) &&
          PQtransactionStatus(conn_) == PQTRANS_IDLE;
 }
 
@@ -239,47 +233,51 @@ void PgConn::Rollback() {
 Status PgConn::Begin(std::string_view how) {
   std::string sql = "BEGIN";
   if (!how.empty()) sql += " " + std::string(how);
-  bool carry = mode_ == PoolMode::kTransaction;
-  if (carry && read_only_ && how.find("READ ONLY") == std::string_view::npos) {
+  if (read_only_ && how.find("READ ONLY") == std::string_view::npos) {
     sql += " READ ONLY";
   }
-  AWC_RETURN_IF_ERROR(ExecSimple(sql).status());
-  if (!carry || settings_.empty()) return Status::OK();
-  // One statement for all of them: set_config($1, $2, true), ...
-  std::string set = "SELECT ";
-  Params params;
-  for (const auto& [name, value] : settings_) {
-    if (!params.empty()) set += ", ";
-    set += "set_config($" + std::to_string(params.size() + 1) + ", $" +
-           std::to_string(params.size() + 2) + ", true)";
-    params.push_back(name);
-    params.push_back(value);
+  // The settings travel in the same message as the BEGIN (one round trip):
+  // "BEGIN; SELECT set_config('name', 'value', true), ...". Their values
+  // are the caller's constants, quoted by libpq all the same.
+  for (size_t i = 0; i < settings_.size(); ++i) {
+    sql += i == 0 ? "; SELECT " : ", ";
+    sql += "set_config(" + settings_[i].first + ", " + settings_[i].second +
+           ", true)";
   }
-  Status s = ExecParams(set, params).status();
-  if (!s.ok() && !IsBroken()) (void)ExecSimple("ROLLBACK");
+  Status s = ExecSimple(sql).status();
+  if (!s.ok() && !IsBroken() && PQtransactionStatus(conn_) != PQTRANS_IDLE) {
+    (void)ExecSimple("ROLLBACK");
+  }
   return s;
 }
 
 Status PgConn::SetReadOnly(bool on) {
-  if (mode_ == PoolMode::kTransaction) {
-    read_only_ = on;
-    return Status::OK();
-  }
-  return ExecSimple(on ? kReadOnlySession : kDefaultSession).status();
+  read_only_ = on;
+  return Status::OK();
 }
 
 Status PgConn::SetSessionSetting(const char* name, const std::string& value) {
-  if (mode_ == PoolMode::kSession) {
-    return ExecParams(kSetSessionSetting, {name, value}).status();
-  }
+  AWC_ASSIGN_OR_RETURN(std::string quoted_name, Literal(name));
+  AWC_ASSIGN_OR_RETURN(std::string quoted_value, Literal(value));
   for (auto& [have, was] : settings_) {
-    if (have == name) {
-      was = value;
+    if (have == quoted_name) {
+      was = std::move(quoted_value);
       return Status::OK();
     }
   }
-  settings_.emplace_back(name, value);
+  settings_.emplace_back(std::move(quoted_name), std::move(quoted_value));
   return Status::OK();
+}
+
+Result<std::string> PgConn::Literal(std::string_view text) {
+  char* quoted = PQescapeLiteral(conn_, text.data(), text.size());
+  if (quoted == nullptr) {
+    return Status::InvalidArgument("cannot quote a setting: " +
+                                   CleanMessage(PQerrorMessage(conn_)));
+  }
+  std::string out(quoted);
+  PQfreemem(quoted);
+  return out;
 }
 
 Status PgConn::Listen(const char* listen_sql) {
@@ -341,10 +339,12 @@ Result<PgResult> PgConn::ExecPrepared(const std::string& name,
     AWC_ASSIGN_OR_RETURN(const std::string* text, PreparedText(name));
     return Exec(*text, params);
   }
-  std::vector<const char*> values = ParamPointers(params);
-  return Check(PQexecPrepared(conn_, name.c_str(),
-                              static_cast<int>(values.size()), values.data(),
-                              nullptr, nullptr, 0));
+  return WithSessionState<Result<PgResult>>([&] {
+    std::vector<const char*> values = ParamPointers(params);
+      return Check(PQexecPrepared(conn_, name.c_str(),
+                                static_cast<int>(values.size()), values.data(),
+                                nullptr, nullptr, 0));
+  });
 }
 
 Result<std::vector<PgResult>> PgConn::ExecPipeline(

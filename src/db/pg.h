@@ -14,14 +14,18 @@
 //    no string interpolation of values anywhere.
 //  - The connection's PoolMode says what session state it may keep
 //    (docs/operations.md, "Connection poolers"). kSession (a direct
-//    connection, or a pooler in session mode) prepares statements, LISTENs
-//    and sets session settings. kTransaction (a pooler in transaction mode,
-//    which hands the server connection to another client after each
-//    transaction) keeps nothing beyond a transaction: Prepare() only
-//    remembers the text, ExecPrepared(), ExecCached() and ExecPipeline()
-//    run it unnamed (PQexecParams), Listen() does nothing, and
-//    SetReadOnly()/SetSessionSetting() apply to each transaction instead
-//    (see there). Every caller runs the same code in both modes.
+//    connection, or a pooler in session mode) prepares statements and
+//    LISTENs. kTransaction (a pooler in transaction mode, which hands the
+//    server connection to another client after each transaction) keeps
+//    nothing beyond a transaction: Prepare() only remembers the text,
+//    ExecPrepared(), ExecCached() and ExecPipeline() run it unnamed
+//    (PQexecParams), and Listen() does nothing. Every caller runs the same
+//    code in both modes.
+//  - Whatever the mode, SetReadOnly() and SetSessionSetting() never change
+//    the server session: they apply to each transaction (see there). A
+//    pool mode can be wrong (a client left at kSession behind a transaction
+//    pooler), and a session setting would then outlive the client on a
+//    server connection that other clients get next.
 //  - In kSession mode, a prepared statement the server does not have
 //    (SQLSTATE 26000) or already has (42P05) means a transaction pooler is
 //    in between: kFailedPrecondition, whose message names
@@ -112,21 +116,22 @@ class PgConn {
   Result<PgResult> Exec(const std::string& sql, const Params& params);
 
   // Opens a transaction: BEGIN followed by `how` ("ISOLATION LEVEL ...").
-  // In kTransaction mode it is READ ONLY after SetReadOnly(true) and
-  // carries the SetSessionSetting() values (set_config(..., true)).
+  // It is READ ONLY after SetReadOnly(true) and carries the
+  // SetSessionSetting() values (set_config(..., true)), sent in the same
+  // round trip as the BEGIN.
   Status Begin(std::string_view how = {});
   // Rolls back the open transaction (nothing when the connection is
   // broken); last_sqlstate() still names the failure that led to it.
   void Rollback();
-  // Makes the session's transactions read-only, or gives back the
-  // server's default. kSession: default_transaction_read_only for the
-  // session. kTransaction: each Begin() is READ ONLY, and a statement run
+  // Makes this connection's transactions read-only, or gives back the
+  // server's default: each Begin() is READ ONLY, and a statement run
   // outside a transaction gets one of its own (BEGIN READ ONLY ... COMMIT).
+  // The server session's default_transaction_read_only is never changed.
   Status SetReadOnly(bool on);
-  // Sets run-time parameter `name` for every statement of this connection.
-  // kSession: set_config(name, value, false), once. kTransaction: each
-  // Begin() sets it for its transaction, and a statement run outside a
-  // transaction gets one of its own that does (ExecPipeline excepted).
+  // Sets run-time parameter `name` for every statement of this connection:
+  // each Begin() sets it for its transaction, and a statement run outside
+  // a transaction gets one of its own that does (ExecPipeline excepted).
+  // The server session's own value is never changed.
   Status SetSessionSetting(const char* name, const std::string& value);
   // LISTENs (`listen_sql`, "LISTEN channel") in kSession mode; nothing in
   // kTransaction mode, where the caller's poll interval is the only wake-up.
@@ -175,7 +180,7 @@ class PgConn {
   // pooler keeps one server connection for all of them). When one fails,
   // none takes effect and its error is returned. Needs the connection idle
   // (no open transaction: BEGIN ... COMMIT cannot wrap it); the fence is
-  // not run, nor SetReadOnly/SetSessionSetting in kTransaction mode.
+  // not run, nor SetReadOnly/SetSessionSetting.
   Result<std::vector<PgResult>> ExecPipeline(
       const std::vector<Prepared>& statements);
 
@@ -205,9 +210,8 @@ class PgConn {
 
  private:
   PgConn(PGconn* conn, PoolMode mode) : conn_(conn), mode_(mode) {}
-  // kTransaction with session state to carry (SetReadOnly,
-  // SetSessionSetting), outside a transaction: a statement needs a
-  // transaction of its own.
+  // Session state to carry (SetReadOnly, SetSessionSetting), outside a
+  // transaction: a statement needs a transaction of its own.
   bool NeedsOwnTransaction() const;
   // Runs `run` (which returns R: a Status or a Result), in a transaction
   // of its own when NeedsOwnTransaction().
@@ -229,6 +233,8 @@ class PgConn {
   // The text Prepare() kept under `name` (kTransaction); kInternal when
   // nothing was prepared under it.
   Result<const std::string*> PreparedText(std::string_view name) const;
+  // `text` as an SQL string literal, quoted by libpq.
+  Result<std::string> Literal(std::string_view text);
   // ExecEachRow's halves: send in single-row mode; then the next row, or
   // nullopt once the statement is done (every result read).
   Status SendSingleRow(const std::string& sql, const Params& params);
@@ -242,7 +248,8 @@ class PgConn {
   std::unordered_map<std::string, std::string> cached_;
   // kTransaction: Prepare()'s statements, name -> text.
   std::unordered_map<std::string, std::string> texts_;
-  // kTransaction: the session state each transaction carries.
+  // The session state each transaction carries; the settings' names and
+  // values are SQL literals (Literal()).
   bool read_only_ = false;
   std::vector<std::pair<std::string, std::string>> settings_;
   const char* fence_sql_ = nullptr;

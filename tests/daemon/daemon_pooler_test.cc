@@ -23,9 +23,13 @@ bool Contains(const std::string& text, const std::string& part) {
 }
 
 // What a client of `bouncer` finds on whichever server connection it gets:
-// nothing a session of the daemon or awcctl set. Asked on several fresh
-// clients, so that every server connection of the pool is seen.
-void ExpectNoSessionState(const PgBouncer& bouncer, const TestDatabase& db) {
+// none of the settings a session of the daemon or awcctl set and, unless
+// `settings_only` (a client whose pool mode is wrong prepares and LISTENs
+// on a shared server connection, which harms no other client), no prepared
+// statement or LISTEN either. Asked on several fresh clients, so that every
+// server connection of the pool is seen.
+void ExpectNoSessionState(const PgBouncer& bouncer, const TestDatabase& db,
+                          bool settings_only = false) {
   for (int i = 0; i < 6; ++i) {
     auto conn = db::PgConn::Connect(bouncer.Url(db.name()), "awc-test",
                                     db::PoolMode::kTransaction);
@@ -37,17 +41,21 @@ void ExpectNoSessionState(const PgBouncer& bouncer, const TestDatabase& db) {
         "current_setting('lock_timeout'), "
         "current_setting('statement_timeout'), "
         "current_setting('synchronous_commit'), "
-        "current_setting('plan_cache_mode')",
+        "current_setting('plan_cache_mode'), "
+        "current_setting('jit')",
         {});
     ASSERT_TRUE(r.ok()) << r.status().message();
-    EXPECT_EQ(r->GetInt(0, 0), 0) << "prepared statements left";
-    EXPECT_EQ(r->GetInt(0, 1), 0) << "a LISTEN left";
+    if (!settings_only) {
+      EXPECT_EQ(r->GetInt(0, 0), 0) << "prepared statements left";
+      EXPECT_EQ(r->GetInt(0, 1), 0) << "a LISTEN left";
+    }
     EXPECT_EQ(r->GetString(0, 2), "off");
     EXPECT_EQ(r->GetString(0, 3), "0");
     EXPECT_EQ(r->GetString(0, 4), "0");
     // The queue transaction's own settings (sql::kQueueTransaction).
     EXPECT_EQ(r->GetString(0, 5), "on");
     EXPECT_EQ(r->GetString(0, 6), "auto");
+    EXPECT_EQ(r->GetString(0, 7), "on");
   }
 }
 
@@ -208,6 +216,49 @@ TEST(DaemonPoolerTest, SessionModeBehindATransactionPoolerNamesTheSetting) {
     }
   }
   EXPECT_TRUE(explained) << d.Stderr();
+  // Its scheduler's lock_timeout stays with its own transactions.
+  ExpectNoSessionState(bouncer, db, /*settings_only=*/true);
+}
+
+// awcctl left at AWC_DATABASE_POOL_MODE=session behind the transaction
+// pooler: its read verbs' read-only mode must not outlive it on the shared
+// server connections, where a correctly configured fleet would then fail
+// every claim with SQLSTATE 25006.
+TEST(DaemonPoolerTest, AMistakenAwcctlLeavesTheFleetWritable) {
+  TestDatabase db;
+  db.Migrate();
+  PgBouncer bouncer({.pool_mode = "transaction", .pool_size = 2});
+  ASSERT_TRUE(bouncer.ok());
+  Env mistaken = {{"DATABASE_URL", bouncer.Url(db.name())},
+                  {"AWC_DATABASE_POOL_MODE", "session"}};
+  for (int i = 0; i < 8; ++i) {
+    auto list = RunAwcctl({"jobs", "list"}, mistaken);
+    ASSERT_EQ(list.code, 0) << list.err;
+  }
+  ExpectNoSessionState(bouncer, db, /*settings_only=*/true);
+
+  Env right = {{"DATABASE_URL", bouncer.Url(db.name())},
+               {"AWC_DATABASE_POOL_MODE", "transaction"}};
+  auto pause = RunAwcctl({"kinds", "pause", "snapshot_scrub"}, right);
+  EXPECT_EQ(pause.code, 0) << pause.err;
+  auto resume = RunAwcctl({"kinds", "resume", "snapshot_scrub"}, right);
+  EXPECT_EQ(resume.code, 0) << resume.err;
+  DaemonProcess::Options o =
+      FleetOptions(db, 2,
+                   {{"DATABASE_URL", bouncer.Url(db.name())},
+                    {"AWC_DATABASE_POOL_MODE", "transaction"},
+                    {"AWC_MIGRATE", "check"},
+                    {"AWC_WORKER_POLL_INTERVAL_MS", "100"}});
+  DaemonProcess d(o);
+  for (int i = 0; i < 20; ++i) {
+    db.Exec(
+        "INSERT INTO awc.jobs (kind, payload) VALUES ('test_complete', '{}')");
+  }
+  EXPECT_TRUE(WaitUntil([&] {
+    return db.Int("SELECT count(*) FROM awc.jobs WHERE state = 'COMPLETED'") ==
+           20;
+  })) << d.Stderr();
+  EXPECT_TRUE(d.EventsWith("database error").empty()) << d.Stderr();
 }
 
 }  // namespace

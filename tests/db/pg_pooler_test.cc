@@ -145,6 +145,37 @@ TEST_F(PgPoolerTest, ReadOnlyAndSettingsHoldForEveryStatementAndStayWithIt) {
   ExpectNothingLeft();
 }
 
+// A client whose pool mode is wrong (left at kSession behind the
+// transaction pooler) must not change the sessions of the clients that get
+// its server connection next: its read-only mode and settings hold for its
+// own statements only.
+TEST_F(PgPoolerTest, AMistakenSessionClientLeavesNoSettingsBehind) {
+  ASSERT_TRUE(bouncer_.ok());
+  db_.Exec("CREATE TABLE t (v int)");
+  {
+    auto ro = Connect(PoolMode::kSession);
+    ASSERT_NE(ro, nullptr);
+    ASSERT_TRUE(ro->SetReadOnly(true).ok());
+    ASSERT_TRUE(ro->SetSessionSetting("lock_timeout", "1234ms").ok());
+    ASSERT_TRUE(ro->SetSessionSetting("statement_timeout", "5s").ok());
+    EXPECT_EQ(Value(*ro, "SHOW lock_timeout"), "1234ms");
+    EXPECT_EQ(Value(*ro, "SHOW transaction_read_only"), "on");
+    EXPECT_FALSE(ro->Exec("INSERT INTO t VALUES (1)", {}).ok());
+    EXPECT_EQ(ro->last_sqlstate(), "25006");
+    Status txn = db::InTransaction(*ro, [&]() -> Status {
+      EXPECT_EQ(Value(*ro, "SHOW statement_timeout"), "5s");
+      return Status::OK();
+    });
+    EXPECT_TRUE(txn.ok()) << txn.message();
+  }
+  // The one server connection, as the next client finds it: it writes.
+  ExpectNothingLeft();
+  auto next = Connect(PoolMode::kTransaction);
+  ASSERT_NE(next, nullptr);
+  EXPECT_TRUE(next->Exec("INSERT INTO t VALUES (2)", {}).ok());
+  EXPECT_EQ(Value(*next, "SHOW statement_timeout"), "0");
+}
+
 TEST_F(PgPoolerTest, SessionModeBehindTheTransactionPoolerNamesTheSetting) {
   ASSERT_TRUE(bouncer_.ok());
   auto a = Connect(PoolMode::kSession);
@@ -178,6 +209,9 @@ TEST(PgDirectTest, SessionModePreparesAndListens) {
   ASSERT_TRUE(conn->Prepare("claim", "SELECT 1").ok());
   ASSERT_TRUE(conn->Listen("LISTEN awc_jobs").ok());
   ASSERT_TRUE(conn->SetSessionSetting("lock_timeout", "2s").ok());
+  // A value that needs quoting reaches the server as it is.
+  ASSERT_TRUE(conn->SetSessionSetting("application_name", "it's ok").ok());
+  EXPECT_EQ(conn->Exec("SHOW application_name")->GetString(0, 0), "it's ok");
   auto r = conn->Exec(
       "SELECT (SELECT count(*) FROM pg_prepared_statements WHERE name = "
       "'claim'), (SELECT string_agg(c, ',') FROM pg_listening_channels() c), "

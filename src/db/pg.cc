@@ -192,12 +192,14 @@ Result<PgResult> PgConn::Check(PGresult* res) {
 }
 
 Result<PgResult> PgConn::ExecSimple(const std::string& sql) {
+  single_row_mode_kept_ = false;
   return Check(PQexec(conn_, sql.c_str()));
 }
 
 Result<PgResult> PgConn::ExecParams(const std::string& sql,
                                     const Params& params) {
   std::vector<const char*> values = ParamPointers(params);
+  single_row_mode_kept_ = false;
   return Check(PQexecParams(conn_, sql.c_str(), static_cast<int>(values.size()),
                             nullptr, values.data(), nullptr, nullptr, 0));
 }
@@ -300,6 +302,7 @@ Status PgConn::SendSingleRow(const std::string& sql, const Params& params) {
                         nullptr, values.data(), nullptr, nullptr, 0) != 1) {
     return Check(nullptr).status();
   }
+  single_row_mode_kept_ = true;
   if (PQsetSingleRowMode(conn_) != 1) {
     // Only fails right after a send that did not go out; drain it.
     while (PGresult* res = PQgetResult(conn_)) PQclear(res);
@@ -329,6 +332,7 @@ Status PgConn::Prepare(const std::string& name, const std::string& sql) {
     texts_[name] = sql;
     return Status::OK();
   }
+  single_row_mode_kept_ = false;
   return Check(PQprepare(conn_, name.c_str(), sql.c_str(), 0, nullptr))
       .status();
 }
@@ -341,7 +345,8 @@ Result<PgResult> PgConn::ExecPrepared(const std::string& name,
   }
   return WithSessionState<Result<PgResult>>([&] {
     std::vector<const char*> values = ParamPointers(params);
-      return Check(PQexecPrepared(conn_, name.c_str(),
+    single_row_mode_kept_ = false;
+    return Check(PQexecPrepared(conn_, name.c_str(),
                                 static_cast<int>(values.size()), values.data(),
                                 nullptr, nullptr, 0));
   });
@@ -356,6 +361,14 @@ Result<std::vector<PgResult>> PgConn::ExecPipeline(
     for (size_t i = 0; i < statements.size(); ++i) {
       AWC_ASSIGN_OR_RETURN(texts[i], PreparedText(statements[i].name));
     }
+  }
+  // libpq ends single-row mode when the next query is sent, but not when
+  // it is sent in a pipeline: after ExecEachRow, the pipeline's first
+  // statement would return its rows one at a time. An empty query outside
+  // the pipeline ends the mode (a round trip, only in that case).
+  if (single_row_mode_kept_) {
+    PQclear(PQexec(conn_, ""));
+    single_row_mode_kept_ = false;
   }
   if (PQenterPipelineMode(conn_) != 1) return Check(nullptr).status();
   bool sent = true;

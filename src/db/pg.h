@@ -255,6 +255,10 @@ class PgConn {
   const char* fence_sql_ = nullptr;
   Params fence_params_;
   std::string fence_refusal_;
+  // A query was sent in single-row mode, and none since outside a
+  // pipeline: libpq keeps the mode, and a pipeline would then get its
+  // first statement's rows one at a time (see ExecPipeline).
+  bool single_row_mode_kept_ = false;
 };
 
 // Runs `body` inside BEGIN ... COMMIT, after the connection's fence (if

@@ -129,5 +129,28 @@ TEST_F(PgCachedTest, EachRowStopsAtTheFirstErrorEitherSide) {
   EXPECT_EQ(Run(kTriple, 3), 9);
 }
 
+// A pipeline right after a row-by-row statement (a scrub that streamed its
+// closure and failed before any other statement, then recorded its
+// outcome) gets each statement's rows whole: libpq's single-row mode does
+// not outlive its statement into the pipeline.
+TEST_F(PgCachedTest, APipelineRightAfterRowByRowGetsWholeResults) {
+  ASSERT_TRUE(conn_->Prepare("two", "SELECT i FROM generate_series(1, 2) i")
+                  .ok());
+  ASSERT_TRUE(conn_->Prepare("one", "SELECT $1::int").ok());
+  for (int round = 0; round < 2; ++round) {
+    SCOPED_TRACE(round);
+    Status each = conn_->ExecEachRow("SELECT i FROM generate_series(1, 3) i",
+                                     {}, [](const db::PgResult&) {
+                                       return Status::OK();
+                                     });
+    ASSERT_TRUE(each.ok()) << each.message();
+    auto ran = conn_->ExecPipeline({{"two", {}}, {"one", {"5"}}});
+    ASSERT_TRUE(ran.ok()) << ran.status().message();
+    ASSERT_EQ(ran->size(), 2u);
+    EXPECT_EQ((*ran)[0].rows(), 2);
+    EXPECT_EQ((*ran)[1].GetInt(0, 0), 5);
+  }
+}
+
 }  // namespace
 }  // namespace awc::testing

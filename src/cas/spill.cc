@@ -22,7 +22,7 @@ SpillFiles::SpillFiles(const SpillOptions& options)
 std::string SpillFiles::NewPath() { return prefix_ + std::to_string(next_++); }
 
 void SpillFiles::Remove(const std::string& path) {
-  (void)env_->RemoveFile(path);
+  (void)env_->RemoveFile(path, Env::Symlinks::kFollow);
 }
 
 }  // namespace awc::cas

@@ -7,9 +7,11 @@
 //    the operation and the path and ends with strerror(), e.g.
 //    `cannot open "/srv/cas/x": Permission denied`. ErrnoStatus() builds
 //    them, so wrappers (FaultEnv) report faults exactly as the system would.
-//  - Codes: a missing path (ENOENT) is kNotFound; a full disk or exhausted
-//    quota (ENOSPC, EDQUOT) is kIoError whose message says "disk full";
-//    anything else is kIoError. EINTR and EAGAIN are retried inside.
+//  - Codes: a missing path (ENOENT, or ENOTDIR: a file where the path
+//    needs a directory, so nothing can be at the path) is kNotFound; a full
+//    disk or exhausted quota (ENOSPC, EDQUOT) is kIoError whose message says
+//    "disk full"; anything else is kIoError. EINTR and EAGAIN are retried
+//    inside.
 //  - Every descriptor is opened O_CLOEXEC, so none leaks into children.
 //  - Only regular files are opened for reading: a directory, FIFO, device
 //    or socket is kInvalidArgument `cannot open "/x": not a regular file (a
@@ -69,7 +71,9 @@ class WritableFile {
 };
 
 struct FileInfo {
-  enum class Type { kRegular, kDirectory, kOther };
+  // kSymlink only where the symbolic link itself is asked about
+  // (Env::Stat with Symlinks::kRefuse or kRefuseInPath).
+  enum class Type { kRegular, kDirectory, kSymlink, kOther };
   Type type = Type::kOther;
   uint64_t size = 0;
   int64_t modified = 0;  // mtime, seconds since the Unix epoch
@@ -100,11 +104,20 @@ class Env {
   // Reads a whole regular file (following symbolic links).
   virtual Result<std::string> ReadFile(const std::string& path) = 0;
 
-  // Whether NewSequentialFile() follows a symbolic link at the path itself
-  // (links in the directories above it are always followed).
+  // Which symbolic links a call follows.
   enum class Symlinks {
-    kFollow,
-    kRefuse,  // kInvalidArgument "not a regular file (a symbolic link)"
+    kFollow,  // every one
+    // Those in the directories above the path, not one at the path itself:
+    // opening it is kInvalidArgument "not a regular file (a symbolic
+    // link)", Stat() describes the link (kSymlink), ListDir() is
+    // kInvalidArgument "not a directory (a symbolic link)".
+    kRefuse,
+    // None: as kRefuse, and a symbolic link in any directory of the path
+    // is kFailedPrecondition "a symbolic link in its path". Atomic where the
+    // kernel resolves paths without links (openat2, Linux 5.6); elsewhere
+    // each directory is looked at first. For trees whose paths must not
+    // lead elsewhere (the file store, docs/store.md).
+    kRefuseInPath,
   };
 
   // Opens the regular file `path` for reading from its start.
@@ -123,8 +136,10 @@ class Env {
   // rename(2): atomically replaces `to` if it exists.
   virtual Status RenameFile(const std::string& from, const std::string& to) = 0;
 
-  // Removes a file; kNotFound when it does not exist.
-  virtual Status RemoveFile(const std::string& path) = 0;
+  // Removes a file (a symbolic link itself, never what it points to);
+  // kNotFound when it does not exist. `symlinks` is for the directories
+  // above it (kRefuseInPath refuses a link among them).
+  virtual Status RemoveFile(const std::string& path, Symlinks symlinks) = 0;
 
   // Creates `path` and any missing parents (mkdir -p). OK if it already is
   // a directory; an error if it or a parent is something else.
@@ -133,14 +148,20 @@ class Env {
   // fsync()s a directory, making renames and removals in it durable.
   virtual Status SyncDir(const std::string& path) = 0;
 
-  // stat(2), following symbolic links; kNotFound when absent.
-  virtual Result<FileInfo> Stat(const std::string& path) = 0;
+  // stat(2) (lstat(2) unless kFollow); kNotFound when absent.
+  virtual Result<FileInfo> Stat(const std::string& path, Symlinks symlinks) = 0;
+
+  // The absolute path of `path` with every symbolic link, "." and ".."
+  // resolved (realpath(3)); kNotFound when it does not exist.
+  virtual Result<std::string> RealPath(const std::string& path) = 0;
 
   // The names in a directory, without "." and "..", in no particular order;
-  // kNotFound when it does not exist.
-  virtual Result<std::vector<std::string>> ListDir(const std::string& path) = 0;
+  // kNotFound when it does not exist, kInvalidArgument when it is not a
+  // directory.
+  virtual Result<std::vector<std::string>> ListDir(const std::string& path,
+                                                   Symlinks symlinks) = 0;
 
-  // Stat(path)->size.
+  // Stat(path, kFollow)->size.
   Result<uint64_t> GetFileSize(const std::string& path);
 };
 

@@ -1,13 +1,18 @@
 #include <dirent.h>
 #include <fcntl.h>
+#include <linux/openat2.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 
 #include "common/env.h"
+#include "common/env_posix_testing.h"
 
 namespace awc {
 namespace {
@@ -29,8 +34,61 @@ int OpenFd(const std::string& path, int flags, mode_t mode = 0) {
   return fd;
 }
 
+// Opens `path` resolving no symbolic link on the way (kRefuseInPath): a
+// link in a directory of the path, or at the path itself unless `flags`
+// has O_PATH | O_NOFOLLOW, fails with ELOOP. openat2() resolves the path
+// atomically; a kernel without it (ENOSYS, or EPERM from a seccomp filter
+// that does not know it) gets each directory checked with lstat() first,
+// then the path opened with O_NOFOLLOW.
+std::atomic<bool> openat2_allowed{true};
+
+int OpenNoSymlinks(const std::string& path, int flags) {
+#ifdef SYS_openat2
+  struct open_how how = {};
+  how.flags = static_cast<uint64_t>(flags | O_CLOEXEC);
+  how.resolve = RESOLVE_NO_SYMLINKS;
+  while (openat2_allowed.load(std::memory_order_relaxed)) {
+    long fd = syscall(SYS_openat2, AT_FDCWD, path.c_str(), &how, sizeof how);
+    if (fd >= 0) return static_cast<int>(fd);
+    if (errno == EINTR || errno == EAGAIN) continue;
+    if (errno != ENOSYS && errno != EPERM) return -1;
+    break;
+  }
+#endif
+  for (size_t end = path.find('/', 1); end != std::string::npos;
+       end = path.find('/', end + 1)) {
+    struct stat st;
+    if (lstat(path.substr(0, end).c_str(), &st) != 0) return -1;
+    if (S_ISLNK(st.st_mode)) {
+      errno = ELOOP;
+      return -1;
+    }
+  }
+  return OpenFd(path, flags | O_NOFOLLOW);
+}
+
+// Opens `path` with `flags` as `symlinks` says.
+int OpenAs(const std::string& path, int flags, Env::Symlinks symlinks) {
+  switch (symlinks) {
+    case Env::Symlinks::kFollow:
+      return OpenFd(path, flags);
+    case Env::Symlinks::kRefuse:
+      return OpenFd(path, flags | O_NOFOLLOW);
+    case Env::Symlinks::kRefuseInPath:
+      return OpenNoSymlinks(path, flags | O_NOFOLLOW);
+  }
+  return OpenFd(path, flags);
+}
+
+// The error of a path whose directories hold a symbolic link.
+Status LinkInPath(std::string_view what, const std::string& path) {
+  return Status::FailedPrecondition(std::string(what) + " \"" + path +
+                                    "\": a symbolic link in its path");
+}
+
 // What a file that is not a regular file is, for messages.
 const char* Kind(mode_t mode) {
+  if (S_ISREG(mode)) return "a regular file";
   if (S_ISDIR(mode)) return "a directory";
   if (S_ISFIFO(mode)) return "a FIFO";
   if (S_ISCHR(mode) || S_ISBLK(mode)) return "a device";
@@ -189,16 +247,18 @@ class PosixEnv : public Env {
                                  struct stat* st) {
     // O_NONBLOCK: opening a FIFO must not wait for a writer (it has no
     // effect on the regular files that are read).
-    int flags = O_RDONLY | O_NONBLOCK;
-    if (symlinks == Symlinks::kRefuse) flags |= O_NOFOLLOW;
-    int fd = OpenFd(path, flags);
+    int fd = OpenAs(path, O_RDONLY | O_NONBLOCK, symlinks);
     if (fd < 0) {
       int err = errno;
       struct stat link;
-      // ELOOP: a link refused by O_NOFOLLOW; ENXIO: a socket.
+      // ELOOP: a link refused by O_NOFOLLOW (or, kRefuseInPath, one in a
+      // directory of the path); ENXIO: a socket.
       if ((err == ELOOP || err == ENXIO) && lstat(path.c_str(), &link) == 0 &&
           (S_ISLNK(link.st_mode) || S_ISSOCK(link.st_mode))) {
         return NotRegular(path, Kind(link.st_mode));
+      }
+      if (err == ELOOP && symlinks == Symlinks::kRefuseInPath) {
+        return LinkInPath("cannot open", path);
       }
       return ErrnoStatus("cannot open", path, err);
     }
@@ -231,10 +291,28 @@ class PosixEnv : public Env {
     return Status::OK();
   }
 
-  Status RemoveFile(const std::string& path) override {
-    if (unlink(path.c_str()) != 0)
-      return ErrnoStatus("cannot remove", path, errno);
-    return Status::OK();
+  Status RemoveFile(const std::string& path, Symlinks symlinks) override {
+    if (symlinks != Symlinks::kRefuseInPath) {
+      if (unlink(path.c_str()) != 0) {
+        return ErrnoStatus("cannot remove", path, errno);
+      }
+      return Status::OK();
+    }
+    // The directory opened without links, the name removed in it.
+    size_t slash = path.rfind('/');
+    std::string dir = slash == 0 ? "/" : path.substr(0, slash);
+    int fd = OpenNoSymlinks(dir, O_PATH | O_DIRECTORY);
+    if (fd < 0) {
+      int err = errno;
+      if (err == ELOOP) return LinkInPath("cannot remove", path);
+      return ErrnoStatus("cannot remove", path, err);
+    }
+    Status s;
+    if (unlinkat(fd, path.c_str() + slash + 1, 0) != 0) {
+      s = ErrnoStatus("cannot remove", path, errno);
+    }
+    close(fd);
+    return s;
   }
 
   Status CreateDirs(const std::string& path) override {
@@ -243,15 +321,23 @@ class PosixEnv : public Env {
     for (size_t end = path.find('/', 1);; end = path.find('/', end + 1)) {
       std::string dir = path.substr(0, end);
       if (mkdir(dir.c_str(), 0777) != 0 && errno != EEXIST) {
-        return ErrnoStatus("cannot create directory", dir, errno);
+        return NotADirectory(dir, errno);
       }
       if (end == std::string::npos) break;
     }
-    AWC_ASSIGN_OR_RETURN(FileInfo info, Stat(path));
+    AWC_ASSIGN_OR_RETURN(FileInfo info, Stat(path, Symlinks::kFollow));
     if (info.type != FileInfo::Type::kDirectory) {
-      return ErrnoStatus("cannot create directory", path, ENOTDIR);
+      return NotADirectory(path, ENOTDIR);
     }
     return Status::OK();
+  }
+
+  // CreateDirs()'s error: a file where a directory is to be is an I/O
+  // error there, not a missing path.
+  static Status NotADirectory(const std::string& dir, int err) {
+    if (err != ENOTDIR) return ErrnoStatus("cannot create directory", dir, err);
+    return Status::IoError("cannot create directory \"" + dir +
+                           "\": " + strerror(err));
   }
 
   Status SyncDir(const std::string& path) override {
@@ -263,24 +349,69 @@ class PosixEnv : public Env {
     return s;
   }
 
-  Result<FileInfo> Stat(const std::string& path) override {
+  Result<FileInfo> Stat(const std::string& path, Symlinks symlinks) override {
     struct stat st;
-    if (stat(path.c_str(), &st) != 0)
-      return ErrnoStatus("cannot stat", path, errno);
+    int r;
+    switch (symlinks) {
+      case Symlinks::kFollow:
+        r = stat(path.c_str(), &st);
+        break;
+      case Symlinks::kRefuse:
+        r = lstat(path.c_str(), &st);
+        break;
+      case Symlinks::kRefuseInPath: {
+        // O_PATH | O_NOFOLLOW: a link at the path itself is opened as
+        // the link.
+        int fd = OpenNoSymlinks(path, O_PATH | O_NOFOLLOW);
+        if (fd < 0 && errno == ELOOP) return LinkInPath("cannot stat", path);
+        r = fd < 0 ? -1 : fstat(fd, &st);
+        if (fd >= 0) {
+          int err = errno;
+          close(fd);
+          errno = err;
+        }
+        break;
+      }
+    }
+    if (r != 0) return ErrnoStatus("cannot stat", path, errno);
     FileInfo info;
     if (S_ISREG(st.st_mode)) {
       info.type = FileInfo::Type::kRegular;
     } else if (S_ISDIR(st.st_mode)) {
       info.type = FileInfo::Type::kDirectory;
+    } else if (S_ISLNK(st.st_mode)) {
+      info.type = FileInfo::Type::kSymlink;
     }
     info.size = static_cast<uint64_t>(st.st_size);
     info.modified = static_cast<int64_t>(st.st_mtime);
     return info;
   }
 
-  Result<std::vector<std::string>> ListDir(const std::string& path) override {
-    int fd = OpenFd(path, O_RDONLY | O_DIRECTORY);
-    if (fd < 0) return ErrnoStatus("cannot open directory", path, errno);
+  Result<std::string> RealPath(const std::string& path) override {
+    char* resolved = realpath(path.c_str(), nullptr);
+    if (resolved == nullptr) return ErrnoStatus("cannot resolve", path, errno);
+    std::string out(resolved);
+    free(resolved);
+    return out;
+  }
+
+  Result<std::vector<std::string>> ListDir(const std::string& path,
+                                           Symlinks symlinks) override {
+    int fd = OpenAs(path, O_RDONLY | O_DIRECTORY, symlinks);
+    if (fd < 0) {
+      int err = errno;
+      struct stat st;
+      if ((err == ENOTDIR || err == ELOOP) && lstat(path.c_str(), &st) == 0 &&
+          !S_ISDIR(st.st_mode)) {
+        return Status::InvalidArgument("cannot open directory \"" + path +
+                                       "\": not a directory (" +
+                                       Kind(st.st_mode) + ")");
+      }
+      if (err == ELOOP && symlinks == Symlinks::kRefuseInPath) {
+        return LinkInPath("cannot open directory", path);
+      }
+      return ErrnoStatus("cannot open directory", path, err);
+    }
     DIR* dir = fdopendir(fd);
     if (dir == nullptr) {
       Status s = ErrnoStatus("cannot open directory", path, errno);
@@ -308,16 +439,18 @@ class PosixEnv : public Env {
 }  // namespace
 
 Result<uint64_t> Env::GetFileSize(const std::string& path) {
-  AWC_ASSIGN_OR_RETURN(FileInfo info, Stat(path));
+  AWC_ASSIGN_OR_RETURN(FileInfo info, Stat(path, Symlinks::kFollow));
   return info.size;
 }
 
 Status ErrnoStatus(std::string_view what, const std::string& path, int err) {
   std::string msg = std::string(what) + " \"" + path + "\": " + strerror(err);
-  if (err == ENOENT) return Status::NotFound(std::move(msg));
+  if (err == ENOENT || err == ENOTDIR) return Status::NotFound(std::move(msg));
   if (err == ENOSPC || err == EDQUOT) msg += " (disk full)";
   return Status::IoError(std::move(msg));
 }
+
+void AllowOpenat2ForTest(bool allowed) { openat2_allowed.store(allowed); }
 
 Env* Env::Default() {
   static PosixEnv* env = new PosixEnv();

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "common/env_posix_testing.h"
 #include "store/store_conformance.h"
 
 // The file-system part of Env, which the file store is built on.
@@ -87,27 +88,32 @@ TEST(EnvTest, DirectoriesRenamesAndRemovals) {
   std::string dir = tmp.path() + "/a/b/c";
   ASSERT_TRUE(env->CreateDirs(dir).ok());
   ASSERT_TRUE(env->CreateDirs(dir).ok());
-  EXPECT_EQ(env->Stat(dir)->type, FileInfo::Type::kDirectory);
+  EXPECT_EQ(env->Stat(dir, Env::Symlinks::kFollow)->type,
+            FileInfo::Type::kDirectory);
   ASSERT_TRUE(env->SyncDir(dir).ok());
   std::ofstream(dir + "/f") << "12345";
-  EXPECT_EQ(env->Stat(dir + "/f")->type, FileInfo::Type::kRegular);
-  EXPECT_EQ(env->Stat(dir + "/f")->size, 5u);
+  EXPECT_EQ(env->Stat(dir + "/f", Env::Symlinks::kFollow)->type,
+            FileInfo::Type::kRegular);
+  EXPECT_EQ(env->Stat(dir + "/f", Env::Symlinks::kFollow)->size, 5u);
   EXPECT_FALSE(env->CreateDirs(dir + "/f").ok());
   EXPECT_FALSE(env->CreateDirs(dir + "/f/g").ok());
 
   ASSERT_TRUE(env->RenameFile(dir + "/f", dir + "/g").ok());
   ASSERT_TRUE(env->CreateDirs(dir + "/sub").ok());
-  auto names = env->ListDir(dir);
+  auto names = env->ListDir(dir, Env::Symlinks::kFollow);
   ASSERT_TRUE(names.ok());
   std::sort(names->begin(), names->end());
   EXPECT_EQ(*names, (std::vector<std::string>{"g", "sub"}));
 
-  ASSERT_TRUE(env->RemoveFile(dir + "/g").ok());
-  Status s = env->RemoveFile(dir + "/g");
+  ASSERT_TRUE(env->RemoveFile(dir + "/g", Env::Symlinks::kFollow).ok());
+  Status s = env->RemoveFile(dir + "/g", Env::Symlinks::kFollow);
   EXPECT_TRUE(s.IsNotFound());
   EXPECT_NE(s.message().find(dir + "/g"), std::string::npos);
-  EXPECT_TRUE(env->Stat(dir + "/g").status().IsNotFound());
-  EXPECT_TRUE(env->ListDir(dir + "/none").status().IsNotFound());
+  EXPECT_TRUE(
+      env->Stat(dir + "/g", Env::Symlinks::kFollow).status().IsNotFound());
+  EXPECT_TRUE(env->ListDir(dir + "/none", Env::Symlinks::kFollow)
+                  .status()
+                  .IsNotFound());
   EXPECT_TRUE(env->NewSequentialFile(dir + "/g", Env::Symlinks::kFollow)
                   .status()
                   .IsNotFound());
@@ -191,6 +197,100 @@ TEST(EnvTest, SymbolicLinksAreFollowedOnlyWhenAsked) {
   EXPECT_TRUE(env->NewSequentialFile(to_zero, Env::Symlinks::kFollow)
                   .status()
                   .IsInvalidArgument());
+}
+
+// kRefuseInPath: a link in any directory of the path is refused, by every
+// call that takes it, and one at the path itself is what kRefuse makes of
+// it; nothing is opened, listed or removed through a link.
+void CheckNoSymbolicLinkAnywhereInThePath() {
+  Env* env = Env::Default();
+  ScopedTempDir tmp;
+  const std::string real = tmp.path() + "/real";
+  ASSERT_TRUE(env->CreateDirs(real + "/sub").ok());
+  std::ofstream(real + "/sub/f") << "data";
+  const std::string linked = tmp.path() + "/linked";
+  ASSERT_EQ(symlink(real.c_str(), linked.c_str()), 0);
+  const std::string through = linked + "/sub/f";
+  const auto kIn = Env::Symlinks::kRefuseInPath;
+
+  // Followed by the other modes.
+  EXPECT_TRUE(env->NewSequentialFile(through, Env::Symlinks::kRefuse).ok());
+  EXPECT_TRUE(env->Stat(through, Env::Symlinks::kRefuse).ok());
+
+  auto in = env->NewSequentialFile(through, kIn);
+  ASSERT_FALSE(in.ok());
+  EXPECT_TRUE(in.status().IsFailedPrecondition()) << in.status().ToString();
+  EXPECT_EQ(in.status().message(),
+            "cannot open \"" + through + "\": a symbolic link in its path");
+  Result<FileInfo> st = env->Stat(through, kIn);
+  EXPECT_TRUE(st.status().IsFailedPrecondition()) << st.status().ToString();
+  auto names = env->ListDir(linked + "/sub", kIn);
+  EXPECT_TRUE(names.status().IsFailedPrecondition())
+      << names.status().ToString();
+  Status removed = env->RemoveFile(through, kIn);
+  EXPECT_TRUE(removed.IsFailedPrecondition()) << removed.ToString();
+  EXPECT_TRUE(env->Stat(real + "/sub/f", kIn).ok()) << "removed through a link";
+
+  // The link itself: described, not followed; a directory link is not
+  // listed.
+  st = env->Stat(linked, kIn);
+  ASSERT_TRUE(st.ok()) << st.status().ToString();
+  EXPECT_EQ(st->type, FileInfo::Type::kSymlink);
+  EXPECT_EQ(env->Stat(linked, Env::Symlinks::kRefuse)->type,
+            FileInfo::Type::kSymlink);
+  EXPECT_EQ(env->Stat(linked, Env::Symlinks::kFollow)->type,
+            FileInfo::Type::kDirectory);
+  for (auto mode : {Env::Symlinks::kRefuse, kIn}) {
+    names = env->ListDir(linked, mode);
+    ASSERT_FALSE(names.ok());
+    EXPECT_EQ(names.status().message(),
+              "cannot open directory \"" + linked +
+                  "\": not a directory (a symbolic link)");
+  }
+  // A file where a directory is expected.
+  names = env->ListDir(real + "/sub/f", kIn);
+  ASSERT_FALSE(names.ok());
+  EXPECT_TRUE(names.status().IsInvalidArgument());
+  EXPECT_EQ(names.status().message(),
+            "cannot open directory \"" + real +
+                "/sub/f\": not a directory (a regular file)");
+
+  // Nothing can be below a file: a missing path, in every mode.
+  for (auto mode : {Env::Symlinks::kFollow, Env::Symlinks::kRefuse, kIn}) {
+    EXPECT_TRUE(env->Stat(real + "/sub/f/x", mode).status().IsNotFound());
+    EXPECT_TRUE(
+        env->NewSequentialFile(real + "/sub/f/x", mode).status().IsNotFound());
+    EXPECT_TRUE(env->RemoveFile(real + "/sub/f/x", mode).IsNotFound());
+  }
+  EXPECT_FALSE(env->CreateDirs(real + "/sub/f/x").IsNotFound());
+
+  // Without links, all of it works.
+  EXPECT_TRUE(env->NewSequentialFile(real + "/sub/f", kIn).ok());
+  st = env->Stat(real + "/sub/f", kIn);
+  ASSERT_TRUE(st.ok());
+  EXPECT_EQ(st->type, FileInfo::Type::kRegular);
+  EXPECT_EQ(st->size, 4u);
+  EXPECT_TRUE(env->Stat(real + "/none", kIn).status().IsNotFound());
+  EXPECT_EQ(*env->ListDir(real + "/sub", kIn), std::vector<std::string>{"f"});
+  EXPECT_TRUE(env->RemoveFile(real + "/sub/f", kIn).ok());
+  EXPECT_TRUE(env->RemoveFile(real + "/sub/f", kIn).IsNotFound());
+  // RealPath resolves the links.
+  EXPECT_EQ(*env->RealPath(linked + "/sub/../sub"),
+            *env->RealPath(real) + "/sub");
+  EXPECT_TRUE(env->RealPath(real + "/none").status().IsNotFound());
+  // Removing a link removes the link.
+  EXPECT_TRUE(env->RemoveFile(linked, kIn).ok());
+  EXPECT_EQ(env->Stat(real, kIn)->type, FileInfo::Type::kDirectory);
+}
+
+// With openat2(), and as on a kernel without it.
+TEST(EnvTest, NoSymbolicLinkAnywhereInThePathWhenAsked) {
+  for (bool openat2 : {true, false}) {
+    SCOPED_TRACE(openat2 ? "openat2" : "each directory checked");
+    AllowOpenat2ForTest(openat2);
+    CheckNoSymbolicLinkAnywhereInThePath();
+  }
+  AllowOpenat2ForTest(true);
 }
 
 }  // namespace

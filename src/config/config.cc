@@ -25,7 +25,10 @@ Result<Config> Config::Load(const std::string& config_path,
     if (path.empty()) return EmptyValue().WithContext("AWC_CONFIG");
   }
   if (path.empty() && !default_path.empty() &&
-      !Env::Default()->Stat(default_path).status().IsNotFound()) {
+      !Env::Default()
+           ->Stat(default_path, Env::Symlinks::kFollow)
+           .status()
+           .IsNotFound()) {
     path = default_path;
   }
   if (!path.empty()) {

@@ -75,7 +75,8 @@ void ReadStat(ProcReading* out, const ProcSource& src, double ticks,
 }
 
 void ReadFds(ProcReading* out, const ProcSource& src) {
-  Result<std::vector<std::string>> fds = src.env->ListDir(src.self + "/fd");
+  Result<std::vector<std::string>> fds =
+      src.env->ListDir(src.self + "/fd", Env::Symlinks::kFollow);
   if (fds.ok()) {
     out->Set(MetricId::kProcessOpenFds, static_cast<double>(fds->size()));
   }

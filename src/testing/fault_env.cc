@@ -159,9 +159,9 @@ Status FaultEnv::RenameFile(const std::string& from, const std::string& to) {
   return base_->RenameFile(from, to);
 }
 
-Status FaultEnv::RemoveFile(const std::string& path) {
+Status FaultEnv::RemoveFile(const std::string& path, Symlinks symlinks) {
   AWC_RETURN_IF_ERROR(Check(Op::kRemoveFile, "cannot remove", path));
-  return base_->RemoveFile(path);
+  return base_->RemoveFile(path, symlinks);
 }
 
 Status FaultEnv::CreateDirs(const std::string& path) {
@@ -174,14 +174,15 @@ Status FaultEnv::SyncDir(const std::string& path) {
   return base_->SyncDir(path);
 }
 
-Result<FileInfo> FaultEnv::Stat(const std::string& path) {
+Result<FileInfo> FaultEnv::Stat(const std::string& path, Symlinks symlinks) {
   AWC_RETURN_IF_ERROR(Check(Op::kStat, "cannot stat", path));
-  return base_->Stat(path);
+  return base_->Stat(path, symlinks);
 }
 
-Result<std::vector<std::string>> FaultEnv::ListDir(const std::string& path) {
+Result<std::vector<std::string>> FaultEnv::ListDir(const std::string& path,
+                                                   Symlinks symlinks) {
   AWC_RETURN_IF_ERROR(Check(Op::kListDir, "cannot open directory", path));
-  return base_->ListDir(path);
+  return base_->ListDir(path, symlinks);
 }
 
 }  // namespace awc

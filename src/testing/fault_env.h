@@ -73,11 +73,16 @@ class FaultEnv : public Env {
   Result<std::unique_ptr<WritableFile>> NewWritableFile(
       const std::string& path, CreateMode mode) override;
   Status RenameFile(const std::string& from, const std::string& to) override;
-  Status RemoveFile(const std::string& path) override;
+  Status RemoveFile(const std::string& path, Symlinks symlinks) override;
   Status CreateDirs(const std::string& path) override;
   Status SyncDir(const std::string& path) override;
-  Result<FileInfo> Stat(const std::string& path) override;
-  Result<std::vector<std::string>> ListDir(const std::string& path) override;
+  Result<FileInfo> Stat(const std::string& path, Symlinks symlinks) override;
+  // Never faulted.
+  Result<std::string> RealPath(const std::string& path) override {
+    return base_->RealPath(path);
+  }
+  Result<std::vector<std::string>> ListDir(const std::string& path,
+                                           Symlinks symlinks) override;
 
   // Counts a call of `op` on `path`; returns the fault to inject, or OK.
   // For the file handles; callers need not use it.

@@ -23,11 +23,11 @@ TEST(FaultEnvTest, FailsTheChosenCallsOnly) {
   ScopedTempDir tmp;
   FaultEnv env(Env::Default());
   std::string path = tmp.path() + "/f";
-  EXPECT_TRUE(env.Stat(path).status().IsNotFound());  // the real answer
+  EXPECT_TRUE(env.Stat(path, Env::Symlinks::kFollow).status().IsNotFound());  // the real answer
   env.FailNth(FaultEnv::Op::kStat, 2, EIO);
-  EXPECT_TRUE(env.Stat(tmp.path()).ok());
-  EXPECT_EQ(env.Stat(tmp.path()).status().code(), Status::Code::kIoError);
-  EXPECT_TRUE(env.Stat(tmp.path()).ok());
+  EXPECT_TRUE(env.Stat(tmp.path(), Env::Symlinks::kFollow).ok());
+  EXPECT_EQ(env.Stat(tmp.path(), Env::Symlinks::kFollow).status().code(), Status::Code::kIoError);
+  EXPECT_TRUE(env.Stat(tmp.path(), Env::Symlinks::kFollow).ok());
   EXPECT_EQ(env.calls(FaultEnv::Op::kStat), 4);
   EXPECT_EQ(env.injected(), 1);
 
@@ -46,7 +46,7 @@ TEST(FaultEnvTest, FailsTheChosenCallsOnly) {
 
   env.Reset();
   EXPECT_EQ(env.calls(FaultEnv::Op::kAppend), 0);
-  EXPECT_TRUE(env.RemoveFile(path).ok());
+  EXPECT_TRUE(env.RemoveFile(path, Env::Symlinks::kFollow).ok());
 }
 
 TEST(FaultEnvTest, RandomAccessFilesAreFaultedPerOpenAndPerRead) {

@@ -15,9 +15,11 @@ const char* RepairCopyName(RepairCopy r) {
     case RepairCopy::kAbsent:
       return "absent";
     case RepairCopy::kCorrupt:
+      return "corrupt";
+    case RepairCopy::kBlocked:
       break;
   }
-  return "corrupt";
+  return "blocked";
 }
 
 Result<RepairCopy> CopyVerified(store::ObjectStore& repair,
@@ -63,6 +65,7 @@ Result<RepairCopy> CopyVerified(store::ObjectStore& repair,
   Status put = primary.PutFile(key, path);
   // The file was checked above; a mismatch now means it changed under us.
   if (put.IsCorruption()) return RepairCopy::kCorrupt;
+  if (put.IsFailedPrecondition()) return RepairCopy::kBlocked;
   AWC_RETURN_IF_ERROR(put);
   return RepairCopy::kRepaired;
 }

@@ -19,9 +19,11 @@ enum class RepairCopy {
   kAbsent,    // the repair store does not have it
   kCorrupt,   // the repair store's bytes are not the object (wrong digest
               // or size): nothing was written
+  kBlocked,   // the primary store holds something at the key that it does
+              // not replace (file://: a directory): nothing was written
 };
 
-// "repaired", "absent", "corrupt".
+// "repaired", "absent", "corrupt", "blocked".
 const char* RepairCopyName(RepairCopy r);
 
 // Streams `key` from `repair` into a scratch file of `spill` while hashing
@@ -30,7 +32,9 @@ const char* RepairCopyName(RepairCopy r);
 // verified again as it is read). Reads stop at one chunk past `size`. The
 // scratch file is removed. Errors of either store come back as Status
 // (kTransient: try again later); kCorruption from the repair store (what
-// it holds at the key cannot be an object) is kCorrupt.
+// it holds at the key cannot be an object) is kCorrupt, and
+// kFailedPrecondition from the primary's PutFile (what it holds at the key
+// is not replaced) kBlocked.
 Result<RepairCopy> CopyVerified(store::ObjectStore& repair,
                                 store::ObjectStore& primary,
                                 const store::ObjectKey& key,

@@ -27,9 +27,10 @@ Result<std::optional<RepairResult>> RepairObjectInTransaction(
     AWC_ASSIGN_OR_RETURN(cas::RepairCopy copy,
                          cas::CopyVerified(*repair, ctx.store(), key, r.size,
                                            ctx.options().closure.spill));
-    result = copy == cas::RepairCopy::kRepaired ? RepairResult::kRepaired
-             : copy == cas::RepairCopy::kAbsent ? RepairResult::kAbsent
-                                                : RepairResult::kCorrupt;
+    result = copy == cas::RepairCopy::kRepaired  ? RepairResult::kRepaired
+             : copy == cas::RepairCopy::kAbsent  ? RepairResult::kAbsent
+             : copy == cas::RepairCopy::kBlocked ? RepairResult::kBlocked
+                                                 : RepairResult::kCorrupt;
   }
   JsonObject data;
   data.Str("result", RepairResultName(result)).Str("found_by", r.found_by);

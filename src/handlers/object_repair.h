@@ -28,17 +28,16 @@
 
 namespace awc::handlers {
 
-enum class RepairResult { kRepaired, kAbsent, kCorrupt, kRefused };
+enum class RepairResult { kRepaired, kAbsent, kCorrupt, kRefused, kBlocked };
 
 struct RepairResultRow {
   RepairResult value;
   const char* name;  // awc_repairs_total's result label
 };
 inline constexpr RepairResultRow kRepairResults[] = {
-    {RepairResult::kRepaired, "repaired"},
-    {RepairResult::kAbsent, "absent"},
-    {RepairResult::kCorrupt, "corrupt"},
-    {RepairResult::kRefused, "refused"},
+    {RepairResult::kRepaired, "repaired"}, {RepairResult::kAbsent, "absent"},
+    {RepairResult::kCorrupt, "corrupt"},   {RepairResult::kRefused, "refused"},
+    {RepairResult::kBlocked, "blocked"},
 };
 const char* RepairResultName(RepairResult r);
 

@@ -300,7 +300,13 @@ class Run {
       const BadObject& b = locked[i];
       const Result<uint64_t>& size = sizes[i];
       if (size.ok() && *size == b.size) continue;  // there after all
-      if (!size.ok() && !size.status().IsNotFound()) return size.status();
+      // kCorruption: something that is not an object holds the key (a
+      // directory, a link), so the object is missing as surely as with
+      // nothing there. Any other error says nothing about the object.
+      if (!size.ok() && !size.status().IsNotFound() &&
+          !size.status().IsCorruption()) {
+        return size.status();
+      }
       ++(size.ok() ? added->wrong_size : added->missing);
       if (repair_) {
         AWC_ASSIGN_OR_RETURN(bool repaired, repair_(b));

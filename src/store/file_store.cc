@@ -22,6 +22,9 @@ namespace {
 constexpr size_t kGetChunk = 64 * 1024;
 constexpr size_t kPutChunk = 256 * 1024;
 constexpr std::string_view kTempPrefix = ".tmp-";
+// Below the root (made free of links when the store is opened), no
+// symbolic link is followed: a key never leads out of its tenant.
+constexpr Env::Symlinks kNoLinks = Env::Symlinks::kRefuseInPath;
 
 bool IsHex(std::string_view s) {
   for (char c : s) {
@@ -49,7 +52,7 @@ class TempFile {
  public:
   TempFile(Env* env, std::string path) : env_(env), path_(std::move(path)) {}
   ~TempFile() {
-    if (!committed_) (void)env_->RemoveFile(path_);
+    if (!committed_) (void)env_->RemoveFile(path_, Env::Symlinks::kRefuse);
   }
   TempFile(const TempFile&) = delete;
   TempFile& operator=(const TempFile&) = delete;
@@ -74,15 +77,8 @@ class FileStore : public ObjectStore {
     // The store writes regular files only: anything else at the key (a
     // directory, a FIFO, a link to a device) is corrupt data, refused
     // without blocking on it or reading it.
-    auto file = env_->NewSequentialFile(PathOf(key), Env::Symlinks::kRefuse);
-    if (!file.ok()) {
-      if (file.status().IsNotFound()) return NotFound(key);
-      if (file.status().IsInvalidArgument()) {
-        return Status::Corruption("object " + key.digest + ": " +
-                                  file.status().message());
-      }
-      return file.status().WithContext(key.digest);
-    }
+    auto file = env_->NewSequentialFile(PathOf(key), kNoLinks);
+    if (!file.ok()) return KeyError(file.status(), key);
     // Not zeroed: most objects are far smaller than a chunk, and a walk
     // reads millions of them.
     std::unique_ptr<char[]> buf =
@@ -99,10 +95,13 @@ class FileStore : public ObjectStore {
 
   Result<uint64_t> Head(const ObjectKey& key) override {
     AWC_RETURN_IF_ERROR(Validate(key));
-    Result<FileInfo> info = env_->Stat(PathOf(key));
-    if (!info.ok()) {
-      if (info.status().IsNotFound()) return NotFound(key);
-      return info.status().WithContext(key.digest);
+    std::string path = PathOf(key);
+    Result<FileInfo> info = env_->Stat(path, kNoLinks);
+    if (!info.ok()) return KeyError(info.status(), key);
+    if (info->type != FileInfo::Type::kRegular) {
+      return Status::Corruption("object " + key.digest + ": \"" + path +
+                                "\" is not a regular file (" +
+                                TypeName(info->type) + ")");
     }
     return info->size;
   }
@@ -151,11 +150,11 @@ class FileStore : public ObjectStore {
       Status s = Validate(key);
       if (s.ok()) {
         std::string path = PathOf(key);
-        s = env_->RemoveFile(path);
+        s = env_->RemoveFile(path, kNoLinks);
         if (s.ok()) dirs.insert(path.substr(0, path.rfind('/')));
+        if (!s.ok()) s = KeyError(s, key);
+        if (s.IsNotFound()) s = Status::OK();
       }
-      if (s.IsNotFound()) s = Status::OK();
-      if (!s.ok() && !s.IsInvalidArgument()) s = s.WithContext(key.digest);
       out.push_back(std::move(s));
     }
     for (const std::string& dir : dirs) {
@@ -165,6 +164,13 @@ class FileStore : public ObjectStore {
     return out;
   }
 
+  // Lists without following a symbolic link or entering anything that is
+  // not a plain directory: a tenant's directory, its "sha256" directory or
+  // a fan-out directory that is a link, a file or a special file is one
+  // other key, never listed into, so that no key of another tenant (or of
+  // anything outside the store) is listed as this tenant's; a link, a
+  // directory or a special file where an object is expected is another
+  // key too (docs/store.md, "The file store's layout").
   Status List(const std::string& tenant_id, const std::string& after,
               const ListFn& each) override {
     if (!digest::IsValidTenantId(tenant_id)) {
@@ -175,35 +181,49 @@ class FileStore : public ObjectStore {
       AWC_ASSIGN_OR_RETURN(ObjectKey from, MakeKey(tenant_id, after));
       after_hex = from.digest.substr(7);
     }
+    const bool from_start = after.empty();
     std::string tenant_dir = root_ + "/" + tenant_id;
-    if (after.empty()) {
+    AWC_ASSIGN_OR_RETURN(bool tenant_ok,
+                         PlainDirectory(tenant_dir, ".", from_start, each));
+    if (!tenant_ok) return Status::OK();
+    if (from_start) {
       // Whatever else lies in the tenant's directory, once.
-      auto top = SortedNames(tenant_dir);
-      if (!top.ok()) return top.status();
-      for (const std::string& name : *top) {
+      AWC_ASSIGN_OR_RETURN(std::vector<std::string> top,
+                           SortedNames(tenant_dir));
+      for (const std::string& name : top) {
         if (name == "sha256") continue;
         AWC_RETURN_IF_ERROR(ListOther(tenant_dir, name, each));
       }
     }
     std::string base = tenant_dir + "/sha256";
-    auto fanouts = SortedNames(base);
-    if (!fanouts.ok()) return fanouts.status();
-    for (const std::string& fanout : *fanouts) {
+    AWC_ASSIGN_OR_RETURN(bool base_ok,
+                         PlainDirectory(base, "sha256", from_start, each));
+    if (!base_ok) return Status::OK();
+    AWC_ASSIGN_OR_RETURN(std::vector<std::string> fanouts, SortedNames(base));
+    for (const std::string& fanout : fanouts) {
       if (fanout.size() != 2 || !IsHex(fanout)) {
-        if (after.empty()) {
+        if (from_start) {
           AWC_RETURN_IF_ERROR(ListOther(base, fanout, each, "sha256/"));
         }
         continue;
       }
-      if (!after_hex.empty() && fanout < after_hex.substr(0, 2)) continue;
+      std::string_view after_fanout = std::string_view(after_hex).substr(0, 2);
+      if (!from_start && fanout < after_fanout) continue;
       std::string dir = base + "/" + fanout;
-      auto names = SortedNames(dir);
-      if (!names.ok()) return names.status();
-      for (const std::string& name : *names) {
+      // A resumed listing reported a fan-out it stopped in already.
+      bool report = from_start || fanout > after_fanout;
+      AWC_ASSIGN_OR_RETURN(
+          bool fanout_ok,
+          PlainDirectory(dir, "sha256/" + fanout, report, each));
+      if (!fanout_ok) continue;
+      AWC_ASSIGN_OR_RETURN(std::vector<std::string> names, SortedNames(dir));
+      for (const std::string& name : names) {
         if (!after_hex.empty() && name <= after_hex) continue;
         bool object =
             name.size() == 64 && IsHex(name) && name.starts_with(fanout);
-        auto info = env_->Stat(dir + "/" + name);
+        // Not followed: a link at an object's key is not an object, even
+        // when it leads to one.
+        auto info = env_->Stat(dir + "/" + name, Env::Symlinks::kRefuse);
         if (!info.ok()) {
           if (info.status().IsNotFound()) continue;  // deleted meanwhile
           return info.status();
@@ -212,7 +232,6 @@ class FileStore : public ObjectStore {
         k.name = "sha256/" + fanout + "/" + name;
         k.size = info->size;
         k.modified = info->modified;
-        // Not a regular file where an object should be: not an object.
         if (object && info->type == FileInfo::Type::kRegular) {
           k.digest = "sha256:" + name;
         }
@@ -251,7 +270,7 @@ class FileStore : public ObjectStore {
   // an error, not a new empty store.
   Status Init() {
     std::string root = root_.empty() ? "/" : root_;
-    Result<FileInfo> info = env_->Stat(root);
+    Result<FileInfo> info = env_->Stat(root, Env::Symlinks::kFollow);
     if (!info.ok() && info.status().IsNotFound()) {
       return Status::NotFound("file store root \"" + root +
                               "\" does not exist");
@@ -269,9 +288,10 @@ class FileStore : public ObjectStore {
   }
 
  private:
-  // The names in `dir`, sorted (byte order); none when it does not exist.
+  // The names in `dir`, a directory reached without links, sorted (byte
+  // order); none when it does not exist (removed meanwhile).
   Result<std::vector<std::string>> SortedNames(const std::string& dir) {
-    auto names = env_->ListDir(dir);
+    auto names = env_->ListDir(dir, kNoLinks);
     if (!names.ok()) {
       if (names.status().IsNotFound()) return std::vector<std::string>();
       return names.status();
@@ -280,18 +300,68 @@ class FileStore : public ObjectStore {
     return std::move(*names);
   }
 
+  // Whether `path`, a directory of the layout, is a plain directory that a
+  // listing may enter. Anything else there (a link, a file, a special
+  // file) is reported as the other key `name` when `report`; nothing there
+  // at all is neither.
+  Result<bool> PlainDirectory(const std::string& path, const std::string& name,
+                              bool report, const ListFn& each) {
+    Result<FileInfo> info = env_->Stat(path, kNoLinks);
+    if (!info.ok()) {
+      if (info.status().IsNotFound()) return false;
+      return info.status();
+    }
+    if (info->type == FileInfo::Type::kDirectory) return true;
+    if (report) AWC_RETURN_IF_ERROR(each(OtherKey(name, *info)));
+    return false;
+  }
+
   // Reports `name` in `dir`, which is not an object, as `prefix` + name.
   Status ListOther(const std::string& dir, const std::string& name,
                    const ListFn& each, const std::string& prefix = "") {
-    auto info = env_->Stat(dir + "/" + name);
+    auto info = env_->Stat(dir + "/" + name, Env::Symlinks::kRefuse);
     if (!info.ok()) {
       return info.status().IsNotFound() ? Status::OK() : info.status();
     }
+    return each(OtherKey(prefix + name, *info));
+  }
+
+  static ListedKey OtherKey(std::string name, const FileInfo& info) {
     ListedKey k;
-    k.name = prefix + name;
-    k.size = info->size;
-    k.modified = info->modified;
-    return each(k);
+    k.name = std::move(name);
+    k.size = info.size;
+    k.modified = info.modified;
+    return k;
+  }
+
+  // What an Env error on the path of `key` means for the object, as the
+  // contract of ObjectStore classifies it: nothing there, or a file where
+  // a directory of the path should be, is kNotFound; something at the key
+  // that is not a regular file (a link, a directory, a special file) is
+  // kCorruption; a link in the directories of the path is
+  // kFailedPrecondition, an error of the store's layout that an operator
+  // must mend (docs/store.md, "The file store's layout"), never a verdict
+  // on the object.
+  static Status KeyError(const Status& s, const ObjectKey& key) {
+    if (s.IsNotFound()) return NotFound(key);
+    if (s.IsInvalidArgument()) {
+      return Status::Corruption("object " + key.digest + ": " + s.message());
+    }
+    return s.WithContext(key.digest);
+  }
+
+  static const char* TypeName(FileInfo::Type type) {
+    switch (type) {
+      case FileInfo::Type::kRegular:
+        return "a regular file";
+      case FileInfo::Type::kDirectory:
+        return "a directory";
+      case FileInfo::Type::kSymlink:
+        return "a symbolic link";
+      case FileInfo::Type::kOther:
+        break;
+    }
+    return "a special file";
   }
 
   // Keys are plain structs; one not made by MakeKey() must not become a path.
@@ -317,9 +387,19 @@ class FileStore : public ObjectStore {
     return s.WithContext("cannot store object " + key.digest);
   }
 
+  // Writes through a temporary file in `dir`: fill, fsync, close, rename
+  // into place, fsync the directory. Whatever is at `path` is replaced (a
+  // link or a special file there is replaced itself, never what it leads
+  // to), but for a directory: kFailedPrecondition, and nothing is written.
   template <typename Fill>
   Status WriteVia(const std::string& path, const std::string& dir, Fill fill) {
     AWC_RETURN_IF_ERROR(EnsureDir(dir));
+    Result<FileInfo> there = env_->Stat(path, kNoLinks);
+    if (there.ok() && there->type == FileInfo::Type::kDirectory) {
+      return Status::FailedPrecondition(
+          "\"" + path + "\" is a directory, which the store does not replace");
+    }
+    if (!there.ok() && !there.status().IsNotFound()) return there.status();
     TempFile temp(env_, dir + "/" + TempName());
     AWC_ASSIGN_OR_RETURN(
         std::unique_ptr<WritableFile> out,
@@ -333,17 +413,26 @@ class FileStore : public ObjectStore {
   }
 
   // Creates <root>/<tenant>/sha256/<xx> when missing, and fsyncs the
-  // directories above it so the new entries survive a crash.
+  // directories above it so the new entries survive a crash. A link or a
+  // file among them is kFailedPrecondition: nothing is written through it.
   Status EnsureDir(const std::string& dir) {
-    Result<FileInfo> info = env_->Stat(dir);
-    if (info.ok()) return Status::OK();
+    Result<FileInfo> info = env_->Stat(dir, kNoLinks);
+    if (info.ok()) return RequireDirectory(dir, *info);
     if (!info.status().IsNotFound()) return info.status();
     AWC_RETURN_IF_ERROR(env_->CreateDirs(dir));
+    AWC_ASSIGN_OR_RETURN(FileInfo made, env_->Stat(dir, kNoLinks));
+    AWC_RETURN_IF_ERROR(RequireDirectory(dir, made));
     for (std::string d = dir; d.size() > root_.size();) {
       d.resize(d.rfind('/'));
       AWC_RETURN_IF_ERROR(env_->SyncDir(d.empty() ? "/" : d));
     }
     return Status::OK();
+  }
+
+  static Status RequireDirectory(const std::string& dir, const FileInfo& info) {
+    if (info.type == FileInfo::Type::kDirectory) return Status::OK();
+    return Status::FailedPrecondition("\"" + dir + "\" is not a directory (" +
+                                      TypeName(info.type) + ")");
   }
 
   const std::string root_;
@@ -361,9 +450,13 @@ Result<std::unique_ptr<ObjectStore>> NewFileStore(const std::string& root,
   std::string dir = root;
   while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
   if (dir == "/") dir.clear();  // paths are built as root + "/" + ...
-  auto store = std::make_unique<FileStore>(dir, env);
-  AWC_RETURN_IF_ERROR(store->Init());
-  return std::unique_ptr<ObjectStore>(std::move(store));
+  AWC_RETURN_IF_ERROR(FileStore(dir, env).Init());
+  // The root's own path may go through links (/srv/cas -> /data/cas): it
+  // is resolved once, so that no link is followed below it.
+  AWC_ASSIGN_OR_RETURN(std::string real,
+                       env->RealPath(dir.empty() ? "/" : dir));
+  if (real == "/") real.clear();
+  return std::unique_ptr<ObjectStore>(std::make_unique<FileStore>(real, env));
 }
 
 }  // namespace awc::store

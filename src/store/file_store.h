@@ -6,6 +6,13 @@
 // new one, never a torn object. Reads stream in chunks. The store marker
 // is <root>/.awc-store, written the same way. All file system access goes
 // through Env, so tests can inject faults.
+//
+// No key leads out of its tenant: the root is resolved once, when the
+// store is opened, and below it no symbolic link is followed, by any call.
+// A link (or a file) where the layout has a directory is an error of the
+// layout (kFailedPrecondition), never listed into, read, written or
+// deleted through; List() reports it as one other key (docs/store.md,
+// "The file store's layout").
 #ifndef AWC_STORE_FILE_STORE_H_
 #define AWC_STORE_FILE_STORE_H_
 

@@ -390,6 +390,179 @@ TEST_F(FileStoreTest, AnObjectThatIsNotARegularFileIsCorrupt) {
   }
 }
 
+// An object of tenant t1 under its real key, and the name of its fan-out.
+struct Planted {
+  ObjectKey key;
+  std::string path;
+  std::string fanout;
+};
+
+// No key leads out of its tenant (docs/store.md, "The file store's
+// layout"): a tenant's directory, or one fan-out of it, that is a link to
+// another tenant's is one other key to a listing, and nothing is read,
+// written or deleted through it.
+TEST_F(FileStoreTest, NoKeyLeadsIntoAnotherTenantThroughALink) {
+  auto plant = [&](const std::string& tenant, const std::string& content) {
+    ObjectKey key = KeyFor(tenant, content);
+    EXPECT_TRUE(store_->Put(key, content).ok());
+    std::string hex = key.digest.substr(7);
+    return Planted{
+        key, root_ + "/" + tenant + "/sha256/" + hex.substr(0, 2) + "/" + hex,
+        hex.substr(0, 2)};
+  };
+  Planted a = plant("t1", "one"), b = plant("t1", "two");
+  ASSERT_EQ(symlink("t1", (root_ + "/t3").c_str()), 0);
+  // t4 has an object of its own, and one fan-out that leads into t5's.
+  Planted own = plant("t4", "own");
+  Planted theirs = plant("t5", "theirs");
+  if (theirs.fanout == own.fanout) theirs = plant("t5", "theirs, again");
+  ASSERT_NE(theirs.fanout, own.fanout);
+  ASSERT_EQ(symlink(("../../t5/sha256/" + theirs.fanout).c_str(),
+                    (root_ + "/t4/sha256/" + theirs.fanout).c_str()),
+            0);
+
+  EXPECT_EQ(List("t3"), (std::map<std::string, uint64_t>{}));
+  EXPECT_EQ(Others("t3"), std::set<std::string>{"."});
+  EXPECT_EQ(List("t4"), (std::map<std::string, uint64_t>{{own.key.digest, 3}}));
+  EXPECT_EQ(Others("t4"), std::set<std::string>{"sha256/" + theirs.fanout});
+
+  // Through the links: an error of the layout, never an answer about the
+  // object (found, missing or corrupt).
+  std::vector<ObjectKey> through = {
+      {"t3", a.key.digest}, {"t3", b.key.digest}, {"t4", theirs.key.digest}};
+  for (const ObjectKey& key : through) {
+    SCOPED_TRACE(key.tenant_id);
+    Fetched got = Fetch(store_.get(), key);
+    EXPECT_TRUE(got.status.IsFailedPrecondition()) << got.status.ToString();
+    EXPECT_NE(got.status.message().find("a symbolic link in its path"),
+              std::string::npos)
+        << got.status.message();
+    EXPECT_EQ(got.data, "");
+    EXPECT_TRUE(store_->Head(key).status().IsFailedPrecondition());
+    EXPECT_TRUE(store_->Put(key, "x").IsFailedPrecondition());
+  }
+  Result<std::vector<Status>> deleted = store_->DeleteMany(through);
+  ASSERT_TRUE(deleted.ok()) << deleted.status().ToString();
+  for (const Status& s : *deleted) {
+    EXPECT_TRUE(s.IsFailedPrecondition()) << s.ToString();
+  }
+  for (const Planted& p : {a, b, theirs}) {
+    EXPECT_TRUE(fs::is_regular_file(p.path)) << p.path << " was deleted";
+    EXPECT_EQ(Fetch(store_.get(), p.key).status.ok(), true);
+  }
+  EXPECT_EQ(List("t1").size(), 2u);
+  EXPECT_EQ(TempFiles(root_), std::vector<std::string>{});
+}
+
+// Whatever is where the layout has a directory (a file, a FIFO, a link
+// loop) is an other key, and the listing goes on: one odd entry does not
+// stop a tenant's reconciliation.
+TEST_F(FileStoreTest, OddEntriesWhereTheLayoutHasDirectoriesAreOtherKeys) {
+  ObjectKey real = KeyFor("odd", "real");
+  ASSERT_TRUE(store_->Put(real, "real").ok());
+  std::string fanout = real.digest.substr(7, 2);
+  std::string base = root_ + "/odd/sha256/";
+  // Three fan-outs that are not directories, none of them the real one's.
+  std::vector<std::string> odd;
+  for (const char* name : {"0a", "0b", "0c", "0d"}) {
+    if (name != fanout && odd.size() < 3) odd.push_back(name);
+  }
+  std::ofstream(base + odd[0]) << "a file";
+  ASSERT_EQ(mkfifo((base + odd[1]).c_str(), 0600), 0);
+  ASSERT_EQ(symlink((base + odd[2]).c_str(), (base + odd[2]).c_str()), 0);
+  EXPECT_EQ(List("odd"), (std::map<std::string, uint64_t>{{real.digest, 4}}));
+  EXPECT_EQ(Others("odd"),
+            (std::set<std::string>{"sha256/" + odd[0], "sha256/" + odd[1],
+                                   "sha256/" + odd[2]}));
+  // Nothing can be under a fan-out that is a file: missing, not an error.
+  ObjectKey under{"odd", "sha256:" + odd[0] + std::string(62, 'e')};
+  EXPECT_TRUE(Fetch(store_.get(), under).status.IsNotFound());
+  EXPECT_TRUE(store_->Head(under).status().IsNotFound());
+
+  // "sha256" that is a file; a tenant's directory that is a file, or a
+  // link loop.
+  fs::create_directories(root_ + "/flat");
+  std::ofstream(root_ + "/flat/sha256") << "x";
+  std::ofstream(root_ + "/afile") << "x";
+  ASSERT_EQ(symlink((root_ + "/loop").c_str(), (root_ + "/loop").c_str()), 0);
+  EXPECT_EQ(Others("flat"), std::set<std::string>{"sha256"});
+  EXPECT_EQ(Others("afile"), std::set<std::string>{"."});
+  EXPECT_EQ(Others("loop"), std::set<std::string>{"."});
+  EXPECT_EQ(List("flat").size() + List("afile").size() + List("loop").size(),
+            0u);
+  // A resumed listing reports a fan-out it has passed only once.
+  std::vector<std::string> names;
+  Status s = store_->List("odd", "sha256:" + odd[1] + std::string(62, '0'),
+                          [&](const ObjectStore::ListedKey& k) {
+                            names.push_back(k.name);
+                            return Status::OK();
+                          });
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  EXPECT_EQ(std::count(names.begin(), names.end(), "sha256/" + odd[0]), 0);
+  EXPECT_EQ(std::count(names.begin(), names.end(), "sha256/" + odd[2]), 1);
+}
+
+// A link at an object's key is not the object, wherever it leads: it is
+// listed as an other key (a dangling one too), never with the size of
+// what it points at.
+TEST_F(FileStoreTest, LinksAtObjectKeysAreOtherKeys) {
+  ObjectKey key = KeyFor("t", "linked");
+  std::string hex = key.digest.substr(7);
+  std::string dir = root_ + "/t/sha256/" + hex.substr(0, 2);
+  fs::create_directories(dir);
+  std::ofstream(tmp_.path() + "/old") << "an unrelated, older file";
+  ASSERT_EQ(symlink((tmp_.path() + "/old").c_str(), (dir + "/" + hex).c_str()),
+            0);
+  ObjectKey dangling_key = KeyFor("t", "dangling");
+  std::string dhex = dangling_key.digest.substr(7);
+  fs::create_directories(root_ + "/t/sha256/" + dhex.substr(0, 2));
+  ASSERT_EQ(
+      symlink("/nonexistent",
+              (root_ + "/t/sha256/" + dhex.substr(0, 2) + "/" + dhex).c_str()),
+      0);
+  EXPECT_EQ(List("t"), (std::map<std::string, uint64_t>{}));
+  EXPECT_EQ(Others("t"), (std::set<std::string>{
+                             "sha256/" + hex.substr(0, 2) + "/" + hex,
+                             "sha256/" + dhex.substr(0, 2) + "/" + dhex}));
+  Result<uint64_t> head = store_->Head(key);
+  EXPECT_TRUE(head.status().IsCorruption()) << head.status().ToString();
+}
+
+// A directory at an object's key is not replaced by a write: the object
+// cannot be stored there, and nothing is written.
+TEST_F(FileStoreTest, ADirectoryAtAKeyIsNotReplaced) {
+  ObjectKey key = KeyFor("t", "blocked");
+  std::string hex = key.digest.substr(7);
+  std::string path = root_ + "/t/sha256/" + hex.substr(0, 2) + "/" + hex;
+  fs::create_directories(path + "/inside");
+  Status put = store_->Put(key, "blocked");
+  EXPECT_TRUE(put.IsFailedPrecondition()) << put.ToString();
+  EXPECT_NE(put.message().find("is a directory"), std::string::npos);
+  EXPECT_TRUE(fs::is_directory(path + "/inside"));
+  EXPECT_TRUE(store_->Head(key).status().IsCorruption());
+  EXPECT_EQ(TempFiles(root_), std::vector<std::string>{});
+}
+
+// A root reached through a link (/srv/cas -> /data/cas) is resolved when
+// the store opens: no link below it is followed, the one above is.
+TEST(FileStoreOpenTest, ARootReachedThroughALinkWorks) {
+  ScopedTempDir tmp;
+  fs::create_directories(tmp.path() + "/data/cas");
+  ASSERT_EQ(
+      symlink((tmp.path() + "/data").c_str(), (tmp.path() + "/srv").c_str()),
+      0);
+  Result<std::unique_ptr<ObjectStore>> store =
+      NewFileStore(tmp.path() + "/srv/cas");
+  ASSERT_TRUE(store.ok()) << store.status().ToString();
+  ObjectKey key = KeyFor("t", "through");
+  ASSERT_TRUE((*store)->Put(key, "through").ok());
+  EXPECT_EQ(Fetch(store->get(), key).data, "through");
+  EXPECT_EQ(*(*store)->Head(key), 7u);
+  EXPECT_TRUE(fs::is_regular_file(tmp.path() + "/data/cas/t/sha256/" +
+                                  key.digest.substr(7, 2) + "/" +
+                                  key.digest.substr(7)));
+}
+
 TEST(FileStoreOpenTest, RefusesAMissingRootAndCreatesNothing) {
   // A store is created by `awcctl store init` only: a typo or a missing
   // mount must not become a new, empty store.

@@ -4,27 +4,15 @@
 #include <utility>
 #include <vector>
 
+#include "store/forwarding_store.h"
+
 namespace awc::store {
 namespace {
 
-class ReadOnlyStore : public ObjectStore {
+class ReadOnlyStore : public ForwardingStore {
  public:
-  explicit ReadOnlyStore(std::unique_ptr<ObjectStore> inner)
-      : inner_(std::move(inner)) {}
+  using ForwardingStore::ForwardingStore;
 
-  const char* scheme() const override { return inner_->scheme(); }
-  Status Get(const ObjectKey& key, const ChunkSink& sink) override {
-    return inner_->Get(key, sink);
-  }
-  void GetMany(std::vector<GetRequest>& requests) override {
-    inner_->GetMany(requests);
-  }
-  Result<uint64_t> Head(const ObjectKey& key) override {
-    return inner_->Head(key);
-  }
-  void HeadMany(std::vector<HeadRequest>& requests) override {
-    inner_->HeadMany(requests);
-  }
   Status Put(const ObjectKey& key, std::string_view) override {
     return Refused("put " + key.digest);
   }
@@ -35,12 +23,6 @@ class ReadOnlyStore : public ObjectStore {
       const std::vector<ObjectKey>&) override {
     return Refused("delete");
   }
-  Status List(const std::string& tenant_id, const std::string& after,
-              const ListFn& each) override {
-    return inner_->List(tenant_id, after, each);
-  }
-  int parallelism() const override { return inner_->parallelism(); }
-  Result<std::string> ReadMarker() override { return inner_->ReadMarker(); }
   Status WriteMarker(std::string_view) override {
     return Refused("write the store marker");
   }
@@ -50,8 +32,6 @@ class ReadOnlyStore : public ObjectStore {
     return Status::FailedPrecondition("cannot " + what +
                                       ": the repair store is read-only");
   }
-
-  std::unique_ptr<ObjectStore> inner_;
 };
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include "common/host_name.h"
 #include "obs/log.h"
 #include "process/child_process.h"
+#include "store/marker_checked_store.h"
 #include "store/open_store.h"
 #include "store/read_only_store.h"
 #include "worker/metered_store.h"
@@ -33,16 +34,20 @@ fleet::WorkerIdentity Identity(const std::string& worker_id, int slot) {
 // unmounted under a running fleet): a worker that finds no marker refuses
 // the store and exits, and the supervisor restarts it with backoff,
 // logging each exit. A marker that cannot be read for now (a transient
-// error) is left to the jobs, which retry.
+// error) is left to the jobs, which retry. While the worker runs, the
+// marker is checked again before anything is called missing
+// (store/marker_checked_store.h). `setting` names the URL's setting.
 Result<std::unique_ptr<store::ObjectStore>> OpenStoreOfWorker(
     const store::StoreUrl& url, const store::S3Options& s3,
-    struct ev_loop* loop) {
+    struct ev_loop* loop, const char* setting) {
   Result<std::unique_ptr<store::ObjectStore>> opened =
       store::OpenInitializedStore(url, s3, loop);
   if (!opened.ok() && opened.status().IsTransient()) {
     opened = store::OpenStore(url, s3, loop);
   }
-  return opened;
+  if (!opened.ok()) return opened;
+  return store::NewMarkerCheckedStore(std::move(*opened),
+                                      store::FormatStoreUrl(url), setting);
 }
 
 int RunOnLoop(const WorkerProcessDeps& deps, int slot, struct ev_loop* loop) {
@@ -52,7 +57,7 @@ int RunOnLoop(const WorkerProcessDeps& deps, int slot, struct ev_loop* loop) {
                                  deps.registry);
   reporter.StateChanged(WorkerState::kConnecting, nullptr);
   Result<std::unique_ptr<store::ObjectStore>> opened =
-      OpenStoreOfWorker(*deps.store_url, *deps.s3_options, loop);
+      OpenStoreOfWorker(*deps.store_url, *deps.s3_options, loop, "AWC_CAS_URL");
   if (!opened.ok()) {
     obs::Error("worker", "cannot open the object store")
         .Str("error", opened.status().message())
@@ -62,8 +67,8 @@ int RunOnLoop(const WorkerProcessDeps& deps, int slot, struct ev_loop* loop) {
   // The repair store, the same way; writes to it are refused.
   std::unique_ptr<store::ObjectStore> repair;
   if (deps.repair_url != nullptr) {
-    Result<std::unique_ptr<store::ObjectStore>> r =
-        OpenStoreOfWorker(*deps.repair_url, *deps.repair_s3_options, loop);
+    Result<std::unique_ptr<store::ObjectStore>> r = OpenStoreOfWorker(
+        *deps.repair_url, *deps.repair_s3_options, loop, "AWC_CAS_REPAIR_URL");
     if (!r.ok()) {
       obs::Error("worker", "cannot open the repair store")
           .Str("error", r.status().message())

@@ -3,14 +3,24 @@
 // producer actions injected between the epoch's steps). After every step,
 // every VALIDATING, READY and DEGRADED snapshot's closure must be fully
 // present in the store.
+//
+// The store's layout is hostile (docs/gc.md, "The file store's layout"):
+// tenant "h"'s directory is a link to tenant "p"'s, and every fan-out of
+// tenant "f" a link to p's, and their inventories come to name objects of
+// p's that the links make reachable. Reconciling and collecting h and f
+// must never register or delete anything of p's.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
+#include <cstdio>
+#include <filesystem>
 #include <random>
 
 #include "cas/closure.h"
 #include "cli/importer.h"
 #include "gc/sweep_testing.h"
 #include "handlers/snapshot_validate.h"
+#include "reconcile/reconcile.h"
 #include "store/file_store.h"
 #include "tests/support/cas_fixture.h"
 
@@ -33,6 +43,17 @@ class GcPropertyTest : public ::testing::TestWithParam<unsigned> {
     ctx_ = std::make_unique<TestContext>(db_, *store_, o);
     for (int i = 0; i < 24; ++i)
       pool_.push_back("content-" + std::to_string(i));
+    // The hostile layout, made before p has a file: the links dangle until
+    // p's directories appear.
+    EXPECT_EQ(symlink("p", (dir_.path() + "/h").c_str()), 0);
+    std::filesystem::create_directories(dir_.path() + "/f/sha256");
+    for (int i = 0; i < 256; ++i) {
+      char fanout[3];
+      snprintf(fanout, sizeof fanout, "%02x", i);
+      EXPECT_EQ(symlink(("../../p/sha256/" + std::string(fanout)).c_str(),
+                        (dir_.path() + "/f/sha256/" + fanout).c_str()),
+                0);
+    }
   }
 
   int Pick(int n) { return std::uniform_int_distribution<int>(0, n - 1)(rng_); }
@@ -79,6 +100,49 @@ class GcPropertyTest : public ::testing::TestWithParam<unsigned> {
         "UPDATE awc.snapshots SET state = 'RELEASED', released_at = now() "
         "WHERE id = (SELECT id FROM awc.snapshots WHERE state = 'READY' "
         "ORDER BY random() LIMIT 1)");
+  }
+
+  // The inventory of h or f comes to name some of p's objects (old, so
+  // that GC plans them), as an inventory restored beside a hostile layout
+  // would.
+  void HostileRows() {
+    db_.Exec(
+        "INSERT INTO awc.objects (tenant_id, digest, size, created_at, "
+        "last_seen_at) SELECT $1, digest, size, created_at - interval '1 "
+        "day', last_seen_at - interval '1 day' FROM awc.objects WHERE "
+        "tenant_id = 'p' ORDER BY random() LIMIT 3 ON CONFLICT DO NOTHING",
+        {Pick(2) ? "h" : "f"});
+  }
+
+  // A reconciliation or a GC epoch of h or f: it may fail (the layout is
+  // an error an operator must mend), but never registers or deletes an
+  // object of p's.
+  void HostileMaintenance() {
+    const std::string tenant = Pick(2) ? "h" : "f";
+    auto conn = db_.Connect("hostile");
+    if (Pick(2)) {
+      reconcile::ReconcileOptions o;
+      o.grace_secs = 0;
+      o.holder = "prop-reconcile";
+      auto r = reconcile::RunReconcile(*conn, *store_, tenant, o,
+                                       [] { return Status::OK(); });
+      if (r.ok()) {
+        EXPECT_EQ(r->objects, 0) << tenant;
+        EXPECT_EQ(r->orphans, 0) << tenant;
+      }
+      return;
+    }
+    gc::SweepOptions o;
+    o.grace_secs = kGrace;
+    o.batch_size = 7;
+    o.canary_size = 2;
+    o.holder = "prop-hostile";
+    auto r = gc::RunSweepWithHooks(*conn, *store_, tenant, o, nullptr, {});
+    if (r.ok()) {
+      EXPECT_EQ(r->deleted, 0) << tenant;
+    } else {
+      EXPECT_TRUE(r.status().IsFailedPrecondition()) << r.status().message();
+    }
   }
 
   void PassTime() {
@@ -177,10 +241,12 @@ class GcPropertyTest : public ::testing::TestWithParam<unsigned> {
 };
 
 TEST_P(GcPropertyTest, LiveClosuresSurviveEveryInterleaving) {
-  db_.Exec("INSERT INTO awc.tenants (id) VALUES ('p')");
+  db_.Exec("INSERT INTO awc.tenants (id) VALUES ('p'), ('h'), ('f')");
   for (int round = 0; round < 120; ++round) {
-    int op = Pick(20);
-    if (op < 7) {
+    int op = Pick(23);
+    if (op >= 20) {
+      op == 20 ? HostileRows() : HostileMaintenance();
+    } else if (op < 7) {
       Import();
     } else if (op < 11) {
       Validate();
@@ -200,6 +266,28 @@ TEST_P(GcPropertyTest, LiveClosuresSurviveEveryInterleaving) {
             0);
   EXPECT_GT(db_.Int("SELECT count(*) FROM awc.snapshots WHERE state = 'READY'"),
             0);
+  // At the end, for certain: both hostile tenants' inventories name p's
+  // objects, and their epochs get as far as deleting, and fail there.
+  for (const char* tenant : {"h", "f"}) {
+    db_.Exec(
+        "INSERT INTO awc.objects (tenant_id, digest, size, created_at, "
+        "last_seen_at) SELECT $1, digest, size, now() - interval '1 day', "
+        "now() - interval '1 day' FROM awc.objects WHERE tenant_id = 'p' "
+        "ON CONFLICT DO NOTHING",
+        {tenant});
+    gc::SweepOptions o;
+    o.grace_secs = kGrace;
+    o.holder = "prop-hostile";
+    auto conn = db_.Connect("hostile");
+    auto r = gc::RunSweepWithHooks(*conn, *store_, tenant, o, nullptr, {});
+    ASSERT_FALSE(r.ok()) << tenant << " deleted " << r->deleted;
+    EXPECT_TRUE(r.status().IsFailedPrecondition()) << r.status().message();
+    EXPECT_GT(db_.Int("SELECT count(*) FROM awc.objects WHERE tenant_id = $1 "
+                      "AND state = 'DELETING'",
+                      {tenant}),
+              0);
+  }
+  CheckLiveClosuresPresent(-1);
 }
 
 INSTANTIATE_TEST_SUITE_P(Seeds, GcPropertyTest, ::testing::Values(1u, 2u, 3u));

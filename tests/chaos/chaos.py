@@ -22,6 +22,15 @@ inserting, while a driver injects faults at random:
                      vacuum reclaims nothing
                      meanwhile and every claim made then leaves its dead
                      index entry (docs/queue.md, "The claim cursor")
+  unmounted store    at least once per run, the file:// store's or the
+                     repair store's volume is unmounted for 0.3-1.5 leases
+                     (its directory moved aside, an empty one in its
+                     place): no job may call anything missing meanwhile
+
+The file:// store is laid out against itself for the whole run: a
+tenant's directory that is a link to another's, a tenant whose fan-outs
+are links to another's (workload.py, HOSTILE_TENANTS); their
+reconciliations and GC epochs run beside the others'.
 
 The file fleet has a repair store (AWC_CAS_REPAIR_URL), a file:// replica
 the producer fills now and then with what the store has (workload.py), so
@@ -41,6 +50,7 @@ import argparse
 import os
 import random
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -54,7 +64,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from checks import Checker  # noqa: E402
 from fleet import Fleet, sanitizer_reports, tear_down  # noqa: E402
 from pgcluster import Cluster, PgError, Session, client_env  # noqa: E402
-from workload import TENANTS, Producer, enqueue_sql  # noqa: E402
+from workload import (HOSTILE_TENANTS, TENANTS, Producer,  # noqa: E402
+                      enqueue_sql)
 
 LEASE_SECS = 3
 FILE_DB, MEM_DB = "chaos_file", "chaos_mem"
@@ -79,6 +90,7 @@ class Run:
         self.violations = []
         self.stalled = {}  # pid -> when to SIGCONT
         self.pin = None  # (the pinning session, when to release it)
+        self.away = None  # (the unmounted directory, when to mount it)
         self.work = tempfile.mkdtemp(prefix="awc-chaos.")
         build = os.path.abspath(args.build_dir)
         self.testd = os.path.join(build, "tests", "awc-worker-testd")
@@ -222,6 +234,35 @@ class Run:
             self.pin[0].close()
             self.pin = None
 
+    def unmount_store(self):
+        """Moves the store's (or the replica's) directory aside and leaves
+        an empty one in its place, as unmounting its volume would. Only
+        between imports: an import that started before keeps writing to
+        the store it opened (a real unmount would refuse a busy volume)."""
+        if self.away or self.producer.imports:
+            return False
+        path = self.rng.choice([self.store, self.replica])
+        self.producer.store_away = True
+        os.rename(path, path + ".volume")
+        os.mkdir(path)
+        self.away = (path, time.monotonic() +
+                     self.rng.uniform(0.3, 1.5) * LEASE_SECS)
+        which = "store" if path == self.store else "repair store"
+        self.faults[f"{which} unmounted (an empty mount point)"] += 1
+        return True
+
+    def mount_store(self, everything=False):
+        if self.away and (everything or self.away[1] <= time.monotonic()):
+            path = self.away[0]
+            stray = os.listdir(path)
+            if stray:
+                self.violations.append(
+                    f"written into the empty mount point {path}: {stray}")
+            shutil.rmtree(path)
+            os.rename(path + ".volume", path)
+            self.away = None
+            self.producer.store_away = False
+
     def keep_masters(self):
         for f in self.fleets:
             if not f.master_alive():
@@ -238,8 +279,10 @@ class Run:
         next_fault = start + rng.uniform(0.3, 1.2)
         next_crash = start + rng.uniform(0.2, 0.4) * self.args.seconds
         master_kill = start + rng.uniform(0.4, 0.7) * self.args.seconds
-        # At least one pin a run, however few faults a short run draws.
+        # At least one pin and one unmount a run, however few faults a
+        # short run draws.
         first_pin = start + rng.uniform(0.1, 0.4) * self.args.seconds
+        first_unmount = start + rng.uniform(0.3, 0.6) * self.args.seconds
         next_backlog, backlog = start, {}
         while (now := time.monotonic()) < end:
             if len(p.imports) < 2 and rng.random() < 0.5:
@@ -266,8 +309,9 @@ class Run:
             p.poll_imports()
             if now >= next_fault:
                 rng.choices([self.kill_worker, self.kill_backends,
-                             self.stall_store, self.pin_horizon],
-                            [4, 3, 3, 1])[0]()
+                             self.stall_store, self.pin_horizon,
+                             self.unmount_store],
+                            [4, 3, 3, 1, 1])[0]()
                 next_fault = now + rng.uniform(0.3, 1.2)
             if now >= next_crash:
                 self.crash_postgres()
@@ -275,11 +319,16 @@ class Run:
             if first_pin and now >= first_pin:
                 self.pin_horizon()
                 first_pin = None
-            if master_kill and now >= master_kill:
+            if first_unmount and now >= first_unmount and (
+                    self.away or self.unmount_store()):
+                first_unmount = None
+            # A master that starts checks the store: not while it is away.
+            if master_kill and now >= master_kill and not self.away:
                 self.kill_master()
                 master_kill = None
             self.resume_stalls()
             self.release_pin()
+            self.mount_store()
             self.keep_masters()
             time.sleep(0.02)
 
@@ -336,7 +385,8 @@ class Run:
         # (during the run it may be an upload on its way to its row).
         time.sleep(2.2)
         self.pg.psql(FILE_DB, enqueue_sql(
-            "store_reconcile", [{"tenant_id": t} for t in TENANTS], "ok"))
+            "store_reconcile",
+            [{"tenant_id": t} for t in TENANTS + HOSTILE_TENANTS], "ok"))
         self.drain(deadline, "reconciliations")
         self.pg.psql(FILE_DB, "WITH j AS (INSERT INTO awc.jobs (kind, "
                      "payload) SELECT 'snapshot_scrub', jsonb_build_object("
@@ -347,7 +397,8 @@ class Run:
         time.sleep(2.2)  # the GC grace: let what was released age
         for _ in range(2):
             self.pg.psql(FILE_DB, enqueue_sql(
-                "gc_sweep", [{"tenant_id": t} for t in TENANTS], "ok"))
+                "gc_sweep",
+                [{"tenant_id": t} for t in TENANTS + HOSTILE_TENANTS], "ok"))
             self.drain(deadline, "final gc sweeps")
 
     # ------------------------------------------------------------- summary
@@ -360,6 +411,7 @@ class Run:
                 snaps, live = c.snapshots(db)
                 c.gc_safety(db, live, snaps)
                 c.orphans(db)
+                c.hostile_layout(db, HOSTILE_TENANTS)
                 c.audit(db, jobs, snaps)
         for f in self.fleets:
             for line in sanitizer_reports(f):
@@ -425,6 +477,7 @@ def main():
         log("faults stopped; draining and final round")
         run.resume_stalls(everything=True)
         run.release_pin(everything=True)
+        run.mount_store(everything=True)
         run.final_round(time.monotonic() + max(120, args.seconds))
         for f in run.fleets:
             status = f.stop()

@@ -371,6 +371,8 @@ class Checker:
         known = {(t, d) for t, d in rows(self.pg, db, "SELECT tenant_id, "
                                            "digest FROM awc.objects")}
         for tenant in os.listdir(self.store):
+            if os.path.islink(os.path.join(self.store, tenant)):
+                continue  # a hostile layout's: see hostile_layout()
             top = os.path.join(self.store, tenant, "sha256")
             for d, _, files in os.walk(top):
                 for name in files:
@@ -388,6 +390,31 @@ class Checker:
                 r.get("orphans", 0))
             self.counts["objects missing found by reconciliation"] += int(
                 r.get("missing", 0))
+
+    def hostile_layout(self, db, tenants):
+        """The tenants laid out as links into others' directories: their
+        reconciliations listed none of the objects the links lead to, and
+        registered nothing (so GC had nothing of theirs to delete)."""
+        for t in tenants:
+            n = int(rows(self.pg, db, "SELECT count(*) FROM awc.objects "
+                         f"WHERE tenant_id = '{t}'")[0][0])
+            if n:
+                self.bad(f"hostile layout: {n} inventory rows of {t}")
+        for tenant, result in rows(self.pg, db, "SELECT payload->>'tenant_id',"
+                                   " result::text FROM awc.jobs WHERE kind = "
+                                   "'store_reconcile' AND state = 'COMPLETED'"):
+            if tenant not in tenants:
+                continue
+            r = json.loads(result)
+            self.counts["reconciliations of hostile layouts"] += 1
+            if r.get("objects") or r.get("orphans"):
+                self.bad(f"hostile layout: the reconciliation of {tenant} "
+                         f"listed objects through a link: {r}")
+        for tenant, result in rows(self.pg, db, "SELECT payload->>'tenant_id',"
+                                   " result::text FROM awc.jobs WHERE kind = "
+                                   "'gc_sweep' AND state = 'COMPLETED'"):
+            if tenant in tenants and json.loads(result).get("deleted"):
+                self.bad(f"hostile layout: GC of {tenant} deleted: {result}")
 
     # --------------------------------------------------------------- audit
     @staticmethod

@@ -31,6 +31,11 @@ import subprocess
 from pgcluster import PgError, client_env
 
 TENANTS = ["acme", "globex", "initech"]
+# Tenants whose store directories are laid out against the store: one is a
+# link to the first tenant's directory, every fan-out of the other a link
+# to the second's (docs/store.md, "The file store's layout"). Reconciling
+# and collecting them must register and delete nothing.
+HOSTILE_TENANTS = ["hostile-dir", "hostile-fanout"]
 POLICIES = ['{"keep_last": 2}', '{"keep_last": 1, "keep_within_secs": 2}',
             '{"keep_within_secs": 4}', None]
 SCHEMA = """
@@ -88,6 +93,9 @@ class Producer:
         self.pending_expect = []  # (snapshot id, own digest) to record
         self.n = 0
         self.crashes = 0  # test_crash jobs enqueued
+        # While the driver has the store's or the replica's volume
+        # unmounted, the producer neither imports nor touches the store.
+        self.store_away = False
         # Per tenant, a pool of files trees draw from (dedup, shared objects).
         self.pool = {t: [rng.randbytes(rng.choice([0, 1, 90, 700, 4000,
                                                    20000, 65536]))
@@ -112,9 +120,15 @@ class Producer:
     def setup(self):
         for db in (self.file_db, self.mem_db):
             self.pg.psql(db, SCHEMA)
-        values = ", ".join(f"({q(t)})" for t in TENANTS)
+        values = ", ".join(f"({q(t)})" for t in TENANTS + HOSTILE_TENANTS)
         self.pg.psql(self.file_db, f"INSERT INTO awc.tenants (id) VALUES "
                      f"{values} ON CONFLICT DO NOTHING")
+        os.symlink(TENANTS[0], os.path.join(self.store, HOSTILE_TENANTS[0]))
+        fanouts = os.path.join(self.store, HOSTILE_TENANTS[1], "sha256")
+        os.makedirs(fanouts)
+        for i in range(256):
+            os.symlink(f"../../{TENANTS[1]}/sha256/{i:02x}",
+                       os.path.join(fanouts, f"{i:02x}"))
         for t in TENANTS:
             for policy in POLICIES[:2]:
                 self._new_workspace(t, policy)
@@ -149,6 +163,8 @@ class Producer:
 
     # ------------------------------------------------------------- imports
     def start_import(self):
+        if self.store_away:
+            return
         rng = self.rng
         self.n += 1
         tenant = rng.choice(TENANTS)
@@ -205,6 +221,8 @@ class Producer:
 
     # ------------------------------------------------ careless producers
     def bad_snapshot(self):
+        if self.store_away:
+            return
         rng = self.rng
         tenant = rng.choice(TENANTS)
         if rng.random() < 0.5:
@@ -238,6 +256,8 @@ class Producer:
         """Flips a byte of, or deletes, a READY snapshot's own object (no
         other snapshot has it), after recording that the snapshot is
         expected to decay ('decayed' or 'lost')."""
+        if self.store_away:
+            return
         rows = self._exec(self.file_db, "SELECT e.snapshot_id, s.tenant_id, "
                           "e.own_digest FROM awc_test.expect_snapshot e JOIN "
                           "awc.snapshots s ON s.id = e.snapshot_id WHERE "
@@ -266,6 +286,8 @@ class Producer:
     def replicate(self):
         """Copies into the replica every object of the store it lacks, as
         the store holds it now (a damaged one damaged)."""
+        if self.store_away:
+            return
         copied = 0
         for tenant in TENANTS:
             top = os.path.join(self.store, tenant)
@@ -306,6 +328,10 @@ class Producer:
         if rng.random() < 0.5:
             self._enqueue(self.file_db, "gc_sweep",
                           [{"tenant_id": rng.choice(TENANTS)}])
+        if rng.random() < 0.1:
+            hostile = [{"tenant_id": rng.choice(HOSTILE_TENANTS)}]
+            self._enqueue(self.file_db, "store_reconcile", hostile)
+            self._enqueue(self.file_db, "gc_sweep", hostile)
 
     def workspace_moves(self):
         rng = self.rng

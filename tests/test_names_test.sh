@@ -52,7 +52,6 @@ src/catalog/objects.cc tests/handlers/snapshot_validate_test.cc
 src/catalog/snapshots.cc tests/handlers/snapshot_validate_test.cc
 src/catalog/workspaces.cc tests/handlers/workspace_expire_test.cc
 src/handlers/gc_sweep.cc tests/gc/sweep_crash_test.cc
-src/handlers/store_reconcile.cc tests/handlers/s3_handlers_test.cc
 "
 
 # Files with behaviour and no test of their own yet.

@@ -5,8 +5,11 @@
 // Contract:
 //  1. The tenant's open run (awc.reconcile_runs) is taken, or a new one
 //     opened; a run another job holds (its lease not yet expired) ->
-//     kHeldElsewhere and nothing else happens. A run resumes after the
-//     last digest it finished, with its counts and its started_at.
+//     held_elsewhere and nothing else happens. A run an earlier attempt of
+//     the same job (options.job_id) left open is taken over at once: that
+//     attempt failed or lost its job, and only the job's current claim
+//     commits. A run resumes after the last digest it finished, with its
+//     counts and its started_at.
 //  2. The store is listed in digest order (ObjectStore::List) and merged
 //     with awc.objects read in digest order, a page at a time: memory does
 //     not grow with the tenant.
@@ -58,7 +61,9 @@ using RepairFn = std::function<Result<bool>(const BadObject& bad)>;
 
 struct ReconcileOptions {
   int64_t grace_secs = 86400;  // orphans younger than this are left alone
-  std::string holder;          // the run's holder, unique per running job
+  std::string holder;          // the run's holder, unique per attempt of a job
+  // The job running it (0: none); its later attempts take over a run its
+  // earlier ones left open.
   int64_t job_id = 0;
   double lease_secs = 300;      // the run's hold, renewed at every flush
   int64_t flush_every = 10000;  // keys between two records of progress

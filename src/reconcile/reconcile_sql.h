@@ -14,10 +14,14 @@ SELECT 1 FROM awc.tenants WHERE id = $1
 )sql";
 
 // $1 tenant, $2 holder, $3 TTL seconds, $4 job id (NULL for none). Opens
-// the tenant's run, or takes over its open one when it is free (expired)
-// or already ours. Returns (id, cursor or '', started_at in µs since the
-// epoch, resumed, now in seconds since the epoch, the counts in the order
-// of kSaveProgress); no row when another holder has it.
+// the tenant's run, or takes over its open one when it is free (expired),
+// already ours, or held by an earlier attempt of this job: that attempt
+// has ended, or its job was taken from it and its transactions commit
+// nothing (docs/queue.md, "Fencing a handler's transactions"), so its hold
+// must not defer the attempt that follows it. Returns (id, cursor or '',
+// started_at in µs since the epoch, resumed, now in seconds since the
+// epoch, the counts in the order of kSaveProgress); no row when another
+// job holds it.
 inline constexpr const char* kTakeRun = R"sql(
 INSERT INTO awc.reconcile_runs AS r (tenant_id, holder, expires_at, job_id)
 VALUES ($1, $2, now() + make_interval(secs => $3::float8), $4)
@@ -25,6 +29,7 @@ VALUES ($1, $2, now() + make_interval(secs => $3::float8), $4)
    SET holder = EXCLUDED.holder, expires_at = EXCLUDED.expires_at,
        job_id = EXCLUDED.job_id
  WHERE r.expires_at < now() OR r.holder = EXCLUDED.holder
+    OR r.job_id = EXCLUDED.job_id
 RETURNING r.id, coalesce(r.cursor, ''),
           (extract(epoch FROM r.started_at) * 1000000)::int8,
           r.xmax <> 0, extract(epoch FROM now())::float8,

@@ -111,6 +111,9 @@ class TestContext : public handlers::JobContext {
   const obs::Metrics& counted() const { return metrics_; }
   // Gives the next handler run a fresh job id (GC lock holders differ).
   void NextJob();
+  // Runs the next handler as `job`: a claim the test made with
+  // queue::JobQueue (a job's next attempt has its id and a new token).
+  void set_job(const queue::Job& job) { job_ = job; }
 
  private:
   std::unique_ptr<db::PgConn> conn_;

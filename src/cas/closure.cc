@@ -309,6 +309,7 @@ class Walker {
         // The root: its size is what was read.
         ClosureObject root = batch[i];
         root.size = r.length;
+        report_.root_size = r.length;
         seen_ = NewSpool();
         AWC_RETURN_IF_ERROR(seen_->Append(root));
         AWC_RETURN_IF_ERROR(seen_->Finish());

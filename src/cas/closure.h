@@ -188,6 +188,10 @@ struct ClosureReport {
   // The closure and the sum of its sizes; empty and 0 when verdict != kOk.
   ClosureObjects objects;
   uint64_t bytes = 0;
+  // The root's length as the walk read it (0 when it was taken on trust):
+  // no entry declares it, so the trust function was asked about the root
+  // with size 0, and a record of what the walk read must take this.
+  uint64_t root_size = 0;
   uint64_t reads = 0;  // reads issued to the store
   // Objects taken on trust (in `objects` with `trusted` set); when any
   // were, `objects` and `bytes` do not include what lies under them.

@@ -28,7 +28,9 @@ std::string Id(int64_t id) { return std::to_string(id); }
 // `unregistered`: the objects the walk's probe found without a row (a
 // probed walk: the rows of the rest were there when the walk looked, and
 // only an epoch since the watermark can have taken them); nullptr: every
-// object read is looked up.
+// object read is looked up. A row added records the size the walk read:
+// an entry's declared size, which the read matched, and for the root,
+// which no entry declares (the probe saw it with size 0), the length read.
 Status RecordWalk(db::PgConn& conn, const Snapshot& snap,
                   const cas::ClosureReport& report, int64_t gc_watermark,
                   const cas::ClosureObjects* unregistered) {
@@ -42,7 +44,8 @@ Status RecordWalk(db::PgConn& conn, const Snapshot& snap,
     for (const cas::ClosureObject& o : batch) {
       if (skip_trusted && o.trusted) continue;
       digests.push_back(o.digest());
-      sizes.push_back(o.size);
+      sizes.push_back(digests.back() == snap.root_digest ? report.root_size
+                                                         : o.size);
     }
     if (digests.empty()) return Status::OK();
     // An object GC has started to delete, or deleted after the walk read

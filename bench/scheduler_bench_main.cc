@@ -46,6 +46,7 @@
 #include "options/module_options.h"
 #include "scheduler/firing.h"
 #include "scheduler/leader_lease.h"
+#include "scheduler/leader_lease_sql.h"
 #include "scheduler/planners.h"
 #include "scheduler/scheduler_sql.h"
 #include "scheduler/schedules.h"

@@ -1,6 +1,6 @@
 #include "scheduler/leader_lease.h"
 
-#include "scheduler/scheduler_sql.h"
+#include "scheduler/leader_lease_sql.h"
 
 namespace awc::scheduler {
 namespace {

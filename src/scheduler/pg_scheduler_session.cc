@@ -6,6 +6,7 @@
 
 #include "common/host_name.h"
 #include "process/loop_wait.h"
+#include "scheduler/leader_lease_sql.h"
 #include "scheduler/scheduler_sql.h"
 #include "scheduler/schedules.h"
 

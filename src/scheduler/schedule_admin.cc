@@ -1,6 +1,7 @@
 #include "scheduler/schedule_admin.h"
 
 #include "common/json.h"
+#include "scheduler/leader_lease_sql.h"
 #include "scheduler/scheduler_sql.h"
 #include "scheduler/schedules.h"
 #include "scheduler/spec.h"

@@ -8,8 +8,8 @@
 
 #include "common/env.h"
 #include "scheduler/firing.h"
+#include "scheduler/leader_lease_sql.h"
 #include "scheduler/schedule_admin.h"
-#include "scheduler/scheduler_sql.h"
 #include "scheduler/schedules.h"
 #include "tests/support/harness.h"
 

@@ -4,8 +4,8 @@
 #include <gtest/gtest.h>
 
 #include "scheduler/leader_lease.h"
+#include "scheduler/leader_lease_sql.h"
 #include "scheduler/planners.h"
-#include "scheduler/scheduler_sql.h"
 #include "tests/support/harness.h"
 
 namespace awc::testing {

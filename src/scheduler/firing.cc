@@ -9,8 +9,6 @@
 namespace awc::scheduler {
 namespace {
 
-constexpr int64_t kInvalidSpecRetrySecs = 3600;
-
 std::string Iso(int64_t us) {
   return obs::FormatTimestamp(static_cast<double>(us) / kMicros);
 }

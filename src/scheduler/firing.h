@@ -39,6 +39,10 @@
 
 namespace awc::scheduler {
 
+// A spec that does not parse makes its firing an error run whose next
+// attempt is this much later.
+inline constexpr int64_t kInvalidSpecRetrySecs = 3600;
+
 // A schedule the leader found due.
 struct DueSchedule {
   std::string name;

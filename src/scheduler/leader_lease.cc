@@ -20,12 +20,13 @@ LeaderLease::LeaderLease(db::PgConn* conn, std::string name, std::string holder,
     : conn_(conn),
       name_(std::move(name)),
       holder_(std::move(holder)),
-      lease_secs_(std::to_string(lease_secs)) {}
+      lease_secs_(lease_secs) {}
 
 Result<bool> LeaderLease::Acquire() {
   AWC_ASSIGN_OR_RETURN(
       db::PgResult r,
-      conn_->ExecCached(sql::kAcquireLease, {name_, holder_, lease_secs_}));
+      conn_->ExecCached(sql::kAcquireLease,
+                        {name_, holder_, std::to_string(lease_secs_)}));
   if (r.rows() == 0) return false;
   token_ = r.GetInt(0, 0);
   return true;
@@ -34,9 +35,9 @@ Result<bool> LeaderLease::Acquire() {
 Result<bool> LeaderLease::Renew() {
   if (!held()) return false;
   AWC_ASSIGN_OR_RETURN(
-      db::PgResult r,
-      conn_->ExecCached(sql::kRenewLease,
-                        {name_, holder_, std::to_string(token_), lease_secs_}));
+      db::PgResult r, conn_->ExecCached(sql::kRenewLease,
+                                        {name_, holder_, std::to_string(token_),
+                                         std::to_string(lease_secs_)}));
   if (r.rows() == 0) token_ = 0;
   return held();
 }
@@ -61,6 +62,19 @@ Status LeaderLease::Fence() {
     return LeadershipLost();
   }
   return Status::OK();
+}
+
+Result<std::optional<LeaseClamp>> LeaderLease::Clamp() {
+  AWC_ASSIGN_OR_RETURN(db::PgResult r,
+                       conn_->ExecCached(sql::kClampLease,
+                                         {name_, std::to_string(lease_secs_)}));
+  if (r.rows() == 0) return std::optional<LeaseClamp>();
+  return std::optional<LeaseClamp>(LeaseClamp{.name = name_,
+                                              .holder = r.GetString(0, 0),
+                                              .token = r.GetInt(0, 1),
+                                              .expires_at = r.GetString(0, 2),
+                                              .clamped_to = r.GetString(0, 3),
+                                              .lease_secs = lease_secs_});
 }
 
 }  // namespace awc::scheduler

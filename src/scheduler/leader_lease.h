@@ -14,17 +14,34 @@
 //    still ours, so a takeover cannot commit before that transaction does,
 //    and returns kFailedPrecondition ("leadership lost") otherwise.
 //  - Release() ends a held lease now, so that a standby takes over at once.
+//  - Clamp(), whoever holds the lease, cuts an expiry that lies more than
+//    one lease length (this LeaderLease's) ahead of the database's now()
+//    to one lease length from now, and changes nothing else: the holder
+//    and the token stay, so a live holder keeps fencing and renewing, and
+//    whoever takes over after the cut expiry gets a new token as ever
+//    (docs/scheduler.md, "Clamps"). It reports what it cut.
 //  - Database errors come back as they are (kTransient for a lost session).
 #ifndef AWC_SCHEDULER_LEADER_LEASE_H_
 #define AWC_SCHEDULER_LEADER_LEASE_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "common/status.h"
 #include "db/pg.h"
 
 namespace awc::scheduler {
+
+// An expiry Clamp() cut.
+struct LeaseClamp {
+  std::string name;        // the lease
+  std::string holder;      // its holder, not necessarily this process
+  int64_t token = 0;       // its token, unchanged
+  std::string expires_at;  // the expiry it had (ISO 8601, UTC; "infinity")
+  std::string clamped_to;  // the expiry it has now
+  int64_t lease_secs = 0;  // the bound: one lease length
+};
 
 class LeaderLease {
  public:
@@ -38,6 +55,8 @@ class LeaderLease {
   Status Release();
   // Inside a transaction: OK while the lease is ours.
   Status Fence();
+  // What it cut, or nullopt when the expiry was within one lease length.
+  Result<std::optional<LeaseClamp>> Clamp();
 
   bool held() const { return token_ != 0; }
   int64_t token() const { return token_; }
@@ -48,7 +67,7 @@ class LeaderLease {
   db::PgConn* conn_;
   std::string name_;
   std::string holder_;
-  std::string lease_secs_;
+  int64_t lease_secs_;
   int64_t token_ = 0;  // 0: not held
 };
 

@@ -1,6 +1,7 @@
 // Every SQL statement of the leader lease (awc.leader_leases): taking,
-// renewing, releasing and fencing it, and the operator's read of it. See
-// docs/scheduler.md, "Leadership" and "Fencing".
+// renewing, releasing and fencing it, cutting an expiry no lease could
+// have set, and the operator's read of it. See docs/scheduler.md,
+// "Leadership", "Fencing" and "Clamps".
 //
 // Values travel only as $n parameters.
 #ifndef AWC_SCHEDULER_LEADER_LEASE_SQL_H_
@@ -49,6 +50,34 @@ SELECT 1 FROM awc.leader_leases
  WHERE name = $1 AND holder = $2 AND token = $3
    FOR SHARE
 )sql";
+
+// An expiry as ISO 8601 text in UTC with milliseconds, whatever it is
+// ('infinity').
+#define AWC_LEASE_TIME_TEXT(column)                                        \
+  "CASE WHEN isfinite(" column ") THEN to_char(" column                    \
+  " AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"') ELSE " column \
+  "::text END"
+
+// $1 name, $2 lease seconds. Cuts an expires_at that lies more than one
+// lease length ahead of now() (written by SQL: no acquisition or renewal
+// sets it so) to now() plus the lease, and changes nothing else: holder
+// and token stay, so a live holder's fence still holds and its renewal
+// still matches, and a takeover still needs the expiry and takes a new
+// token. Like a takeover, it waits for a firing that holds the fence's
+// share lock. A row when it cut: (holder, token, the old expires_at and
+// the new one as text).
+inline constexpr const char* kClampLease =
+    R"sql(
+UPDATE awc.leader_leases AS l
+   SET expires_at = now() + make_interval(secs => $2::float8)
+  FROM (SELECT name, expires_at FROM awc.leader_leases WHERE name = $1) AS o
+ WHERE l.name = o.name
+   AND l.expires_at > now() + make_interval(secs => $2::float8)
+RETURNING l.holder, l.token, )sql" AWC_LEASE_TIME_TEXT("o.expires_at") R"sql(,
+          )sql" AWC_LEASE_TIME_TEXT("l.expires_at") R"sql(
+)sql";
+
+#undef AWC_LEASE_TIME_TEXT
 
 // $1 name. (holder, token, expires_at as ISO text, expired).
 inline constexpr const char* kLeaseOf = R"sql(

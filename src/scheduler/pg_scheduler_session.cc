@@ -53,6 +53,14 @@ Result<bool> PgSchedulerSession::Renew() { return lease_->Renew(); }
 
 Status PgSchedulerSession::Release() { return lease_->Release(); }
 
+Result<std::optional<LeaseClamp>> PgSchedulerSession::ClampLease() {
+  return lease_->Clamp();
+}
+
+Result<std::vector<ScheduleClamp>> PgSchedulerSession::ClampSchedules() {
+  return scheduler::ClampSchedules(*conn_, *lease_);
+}
+
 Result<std::vector<DueSchedule>> PgSchedulerSession::Due(
     int limit, const std::vector<std::string>& left_out) {
   return DueSchedules(*conn_, limit, left_out);

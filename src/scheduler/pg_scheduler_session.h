@@ -28,6 +28,8 @@ class PgSchedulerSession : public SchedulerSession {
   Result<bool> Acquire() override;
   Result<bool> Renew() override;
   Status Release() override;
+  Result<std::optional<LeaseClamp>> ClampLease() override;
+  Result<std::vector<ScheduleClamp>> ClampSchedules() override;
   Result<std::vector<DueSchedule>> Due(
       int limit, const std::vector<std::string>& left_out) override;
   Result<std::optional<RunReport>> Fire(

@@ -37,10 +37,14 @@ int Scheduler::Run() {
 }
 
 int Scheduler::TryToLead() {
+  Result<std::optional<LeaseClamp>> clamped = deps_.session->ClampLease();
+  if (!clamped.ok()) return Failed("clamp lease", clamped.status());
+  if (*clamped) deps_.reporter->LeaseClamped(**clamped);
   Result<bool> got = deps_.session->Acquire();
   if (!got.ok()) return Failed("acquire", got.status());
   if (*got) {
     renew_at_ = Now() + Third();
+    clamp_at_ = Now();
     Enter(State::kLeading);
     return -1;
   }
@@ -50,6 +54,7 @@ int Scheduler::TryToLead() {
 }
 
 int Scheduler::Lead() {
+  if (int code = MaybeClamp(); code >= 0) return code;
   Result<std::vector<DueSchedule>> due =
       deps_.session->Due(kDueBatch, passed_over_);
   if (!due.ok()) return Failed("due", due.status());
@@ -90,6 +95,18 @@ int Scheduler::MaybeSample() {
   if (!horizon.ok()) return Failed("sample horizon", horizon.status());
   deps_.reporter->HorizonSampled(*horizon);
   sample_at_ = Now() + deps_.options.queue_sample_secs;
+  return -1;
+}
+
+int Scheduler::MaybeClamp() {
+  if (Now() < clamp_at_) return -1;
+  Result<std::vector<ScheduleClamp>> cut = deps_.session->ClampSchedules();
+  if (!cut.ok()) {
+    if (IsLeadershipLost(cut.status())) return Lost("clamp");
+    return Failed("clamp schedules", cut.status());
+  }
+  for (const ScheduleClamp& c : *cut) deps_.reporter->ScheduleClamped(c);
+  clamp_at_ = Now() + Third();
   return -1;
 }
 

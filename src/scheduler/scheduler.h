@@ -18,6 +18,12 @@
 //    until the next wait, which then lasts kPassedOverRetrySecs at most: a
 //    locked schedule is tried again about every second, stalls no other,
 //    and fires once (with its catch-up) when its row is free.
+//  - Bounds (docs/scheduler.md, "Clamps"): a standby cuts the lease's
+//    expiry to one lease length before each attempt to take it (a row set
+//    years ahead by SQL would keep everyone a standby); the leader cuts
+//    every next run that lies more than a period ahead when it takes the
+//    lease and every third of the lease after, before it looks at what is
+//    due. Each cut is reported (LeaseClamped, ScheduleClamped).
 //  - Due schedules are fired before the lease is renewed: a leader that
 //    was paused past its lease (SIGSTOP, a VM stall) finds out from its
 //    first write, which the fence refuses; nothing it does after a
@@ -81,6 +87,9 @@ class Scheduler {
   int Lead();
   // Renews the lease if a third of it has passed; an exit code, or -1.
   int MaybeRenew();
+  // Cuts the next runs beyond their bound if it is time; an exit code, or
+  // -1.
+  int MaybeClamp();
   Result<bool> BetweenBatches();
   // Samples the queue's depth if it is time; an exit code, or -1.
   int MaybeSample();
@@ -98,6 +107,7 @@ class Scheduler {
   SchedulerDeps deps_;
   State state_ = State::kConnecting;
   double renew_at_ = 0;
+  double clamp_at_ = 0;
   double sample_at_ = 0;
   // The due schedules passed over since the last wait.
   std::vector<std::string> passed_over_;

@@ -70,6 +70,30 @@ void SchedulerProcessReporter::Ran(const RunReport& run) {
   if (run.coverage) CoverageSampled(*run.coverage);
 }
 
+void SchedulerProcessReporter::LeaseClamped(const LeaseClamp& c) {
+  obs::Warn("scheduler", "leader lease clamped")
+      .Str("lease", c.name)
+      .Str("holder", c.holder)
+      .Int("token", c.token)
+      .Str("expires_at", c.expires_at)
+      .Str("clamped_to", c.clamped_to)
+      .Int("lease_s", c.lease_secs)
+      .Emit();
+}
+
+void SchedulerProcessReporter::ScheduleClamped(const ScheduleClamp& c) {
+  auto iso = [](int64_t us) {
+    return obs::FormatTimestamp(static_cast<double>(us) / kMicros);
+  };
+  obs::Warn("schedule_" + c.schedule, "schedule next run clamped")
+      .Str("schedule", c.schedule)
+      .Str("spec", c.spec)
+      .Int("period_s", c.period_secs)
+      .Str("next_run", iso(c.from_us))
+      .Str("clamped_to", iso(c.to_us))
+      .Emit();
+}
+
 void SchedulerProcessReporter::CoverageSampled(const ScrubCoverage& c) {
   double ratio = c.objects > 0 ? static_cast<double>(c.verified) /
                                      static_cast<double>(c.objects)

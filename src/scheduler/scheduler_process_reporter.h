@@ -29,6 +29,8 @@ class SchedulerProcessReporter : public SchedulerReporter {
   void RoleChanged(SchedulerRole role) override;
   void LeadershipLost(const std::string& during) override;
   void Ran(const RunReport& run) override;
+  void LeaseClamped(const LeaseClamp& clamp) override;
+  void ScheduleClamped(const ScheduleClamp& clamp) override;
   // The scrub planner's sample: the gauges, and a warning when the promise
   // cannot be kept or was not.
   void CoverageSampled(const ScrubCoverage& coverage);

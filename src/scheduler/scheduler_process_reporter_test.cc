@@ -71,6 +71,43 @@ class SchedulerReporterTest : public ::testing::Test {
   int fds_[2] = {-1, -1};
 };
 
+TEST_F(SchedulerReporterTest, ClampsAreWarningsNamingTheScheduleOrTheHolder) {
+  ScheduleClamp s;
+  s.schedule = "nightly";
+  s.spec = "@daily";
+  s.period_secs = 86400;
+  s.from_us = 2111702400LL * kMicros;  // 2036-12-01
+  s.to_us = 1796083200LL * kMicros;    // 2026-12-01
+  reporter_.ScheduleClamped(s);
+  LeaseClamp l;
+  l.name = "scheduler";
+  l.holder = "host-b-scheduler/h/2";
+  l.token = 42;
+  l.expires_at = "2036-12-01T00:00:00.000Z";
+  l.clamped_to = "2026-12-01T00:00:30.000Z";
+  l.lease_secs = 30;
+  reporter_.LeaseClamped(l);
+  std::vector<JsonPtr> events = Events();
+  ASSERT_EQ(events.size(), 2u);
+  EXPECT_EQ(Str(events[0], "level"), "warn");
+  EXPECT_EQ(Str(events[0], "id"), "schedule_nightly");
+  EXPECT_EQ(Str(events[0], "msg"), "schedule next run clamped");
+  EXPECT_EQ(Str(events[0], "schedule"), "nightly");
+  EXPECT_EQ(Str(events[0], "spec"), "@daily");
+  EXPECT_EQ(Int(events[0], "period_s"), 86400);
+  EXPECT_EQ(Str(events[0], "next_run"), "2036-12-01T00:00:00.000Z");
+  EXPECT_EQ(Str(events[0], "clamped_to"), "2026-12-01T00:00:00.000Z");
+  EXPECT_EQ(Str(events[1], "level"), "warn");
+  EXPECT_EQ(Str(events[1], "id"), "scheduler");
+  EXPECT_EQ(Str(events[1], "msg"), "leader lease clamped");
+  EXPECT_EQ(Str(events[1], "lease"), "scheduler");
+  EXPECT_EQ(Str(events[1], "holder"), "host-b-scheduler/h/2");
+  EXPECT_EQ(Int(events[1], "token"), 42);
+  EXPECT_EQ(Str(events[1], "expires_at"), "2036-12-01T00:00:00.000Z");
+  EXPECT_EQ(Str(events[1], "clamped_to"), "2026-12-01T00:00:30.000Z");
+  EXPECT_EQ(Int(events[1], "lease_s"), 30);
+}
+
 TEST_F(SchedulerReporterTest, RoleSetsTheGaugeAndAnnouncesLeadershipOnce) {
   reporter_.RoleChanged(SchedulerRole::kStandby);
   EXPECT_FALSE(metrics_.SchedulerLeader());

@@ -97,6 +97,36 @@ UPDATE awc.schedules
  WHERE name = $1
 )sql";
 
+// Schedules whose next run lies ahead, paused or not: (name, spec,
+// next_run_at in µs, now in µs). The leader cuts those more than a period
+// ahead (schedule_clamp.h); a next_run_at it cannot compute with counts as
+// due instead (kDueSchedules).
+inline constexpr const char* kSchedulesAhead =
+    R"sql(
+SELECT name, spec, (extract(epoch FROM next_run_at) * 1000000)::bigint,
+       (extract(epoch FROM now()) * 1000000)::bigint
+  FROM awc.schedules
+ WHERE next_run_at > now() AND )sql" AWC_NEXT_RUN_OK R"sql(
+)sql";
+
+// $1 name, $2 spec, $3 bound in µs, $4 next run in µs. Moves the
+// schedule's next run to $4 while its spec is still $2 and its next run
+// still lies beyond $3 (an operator's change since it was read wins). A
+// row another session holds locked is passed over, as kLockDue does, and
+// looked at again next time. A row when it moved it.
+inline constexpr const char* kClampNextRun =
+    R"sql(
+UPDATE awc.schedules
+   SET next_run_at = timestamptz 'epoch' + $4::bigint * interval '1 microsecond'
+ WHERE name = (
+   SELECT name FROM awc.schedules
+    WHERE name = $1 AND spec = $2
+      AND next_run_at > timestamptz 'epoch' + $3::bigint * interval '1 microsecond'
+      AND )sql" AWC_NEXT_RUN_OK R"sql(
+      FOR UPDATE SKIP LOCKED)
+RETURNING 1
+)sql";
+
 inline constexpr const char* kListenSchedules = "LISTEN awc_schedules";
 
 // The scheduler session's lock_timeout (db::PgConn::SetSessionSetting:

@@ -36,17 +36,21 @@ class ManualClock : public FaultEnv {
 
 // Log lines: "connect", "acquire", "renew", "release", "due", "fire <name>",
 // "next", "wait <s>" (a standby's) or "wait~ <s>" (woken by changes too);
-// "due" and "next" name the schedules they leave out ("due -held").
-// Unscripted calls succeed: acquire false, renew true, no schedule due, a
-// firing fires (but of the schedules in `passed_over`), nothing is due
-// next. Depth samples are written down apart,
-// in `samples`, as the clock's time.
+// "due" and "next" name the schedules they leave out ("due -held"); with
+// `log_clamps`, "clamp lease" and "clamp schedules" too.
+// Unscripted calls succeed: acquire false, renew true, nothing to clamp,
+// no schedule due, a firing fires (but of the schedules in
+// `passed_over`), nothing is due next. Depth samples are written down
+// apart, in `samples`, as the clock's time.
 class FakeSession : public SchedulerSession {
  public:
   explicit FakeSession(ManualClock* clock) : clock_(clock) {}
 
   Status connect_status;
   std::deque<Result<bool>> acquires, renewals;
+  bool log_clamps = false;
+  std::deque<Result<std::optional<LeaseClamp>>> lease_clamps;
+  std::deque<Result<std::vector<ScheduleClamp>>> schedule_clamps;
   std::deque<Result<std::vector<DueSchedule>>> dues;
   std::map<std::string, Status> fire_errors;
   std::set<std::string> passed_over;
@@ -74,6 +78,14 @@ class FakeSession : public SchedulerSession {
   Status Release() override {
     log.push_back("release");
     return Status::OK();
+  }
+  Result<std::optional<LeaseClamp>> ClampLease() override {
+    if (log_clamps) log.push_back("clamp lease");
+    return Next(lease_clamps, std::optional<LeaseClamp>());
+  }
+  Result<std::vector<ScheduleClamp>> ClampSchedules() override {
+    if (log_clamps) log.push_back("clamp schedules");
+    return Next(schedule_clamps, std::vector<ScheduleClamp>{});
   }
   Result<std::vector<DueSchedule>> Due(
       int, const std::vector<std::string>& left_out) override {
@@ -144,6 +156,12 @@ class FakeReporter : public SchedulerReporter {
   }
   void Ran(const RunReport& run) override {
     lines.push_back("ran " + run.schedule);
+  }
+  void LeaseClamped(const LeaseClamp& clamp) override {
+    lines.push_back("lease of " + clamp.holder + " clamped");
+  }
+  void ScheduleClamped(const ScheduleClamp& clamp) override {
+    lines.push_back("schedule " + clamp.schedule + " clamped");
   }
   void DatabaseError(const std::string& step, const Status&) override {
     lines.push_back("db error " + step);
@@ -255,6 +273,67 @@ TEST_F(SchedulerTest, APassedOverScheduleIsLeftOutAndTriedAgainAfterASecond) {
                    // t=2: released and fired elsewhere; nothing passed over
                    "due", "next", "wait~ 5", "release"}));
   EXPECT_EQ(reporter_.lines, (Lines{"standby", "leader", "ran gc", "standby"}));
+}
+
+TEST_F(SchedulerTest, AStandbyClampsTheLeaseBeforeEachTryToTakeIt) {
+  // An expiry years ahead, its holder gone: cut, said, then taken over
+  // once the cut lease has run out.
+  session_.log_clamps = true;
+  LeaseClamp clamp;
+  clamp.holder = "gone";
+  session_.lease_clamps = {std::optional<LeaseClamp>(clamp)};
+  session_.acquires = {false, true};
+  StopAtWait(2);
+  EXPECT_EQ(Run(), 0);
+  EXPECT_EQ(session_.log,
+            (Lines{"connect", "clamp lease", "acquire", "wait 10",
+                   "clamp lease", "acquire",
+                   // leading: the schedules first
+                   "clamp schedules", "due", "next", "wait~ 10", "release"}));
+  EXPECT_EQ(reporter_.lines,
+            (Lines{"standby", "lease of gone clamped", "leader", "standby"}));
+}
+
+TEST_F(SchedulerTest, TheLeaderClampsSchedulesWhenItLeadsAndEveryThirdAfter) {
+  session_.log_clamps = true;
+  session_.acquires = {true};
+  ScheduleClamp far;
+  far.schedule = "far";
+  session_.schedule_clamps = {std::vector<ScheduleClamp>{far}};
+  session_.next_due = 4;
+  StopAtWait(4);
+  EXPECT_EQ(Run(), 0);
+  EXPECT_EQ(
+      session_.log,
+      (Lines{"connect", "clamp lease", "acquire", "clamp schedules", "due",
+             "next", "wait~ 4",
+             // t=4, t=8: not yet
+             "due", "next", "wait~ 4", "due", "next", "wait~ 2",
+             // t=10: a third of the lease since the last look
+             "clamp schedules", "due", "renew", "next", "wait~ 4", "release"}));
+  EXPECT_EQ(reporter_.lines,
+            (Lines{"standby", "leader", "schedule far clamped", "standby"}));
+}
+
+TEST_F(SchedulerTest, AFencedClampEndsLeadershipAndADatabaseErrorTheProcess) {
+  session_.acquires = {true};
+  session_.schedule_clamps = {LeadershipLost()};
+  EXPECT_EQ(Run(), kExitLeadershipLost);
+  EXPECT_EQ(session_.log, (Lines{"connect", "acquire"}));
+  EXPECT_EQ(reporter_.lines,
+            (Lines{"standby", "leader", "lost during clamp", "standby"}));
+
+  FakeReporter again;
+  FakeSession session(&clock_);
+  session.lease_clamps = {Status::Transient("lock timeout")};
+  Scheduler s(SchedulerDeps{.options = options_,
+                            .session = &session,
+                            .reporter = &again,
+                            .env = &clock_,
+                            .stop_requested = [] { return false; }});
+  EXPECT_EQ(s.Run(), kExitFailure);
+  EXPECT_EQ(again.lines, (Lines{"standby", "db error clamp lease"}));
+  EXPECT_EQ(session.log, (Lines{"connect"}));
 }
 
 TEST_F(SchedulerTest, AFencedFiringEndsLeadershipWithItsOwnExitCode) {

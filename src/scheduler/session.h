@@ -10,8 +10,9 @@
 //    it to have succeeded. Errors are database errors; a failed call may
 //    leave the session unusable (the loop then ends and the process is
 //    restarted).
-//  - Acquire, Renew, Release: LeaderLease's. Fire: FireSchedule's
-//    (firing.h), including LeadershipLost() when the token moved. Due and
+//  - Acquire, Renew, Release: LeaderLease's; ClampLease: its Clamp(). Fire:
+//    FireSchedule's (firing.h), ClampSchedules: schedule_clamp.h's, both
+//    including LeadershipLost() when the token moved. Due and
 //    SecondsToNextDue leave out the schedules named in `left_out`.
 //  - Wait() blocks for `seconds` or less: once `stop()` holds (a stop
 //    signal wakes it) or, with `wake_on_change`, once an operator changed a
@@ -29,6 +30,8 @@
 #include "queue/horizon.h"
 #include "queue/queue_stats.h"
 #include "scheduler/firing.h"
+#include "scheduler/leader_lease.h"
+#include "scheduler/schedule_clamp.h"
 
 namespace awc::scheduler {
 
@@ -44,6 +47,8 @@ class SchedulerSession {
   virtual Result<bool> Acquire() = 0;
   virtual Result<bool> Renew() = 0;
   virtual Status Release() = 0;
+  virtual Result<std::optional<LeaseClamp>> ClampLease() = 0;
+  virtual Result<std::vector<ScheduleClamp>> ClampSchedules() = 0;
   virtual Result<std::vector<DueSchedule>> Due(
       int limit, const std::vector<std::string>& left_out) = 0;
   virtual Result<std::optional<RunReport>> Fire(
@@ -70,6 +75,10 @@ class SchedulerReporter {
   // The lease was found someone else's `during` a firing or a renewal.
   virtual void LeadershipLost(const std::string& during) = 0;
   virtual void Ran(const RunReport& run) = 0;
+  // An expiry or a next run cut to its bound (docs/scheduler.md,
+  // "Clamps"): a warning each, naming the lease's holder or the schedule.
+  virtual void LeaseClamped(const LeaseClamp& clamp) = 0;
+  virtual void ScheduleClamped(const ScheduleClamp& clamp) = 0;
   // A sample of the queue's depth (the metrics' awc_queue_* gauges).
   virtual void QueueSampled(const std::vector<queue::Depth>& depth) = 0;
   // A sample of the horizon (awc_database_horizon_*, and a warning while

@@ -1,6 +1,7 @@
 // Leadership across trees on one database, as real processes: one leader,
 // every period fired once, a killed scheduler or tree replaced, a leader
-// paused past its lease fenced off, the database away for a while.
+// paused past its lease fenced off, the database away for a while, a lease
+// row whose expiry lies years ahead clamped to one lease length.
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -244,6 +245,90 @@ TEST(SchedulerLeaderTest, DatabaseAwayForAWhile) {
   EXPECT_EQ(db.Int("SELECT count(*) FROM awc.jobs WHERE dedupe_key = "
                    "'schedule:tick'"),
             SumEnqueued(runs));
+}
+
+// A lease row whose expires_at lies years ahead (set by SQL, its holder long
+// gone) would keep every scheduler a standby for years: a standby cuts it
+// to one lease length, says so naming the holder, and takes over once that
+// has passed, under a new token.
+TEST(SchedulerLeaderTest, ALeaseYearsAheadIsClampedAndTakenOverAfterIt) {
+  TestDatabase db;
+  db.Migrate();
+  PauseBuiltins(db);
+  AddSchedule(db, "tick", "@every 1s");
+  int64_t token = db.Int(
+      "INSERT INTO awc.leader_leases (name, holder, token, expires_at) "
+      "VALUES ('scheduler', 'gone-scheduler/elsewhere/1', "
+      "nextval('awc.leader_lease_token_seq'), now() + interval '10 years') "
+      "RETURNING token");
+  DaemonProcess d(SchedulerTree(db, "host-a", 3));
+  std::vector<const DaemonProcess*> trees = {&d};
+  ASSERT_TRUE(WaitUntil([&] { return Runs(trees, "tick").size() >= 2; }, 30))
+      << d.Stderr();
+  auto e = d.EventsWith("leader lease clamped");
+  ASSERT_EQ(e.size(), 1u) << d.Stderr();
+  EXPECT_EQ(Str(e[0].get(), "level"), "warn");
+  EXPECT_EQ(Str(e[0].get(), "holder"), "gone-scheduler/elsewhere/1");
+  EXPECT_EQ(Int(e[0].get(), "token"), token);
+  EXPECT_EQ(Int(e[0].get(), "lease_s"), 3);
+  int64_t clamped_to = IsoMillis(Str(e[0].get(), "clamped_to"));
+  EXPECT_GT(IsoMillis(Str(e[0].get(), "expires_at")),
+            clamped_to + 9LL * 365 * 86400000);
+  // Taken over under a new token, and not before the clamped lease ended.
+  EXPECT_GT(db.Int("SELECT token FROM awc.leader_leases"), token);
+  auto acquired = d.EventsWith("leadership acquired");
+  ASSERT_EQ(acquired.size(), 1u);
+  EXPECT_GE(IsoMillis(Str(acquired[0].get(), "ts")), clamped_to);
+  ExpectTiled(Runs(trees, "tick"), 1);
+}
+
+// A live leader whose lease row was pushed years ahead keeps leading: the
+// standby's clamp leaves holder and token alone, the leader's next renewal
+// is one lease length as ever, and nobody else fires meanwhile. (The
+// leader is held still while the row is pushed, since its next renewal
+// would otherwise undo the push before the standby looks.)
+TEST(SchedulerLeaderTest, ALiveLeadersClampedLeaseStaysItsOwn) {
+  TestDatabase db;
+  db.Migrate();
+  PauseBuiltins(db);
+  AddSchedule(db, "tick", "@every 1s");
+  constexpr int kLease = 6;
+  DaemonProcess a(SchedulerTree(db, "host-a", kLease));
+  DaemonProcess b(SchedulerTree(db, "host-b", kLease));
+  std::vector<const DaemonProcess*> trees = {&a, &b};
+  ASSERT_TRUE(WaitUntil(
+      [&] { return (Leads(a) && StandsBy(b)) || (Leads(b) && StandsBy(a)); }));
+  DaemonProcess& leader = Leads(a) ? a : b;
+  DaemonProcess& standby = &leader == &a ? b : a;
+  ASSERT_TRUE(WaitUntil([&] { return Runs(trees, "tick").size() >= 2; }));
+  std::string holder = db.Scalar("SELECT holder FROM awc.leader_leases");
+  int64_t token = db.Int("SELECT token FROM awc.leader_leases");
+
+  pid_t stopped = StopScheduler(leader);
+  db.Exec(
+      "UPDATE awc.leader_leases SET expires_at = now() + interval '10 "
+      "years'");
+  ASSERT_TRUE(standby.WaitForEvent("leader lease clamped")) << standby.Stderr();
+  ASSERT_EQ(kill(stopped, SIGCONT), 0);
+  auto e = standby.EventsWith("leader lease clamped");
+  EXPECT_EQ(Str(e[0].get(), "holder"), holder);
+  EXPECT_EQ(Int(e[0].get(), "token"), token);
+  EXPECT_EQ(Int(e[0].get(), "lease_s"), kLease);
+
+  size_t ticks = Runs(trees, "tick").size();
+  ASSERT_TRUE(
+      WaitUntil([&] { return Runs(trees, "tick").size() >= ticks + 6; }, 30));
+  EXPECT_TRUE(Leads(leader));
+  EXPECT_TRUE(StandsBy(standby));
+  EXPECT_EQ(db.Scalar("SELECT holder FROM awc.leader_leases"), holder);
+  EXPECT_EQ(db.Int("SELECT token FROM awc.leader_leases"), token);
+  EXPECT_EQ(db.Scalar("SELECT expires_at <= now() + interval '6 seconds' "
+                      "FROM awc.leader_leases"),
+            "t");
+  EXPECT_TRUE(leader.EventsWith("leadership lost").empty());
+  EXPECT_TRUE(standby.EventsWith("leadership acquired").empty());
+  EXPECT_TRUE(Runs({&standby}, "tick").empty());
+  ExpectTiled(Runs(trees, "tick"), 1);
 }
 
 }  // namespace

@@ -1,7 +1,7 @@
 // The scheduler as a process among rows that must not stall it: a
-// next_run_at it cannot compute with, and rows another session holds
-// locked. Every other schedule fires on time all along, and nothing fires
-// twice (docs/scheduler.md, "A firing").
+// next_run_at it cannot compute with, one years ahead, and rows another
+// session holds locked. Every other schedule fires on time all along, and
+// nothing fires twice (docs/scheduler.md, "A firing", "Clamps").
 #include <gtest/gtest.h>
 
 #include "tests/support/scheduler_support.h"
@@ -139,6 +139,62 @@ TEST(SchedulerBadRowsTest, LockedRowsAreSkippedAndFireOnceWhenReleased) {
   EXPECT_EQ(db.Int("SELECT count(*) FROM awc.jobs WHERE dedupe_key = "
                    "'schedule:held'"),
             1);
+  ExpectTiled(Runs(trees, "tick"), 1);
+  ExpectNoDatabaseError(d);
+}
+
+// A next_run_at set years ahead by SQL would stop its schedule for years:
+// the leader moves it to its spec's next instant, at most one period
+// ahead, and says so.
+TEST(SchedulerBadRowsTest, ANextRunYearsAheadIsClampedToOnePeriod) {
+  TestDatabase db;
+  db.Migrate();
+  PauseBuiltins(db);
+  AddSchedule(db, "tick", "@every 1s");
+  AddSchedule(db, "ahead", "@every 3s");
+  AddSchedule(db, "weekly", "@weekly");
+  AddSchedule(db, "near", "@daily");
+  db.Exec(
+      "UPDATE awc.schedules SET next_run_at = now() + interval '10 years' "
+      "WHERE name IN ('ahead', 'weekly')");
+  // Within its period: left alone.
+  db.Exec(
+      "UPDATE awc.schedules SET next_run_at = now() + interval '20 hours' "
+      "WHERE name = 'near'");
+  std::string near =
+      db.Scalar("SELECT next_run_at FROM awc.schedules WHERE name = 'near'");
+
+  DaemonProcess d(SchedulerTree(db, "host-a", 3));
+  std::vector<const DaemonProcess*> trees = {&d};
+  ASSERT_TRUE(WaitUntil([&] { return Runs(trees, "ahead").size() >= 2; }, 30))
+      << d.Stderr();
+  ExpectTiled(Runs(trees, "ahead"), 3);
+  auto e = d.EventsWith("schedule next run clamped", "schedule_ahead");
+  ASSERT_EQ(e.size(), 1u) << d.Stderr();
+  EXPECT_EQ(Str(e[0].get(), "level"), "warn");
+  EXPECT_EQ(Str(e[0].get(), "schedule"), "ahead");
+  EXPECT_EQ(Str(e[0].get(), "spec"), "@every 3s");
+  EXPECT_EQ(Int(e[0].get(), "period_s"), 3);
+  EXPECT_GT(IsoMillis(Str(e[0].get(), "next_run")),
+            IsoMillis(Str(e[0].get(), "clamped_to")) + 9LL * 365 * 86400000);
+  // @weekly: Sunday 00:00 UTC within the coming week, not yet fired.
+  ASSERT_TRUE(WaitUntil([&] {
+    return !d.EventsWith("schedule next run clamped", "schedule_weekly")
+                .empty();
+  }));
+  EXPECT_EQ(db.Scalar("SELECT next_run_at > now() AND next_run_at <= now() + "
+                      "interval '7 days' AND extract(isodow FROM next_run_at "
+                      "AT TIME ZONE 'UTC') = 7 AND (next_run_at AT TIME ZONE "
+                      "'UTC')::time = '00:00' AND runs = 0 FROM "
+                      "awc.schedules WHERE name = 'weekly'"),
+            "t");
+  EXPECT_EQ(
+      db.Scalar("SELECT next_run_at FROM awc.schedules WHERE name = 'near'"),
+      near);
+  EXPECT_TRUE(
+      d.EventsWith("schedule next run clamped", "schedule_near").empty());
+  EXPECT_TRUE(
+      d.EventsWith("schedule next run clamped", "schedule_tick").empty());
   ExpectTiled(Runs(trees, "tick"), 1);
   ExpectNoDatabaseError(d);
 }

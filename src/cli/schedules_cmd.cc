@@ -43,6 +43,8 @@ JsonPtr ScheduleJson(const scheduler::ScheduleRow& r, bool kind_paused) {
           ? json_null()
           : JsonText(scheduler::UnusableNextRun(r.unusable_next_run))
                 .release());
+  json_object_set_new(o.get(), "clamp_to",
+                      TextOrNone(r.clamp_to).Json().release());
   json_object_set_new(o.get(), "last_run_at",
                       TextOrNone(r.last_run_at).Json().release());
   Result<JsonPtr> last = ParseJson(r.last_result);
@@ -53,18 +55,32 @@ JsonPtr ScheduleJson(const scheduler::ScheduleRow& r, bool kind_paused) {
   return o;
 }
 
-std::string LeaderLine(const std::optional<scheduler::LeaseRow>& leader) {
+// Whether the lease's expiry lies more than one lease length ahead (set so
+// by SQL), which a standby cuts (docs/scheduler.md, "Clamps"); the length
+// is AWC_SCHEDULER_LEASE_SECS as awcctl reads the settings.
+bool BeyondLease(const scheduler::LeaseRow& leader, int64_t lease_secs) {
+  return !leader.expired && leader.ahead_secs > static_cast<double>(lease_secs);
+}
+
+std::string LeaderLine(const std::optional<scheduler::LeaseRow>& leader,
+                       int64_t lease_secs) {
   if (!leader) return "leader: none yet\n";
   if (leader->expired) {
     return "leader: none (the lease of " + leader->holder + " expired at " +
            leader->expires_at + ")\n";
   }
+  std::string beyond = BeyondLease(*leader, lease_secs)
+                           ? "; more than a lease length (" +
+                                 std::to_string(lease_secs) +
+                                 " s) ahead: a standby clamps it"
+                           : "";
   return "leader: " + leader->holder + " (token " +
          std::to_string(leader->token) + ", lease until " + leader->expires_at +
-         ")\n";
+         beyond + ")\n";
 }
 
-JsonPtr LeaderJson(const std::optional<scheduler::LeaseRow>& leader) {
+JsonPtr LeaderJson(const std::optional<scheduler::LeaseRow>& leader,
+                   int64_t lease_secs) {
   if (!leader) return JsonPtr(json_null());
   JsonPtr o(json_object());
   json_object_set_new(o.get(), "holder", JsonText(leader->holder).release());
@@ -72,6 +88,8 @@ JsonPtr LeaderJson(const std::optional<scheduler::LeaseRow>& leader) {
   json_object_set_new(o.get(), "expires_at",
                       JsonText(leader->expires_at).release());
   json_object_set_new(o.get(), "expired", json_boolean(leader->expired));
+  json_object_set_new(o.get(), "beyond_lease",
+                      json_boolean(BeyondLease(*leader, lease_secs)));
   return o;
 }
 
@@ -98,6 +116,9 @@ int RunList(Invocation& inv) {
   Result<std::optional<scheduler::LeaseRow>> leader =
       scheduler::SchedulerLeader(**conn);
   if (!leader.ok()) return inv.Fail(leader.status());
+  Result<const config::Settings*> settings = inv.Settings();
+  if (!settings.ok()) return inv.Fail(settings.status());
+  int64_t lease_secs = (*settings)->scheduler_lease_secs;
   if (inv.json()) {
     JsonPtr doc(json_object());
     json_t* arr = json_array();
@@ -105,7 +126,8 @@ int RunList(Invocation& inv) {
       json_array_append_new(arr, ScheduleJson(r, kind_paused(r)).release());
     }
     json_object_set_new(doc.get(), "schedules", arr);
-    json_object_set_new(doc.get(), "leader", LeaderJson(*leader).release());
+    json_object_set_new(doc.get(), "leader",
+                        LeaderJson(*leader, lease_secs).release());
     inv.Print(doc);
     return kExitOk;
   }
@@ -122,15 +144,19 @@ int RunList(Invocation& inv) {
         {Cell::Text(r.name), Cell::Text(r.spec),
          kind_paused(r) ? Cell::Text(r.kind + " (paused)") : TextOrNone(r.kind),
          Cell::Bool(r.paused),
-         r.unusable_next_run.empty()
-             ? TextOrNone(r.next_run_at)
-             : Cell::Text("invalid (" + r.unusable_next_run + ")"),
+         !r.unusable_next_run.empty()
+             ? Cell::Text("invalid (" + r.unusable_next_run + ")")
+         : !r.clamp_to.empty()
+             ? Cell::Text(r.next_run_at +
+                          " (more than a period ahead: clamped to " +
+                          r.clamp_to + ")")
+             : TextOrNone(r.next_run_at),
          TextOrNone(r.last_run_at), Cell::Int(r.runs),
          r.last_result.empty()
              ? Cell::None()
              : Cell::Text(scheduler::RunSummary(r.last_result))});
   }
-  inv.Print(t.Text() + LeaderLine(*leader));
+  inv.Print(t.Text() + LeaderLine(*leader, lease_secs));
   return kExitOk;
 }
 
@@ -265,8 +291,10 @@ void AddSchedulesCommands(std::vector<Command>* out) {
       "paused, its next and last run, how many runs and what the last\n"
       "one did; then which scheduler holds the leader lease, and until\n"
       "when. A next run the scheduler cannot fire at (an infinity set\n"
-      "by SQL) is shown as \"invalid (...)\". The built-in schedules (gc, "
-      "expire, retain, scrub,\n"
+      "by SQL) is shown as \"invalid (...)\"; one more than a period of\n"
+      "its spec ahead, or a lease more than AWC_SCHEDULER_LEASE_SECS\n"
+      "ahead (set so by SQL), is marked with where the scheduler clamps\n"
+      "it. The built-in schedules (gc, expire, retain, scrub,\n"
       "validate, reconcile, prune) are created by the first scheduler that\n"
       "starts, or by this command. \"awcctl schedules\" is the same.\n",
       {}};

@@ -79,11 +79,13 @@ RETURNING l.holder, l.token, )sql" AWC_LEASE_TIME_TEXT("o.expires_at") R"sql(,
 
 #undef AWC_LEASE_TIME_TEXT
 
-// $1 name. (holder, token, expires_at as ISO text, expired).
+// $1 name. (holder, token, expires_at as ISO text, expired, seconds from
+// now to expires_at: Infinity for 'infinity').
 inline constexpr const char* kLeaseOf = R"sql(
 SELECT holder, token,
        to_char(expires_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),
-       expires_at <= now()
+       expires_at <= now(),
+       (extract(epoch FROM expires_at) - extract(epoch FROM now()))::float8
   FROM awc.leader_leases WHERE name = $1
 )sql";
 

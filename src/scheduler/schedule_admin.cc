@@ -1,7 +1,10 @@
 #include "scheduler/schedule_admin.h"
 
+#include <time.h>
+
 #include "common/json.h"
 #include "scheduler/leader_lease_sql.h"
+#include "scheduler/schedule_clamp.h"
 #include "scheduler/scheduler_sql.h"
 #include "scheduler/schedules.h"
 #include "scheduler/spec.h"
@@ -32,6 +35,16 @@ Result<Flags> FlagsOf(db::PgConn& conn, const std::string& name) {
     return Status::NotFound("no schedule named \"" + name + "\"");
   }
   return Flags{r.GetBool(0, 0), r.GetBool(0, 1)};
+}
+
+// `us` (µs since the epoch) as awcctl shows next runs, to the second.
+std::string IsoSeconds(int64_t us) {
+  time_t t = static_cast<time_t>(us / kMicros);
+  struct tm tm;
+  gmtime_r(&t, &tm);
+  char buf[32];
+  strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
 }
 
 Result<int64_t> NowMicros(db::PgConn& conn) {
@@ -72,6 +85,11 @@ Result<std::vector<ScheduleRow>> ListSchedules(db::PgConn& conn) {
     row.last_result = r.GetString(i, 8);
     row.runs = r.GetInt(i, 9);
     row.unusable_next_run = r.GetString(i, 10);
+    if (!r.IsNull(i, 11)) {
+      std::optional<int64_t> to =
+          ClampTarget(row.spec, r.GetInt(i, 11), r.GetInt(i, 12));
+      if (to) row.clamp_to = IsoSeconds(*to);
+    }
     out.push_back(std::move(row));
   }
   return out;
@@ -82,7 +100,8 @@ Result<std::optional<LeaseRow>> SchedulerLeader(db::PgConn& conn) {
                        conn.Exec(sql::kLeaseOf, {sql::kSchedulerLease}));
   if (r.rows() == 0) return std::optional<LeaseRow>();
   return std::optional<LeaseRow>(LeaseRow{r.GetString(0, 0), r.GetInt(0, 1),
-                                          r.GetString(0, 2), r.GetBool(0, 3)});
+                                          r.GetString(0, 2), r.GetBool(0, 3),
+                                          r.GetDouble(0, 4)});
 }
 
 Status PauseSchedule(db::PgConn& conn, const std::string& name, bool paused) {

@@ -33,6 +33,10 @@ struct ScheduleRow {
   // next_run_at as text when the scheduler cannot compute with it
   // (UnusableNextRun, schedules.h), else "".
   std::string unusable_next_run;
+  // When next_run_at lies more than one period of its spec ahead (set so
+  // by SQL), where the leading scheduler moves it (ISO 8601, UTC;
+  // schedule_clamp.h), else "".
+  std::string clamp_to;
   std::string last_run_at;  // "" when never run
   std::string last_result;  // JSON, "" when never run
   int64_t runs = 0;
@@ -43,6 +47,7 @@ struct LeaseRow {
   int64_t token = 0;
   std::string expires_at;  // ISO 8601, UTC
   bool expired = false;
+  double ahead_secs = 0;  // from now to expires_at (infinite for infinity)
 };
 
 // Schedule names: ^[a-z0-9][a-z0-9_.-]{0,62}$.

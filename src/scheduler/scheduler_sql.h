@@ -407,9 +407,10 @@ DELETE FROM awc.gc_candidates
 // kEnsureBuiltins. Every schedule, built-in ones first: (name, spec, kind
 // or '', payload, builtin, paused, next run ISO or '', last run ISO or '',
 // last result or '', runs, next_run_at as text when the scheduler cannot
-// compute with it or ''). Only reads: a built-in schedule no scheduler
-// has created yet is listed with its default spec, never run, and no next
-// run ('': it will be due at once when a scheduler creates it).
+// compute with it or '', next_run_at in µs when it can or NULL, now in
+// µs). Only reads: a built-in schedule no scheduler has created yet is
+// listed with its default spec, never run, and no next run ('': it will be
+// due at once when a scheduler creates it).
 inline constexpr const char* kListSchedules =
     R"sql(
 SELECT name, spec, coalesce(kind, ''), payload::text, builtin, paused,
@@ -420,10 +421,13 @@ SELECT name, spec, coalesce(kind, ''), payload::text, builtin, paused,
                         'YYYY-MM-DD"T"HH24:MI:SS"Z"'), ''),
        coalesce(last_result::text, ''), runs,
        CASE WHEN )sql" AWC_NEXT_RUN_OK R"sql( THEN ''
-            ELSE )sql" AWC_NEXT_RUN_TEXT R"sql( END
+            ELSE )sql" AWC_NEXT_RUN_TEXT R"sql( END,
+       CASE WHEN )sql" AWC_NEXT_RUN_OK R"sql(
+            THEN (extract(epoch FROM next_run_at) * 1000000)::bigint END,
+       (extract(epoch FROM now()) * 1000000)::bigint
   FROM awc.schedules
 UNION ALL
-SELECT n, s, k, '{}', true, false, '', '', '', 0, ''
+SELECT n, s, k, '{}', true, false, '', '', '', 0, '', NULL, 0
   FROM unnest($1::text[], $2::text[], $3::text[]) AS u(n, s, k)
  WHERE NOT EXISTS (SELECT 1 FROM awc.schedules x WHERE x.name = u.n)
  ORDER BY builtin DESC, name

@@ -261,6 +261,19 @@ TEST(SchedulerLeaderTest, ALeaseYearsAheadIsClampedAndTakenOverAfterIt) {
       "VALUES ('scheduler', 'gone-scheduler/elsewhere/1', "
       "nextval('awc.leader_lease_token_seq'), now() + interval '10 years') "
       "RETURNING token");
+  // awcctl marks it (by its own AWC_SCHEDULER_LEASE_SECS, 30 s here).
+  CommandResult list =
+      RunAwcctl({"schedules", "list"}, {{"DATABASE_URL", db.url()}});
+  ASSERT_EQ(list.code, 0) << list.err;
+  EXPECT_NE(list.out.find("more than a lease length (30 s) ahead: a standby "
+                          "clamps it)"),
+            std::string::npos)
+      << list.out;
+  CommandResult json =
+      RunAwcctl({"schedules", "list", "--json"}, {{"DATABASE_URL", db.url()}});
+  EXPECT_NE(json.out.find("\"beyond_lease\": true"), std::string::npos)
+      << json.out;
+
   DaemonProcess d(SchedulerTree(db, "host-a", 3));
   std::vector<const DaemonProcess*> trees = {&d};
   ASSERT_TRUE(WaitUntil([&] { return Runs(trees, "tick").size() >= 2; }, 30))
@@ -280,6 +293,9 @@ TEST(SchedulerLeaderTest, ALeaseYearsAheadIsClampedAndTakenOverAfterIt) {
   ASSERT_EQ(acquired.size(), 1u);
   EXPECT_GE(IsoMillis(Str(acquired[0].get(), "ts")), clamped_to);
   ExpectTiled(Runs(trees, "tick"), 1);
+  list = RunAwcctl({"schedules", "list"}, {{"DATABASE_URL", db.url()}});
+  EXPECT_EQ(list.out.find("more than a lease length"), std::string::npos)
+      << list.out;
 }
 
 // A live leader whose lease row was pushed years ahead keeps leading: the

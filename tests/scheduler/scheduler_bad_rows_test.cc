@@ -9,6 +9,13 @@
 namespace awc::testing {
 namespace {
 
+// The line of schedule `name` in awcctl schedules list's table, or "".
+std::string LineOf(const std::string& out, const std::string& name) {
+  size_t at = out.find("\n" + name + " ");
+  if (at == std::string::npos) return "";
+  return out.substr(at + 1, out.find('\n', at + 1) - at - 1);
+}
+
 // No run of the scheduler ended in a database error (which ends the
 // process and restarts it).
 void ExpectNoDatabaseError(const DaemonProcess& d) {
@@ -145,7 +152,7 @@ TEST(SchedulerBadRowsTest, LockedRowsAreSkippedAndFireOnceWhenReleased) {
 
 // A next_run_at set years ahead by SQL would stop its schedule for years:
 // the leader moves it to its spec's next instant, at most one period
-// ahead, and says so.
+// ahead, and says so; awcctl marks it until then.
 TEST(SchedulerBadRowsTest, ANextRunYearsAheadIsClampedToOnePeriod) {
   TestDatabase db;
   db.Migrate();
@@ -163,6 +170,23 @@ TEST(SchedulerBadRowsTest, ANextRunYearsAheadIsClampedToOnePeriod) {
       "WHERE name = 'near'");
   std::string near =
       db.Scalar("SELECT next_run_at FROM awc.schedules WHERE name = 'near'");
+
+  CommandResult list =
+      RunAwcctl({"schedules", "list"}, {{"DATABASE_URL", db.url()}});
+  ASSERT_EQ(list.code, 0) << list.err;
+  for (const char* name : {"ahead", "weekly"}) {
+    EXPECT_NE(LineOf(list.out, name).find("more than a period ahead"),
+              std::string::npos)
+        << list.out;
+  }
+  ASSERT_NE(LineOf(list.out, "near"), "") << list.out;
+  EXPECT_EQ(LineOf(list.out, "near").find("more than a period"),
+            std::string::npos)
+      << list.out;
+  CommandResult json =
+      RunAwcctl({"schedules", "list", "--json"}, {{"DATABASE_URL", db.url()}});
+  ASSERT_EQ(json.code, 0) << json.err;
+  EXPECT_NE(json.out.find("\"clamp_to\": \""), std::string::npos) << json.out;
 
   DaemonProcess d(SchedulerTree(db, "host-a", 3));
   std::vector<const DaemonProcess*> trees = {&d};
@@ -197,6 +221,10 @@ TEST(SchedulerBadRowsTest, ANextRunYearsAheadIsClampedToOnePeriod) {
       d.EventsWith("schedule next run clamped", "schedule_tick").empty());
   ExpectTiled(Runs(trees, "tick"), 1);
   ExpectNoDatabaseError(d);
+
+  list = RunAwcctl({"schedules", "list"}, {{"DATABASE_URL", db.url()}});
+  EXPECT_EQ(list.out.find("more than a period ahead"), std::string::npos)
+      << list.out;
 }
 
 }  // namespace

@@ -63,6 +63,7 @@ Result<Config> Config::Load(const std::string& config_path,
   RegisterSecret(ConnInfoPassword(s.database_url));
   if (const char* pg_password = env("PGPASSWORD")) RegisterSecret(pg_password);
   RegisterSecret(s.s3_secret_access_key);
+  RegisterSecret(s.s3_repair_secret_access_key);
   // Checks across settings; each value alone passed the table.
   if (s.gc_canary_size > s.gc_batch_size) {
     return Status::InvalidArgument(

@@ -30,6 +30,21 @@ TEST_F(ConfigTest, FileVariantOfTheSecretIsRegisteredForScrubbing) {
   EXPECT_EQ(Scrub("sig topsecretkey"), "sig ********");
 }
 
+// The repair store's secret key is as secret as the store's: no later
+// output shows it, whichever way it was given.
+TEST_F(ConfigTest, TheRepairStoresSecretIsRegisteredForScrubbing) {
+  env_ = {{"AWC_S3_REPAIR_ACCESS_KEY_ID", "AKIDREPAIR"},
+          {"AWC_S3_REPAIR_SECRET_ACCESS_KEY", "r3pairS3cretKey"}};
+  ASSERT_TRUE(Load().ok());
+  EXPECT_EQ(Scrub("sig r3pairS3cretKey"), "sig ********");
+  ClearSecrets();
+  env_ = {{"AWC_S3_REPAIR_ACCESS_KEY_ID", "AKIDREPAIR"},
+          {"AWC_S3_REPAIR_SECRET_ACCESS_KEY_FILE",
+           Write("rsk", "r3pairFil3Key\n")}};
+  ASSERT_TRUE(Load().ok());
+  EXPECT_EQ(Scrub("sig r3pairFil3Key"), "sig ********");
+}
+
 TEST_F(ConfigTest, BothValueAndFileIsAnError) {
   std::string f = Write("id", "AKID\n");
   env_ = {{"AWC_S3_ACCESS_KEY_ID", "AKID"}, {"AWC_S3_ACCESS_KEY_ID_FILE", f}};

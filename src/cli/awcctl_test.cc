@@ -1,8 +1,11 @@
 #include "cli/awcctl.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <map>
 
 #include "catalog/states.h"
@@ -146,6 +149,26 @@ TEST_F(AwcctlDispatchTest, CommandsThatNeedNoDatabaseRunWithoutOne) {
   EXPECT_EQ(sql.err, "");
   Run version = Awcctl({"--version"});
   EXPECT_EQ(version.out, "awcctl " AWC_VERSION "\n");
+}
+
+// store init connects to no database: a URL with a control character is a
+// usage error that neither makes the directory nor echoes the character.
+TEST_F(AwcctlDispatchTest, StoreInitRefusesAControlCharacterInTheUrl) {
+  char dir_template[] = "/tmp/awcctl-test.XXXXXX";
+  ASSERT_NE(mkdtemp(dir_template), nullptr);
+  const std::string dir = dir_template;
+  Run r = Awcctl({"store", "init", "file://" + dir + "/x\ny"});
+  EXPECT_EQ(r.code, kExitUsage) << r.err;
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err.substr(0, r.err.find('\n')),
+            "awcctl: URL: has a control character (0x0a at byte " +
+                std::to_string(std::string("file://" + dir + "/x").size() + 1) +
+                ")");
+  EXPECT_EQ(r.err.find("y\n"), std::string::npos) << r.err;
+  struct stat st;
+  EXPECT_NE(stat((dir + "/x").c_str(), &st), 0) << "made a directory";
+  EXPECT_NE(stat((dir + "/x\ny").c_str(), &st), 0) << "made a directory";
+  rmdir(dir.c_str());
 }
 
 // --list prints the tables the values live in, which the bash completion

@@ -1,5 +1,7 @@
 #include "store/store_url.h"
 
+#include <cstdio>
+
 namespace awc::store {
 namespace {
 
@@ -17,6 +19,22 @@ bool ValidBucket(std::string_view b) {
   }
   return b.front() != '-' && b.front() != '.' && b.back() != '-' &&
          b.back() != '.';
+}
+
+// A control character has no place in a URL (one is written
+// percent-encoded), and would forge lines or terminal commands wherever the
+// URL is shown: refused, naming its code, the URL not echoed.
+Status RefuseControlCharacters(std::string_view url) {
+  for (size_t i = 0; i < url.size(); ++i) {
+    unsigned char c = static_cast<unsigned char>(url[i]);
+    if (c < 0x20 || c == 0x7f) {
+      char code[8];
+      snprintf(code, sizeof code, "0x%02x", c);
+      return Bad("has a control character (" + std::string(code) + " at byte " +
+                 std::to_string(i + 1) + ")");
+    }
+  }
+  return Status::OK();
 }
 
 }  // namespace
@@ -49,6 +67,7 @@ std::string FormatStoreUrl(const StoreUrl& url) {
 Result<StoreUrl> ParseStoreUrl(std::string_view url, bool s3_built) {
   size_t sep = url.find("://");
   if (url.empty()) return Bad("is empty");
+  AWC_RETURN_IF_ERROR(RefuseControlCharacters(url));
   if (sep == std::string_view::npos) {
     return Bad(std::string("has no scheme") + kExpected);
   }

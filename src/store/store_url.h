@@ -7,7 +7,10 @@
 //
 // Anything else is an error naming the scheme. Credentials never belong in
 // the URL (they are AWC_S3_* settings); a URL with user info is refused
-// without being echoed. Errors name no setting: callers add "AWC_CAS_URL".
+// without being echoed. So is a URL with a control character (below 0x20,
+// or 0x7f), in every form: the error names the character's code and its
+// place. This parser is the one gate of every store URL (the settings,
+// `awcctl store init`). Errors name no setting: callers add "AWC_CAS_URL".
 #ifndef AWC_STORE_STORE_URL_H_
 #define AWC_STORE_STORE_URL_H_
 

@@ -77,6 +77,21 @@ TEST(StoreUrlTest, FormatGivesTheCanonicalForm) {
   }
 }
 
+TEST(StoreUrlTest, ControlCharactersAreRefusedWithoutEchoingThem) {
+  for (std::string url :
+       {std::string("file:///tmp/x\ny"), std::string("file:///tmp/\x1b]0;x\a"),
+        std::string("s3://my-bucket/pre\tfix"), std::string("memory://\r"),
+        std::string("file:///tmp/x\x7f"), std::string("fi\nle:///tmp/x")}) {
+    std::string e = Error(url);
+    EXPECT_TRUE(e.starts_with("has a control character (0x")) << e;
+    for (char c : e) {
+      EXPECT_FALSE(static_cast<unsigned char>(c) < 0x20 || c == 0x7f) << e;
+    }
+  }
+  EXPECT_EQ(Error("file:///tmp/x\ny"),
+            "has a control character (0x0a at byte 14)");
+}
+
 TEST(StoreUrlTest, OtherSchemesAreNamed) {
   EXPECT_EQ(Error("ftp://host/x"),
             "unsupported scheme \"ftp://\" (expected memory://, "

@@ -99,7 +99,10 @@ Result<Config> Config::Load(const std::string& config_path,
         "AWC_S3_REPAIR_ACCESS_KEY_ID and AWC_S3_REPAIR_SECRET_ACCESS_KEY must "
         "be set together");
   }
-  if (!s.cas_repair_url.empty() && s.cas_repair_url == s.cas_url) {
+  // The same place however it is spelled (a trailing '/', a doubled one):
+  // the locations as the stores open them, not the texts.
+  Result<store::StoreUrl> repair = store::ParseStoreUrl(s.cas_repair_url);
+  if (url.ok() && repair.ok() && *url == *repair) {
     return Status::InvalidArgument(
         "AWC_CAS_REPAIR_URL: the store itself cannot be its repair store");
   }

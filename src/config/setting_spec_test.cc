@@ -129,6 +129,43 @@ TEST_F(ConfigTest, TheRepairStoreIsAnotherStoreWithWholeCredentials) {
   EXPECT_EQ(LoadError(), "");
 }
 
+// Two spellings of one place are one store: the URLs are compared as the
+// stores open them (store_url.h), not as text.
+TEST_F(ConfigTest, TheRepairStoreIsNotTheStoreSpelledAnotherWay) {
+  const std::vector<std::pair<std::string, std::string>> same = {
+    {"file:///srv/cas", "file:///srv/cas/"},
+    {"file:///srv/cas", "file:///srv/cas///"},
+    {"file:///srv/cas/", "file:///srv//cas"},
+    {"file:///srv/cas", "file:///srv/./cas/."},
+#if AWC_WITH_S3
+    {"s3://bucket/pre", "s3://bucket/pre/"},
+    {"s3://bucket/pre/", "s3://bucket/pre"},
+    {"s3://bucket", "s3://bucket/"},
+#endif
+  };
+  for (const auto& [store, repair] : same) {
+    env_ = {{"AWC_CAS_URL", store}, {"AWC_CAS_REPAIR_URL", repair}};
+    EXPECT_EQ(LoadError(),
+              "AWC_CAS_REPAIR_URL: the store itself cannot be its repair store")
+        << store << " " << repair;
+  }
+  const std::vector<std::pair<std::string, std::string>> others = {
+    {"file:///srv/cas", "file:///srv/cas2"},
+    {"file:///srv/cas", "file:///srv"},
+    {"file:///srv/cas", "file:///srv/cas/replica"},
+#if AWC_WITH_S3
+    {"s3://bucket/pre", "s3://bucket/pre2"},
+    {"s3://bucket/pre", "s3://bucket"},
+    {"s3://bucket/pre", "s3://other/pre"},
+    {"file:///bucket/pre", "s3://bucket/pre"},
+#endif
+  };
+  for (const auto& [store, repair] : others) {
+    env_ = {{"AWC_CAS_URL", store}, {"AWC_CAS_REPAIR_URL", repair}};
+    EXPECT_EQ(LoadError(), "") << store << " " << repair;
+  }
+}
+
 #if AWC_WITH_S3
 TEST_F(ConfigTest, S3KeyPairGoesTogetherForTheS3Store) {
   const std::string kPair =

@@ -37,6 +37,24 @@ Status RefuseControlCharacters(std::string_view url) {
   return Status::OK();
 }
 
+// An absolute path in one form: repeated '/' and "." segments dropped, no
+// trailing '/' but for the root.
+std::string OneFormOfPath(std::string_view path) {
+  std::string out;
+  size_t at = 0;
+  while (at < path.size()) {
+    size_t end = path.find('/', at);
+    if (end == std::string_view::npos) end = path.size();
+    std::string_view segment = path.substr(at, end - at);
+    if (!segment.empty() && segment != ".") {
+      out += '/';
+      out += segment;
+    }
+    at = end + 1;
+  }
+  return out.empty() ? "/" : out;
+}
+
 }  // namespace
 
 const char* SchemeName(StoreUrl::Scheme scheme) {
@@ -86,10 +104,8 @@ Result<StoreUrl> ParseStoreUrl(std::string_view url, bool s3_built) {
     if (rest.find_first_of("?#") != std::string_view::npos) {
       return Bad("file:// URLs take no query or fragment");
     }
-    std::string path(rest);
-    while (path.size() > 1 && path.back() == '/') path.pop_back();
     out.scheme = StoreUrl::Scheme::kFile;
-    out.path = path;
+    out.path = OneFormOfPath(rest);
     return out;
   }
   if (scheme == "s3") {

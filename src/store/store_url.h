@@ -24,9 +24,16 @@ namespace awc::store {
 struct StoreUrl {
   enum class Scheme { kMemory, kFile, kS3 };
   Scheme scheme = Scheme::kMemory;
-  std::string path;    // file: absolute root directory, no trailing '/'
+  // file: the absolute root directory, in one form: no repeated '/', no "."
+  // segment, no trailing '/' ("/" alone for the root). ".." is kept: through
+  // a symbolic link it is not the parent the text shows.
+  std::string path;
   std::string bucket;  // s3
   std::string prefix;  // s3: key prefix without leading/trailing '/', or ""
+
+  // The same store: the same place however its URL was spelled
+  // (file:///srv/cas/ is file:///srv//cas).
+  bool operator==(const StoreUrl&) const = default;
 };
 
 // `s3_built` says whether this binary has the S3 store (the default); the

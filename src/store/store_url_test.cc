@@ -32,6 +32,25 @@ TEST(StoreUrlTest, FileNeedsAnAbsolutePath) {
   EXPECT_EQ(Error("file:///x?y"), "file:// URLs take no query or fragment");
 }
 
+// One place has one form: repeated slashes and "." segments name the same
+// directory. ".." is kept: through a symbolic link it is another place.
+TEST(StoreUrlTest, AFilePathHasOneForm) {
+  for (auto [in, path] : std::vector<std::pair<std::string, std::string>>{
+           {"file:///srv/cas", "/srv/cas"},
+           {"file:///srv//cas///", "/srv/cas"},
+           {"file:////srv/./cas/.", "/srv/cas"},
+           {"file:///./", "/"},
+           {"file:///srv/../cas", "/srv/../cas"}}) {
+    Result<StoreUrl> url = ParseStoreUrl(in);
+    ASSERT_TRUE(url.ok()) << in;
+    EXPECT_EQ(url->path, path) << in;
+  }
+  EXPECT_EQ(*ParseStoreUrl("file:///srv/cas/"),
+            *ParseStoreUrl("file:///srv//cas"));
+  EXPECT_FALSE(*ParseStoreUrl("file:///srv/cas") ==
+               *ParseStoreUrl("file:///srv/cas2"));
+}
+
 TEST(StoreUrlTest, S3BucketAndPrefix) {
   auto r = ParseStoreUrl("s3://my-bucket/some/prefix/", /*s3_built=*/true);
   ASSERT_TRUE(r.ok());

@@ -35,8 +35,10 @@ int RunImport(Invocation& inv) {
     Result<std::unique_ptr<store::ObjectStore>> st =
         store::OpenInitializedStore(*url, options::S3OptionsFrom(**settings),
                                     loop);
-    Result<ImportResult> r = st.ok() ? ImportTree(**conn, **st, opt)
-                                     : Result<ImportResult>(st.status());
+    Result<ImportResult> r =
+        st.ok() ? ImportTree(**conn, **st, opt)
+                : Result<ImportResult>(
+                      st.status().WithContext("object store (AWC_CAS_URL)"));
     if (!r.ok()) {
       code = inv.Fail(r.status());
     } else {

@@ -367,7 +367,8 @@ int DaemonMain(int argc, char** argv, RegisterFn register_handlers) {
   // first turns what only the store can tell (no store marker, bad
   // credentials, a missing bucket, an unwritable directory) into a startup
   // error.
-  if (Status s = CheckStore(modules->store_url, modules->s3, "object store");
+  if (Status s = CheckStore(modules->store_url, modules->s3,
+                            "object store (AWC_CAS_URL)");
       !s.ok()) {
     return Fail(s);
   }

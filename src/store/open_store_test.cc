@@ -43,7 +43,7 @@ TEST_F(OpenStoreTest, AMissingFileRootIsNotInitialisedAndIsNotCreated) {
                 " is not an initialised awc store (file store "
                 "root \"" +
                 root +
-                "\" does not exist); check AWC_CAS_URL, or "
+                "\" does not exist); check the URL, or "
                 "create the store with \"awcctl store init file://" +
                 root + "\"");
   EXPECT_FALSE(fs::exists(tmp_.path() + "/mnt"));
@@ -52,13 +52,12 @@ TEST_F(OpenStoreTest, AMissingFileRootIsNotInitialisedAndIsNotCreated) {
 TEST_F(OpenStoreTest, AnEmptyDirectoryIsNotInitialised) {
   auto st = OpenInitialized("file://" + tmp_.path() + "/");
   ASSERT_FALSE(st.ok());
-  EXPECT_EQ(
-      st.status().message(),
-      "file://" + tmp_.path() +
-          " is not an initialised awc store (no "
-          ".awc-store marker); check AWC_CAS_URL, or create the store with "
-          "\"awcctl store init file://" +
-          tmp_.path() + "\"");
+  EXPECT_EQ(st.status().message(),
+            "file://" + tmp_.path() +
+                " is not an initialised awc store (no "
+                ".awc-store marker); check the URL, or create the store with "
+                "\"awcctl store init file://" +
+                tmp_.path() + "\"");
   EXPECT_TRUE(fs::is_empty(tmp_.path()));
 }
 

@@ -54,8 +54,8 @@ std::string StoreMarkerContent() {
 Status NotInitialized(const std::string& url, std::string_view why) {
   return Status::FailedPrecondition(
       url + " is not an initialised awc store (" + std::string(why) +
-      "); check AWC_CAS_URL, or create the store with \"awcctl store init " +
-      url + "\"");
+      "); check the URL, or create the store with \"awcctl store init " + url +
+      "\"");
 }
 
 Status CheckStoreMarker(ObjectStore& store, const std::string& url) {

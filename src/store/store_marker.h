@@ -1,7 +1,7 @@
 // The store marker: a small JSON document, ".awc-store", that `awcctl store
 // init` writes at the root of a file:// store or under the prefix of an
 // s3:// one (ObjectStore::WriteMarker). Only a store that has it is used:
-// a typo in AWC_CAS_URL, an unmounted volume or the wrong bucket is then an
+// a typo in the store's URL, an unmounted volume or the wrong bucket is then an
 // error at startup, instead of an empty store in which every object is
 // "missing" and every scrub degrades a snapshot. memory:// needs none.
 //
@@ -26,7 +26,9 @@ std::string StoreMarkerContent();
 
 // The error for a store that is not initialised, `why` saying what was
 // found: kFailedPrecondition "<url> is not an initialised awc store (<why>);
-// check AWC_CAS_URL, or create the store with "awcctl store init <url>"".
+// check the URL, or create the store with "awcctl store init <url>"". It
+// names no setting: the caller adds the one that named the store
+// (AWC_CAS_URL, AWC_CAS_REPAIR_URL).
 Status NotInitialized(const std::string& url, std::string_view why);
 
 // OK when `store` (at `url`, for messages) has a valid marker, or is a

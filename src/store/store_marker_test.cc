@@ -37,7 +37,7 @@ TEST_F(StoreMarkerTest, AStoreWithoutTheMarkerIsRefusedWithWhatToDo) {
   EXPECT_EQ(s.message(),
             url_ +
                 " is not an initialised awc store (no .awc-store marker); "
-                "check AWC_CAS_URL, or create the store with \"awcctl store "
+                "check the URL, or create the store with \"awcctl store "
                 "init " +
                 url_ + "\"");
 }

@@ -34,11 +34,11 @@ CommandResult RunDaemon(Vars env, std::vector<std::string> args = {}) {
   return RunProcess(ShippedDaemonPath(), std::move(args), std::move(env));
 }
 
-// What the daemon and awcctl say about a store that was never initialised.
+// What the daemon and awcctl say about a store that was never initialised,
+// after the name of the setting that named it.
 std::string NotInitialised(const std::string& url, const std::string& why) {
   return url + " is not an initialised awc store (" + why +
-         "); check AWC_CAS_URL, or create the store with \"awcctl store "
-         "init " +
+         "); check the URL, or create the store with \"awcctl store init " +
          url + "\"";
 }
 
@@ -65,7 +65,7 @@ TEST(StoreInitTest, TheDaemonRefusesAFileStoreUntilItIsInitialised) {
   CommandResult r = RunDaemon(env);
   EXPECT_EQ(r.code, 1);
   EXPECT_EQ(LastLine(r.err),
-            "awc-worker: object store: " +
+            "awc-worker: object store (AWC_CAS_URL): " +
                 NotInitialised(
                     url, "file store root \"" + missing + "\" does not exist"))
       << r.err;
@@ -77,7 +77,7 @@ TEST(StoreInitTest, TheDaemonRefusesAFileStoreUntilItIsInitialised) {
   r = RunDaemon(empty);
   EXPECT_EQ(r.code, 1);
   EXPECT_EQ(LastLine(r.err),
-            "awc-worker: object store: " +
+            "awc-worker: object store (AWC_CAS_URL): " +
                 NotInitialised("file://" + dir.path(), "no .awc-store marker"))
       << r.err;
   EXPECT_TRUE(fs::is_empty(dir.path())) << "the daemon wrote into it";
@@ -126,7 +126,8 @@ TEST(StoreInitTest, TestConfigChecksTheSettingsAndLeavesTheStoreAlone) {
   EXPECT_FALSE(fs::exists(missing));
   CommandResult r = RunDaemon(env);
   EXPECT_EQ(r.code, 1);
-  EXPECT_TRUE(LastLine(r.err).starts_with("awc-worker: object store: "))
+  EXPECT_TRUE(
+      LastLine(r.err).starts_with("awc-worker: object store (AWC_CAS_URL): "))
       << r.err;
   EXPECT_FALSE(fs::exists(missing));
 
@@ -152,7 +153,8 @@ TEST(StoreInitTest, AMarkerOfAnotherFormatIsRefusedAndKept) {
   CommandResult r =
       RunDaemon({{"DATABASE_URL", db.url()}, {"AWC_CAS_URL", url}});
   EXPECT_EQ(r.code, 1);
-  EXPECT_EQ(LastLine(r.err), "awc-worker: object store: " + error) << r.err;
+  EXPECT_EQ(LastLine(r.err), "awc-worker: object store (AWC_CAS_URL): " + error)
+      << r.err;
 
   CommandResult init = RunAwcctl({"store", "init", url}, {});
   EXPECT_EQ(init.code, 1);
@@ -163,7 +165,7 @@ TEST(StoreInitTest, AMarkerOfAnotherFormatIsRefusedAndKept) {
   r = RunDaemon({{"DATABASE_URL", db.url()}, {"AWC_CAS_URL", url}});
   EXPECT_EQ(r.code, 1);
   EXPECT_EQ(LastLine(r.err),
-            "awc-worker: object store: " + url +
+            "awc-worker: object store (AWC_CAS_URL): " + url +
                 ": its .awc-store marker is malformed (expected "
                 "{\"format\":\"awc-store\",\"version\":1})")
       << r.err;
@@ -240,7 +242,8 @@ TEST(StoreInitTest, ImportRefusesAStoreThatWasNotInitialised) {
       RunAwcctl({"import", "--tenant", "t1", tree.path()},
                 {{"DATABASE_URL", db.url()}, {"AWC_CAS_URL", url}});
   EXPECT_EQ(r.code, 1);
-  EXPECT_NE(r.err.find(NotInitialised(url, "file store root \"" + dir.path() +
+  EXPECT_NE(r.err.find("awcctl: object store (AWC_CAS_URL): " +
+                       NotInitialised(url, "file store root \"" + dir.path() +
                                                "/typo\" does not exist")),
             std::string::npos)
       << r.err;
@@ -290,7 +293,7 @@ TEST(StoreInitTest, TheDaemonRefusesAnS3StoreUntilItIsInitialised) {
 
   CommandResult r = RunDaemon(env);
   EXPECT_EQ(r.code, 1);
-  EXPECT_EQ(LastLine(r.err), "awc-worker: object store: " +
+  EXPECT_EQ(LastLine(r.err), "awc-worker: object store (AWC_CAS_URL): " +
                                  NotInitialised(url, "no .awc-store marker"))
       << r.err;
   EXPECT_EQ(r.err.find(secret), std::string::npos);
@@ -313,7 +316,7 @@ TEST(StoreInitTest, TheDaemonRefusesAnS3StoreUntilItIsInitialised) {
   r = RunDaemon(other);
   EXPECT_EQ(r.code, 1);
   EXPECT_EQ(LastLine(r.err),
-            "awc-worker: object store: " +
+            "awc-worker: object store (AWC_CAS_URL): " +
                 NotInitialised("s3://awc-init", "no .awc-store marker"))
       << r.err;
 

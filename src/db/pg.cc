@@ -1,6 +1,7 @@
 #include "db/pg.h"
 
 #include <cstdlib>
+#include <string_view>
 
 #include "common/redact.h"
 #include "obs/log.h"
@@ -60,17 +61,50 @@ std::vector<const char*> ParamPointers(const Params& params) {
 
 }  // namespace
 
+namespace {
+
+bool IsControl(char c) {
+  return static_cast<unsigned char>(c) < 0x20 || c == 0x7f;
+}
+
+// How the next of libpq's lines joins the text so far: a line that starts
+// in lower case goes on the sentence libpq wrapped; after a sentence's end
+// the next sentence follows; otherwise the line is a clause of its own (a
+// hint, DETAIL, LINE), after "; ".
+const char* Joint(const std::string& so_far, char next) {
+  char last = so_far.back();
+  if ((next >= 'a' && next <= 'z') ||
+      std::string_view(".?!:;,").find(last) != std::string_view::npos) {
+    return " ";
+  }
+  return "; ";
+}
+
+}  // namespace
+
 std::string CleanMessage(const char* libpq_message) {
   std::string out;
-  bool space = false;
-  for (const char* p = libpq_message ? libpq_message : ""; *p != '\0'; ++p) {
-    if (*p == '\n' || *p == '\t' || *p == '\r' || *p == ' ') {
-      space = !out.empty();
-      continue;
+  const char* p = libpq_message ? libpq_message : "";
+  // Line by line; blanks and control characters inside a line are one space.
+  while (*p != '\0') {
+    const char* end = p;
+    while (*end != '\0' && *end != '\n') ++end;
+    std::string line;
+    bool space = false;
+    for (const char* c = p; c < end; ++c) {
+      if (*c == ' ' || IsControl(*c)) {
+        space = !line.empty();
+        continue;
+      }
+      if (space) line += ' ';
+      space = false;
+      line += *c;
     }
-    if (space) out += ' ';
-    space = false;
-    out += *p;
+    if (!line.empty()) {
+      if (!out.empty()) out += Joint(out, line.front());
+      out += line;
+    }
+    p = *end == '\n' ? end + 1 : end;
   }
   return Scrub(out);
 }

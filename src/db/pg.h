@@ -301,7 +301,11 @@ std::string ArrayLiteral(const std::vector<bool>& values);
 // remedy.
 bool IsLockConflict(std::string_view sqlstate);
 
-// One line, secrets scrubbed: the form every libpq message takes in a Status.
+// One line, secrets scrubbed: the form every libpq message takes in a Status
+// and an event. libpq's lines are joined so that they read as a sentence:
+// "…failed: Connection refused; Is the server running on that host…" (a
+// hint, DETAIL or LINE after "; ", a wrapped sentence with a space); blanks
+// and control characters inside a line become one space.
 std::string CleanMessage(const char* libpq_message);
 
 }  // namespace awc::db

@@ -149,7 +149,7 @@ std::string CommandHelp(const Command& c) {
 }
 
 int GlobalUsageError(const Io& io, const std::string& problem) {
-  PrintText(io.err, "awcctl: " + problem + "\n" + kGlobalUsage +
+  PrintText(io.err, "awcctl: " + OneLine(problem) + "\n" + kGlobalUsage +
                         "(awcctl --help for more)\n");
   return kExitUsage;
 }
@@ -295,7 +295,8 @@ int RunAwcctl(const std::vector<Command>& cmds,
   std::string problem =
       rest.empty() ? group + " needs a verb"
                    : "unknown command \"" + group + " " + rest[0] + "\"";
-  PrintText(io.err, "awcctl: " + problem + "\n" + GroupHelp(cmds, group));
+  PrintText(io.err,
+            "awcctl: " + OneLine(problem) + "\n" + GroupHelp(cmds, group));
   return kExitUsage;
 }
 

@@ -139,6 +139,30 @@ TEST_F(AwcctlDispatchTest, ARuntimeErrorBeforeConnectingExitsOne) {
             "awcctl: AWC_WORKER_CONCURRENCY: \"many\" is not an integer\n");
 }
 
+// What awcctl echoes of what was typed is one line of text.
+TEST_F(AwcctlDispatchTest, EchoedArgumentsAreOneLineOfText) {
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"-\x1b]0;x\x07"},
+        std::vector<std::string>{"jobs", "--\x1b[2J"},
+        std::vector<std::string>{"\x1b[2Jfrob"},
+        std::vector<std::string>{"jobs", "\x1b[2Jfrob"},
+        std::vector<std::string>{"jobs", "show", "1\n2"},
+        std::vector<std::string>{"--list", "x\x1b[2J"},
+        std::vector<std::string>{"dlq", "purge", "--older-than", "\r9"}}) {
+    Run r = Awcctl(args);
+    EXPECT_EQ(r.code, kExitUsage) << ::testing::PrintToString(args);
+    for (char c : r.err) {
+      bool control =
+          (static_cast<unsigned char>(c) < 0x20 && c != '\n') || c == 0x7f;
+      EXPECT_FALSE(control) << ::testing::PrintToString(r.err);
+      if (control) break;
+    }
+    std::string first = r.err.substr(0, r.err.find('\n'));
+    EXPECT_TRUE(first.starts_with("awcctl: ")) << first;
+    EXPECT_EQ(r.err.find("\n2"), std::string::npos) << r.err;
+  }
+}
+
 TEST_F(AwcctlDispatchTest, CommandsThatNeedNoDatabaseRunWithoutOne) {
   Run roles = Awcctl({"roles", "--sql", "--runtime", "svc"});
   EXPECT_EQ(roles.code, kExitOk) << roles.err;

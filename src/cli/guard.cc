@@ -4,6 +4,7 @@
 
 #include <cstdio>
 
+#include "cli/output.h"
 #include "common/redact.h"
 
 namespace awc::cli {
@@ -15,7 +16,8 @@ class StdioTerminal : public Terminal {
     return isatty(STDIN_FILENO) == 1 && isatty(STDERR_FILENO) == 1;
   }
   void Prompt(std::string_view text) override {
-    std::string clean = Scrub(text);
+    // The database's name comes from the connection string: one line.
+    std::string clean = OneLine(Scrub(text));
     fwrite(clean.data(), 1, clean.size(), stderr);
     fflush(stderr);
   }

@@ -28,7 +28,7 @@ Invocation::Invocation(const Command& command, Globals globals, ParsedArgs args,
 Invocation::~Invocation() = default;
 
 int Invocation::Usage(std::string_view problem) {
-  std::string text = "awcctl: " + std::string(problem) + "\nusage: awcctl " +
+  std::string text = "awcctl: " + OneLine(problem) + "\nusage: awcctl " +
                      command_.name + " " + command_.args + "\n" + "(awcctl " +
                      command_.name + " --help for more)\n";
   PrintText(io_.err, text);
@@ -41,7 +41,7 @@ int Invocation::Fail(const Status& status) {
 }
 
 void Invocation::Note(std::string_view line) {
-  PrintText(io_.err, "awcctl: " + std::string(line) + "\n");
+  PrintText(io_.err, "awcctl: " + OneLine(line) + "\n");
 }
 
 void Invocation::Print(std::string_view text) { PrintText(io_.out, text); }

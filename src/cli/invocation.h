@@ -75,6 +75,8 @@ class Invocation {
   // "awcctl: <error>" on stderr; returns 1, or 3 after a refusal.
   int Fail(const Status& status);
   // "awcctl: <line>" on stderr.
+  // Each of the three shows its text as one line (OneLine(), output.h):
+  // a problem may quote what was typed or what the database holds.
   void Note(std::string_view line);
   // On stdout.
   void Print(std::string_view text);

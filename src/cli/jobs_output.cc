@@ -68,8 +68,8 @@ int PrintIdOutcomes(Invocation& inv, std::string_view verb,
     } else if (o.state.empty()) {
       text += id + ": no such job\n";
     } else {
-      text += id + ": not " + std::string(verb) + ", it is " + o.state +
-              " (only " + std::string(from) + " jobs are)\n";
+      text += id + ": not " + std::string(verb) + ", it is " +
+              OneLine(o.state) + " (only " + std::string(from) + " jobs are)\n";
     }
   }
   text += std::string(verb) + " " + std::to_string(changed) + " of " +

@@ -92,12 +92,14 @@ std::string PausedBy() {
   return "";
 }
 
-// "kind K paused since T by B (reason)" for `what` "paused since".
+// "kind K paused since T by B (reason)" for `what` "paused since"; the
+// stored text one line, as kinds list shows it.
 std::string PauseLine(const std::string& kind, const std::string& what,
                       const queue::PausedKind& p) {
-  std::string line = "kind " + kind + " " + what + " " + p.paused_at;
-  if (!p.paused_by.empty()) line += " by " + p.paused_by;
-  if (!p.reason.empty()) line += " (" + p.reason + ")";
+  std::string line =
+      "kind " + OneLine(kind) + " " + what + " " + OneLine(p.paused_at);
+  if (!p.paused_by.empty()) line += " by " + OneLine(p.paused_by);
+  if (!p.reason.empty()) line += " (" + OneLine(p.reason) + ")";
   return line + "\n";
 }
 
@@ -116,10 +118,10 @@ int PrintChange(Invocation& inv, const std::string& kind, bool pause,
   if (pause) {
     inv.Print(c.changed ? PauseLine(kind, "paused at", *c.pause)
               : c.pause ? PauseLine(kind, "was already paused since", *c.pause)
-                        : "kind " + kind + " paused\n");
+                        : "kind " + OneLine(kind) + " paused\n");
   } else {
-    inv.Print(c.changed ? "kind " + kind + " resumed\n"
-                        : "kind " + kind + " was not paused\n");
+    inv.Print(c.changed ? "kind " + OneLine(kind) + " resumed\n"
+                        : "kind " + OneLine(kind) + " was not paused\n");
   }
   return kExitOk;
 }

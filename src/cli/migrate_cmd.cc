@@ -149,7 +149,7 @@ int Extract(Invocation& inv) {
     if (Status s = WriteIfAbsent(env, path, migrate::SqlBundle({m})); !s.ok()) {
       return inv.Fail(s);
     }
-    text += path + "\n";
+    text += OneLine(path) + "\n";
   }
   inv.Print(text);
   return kExitOk;

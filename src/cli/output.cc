@@ -8,15 +8,6 @@
 namespace awc::cli {
 namespace {
 
-// One line of text: control characters become spaces.
-std::string OneLine(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) {
-    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = ' ';
-  }
-  return out;
-}
-
 std::string Pad(const std::string& s, size_t width, bool right) {
   if (s.size() >= width) return s;
   std::string fill(width - s.size(), ' ');
@@ -198,6 +189,25 @@ JsonPtr Record::Json() const {
     json_object_set_new(obj.get(), f.key.c_str(), f.value.Json().release());
   }
   return obj;
+}
+
+std::string OneLine(std::string_view s) {
+  std::string valid = ValidUtf8(s);
+  std::string out;
+  out.reserve(valid.size());
+  for (size_t i = 0; i < valid.size(); ++i) {
+    unsigned char c = static_cast<unsigned char>(valid[i]);
+    if (c < 0x20 || c == 0x7f) {
+      out += ' ';
+    } else if (c == 0xc2 && i + 1 < valid.size() &&
+               static_cast<unsigned char>(valid[i + 1]) <= 0x9f) {
+      out += ' ';  // U+0080..U+009F, in UTF-8 0xc2 0x80..0x9f
+      ++i;
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out;
 }
 
 JsonPtr JsonText(std::string_view s) {

@@ -8,8 +8,8 @@
 //    (shown "-").
 //  - Table::Text(): a header of upper-case names, then one line per row,
 //    columns two spaces apart, numbers right-aligned, the last column not
-//    padded. Tabs, newlines and other control characters in cells become
-//    spaces, so a row is one line.
+//    padded. A cell's text is shown as OneLine() shows it, so a row is one
+//    line.
 //  - Table::Json(): an array of objects, keys in column order.
 //  - Everything printed passes through the secret scrubber (redact.h);
 //    JSON strings are valid UTF-8 (invalid bytes become U+FFFD).
@@ -91,6 +91,14 @@ class Record {
   };
   std::vector<Field> fields_;
 };
+
+// `s` as one line of text for a terminal: each control character (below
+// 0x20, 0x7f, and U+0080 to U+009F, which terminals also read as commands)
+// becomes a space and bytes that are not UTF-8 become U+FFFD, so that text
+// from the database or from the command line can neither break a line nor
+// drive the terminal. Tables show their cells so; every line awcctl prints
+// that quotes such text passes it through this.
+std::string OneLine(std::string_view s);
 
 // A JSON string of `s`, scrubbed and valid UTF-8.
 JsonPtr JsonText(std::string_view s);

@@ -38,6 +38,25 @@ TEST(TableTest, CellsAreOneLineAndScrubbed) {
   ClearSecrets();
 }
 
+// What a terminal reads as a command is a space: the C0 controls, DEL and
+// the C1 controls (U+0080..U+009F); bytes that are not UTF-8 are U+FFFD,
+// and other characters stay.
+TEST(OneLineTest, ControlCharactersBecomeSpaces) {
+  EXPECT_EQ(OneLine("a\x1b]0;x\x07"
+                    "b\r\n\tc\x7f"),
+            "a ]0;x b   c ");
+  EXPECT_EQ(OneLine("csi \xc2\x9b"
+                    "2J, nel \xc2\x85."),
+            "csi  2J, nel  .");
+  EXPECT_EQ(OneLine("raw \x9b"
+                    "2J"),
+            "raw \xef\xbf\xbd"
+            "2J");
+  EXPECT_EQ(OneLine("caf\xc3\xa9 \xc2\xa0\xe2\x82\xac"),
+            "caf\xc3\xa9 \xc2\xa0\xe2\x82\xac");
+  EXPECT_EQ(OneLine(""), "");
+}
+
 TEST(TableTest, JsonIsAnArrayOfObjectsWithTypedValues) {
   Table t({{"ID", "id"},
            {"OK", "ok"},

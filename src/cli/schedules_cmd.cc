@@ -66,17 +66,17 @@ std::string LeaderLine(const std::optional<scheduler::LeaseRow>& leader,
                        int64_t lease_secs) {
   if (!leader) return "leader: none yet\n";
   if (leader->expired) {
-    return "leader: none (the lease of " + leader->holder + " expired at " +
-           leader->expires_at + ")\n";
+    return "leader: none (the lease of " + OneLine(leader->holder) +
+           " expired at " + OneLine(leader->expires_at) + ")\n";
   }
   std::string beyond = BeyondLease(*leader, lease_secs)
                            ? "; more than a lease length (" +
                                  std::to_string(lease_secs) +
                                  " s) ahead: a standby clamps it"
                            : "";
-  return "leader: " + leader->holder + " (token " +
-         std::to_string(leader->token) + ", lease until " + leader->expires_at +
-         beyond + ")\n";
+  return "leader: " + OneLine(leader->holder) + " (token " +
+         std::to_string(leader->token) + ", lease until " +
+         OneLine(leader->expires_at) + beyond + ")\n";
 }
 
 JsonPtr LeaderJson(const std::optional<scheduler::LeaseRow>& leader,
@@ -174,7 +174,7 @@ int RunChange(Invocation& inv, const std::string& done,
   if (!conn.ok()) return inv.Fail(conn.status());
   if (Status s = change(**conn); !s.ok()) return inv.Fail(s);
   if (!inv.json()) {
-    inv.Print("schedule " + name + " " + done + "\n");
+    inv.Print("schedule " + OneLine(name) + " " + OneLine(done) + "\n");
     return kExitOk;
   }
   JsonPtr doc(json_object());

@@ -40,11 +40,11 @@ int RunStoreInit(Invocation& inv) {
     json_object_set_new(doc.get(), "created", json_boolean(*made));
     inv.Print(doc);
   } else if (url->scheme == store::StoreUrl::Scheme::kMemory) {
-    inv.Print(name + " needs no initialisation\n");
+    inv.Print(OneLine(name) + " needs no initialisation\n");
   } else if (*made) {
-    inv.Print("initialised " + name + "\n");
+    inv.Print("initialised " + OneLine(name) + "\n");
   } else {
-    inv.Print(name + " is already an awc store\n");
+    inv.Print(OneLine(name) + " is already an awc store\n");
   }
   return kExitOk;
 }
@@ -107,8 +107,9 @@ int RunStoreReconcile(Invocation& inv) {
                             result.ok() ? result->release() : json_null());
         inv.Print(doc);
       } else {
-        inv.Print("job " + std::to_string(*id) + " " + j.row.state + ": " +
-                  (j.result.empty() ? j.row.last_error : j.result) + "\n");
+        inv.Print(
+            "job " + std::to_string(*id) + " " + OneLine(j.row.state) + ": " +
+            OneLine(j.result.empty() ? j.row.last_error : j.result) + "\n");
       }
       return j.row.state == "COMPLETED" ? kExitOk : kExitError;
     }

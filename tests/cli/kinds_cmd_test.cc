@@ -4,6 +4,7 @@
 // production guard and the read-only session of list.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -165,6 +166,66 @@ TEST_F(AwcctlKindsTest, PauseListAndResume) {
   EXPECT_EQ(Run({"kinds", "resume", "test_complete"}).out,
             "kind test_complete was not paused\n");
   EXPECT_EQ(Paused(), 2);
+}
+
+// No control character of a kind name, a reason or a login name reaches
+// the terminal, from any verb that echoes them (awcctl(1), OUTPUT): they are
+// shown as kinds list shows them, one line each.
+TEST_F(AwcctlKindsTest, StoredAndTypedTextIsEscaped) {
+  const std::string osc = "\x1b]0;pwned\x07";
+  const std::string kind = "evil" + osc;
+  const std::string reason = osc + "\nkind gc_sweep resumed";
+  auto expect_clean = [](const CommandResult& r) {
+    for (const std::string* text : {&r.out, &r.err}) {
+      for (char c : *text) {
+        bool control =
+            (static_cast<unsigned char>(c) < 0x20 && c != '\n') || c == 0x7f;
+        EXPECT_FALSE(control) << ::testing::PrintToString(*text);
+        if (control) break;
+      }
+    }
+  };
+  // Typed, refused: the usage error quotes the kind.
+  CommandResult unknown = Run({"kinds", "pause", kind});
+  EXPECT_EQ(unknown.code, 2);
+  expect_clean(unknown);
+  EXPECT_NE(unknown.err.find("unknown job kind \"evil ]0;pwned \""),
+            std::string::npos)
+      << unknown.err;
+
+  const std::vector<std::pair<std::string, std::string>> user = {
+      {"USER", "root\x1b[8m"}};
+  CommandResult p =
+      Run({"kinds", "pause", kind, "--force", "--reason", reason}, user);
+  ASSERT_EQ(p.code, 0) << p.err;
+  expect_clean(p);
+  EXPECT_TRUE(p.out.starts_with("kind evil ]0;pwned  paused at ")) << p.out;
+  EXPECT_TRUE(p.out.ends_with(" ( ]0;pwned  kind gc_sweep resumed)\n"))
+      << p.out;
+  EXPECT_EQ(std::count(p.out.begin(), p.out.end(), '\n'), 1) << p.out;
+  EXPECT_NE(p.out.find(" by root [8m@"), std::string::npos) << p.out;
+  CommandResult again = Run({"kinds", "pause", kind, "--force"});
+  ASSERT_EQ(again.code, 0) << again.err;
+  expect_clean(again);
+  EXPECT_EQ(std::count(again.out.begin(), again.out.end(), '\n'), 1)
+      << again.out;
+  CommandResult list = Run({"kinds", "list"});
+  ASSERT_EQ(list.code, 0) << list.err;
+  expect_clean(list);
+  CommandResult health = Run({"health"});
+  expect_clean(health);
+  CommandResult r = Run({"kinds", "resume", kind});
+  ASSERT_EQ(r.code, 0) << r.err;
+  expect_clean(r);
+  EXPECT_EQ(r.out, "kind evil ]0;pwned  resumed\n");
+  CommandResult not_paused = Run({"kinds", "resume", kind});
+  expect_clean(not_paused);
+  EXPECT_EQ(not_paused.out, "kind evil ]0;pwned  was not paused\n");
+  // The JSON form keeps the text, escaped as JSON escapes it.
+  CommandResult json = Run({"kinds", "pause", kind, "--force", "--json"});
+  ASSERT_EQ(json.code, 0) << json.err;
+  expect_clean(json);
+  EXPECT_EQ(Str(MustParse(json.out).get(), "kind"), kind);
 }
 
 // Pause and resume write: on a production database they pass the guard

@@ -14,15 +14,76 @@ EnvLookup ProcessEnv() {
   return [](const char* name) -> const char* { return getenv(name); };
 }
 
+namespace {
+
+// The checks across settings, each value alone valid.
+std::vector<Status> CheckAcross(const Settings& s) {
+  std::vector<Status> errors;
+  if (s.gc_canary_size > s.gc_batch_size) {
+    errors.push_back(Status::InvalidArgument(
+        "AWC_GC_CANARY_SIZE: " + std::to_string(s.gc_canary_size) +
+        " is larger than AWC_GC_BATCH_SIZE (" +
+        std::to_string(s.gc_batch_size) + ")"));
+  }
+  // A live worker writes its heartbeat every AWC_WORKER_HEARTBEAT_SECS;
+  // a timeout shorter than three of them would take jobs from workers
+  // whose write was merely late (docs/queue.md, "Silent holders").
+  if (s.worker_heartbeat_timeout_secs != 0 &&
+      s.worker_heartbeat_timeout_secs < 3 * s.worker_heartbeat_secs) {
+    errors.push_back(Status::InvalidArgument(
+        "AWC_WORKER_HEARTBEAT_TIMEOUT_SECS: " +
+        std::to_string(s.worker_heartbeat_timeout_secs) +
+        " is less than three heartbeats (3 x AWC_WORKER_HEARTBEAT_SECS = " +
+        std::to_string(3 * s.worker_heartbeat_secs) + "); 0 turns it off"));
+  }
+  // The S3 credentials go together, and matter only for the S3 store.
+  Result<store::StoreUrl> url = store::ParseStoreUrl(s.cas_url);
+  bool s3_store = url.ok() && url->scheme == store::StoreUrl::Scheme::kS3;
+  if (s3_store &&
+      s.s3_access_key_id.empty() != s.s3_secret_access_key.empty()) {
+    errors.push_back(Status::InvalidArgument(
+        "AWC_S3_ACCESS_KEY_ID and AWC_S3_SECRET_ACCESS_KEY must be set "
+        "together"));
+  }
+  // The repair store's credentials go together too; without any, it uses
+  // the main store's.
+  if (s.s3_repair_access_key_id.empty() !=
+      s.s3_repair_secret_access_key.empty()) {
+    errors.push_back(Status::InvalidArgument(
+        "AWC_S3_REPAIR_ACCESS_KEY_ID and AWC_S3_REPAIR_SECRET_ACCESS_KEY must "
+        "be set together"));
+  }
+  // The same place however it is spelled (a trailing '/', a doubled one):
+  // the locations as the stores open them, not the texts.
+  Result<store::StoreUrl> repair = store::ParseStoreUrl(s.cas_repair_url);
+  if (url.ok() && repair.ok() && *url == *repair) {
+    errors.push_back(Status::InvalidArgument(
+        "AWC_CAS_REPAIR_URL: the store itself cannot be its repair store"));
+  }
+  return errors;
+}
+
+}  // namespace
+
 Result<Config> Config::Load(const std::string& config_path,
                             const EnvLookup& env,
                             const std::string& default_path) {
-  Config cfg;
+  Loaded loaded = LoadAll(config_path, env, default_path);
+  if (!loaded.errors.empty()) return loaded.errors.front();
+  return std::move(loaded.config);
+}
+
+Config::Loaded Config::LoadAll(const std::string& config_path,
+                               const EnvLookup& env,
+                               const std::string& default_path) {
+  Loaded out;
+  Config& cfg = out.config;
+  std::vector<Status>& errors = out.errors;
   cfg.sources_.assign(Specs().size(), "default");
   std::string path = config_path;
   if (path.empty() && env("AWC_CONFIG") != nullptr) {
     path = env("AWC_CONFIG");
-    if (path.empty()) return EmptyValue().WithContext("AWC_CONFIG");
+    if (path.empty()) errors.push_back(EmptyValue().WithContext("AWC_CONFIG"));
   }
   if (path.empty() && !default_path.empty() &&
       !Env::Default()
@@ -32,7 +93,10 @@ Result<Config> Config::Load(const std::string& config_path,
     path = default_path;
   }
   if (!path.empty()) {
-    AWC_RETURN_IF_ERROR(LoadIni(path, &cfg.settings_, &cfg.sources_));
+    // The file's first error stops its reading: what follows a line in
+    // error may be read under the wrong section.
+    Status s = LoadIni(path, &cfg.settings_, &cfg.sources_);
+    if (!s.ok()) errors.push_back(s);
     cfg.settings_.config_file = path;
   }
   for (size_t n = 0; n < Specs().size(); ++n) {
@@ -41,14 +105,18 @@ Result<Config> Config::Load(const std::string& config_path,
     std::string file_var = std::string(spec.env) + "_FILE";
     const char* via_file = spec.file_variant ? env(file_var.c_str()) : nullptr;
     if (direct != nullptr && via_file != nullptr) {
-      return Status::InvalidArgument(std::string(spec.env) + ": set " +
-                                     spec.env + " or " + file_var +
-                                     ", not both");
+      errors.push_back(Status::InvalidArgument(std::string(spec.env) +
+                                               ": set " + spec.env + " or " +
+                                               file_var + ", not both"));
+      continue;
     }
     std::string text;
     if (via_file != nullptr) {
       Result<std::string> r = ReadSecretFile(via_file);
-      if (!r.ok()) return r.status().WithContext(file_var);
+      if (!r.ok()) {
+        errors.push_back(r.status().WithContext(file_var));
+        continue;
+      }
       text = *r;
     } else if (direct != nullptr) {
       text = direct;
@@ -56,7 +124,10 @@ Result<Config> Config::Load(const std::string& config_path,
       continue;
     }
     Status s = Apply(spec, text, &cfg.settings_);
-    if (!s.ok()) return s.WithContext(spec.env);
+    if (!s.ok()) {
+      errors.push_back(s.WithContext(spec.env));
+      continue;
+    }
     cfg.sources_[n] = "environment";
   }
   const Settings& s = cfg.settings_;
@@ -64,49 +135,10 @@ Result<Config> Config::Load(const std::string& config_path,
   if (const char* pg_password = env("PGPASSWORD")) RegisterSecret(pg_password);
   RegisterSecret(s.s3_secret_access_key);
   RegisterSecret(s.s3_repair_secret_access_key);
-  // Checks across settings; each value alone passed the table.
-  if (s.gc_canary_size > s.gc_batch_size) {
-    return Status::InvalidArgument(
-        "AWC_GC_CANARY_SIZE: " + std::to_string(s.gc_canary_size) +
-        " is larger than AWC_GC_BATCH_SIZE (" +
-        std::to_string(s.gc_batch_size) + ")");
-  }
-  // A live worker writes its heartbeat every AWC_WORKER_HEARTBEAT_SECS;
-  // a timeout shorter than three of them would take jobs from workers
-  // whose write was merely late (docs/queue.md, "Silent holders").
-  if (s.worker_heartbeat_timeout_secs != 0 &&
-      s.worker_heartbeat_timeout_secs < 3 * s.worker_heartbeat_secs) {
-    return Status::InvalidArgument(
-        "AWC_WORKER_HEARTBEAT_TIMEOUT_SECS: " +
-        std::to_string(s.worker_heartbeat_timeout_secs) +
-        " is less than three heartbeats (3 x AWC_WORKER_HEARTBEAT_SECS = " +
-        std::to_string(3 * s.worker_heartbeat_secs) + "); 0 turns it off");
-  }
-  // The S3 credentials go together, and matter only for the S3 store.
-  Result<store::StoreUrl> url = store::ParseStoreUrl(s.cas_url);
-  bool s3_store = url.ok() && url->scheme == store::StoreUrl::Scheme::kS3;
-  if (s3_store &&
-      s.s3_access_key_id.empty() != s.s3_secret_access_key.empty()) {
-    return Status::InvalidArgument(
-        "AWC_S3_ACCESS_KEY_ID and AWC_S3_SECRET_ACCESS_KEY must be set "
-        "together");
-  }
-  // The repair store's credentials go together too; without any, it uses
-  // the main store's.
-  if (s.s3_repair_access_key_id.empty() !=
-      s.s3_repair_secret_access_key.empty()) {
-    return Status::InvalidArgument(
-        "AWC_S3_REPAIR_ACCESS_KEY_ID and AWC_S3_REPAIR_SECRET_ACCESS_KEY must "
-        "be set together");
-  }
-  // The same place however it is spelled (a trailing '/', a doubled one):
-  // the locations as the stores open them, not the texts.
-  Result<store::StoreUrl> repair = store::ParseStoreUrl(s.cas_repair_url);
-  if (url.ok() && repair.ok() && *url == *repair) {
-    return Status::InvalidArgument(
-        "AWC_CAS_REPAIR_URL: the store itself cannot be its repair store");
-  }
-  return cfg;
+  // Checks across settings, when each value alone passed the table: one
+  // that did not would be judged by a value nobody set.
+  if (errors.empty()) errors = CheckAcross(s);
+  return out;
 }
 
 std::vector<std::string> Config::Describe() const {
@@ -121,14 +153,15 @@ std::vector<std::string> Config::Describe() const {
   return lines;
 }
 
-Status RequireDaemon(const Settings& settings) {
+std::vector<Status> RequireDaemon(const Settings& settings) {
+  std::vector<Status> errors;
   if (settings.database_url.empty()) {
-    return Status::InvalidArgument("DATABASE_URL is not set");
+    errors.push_back(Status::InvalidArgument("DATABASE_URL is not set"));
   }
   if (settings.cas_url.empty()) {
-    return Status::InvalidArgument("AWC_CAS_URL is not set");
+    errors.push_back(Status::InvalidArgument("AWC_CAS_URL is not set"));
   }
-  return Status::OK();
+  return errors;
 }
 
 }  // namespace awc::config

@@ -16,6 +16,11 @@
 //    Describe() shows them redacted.
 //  - Load() does not require DATABASE_URL or AWC_CAS_URL: awcctl needs only
 //    some settings. RequireDaemon() checks what the daemon's startup needs.
+//  - LoadAll() reads on past an error and returns every error it finds
+//    (awc-worker -t and startup print them all): the INI file's first (a
+//    line in error may put the rest of the file under the wrong section),
+//    each environment variable's, then, only when every value was read,
+//    each check across settings. Load() returns the first of them.
 #ifndef AWC_CONFIG_CONFIG_H_
 #define AWC_CONFIG_CONFIG_H_
 
@@ -49,6 +54,12 @@ class Config {
                              const EnvLookup& env,
                              const std::string& default_path = "");
 
+  // Load()'s reading, past its errors (see the contract). `config` holds
+  // what was read; it is the configuration only when `errors` is empty.
+  struct Loaded;
+  static Loaded LoadAll(const std::string& config_path, const EnvLookup& env,
+                        const std::string& default_path = "");
+
   const Settings& settings() const { return settings_; }
   Settings& mutable_settings() { return settings_; }
 
@@ -61,8 +72,14 @@ class Config {
   std::vector<std::string> sources_;  // parallel to the spec table
 };
 
-// DATABASE_URL and AWC_CAS_URL must be set (startup step 1).
-Status RequireDaemon(const Settings& settings);
+struct Config::Loaded {
+  Config config;
+  std::vector<Status> errors;
+};
+
+// DATABASE_URL and AWC_CAS_URL must be set (startup step 1): an error for
+// each one that is not.
+std::vector<Status> RequireDaemon(const Settings& settings);
 
 }  // namespace awc::config
 

@@ -288,6 +288,47 @@ TEST_F(ConfigTest, CanaryLargerThanBatchIsAnError) {
   EXPECT_NE(LoadError(ini).find("AWC_GC_CANARY_SIZE"), std::string::npos);
 }
 
+// LoadAll() reads on past an error: every value's error, the file's
+// first; the checks across settings once every value was read.
+TEST_F(ConfigTest, LoadAllFindsEveryError) {
+  auto errors = [&](const std::string& path = "") {
+    std::string out;
+    for (const Status& s : Config::LoadAll(path, LookupIn(env_)).errors) {
+      out += s.message() + "\n";
+    }
+    return out;
+  };
+  std::string ini = Write("bad.ini", "[worker]\nconcurency = 3\nid = x y\n");
+  env_ = {{"AWC_WORKER_CONCURRENCY", "four"},
+          {"AWC_CAS_URL", "ftp://x"},
+          {"AWC_GC_BATCH_SIZE", "5"},
+          {"AWC_GC_CANARY_SIZE", "6"}};
+  EXPECT_EQ(errors(ini), ini +
+                             ":2: unknown key \"concurency\" in section "
+                             "[worker]\n"
+                             "AWC_CAS_URL: unsupported scheme \"ftp://\" "
+                             "(expected memory://, file:///absolute/path or "
+                             "s3://bucket[/prefix])\n"
+                             "AWC_WORKER_CONCURRENCY: \"four\" is not an "
+                             "integer\n");
+  // Load() returns the first.
+  EXPECT_EQ(LoadError(ini), ini +
+                                ":2: unknown key \"concurency\" in section "
+                                "[worker]");
+  // Every value read: each check across settings.
+  env_ = {{"AWC_GC_BATCH_SIZE", "5"},
+          {"AWC_GC_CANARY_SIZE", "6"},
+          {"AWC_WORKER_HEARTBEAT_SECS", "10"},
+          {"AWC_WORKER_HEARTBEAT_TIMEOUT_SECS", "20"}};
+  EXPECT_EQ(errors(),
+            "AWC_GC_CANARY_SIZE: 6 is larger than AWC_GC_BATCH_SIZE (5)\n"
+            "AWC_WORKER_HEARTBEAT_TIMEOUT_SECS: 20 is less than three "
+            "heartbeats (3 x AWC_WORKER_HEARTBEAT_SECS = 30); 0 turns it "
+            "off\n");
+  env_.clear();
+  EXPECT_EQ(errors(), "");
+}
+
 TEST_F(ConfigTest, MigrateModeAndProduction) {
   Result<Config> c = Load();
   ASSERT_TRUE(c.ok());

@@ -61,6 +61,12 @@ int Fail(const Status& s) {
   return 1;
 }
 
+// Every error, one line each, in the order they were found.
+int FailAll(const std::vector<Status>& errors) {
+  for (const Status& s : errors) Fail(s);
+  return 1;
+}
+
 struct Args {
   std::string config_path;
   bool test_config = false;
@@ -124,7 +130,7 @@ struct ModuleOptions {
 // Step 1 after loading: the settings the daemon requires, and the options
 // of its modules. -t runs the same, so it refuses what startup refuses.
 Result<ModuleOptions> Prepare(const config::Settings& settings) {
-  AWC_RETURN_IF_ERROR(config::RequireDaemon(settings));
+  for (const Status& missing : config::RequireDaemon(settings)) return missing;
   ModuleOptions o;
   AWC_ASSIGN_OR_RETURN(o.store_url, options::StoreUrlFrom(settings));
   o.s3 = options::S3OptionsFrom(settings);
@@ -137,12 +143,30 @@ Result<ModuleOptions> Prepare(const config::Settings& settings) {
   return o;
 }
 
-int TestConfig(const config::Config& cfg) {
+// Step 1: every error of the settings, in the order an operator fixes them:
+// the values, the checks across them, then the settings startup requires
+// and the options of the modules (which only valid values can give).
+std::vector<Status> SettingsErrors(const config::Config::Loaded& loaded) {
+  if (!loaded.errors.empty()) return loaded.errors;
+  const config::Settings& s = loaded.config.settings();
+  std::vector<Status> errors = config::RequireDaemon(s);
+  if (errors.empty()) {
+    if (Status st = Prepare(s).status(); !st.ok()) errors.push_back(st);
+  }
+  return errors;
+}
+
+// -t: the errors first, all of them; with none, the settings and "is ok"
+// (awc-worker(8), -t). With errors the settings are not printed: they are
+// not what would run, and the errors would scroll out of sight above them.
+int TestConfig(const config::Config& cfg, const std::vector<Status>& errors) {
+  for (const Status& s : errors) {
+    fprintf(stderr, "awc-worker: %s\n", s.message().c_str());
+  }
+  if (!errors.empty()) return 1;
   const config::Settings& s = cfg.settings();
-  Status st = Prepare(s).status();
   for (const std::string& line : cfg.Describe()) printf("%s\n", line.c_str());
   fflush(stdout);
-  if (!st.ok()) return Fail(st);
   // The file's name as -t shows it: one line, whatever bytes it holds.
   fprintf(stderr, "awc-worker: configuration%s%s is ok\n",
           s.config_file.empty() ? "" : " file ",
@@ -316,12 +340,13 @@ int DaemonMain(int argc, char** argv, RegisterFn register_handlers) {
 
   // Step 1: configuration; DATABASE_URL and AWC_CAS_URL are required.
   // Every check of a setting is made here, before anything is touched.
-  Result<config::Config> cfg = config::Config::Load(
+  config::Config::Loaded loaded = config::Config::LoadAll(
       args.config_path, config::ProcessEnv(), config::kDefaultConfigFile);
-  if (!cfg.ok()) return Fail(cfg.status());
-  if (args.test_config) return TestConfig(*cfg);
+  std::vector<Status> errors = SettingsErrors(loaded);
+  if (args.test_config) return TestConfig(loaded.config, errors);
+  if (!errors.empty()) return FailAll(errors);
   Result<std::shared_ptr<const Prepared>> prepared =
-      PrepareFrom(cfg->settings());
+      PrepareFrom(loaded.config.settings());
   if (!prepared.ok()) return Fail(prepared.status());
   const config::Settings& settings = (*prepared)->settings;
   const ModuleOptions* modules = &(*prepared)->modules;

@@ -262,6 +262,37 @@ TEST(StartupTest, CheckModeFailsOnBadSettings) {
   EXPECT_NE(LastLine(bad.err).find("unsupported scheme"), std::string::npos);
 }
 
+// -t puts the errors first, every one of them, and then no settings: the
+// error is what the operator reads, not the last of 43 lines.
+TEST(StartupTest, CheckModeNamesEveryErrorFirst) {
+  RunResult none = RunDaemon({}, {"-t"});
+  EXPECT_EQ(none.code, 1);
+  EXPECT_EQ(none.err,
+            "awc-worker: DATABASE_URL is not set\n"
+            "awc-worker: AWC_CAS_URL is not set\n");
+  EXPECT_EQ(none.out, "");
+  RunResult one = RunDaemon({{"AWC_CAS_URL", "memory://"}}, {"-t"});
+  EXPECT_EQ(one.code, 1);
+  EXPECT_EQ(one.err, "awc-worker: DATABASE_URL is not set\n");
+  EXPECT_EQ(one.out, "");
+  // Every value that does not parse, not only the first; startup the same.
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"-t"}, std::vector<std::string>{}}) {
+    RunResult bad = RunDaemon({{"DATABASE_URL", "host=x"},
+                               {"AWC_CAS_URL", "gopher://"},
+                               {"AWC_WORKER_CONCURRENCY", "four"}},
+                              args);
+    EXPECT_EQ(bad.code, 1);
+    EXPECT_EQ(bad.err,
+              "awc-worker: AWC_CAS_URL: unsupported scheme \"gopher://\" "
+              "(expected memory://, file:///absolute/path or "
+              "s3://bucket[/prefix])\n"
+              "awc-worker: AWC_WORKER_CONCURRENCY: \"four\" is not an "
+              "integer\n");
+    EXPECT_EQ(bad.out, "");
+  }
+}
+
 TEST(StartupTest, IniErrorNamesFileAndLine) {
   std::string path = ::testing::TempDir() + "/awc-bad.conf";
   std::ofstream(path) << "[worker]\nconcurrency = 2\nconcurency = 3\n";

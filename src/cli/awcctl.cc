@@ -12,6 +12,7 @@
 #include "cli/output.h"
 #include "cli/verbs.h"
 #include "common/enum_table.h"
+#include "config/unknown_variables.h"
 #include "handlers/registry.h"
 #include "obs/log.h"
 #include "queue/job.h"
@@ -308,6 +309,7 @@ int AwcctlMain(int argc, char** argv) {
   Io io;
   io.terminal = terminal.get();
   io.env = config::ProcessEnv();
+  io.env_names = config::ProcessEnvNames();
   io.default_config = config::kDefaultConfigFile;
   std::vector<std::string> args(argv + 1, argv + argc);
   int code = RunAwcctl(args, io);

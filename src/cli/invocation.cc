@@ -5,6 +5,7 @@
 #include "cli/output.h"
 #include "cli/target.h"
 #include "common/redact.h"
+#include "config/unknown_variables.h"
 #include "migrate/migrator.h"
 
 namespace awc::cli {
@@ -53,6 +54,13 @@ Result<const config::Settings*> Invocation::Settings() {
     config::EnvLookup env = io_.env;
     if (globals_.database_url) {
       env = WithDatabaseUrl(env, *globals_.database_url);
+    }
+    if (!warned_) {
+      warned_ = true;
+      for (const config::UnknownVariable& u :
+           config::UnknownVariables(io_.env_names)) {
+        Note("warning: " + u.Message());
+      }
     }
     AWC_ASSIGN_OR_RETURN(
         config::Config cfg,

@@ -30,6 +30,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "cli/args.h"
 #include "cli/command.h"
@@ -55,6 +56,9 @@ struct Io {
   FILE* err = stderr;
   Terminal* terminal = nullptr;
   config::EnvLookup env;
+  // The names of the environment's variables, for the warning of each
+  // AWC_* one that is no setting (config/unknown_variables.h).
+  std::vector<std::string> env_names;
   std::string default_config;  // read when no file is named and it exists
 };
 
@@ -82,7 +86,8 @@ class Invocation {
   void Print(std::string_view text);
   void Print(const JsonPtr& doc);
 
-  // The settings (read once).
+  // The settings (read once), after a warning on stderr,
+  // "awcctl: warning: ...", for each AWC_* variable that is no setting.
   Result<const config::Settings*> Settings();
 
   struct Open {
@@ -103,6 +108,7 @@ class Invocation {
   ParsedArgs args_;
   Io io_;
   std::optional<config::Settings> settings_;
+  bool warned_ = false;  // of unknown variables, once
   std::unique_ptr<db::PgConn> conn_;
   bool read_only_ = false;  // conn_'s session, as step 5 last left it
   std::string target_;

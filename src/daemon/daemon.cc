@@ -14,6 +14,7 @@
 #include "catalog/snapshot_verdict.h"
 #include "config/config.h"
 #include "config/setting_spec.h"
+#include "config/unknown_variables.h"
 #include "daemon/restart_settings.h"
 #include "db/pg.h"
 #include "gc/epoch_result.h"
@@ -156,12 +157,17 @@ std::vector<Status> SettingsErrors(const config::Config::Loaded& loaded) {
   return errors;
 }
 
-// -t: the errors first, all of them; with none, the settings and "is ok"
-// (awc-worker(8), -t). With errors the settings are not printed: they are
-// not what would run, and the errors would scroll out of sight above them.
-int TestConfig(const config::Config& cfg, const std::vector<Status>& errors) {
+// -t: the errors first, all of them, then the warnings; with no error, the
+// settings and "is ok" (awc-worker(8), -t). With errors the settings are
+// not printed: they are not what would run, and the errors would scroll
+// out of sight above them.
+int TestConfig(const config::Config& cfg, const std::vector<Status>& errors,
+               const std::vector<config::UnknownVariable>& unknown) {
   for (const Status& s : errors) {
     fprintf(stderr, "awc-worker: %s\n", s.message().c_str());
+  }
+  for (const config::UnknownVariable& u : unknown) {
+    fprintf(stderr, "awc-worker: warning: %s\n", u.Message().c_str());
   }
   if (!errors.empty()) return 1;
   const config::Settings& s = cfg.settings();
@@ -172,6 +178,17 @@ int TestConfig(const config::Config& cfg, const std::vector<Status>& errors) {
           s.config_file.empty() ? "" : " file ",
           config::EscapeControlBytes(s.config_file).c_str());
   return 0;
+}
+
+// Startup's warning of each unknown AWC_* variable (unknown_variables.h).
+void WarnUnknown(const std::vector<config::UnknownVariable>& unknown) {
+  for (const config::UnknownVariable& u : unknown) {
+    obs::Event e =
+        obs::Warn("startup", "environment variable is not a setting; ignored");
+    e.Str("variable", u.name);
+    if (!u.nearest.empty()) e.Str("did_you_mean", u.nearest);
+    e.Emit();
+  }
 }
 
 // Opens the store and reads its marker (store/store_marker.h): a permanent
@@ -343,8 +360,13 @@ int DaemonMain(int argc, char** argv, RegisterFn register_handlers) {
   config::Config::Loaded loaded = config::Config::LoadAll(
       args.config_path, config::ProcessEnv(), config::kDefaultConfigFile);
   std::vector<Status> errors = SettingsErrors(loaded);
-  if (args.test_config) return TestConfig(loaded.config, errors);
-  if (!errors.empty()) return FailAll(errors);
+  std::vector<config::UnknownVariable> unknown =
+      config::UnknownVariables(config::ProcessEnvNames());
+  if (args.test_config) return TestConfig(loaded.config, errors, unknown);
+  if (!errors.empty()) {
+    WarnUnknown(unknown);  // it may explain an error: AWC_CAS_ULR
+    return FailAll(errors);
+  }
   Result<std::shared_ptr<const Prepared>> prepared =
       PrepareFrom(loaded.config.settings());
   if (!prepared.ok()) return Fail(prepared.status());
@@ -352,6 +374,7 @@ int DaemonMain(int argc, char** argv, RegisterFn register_handlers) {
   const ModuleOptions* modules = &(*prepared)->modules;
   obs::SetLogLevel(settings.log_level);
   obs::SetLogWorker(settings.worker_id);
+  WarnUnknown(unknown);
 
   obs::Info("startup", "awc-worker starting")
       .Str("version", AWC_VERSION)

@@ -55,6 +55,33 @@ TEST_F(AwcctlTest, UsageErrorsExitTwo) {
   EXPECT_NE(help.out.find("import --tenant T"), std::string::npos);
 }
 
+// awcctl reads the daemon's settings, so it warns, as the daemon does, of
+// an AWC_* variable that is no setting; the command runs all the same.
+TEST(AwcctlWarningTest, AMisspelledVariableIsAWarning) {
+  TempDir dir;
+  dir.Write("secret", "S3-Secret-2\n");
+  CommandResult r =
+      RunAwcctl({"store", "init", "memory://"},
+                {{"AWC_WORKER_CONCURENCY", "8"},
+                 {"AWC_S3_SECRET_ACCESS_KEY_FILE", dir.path() + "/secret"},
+                 {"AWC_S3_SECRET_ACCES_KEY", "Typo-Secret-1"}});
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out, "memory:// needs no initialisation\n");
+  EXPECT_NE(r.err.find("awcctl: warning: AWC_WORKER_CONCURENCY is not a "
+                       "setting (ignored); did you mean "
+                       "AWC_WORKER_CONCURRENCY?\n"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("awcctl: warning: AWC_S3_SECRET_ACCES_KEY is not a "
+                       "setting (ignored); did you mean "
+                       "AWC_S3_SECRET_ACCESS_KEY?\n"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.err.find("AWC_S3_SECRET_ACCESS_KEY_FILE"), std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.err.find("Typo-Secret-1"), std::string::npos) << r.err;
+}
+
 TEST_F(AwcctlTest, RuntimeErrorsExitOneWithoutSecrets) {
   CommandResult no_db = RunAwcctl({"jobs"}, {});
   EXPECT_EQ(no_db.code, 1);

@@ -293,6 +293,50 @@ TEST(StartupTest, CheckModeNamesEveryErrorFirst) {
   }
 }
 
+// An AWC_* variable this build does not read is a warning, with the setting
+// it was likely meant for: -t says so and still passes, startup logs it.
+TEST(StartupTest, AMisspelledVariableIsAWarning) {
+  RunResult check = RunDaemon({{"DATABASE_URL", "host=db.example"},
+                               {"AWC_CAS_URL", "memory://"},
+                               {"AWC_WORKER_CONCURENCY", "8"},
+                               {"AWC_SOMETHING_ELSE", "1"},
+                               {"AWC_S3RVER", "/opt/s3rver"},
+                               {"AWC_CONFIG_FILE", "x"}},
+                              {"-t"});
+  EXPECT_EQ(check.code, 0) << check.err;
+  EXPECT_NE(check.err.find("awc-worker: warning: AWC_WORKER_CONCURENCY is not "
+                           "a setting (ignored); did you mean "
+                           "AWC_WORKER_CONCURRENCY?\n"),
+            std::string::npos)
+      << check.err;
+  EXPECT_NE(check.err.find("awc-worker: warning: AWC_SOMETHING_ELSE is not a "
+                           "setting (ignored)\n"),
+            std::string::npos)
+      << check.err;
+  EXPECT_NE(check.err.find("awc-worker: warning: AWC_CONFIG_FILE is not a "
+                           "setting (ignored)\n"),
+            std::string::npos)
+      << check.err;
+  EXPECT_EQ(check.err.find("AWC_S3RVER"), std::string::npos) << check.err;
+  EXPECT_NE(check.err.find("configuration is ok"), std::string::npos);
+  EXPECT_NE(check.out.find("AWC_WORKER_CONCURRENCY = 4 "), std::string::npos);
+
+  int port = FreePort();  // nothing listens there: startup stops after it
+  RunResult start = RunDaemon(
+      {{"DATABASE_URL",
+        "postgresql://awc@127.0.0.1:" + std::to_string(port) + "/awc"},
+       {"AWC_CAS_URL", "memory://"},
+       {"AWC_WORKER_CONCURENCY", "8"}});
+  EXPECT_EQ(start.code, 1);
+  EXPECT_NE(start.err.find("\"variable\":\"AWC_WORKER_CONCURENCY\""),
+            std::string::npos)
+      << start.err;
+  EXPECT_NE(start.err.find("\"did_you_mean\":\"AWC_WORKER_CONCURRENCY\""),
+            std::string::npos)
+      << start.err;
+  EXPECT_NE(start.err.find("\"level\":\"warn"), std::string::npos) << start.err;
+}
+
 TEST(StartupTest, IniErrorNamesFileAndLine) {
   std::string path = ::testing::TempDir() + "/awc-bad.conf";
   std::ofstream(path) << "[worker]\nconcurrency = 2\nconcurency = 3\n";

@@ -73,6 +73,9 @@ bash -c '
   COMP_WORDS=("$1/bin/awcctl" dlq purge --o); COMP_CWORD=3; _awcctl
   [ "${COMPREPLY[*]}" = "--older-than" ] ||
     { echo "awcctl dlq purge --o completes to: ${COMPREPLY[*]}" >&2; exit 1; }
+  COMP_WORDS=("$1/bin/awcctl" workers --d); COMP_CWORD=2; _awcctl
+  [ "${COMPREPLY[*]}" = "--database-url" ] ||
+    { echo "awcctl workers --d completes to: ${COMPREPLY[*]}" >&2; exit 1; }
   COMP_WORDS=("$1/bin/awcctl" jobs list --state ""); COMP_CWORD=4; _awcctl
   [ "${COMPREPLY[*]}" = "PENDING RUNNING COMPLETED FAILED CANCELLED" ] ||
     { echo "awcctl jobs list --state completes to: ${COMPREPLY[*]}" >&2; exit 1; }

@@ -7,7 +7,14 @@ namespace {
 
 const Option* Find(const std::vector<Option>& options, std::string_view name) {
   for (const Option& o : options) {
-    if (name == o.name) return &o;
+    if (name == o.name && !o.letter_only) return &o;
+  }
+  return nullptr;
+}
+
+const Option* FindLetter(const std::vector<Option>& options, char letter) {
+  for (const Option& o : options) {
+    if (o.letter != 0 && o.letter == letter) return &o;
   }
   return nullptr;
 }
@@ -34,10 +41,11 @@ std::vector<Option> AllOptions(const Command& command) {
     all.push_back({"json", nullptr, "print one JSON document instead of text"});
   }
   if (command.changes) {
-    all.push_back(
-        {"yes", nullptr, "do not ask before changing a production database"});
+    all.push_back({"yes", nullptr,
+                   "do not ask before changing a production database", false,
+                   'y'});
   }
-  all.push_back({"help", nullptr, "show this help"});
+  all.push_back({"help", nullptr, "show this help", false, 'h'});
   return all;
 }
 
@@ -56,22 +64,24 @@ Result<ParsedArgs> ParseArgs(const std::vector<Option>& options,
       continue;
     }
     std::string name = arg;
-    if (name == "-h") name = "--help";
-    if (name == "-y") name = "--yes";
-    if (!name.starts_with("--")) {
-      return Status::InvalidArgument("unknown option " + arg);
-    }
     std::string value;
     bool joined = false;
-    size_t eq = name.find('=');
-    if (eq != std::string::npos) {
-      value = name.substr(eq + 1);
-      name = name.substr(0, eq);
-      joined = true;
-    }
-    const Option* o = Find(options, std::string_view(name).substr(2));
-    if (o == nullptr) {
-      return Status::InvalidArgument("unknown option " + name);
+    const Option* o = nullptr;
+    if (!name.starts_with("--")) {
+      // "-x": a letter, alone.
+      if (name.size() == 2) o = FindLetter(options, name[1]);
+      if (o == nullptr) return Status::InvalidArgument("unknown option " + arg);
+    } else {
+      size_t eq = name.find('=');
+      if (eq != std::string::npos) {
+        value = name.substr(eq + 1);
+        name = name.substr(0, eq);
+        joined = true;
+      }
+      o = Find(options, std::string_view(name).substr(2));
+      if (o == nullptr) {
+        return Status::InvalidArgument("unknown option " + name);
+      }
     }
     if (o->value == nullptr && joined) {
       return Status::InvalidArgument(name + " takes no value");

@@ -4,8 +4,9 @@
 // Contract:
 //  - Options may come before, between and after positional arguments;
 //    "--" ends them. A value follows its option ("--kind K") or is joined
-//    with '=' ("--kind=K"). A flag takes no value; an option not repeatable
-//    may be given once.
+//    with '=' ("--kind=K"); an option with a letter may be given as
+//    "-<letter>", its value following ("-d URL"). A flag takes no value; an
+//    option not repeatable may be given once.
 //  - Every error is kInvalidArgument with a message naming the option or
 //    the text (a usage error, exit 2).
 #ifndef AWC_CLI_ARGS_H_

@@ -9,9 +9,13 @@ namespace {
 using ::testing::ElementsAre;
 
 const std::vector<Option> kOptions = {
-    {"kind", "K", "a kind"},    {"tag", "T", "repeatable", true},
-    {"all", nullptr, "a flag"}, {"help", nullptr, "help"},
-    {"yes", nullptr, "yes"},
+    {"kind", "K", "a kind"},
+    {"tag", "T", "repeatable", true},
+    {"all", nullptr, "a flag"},
+    {"help", nullptr, "help", false, 'h'},
+    {"yes", nullptr, "yes", false, 'y'},
+    {"database-url", "URL", "a database", false, 'd'},
+    {"config", "FILE", "a file", false, 'c', true},
 };
 
 std::string Error(const std::vector<std::string>& args) {
@@ -41,6 +45,26 @@ TEST(ParseArgsTest, ShortHelpAndYesAndEmptyValues) {
   EXPECT_TRUE(p->Has("yes"));
   EXPECT_TRUE(p->Has("kind"));
   EXPECT_EQ(p->Get("kind"), "");
+}
+
+// A letter stands for its option, a value following it; a letter-only
+// option has no long name.
+TEST(ParseArgsTest, LettersWithValues) {
+  Result<ParsedArgs> p =
+      ParseArgs(kOptions, {"-d", "host=x", "pos", "-c", "/etc/a.conf"});
+  ASSERT_TRUE(p.ok()) << p.status().message();
+  EXPECT_EQ(p->Get("database-url"), "host=x");
+  EXPECT_EQ(p->Get("config"), "/etc/a.conf");
+  EXPECT_THAT(p->positional, ElementsAre("pos"));
+  EXPECT_EQ(Error({"--config", "/etc/a.conf"}), "unknown option --config");
+  EXPECT_EQ(Error({"-d"}), "-d needs a value (URL)");
+  EXPECT_EQ(Error({"-dx"}), "unknown option -dx");
+  EXPECT_EQ(Error({"-d", "a", "--database-url=b"}),
+            "--database-url is given more than once");
+  // After "--", a letter is an argument.
+  p = ParseArgs(kOptions, {"--", "-d", "x"});
+  ASSERT_TRUE(p.ok());
+  EXPECT_THAT(p->positional, ElementsAre("-d", "x"));
 }
 
 TEST(ParseArgsTest, ErrorsNameTheOption) {

@@ -60,7 +60,7 @@ const Listing kListings[] = {
 };
 
 constexpr const char* kGlobalOptions =
-    "options:\n"
+    "options (before COMMAND; -c and -d also after it):\n"
     "  -c FILE             read settings from the INI file FILE (also\n"
     "                      AWC_CONFIG; default " AWC_DEFAULT_CONFIG_FILE
     "\n"
@@ -135,8 +135,7 @@ std::string CommandHelp(const Command& c) {
   out += "\noptions:\n";
   for (const Option& o : AllOptions(c)) {
     std::string left = "  ";
-    if (std::string_view(o.name) == "help") left += "-h, ";
-    if (std::string_view(o.name) == "yes") left += "-y, ";
+    if (o.letter != 0) left += std::string("-") + o.letter + ", ";
     left += "--" + std::string(o.name);
     if (o.value != nullptr) left += " " + std::string(o.value);
     if (left.size() < 22) {
@@ -180,9 +179,28 @@ const Command* Bare(const Commands& cmds, std::string_view group) {
   return nullptr;
 }
 
-int RunCommand(const Command& c, const Globals& g,
+// awcctl's own options that may also follow the verb, parsed with the
+// verb's (so that "--" ends them too, and a verb's option value that looks
+// like one stays a value). --yes and --json there are the verb's own.
+const Option kGlobalsAfterVerb[] = {
+    {"config", "FILE", "", false, 'c', true},
+    {"database-url", "URL", "", false, 'd'},
+};
+
+int RunCommand(const Command& c, Globals g,
                const std::vector<std::string>& rest, const Io& io) {
-  Result<ParsedArgs> parsed = ParseArgs(AllOptions(c), rest);
+  std::vector<Option> options = AllOptions(c);
+  options.insert(options.end(), std::begin(kGlobalsAfterVerb),
+                 std::end(kGlobalsAfterVerb));
+  Result<ParsedArgs> parsed = ParseArgs(options, rest);
+  if (parsed.ok()) {
+    if (parsed->Has("config")) g.config_path = parsed->Get("config");
+    if (parsed->Has("database-url")) {
+      g.database_url = parsed->Get("database-url");
+    }
+    parsed->options.erase("config");
+    parsed->options.erase("database-url");
+  }
   Invocation inv(c, g, parsed.ok() ? *parsed : ParsedArgs(), io);
   if (!parsed.ok()) return inv.Usage(parsed.status().message());
   if (parsed->Has("help")) {

@@ -139,6 +139,39 @@ TEST_F(AwcctlDispatchTest, ARuntimeErrorBeforeConnectingExitsOne) {
             "awcctl: AWC_WORKER_CONCURRENCY: \"many\" is not an integer\n");
 }
 
+// awcctl's own options may follow the verb too; "--" still ends the options.
+TEST_F(AwcctlDispatchTest, GlobalOptionsComeBeforeOrAfterTheVerb) {
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"-d", "host=/no/such/dir port=9", "workers"},
+        std::vector<std::string>{"workers", "-d", "host=/no/such/dir port=9"},
+        std::vector<std::string>{"workers", "--database-url",
+                                 "host=/no/such/dir port=9"},
+        std::vector<std::string>{"workers",
+                                 "--database-url=host=/no/such/dir port=9"},
+        std::vector<std::string>{"jobs", "list", "--state", "FAILED", "-d",
+                                 "host=/no/such/dir port=9"},
+        std::vector<std::string>{"jobs", "-d", "host=/no/such/dir port=9"}}) {
+    Run r = Awcctl(args);
+    EXPECT_EQ(r.code, kExitError) << ::testing::PrintToString(args) << r.err;
+    EXPECT_TRUE(r.err.starts_with("awcctl: target postgresql://"))
+        << ::testing::PrintToString(args) << r.err;
+    EXPECT_NE(r.err.find("%2Fno%2Fsuch%2Fdir:9"), std::string::npos)
+        << ::testing::PrintToString(args) << r.err;
+  }
+  Run config = Awcctl({"workers", "-c", "/no/such/awc.conf"});
+  EXPECT_EQ(config.code, kExitError) << config.err;
+  EXPECT_NE(config.err.find("/no/such/awc.conf"), std::string::npos)
+      << config.err;
+  Run needs = Awcctl({"workers", "-d"});
+  EXPECT_EQ(needs.code, kExitUsage) << needs.err;
+  EXPECT_EQ(needs.err.substr(0, needs.err.find('\n')),
+            "awcctl: -d needs a value (URL)");
+  // After "--", "-d" is an argument: here a job kind.
+  Run kind = Awcctl({"kinds", "pause", "--", "-d"});
+  EXPECT_EQ(kind.code, kExitError) << kind.err;
+  EXPECT_EQ(kind.err, "awcctl: DATABASE_URL is not set\n");
+}
+
 // What awcctl echoes of what was typed is one line of text.
 TEST_F(AwcctlDispatchTest, EchoedArgumentsAreOneLineOfText) {
   for (const std::vector<std::string>& args :

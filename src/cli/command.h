@@ -21,10 +21,12 @@ inline constexpr int kExitRefused = 3;  // refused by the production guard
 // One option of a verb, besides the common ones (--help, and --json and
 // --yes where the verb takes them).
 struct Option {
-  const char* name;         // long name without "--": "state"
-  const char* value;        // its value's name ("S"), or nullptr for a flag
-  const char* help;         // one line
-  bool repeatable = false;  // may be given more than once
+  const char* name;          // long name without "--": "state"
+  const char* value;         // its value's name ("S"), or nullptr for a flag
+  const char* help;          // one line
+  bool repeatable = false;   // may be given more than once
+  char letter = 0;           // also "-<letter>" ('h' for help), or none
+  bool letter_only = false;  // only "-<letter>": no long name (-c)
 };
 
 class Invocation;

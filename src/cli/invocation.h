@@ -42,7 +42,7 @@
 
 namespace awc::cli {
 
-// awcctl's own options, before the verb.
+// awcctl's own options: before the verb, and -c and -d also after it.
 struct Globals {
   std::string config_path;                  // -c FILE
   std::optional<std::string> database_url;  // -d URL, --database-url URL

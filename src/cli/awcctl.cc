@@ -12,6 +12,7 @@
 #include "cli/output.h"
 #include "cli/verbs.h"
 #include "common/enum_table.h"
+#include "common/redact.h"
 #include "config/unknown_variables.h"
 #include "handlers/registry.h"
 #include "obs/log.h"
@@ -149,7 +150,7 @@ std::string CommandHelp(const Command& c) {
 }
 
 int GlobalUsageError(const Io& io, const std::string& problem) {
-  PrintText(io.err, "awcctl: " + OneLine(problem) + "\n" + kGlobalUsage +
+  PrintText(io.err, "awcctl: " + OneLine(Scrub(problem)) + "\n" + kGlobalUsage +
                         "(awcctl --help for more)\n");
   return kExitUsage;
 }
@@ -314,8 +315,8 @@ int RunAwcctl(const std::vector<Command>& cmds,
   std::string problem =
       rest.empty() ? group + " needs a verb"
                    : "unknown command \"" + group + " " + rest[0] + "\"";
-  PrintText(io.err,
-            "awcctl: " + OneLine(problem) + "\n" + GroupHelp(cmds, group));
+  PrintText(io.err, "awcctl: " + OneLine(Scrub(problem)) + "\n" +
+                        GroupHelp(cmds, group));
   return kExitUsage;
 }
 

@@ -29,7 +29,7 @@ Invocation::Invocation(const Command& command, Globals globals, ParsedArgs args,
 Invocation::~Invocation() = default;
 
 int Invocation::Usage(std::string_view problem) {
-  std::string text = "awcctl: " + OneLine(problem) + "\nusage: awcctl " +
+  std::string text = "awcctl: " + OneLine(Scrub(problem)) + "\nusage: awcctl " +
                      command_.name + " " + command_.args + "\n" + "(awcctl " +
                      command_.name + " --help for more)\n";
   PrintText(io_.err, text);
@@ -42,7 +42,7 @@ int Invocation::Fail(const Status& status) {
 }
 
 void Invocation::Note(std::string_view line) {
-  PrintText(io_.err, "awcctl: " + OneLine(line) + "\n");
+  PrintText(io_.err, "awcctl: " + OneLine(Scrub(line)) + "\n");
 }
 
 void Invocation::Print(std::string_view text) { PrintText(io_.out, text); }

@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <map>
 
+#include "common/redact.h"
+
 namespace awc::cli {
 namespace {
 
@@ -66,6 +68,21 @@ TEST_F(InvocationTest, DashDIsTheDatabaseUrlAndItsPasswordASecret) {
   EXPECT_EQ((*s)->database_url, *g.database_url);
   inv.Note("x Dash-D-Secret y");
   EXPECT_EQ(Err(), "awcctl: x ******** y\n");
+}
+
+// A line is scrubbed before it is made one line: a secret that holds a
+// control character is still found.
+TEST_F(InvocationTest, ANoteIsScrubbedThenOneLine) {
+  ClearSecrets();
+  RegisterSecret("Tab\tSecret-7");
+  Invocation inv(command_, Globals(), ParsedArgs(), io_);
+  inv.Note("x Tab\tSecret-7 y\x1b[2J");
+  EXPECT_EQ(inv.Usage("z Tab\tSecret-7"), kExitUsage);
+  EXPECT_EQ(Err(),
+            "awcctl: x ******** y [2J\n"
+            "awcctl: z ********\nusage: awcctl jobs list [--state S]\n"
+            "(awcctl jobs list --help for more)\n");
+  ClearSecrets();
 }
 
 TEST_F(InvocationTest, ConnectNeedsADatabaseUrl) {

@@ -3,6 +3,9 @@
 # PostgreSQL cluster. Run it with `make demo`, which builds first and calls
 #   pg_virtualenv -t contrib/demo/run.sh BUILD_DIR
 # so PGHOST, PGPORT, PGUSER and PGPASSWORD point at the throwaway cluster.
+# The fleet's events (JSON lines) go to a log file the demo names and
+# keeps; its own output is the summary. Headings are bold on a terminal,
+# unless NO_COLOR is set (https://no-color.org).
 set -euo pipefail
 
 build=${1:-build}
@@ -12,6 +15,7 @@ worker="$top/$build/awc-worker"
 awcctl="$top/$build/awcctl"
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/awc-demo.XXXXXX")
+events=$(mktemp "${TMPDIR:-/tmp}/awc-demo-events.XXXXXX")
 fleet_pid=
 cleanup() {
   if [ -n "$fleet_pid" ] && kill -0 "$fleet_pid" 2>/dev/null; then
@@ -22,16 +26,32 @@ cleanup() {
 }
 trap cleanup EXIT
 
-say() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
+bold= plain=
+if [ -t 1 ] && [ -z "${NO_COLOR:-}" ]; then
+  bold=$(printf '\033[1m') plain=$(printf '\033[0m')
+fi
+say() { printf '\n%s== %s%s\n' "$bold" "$*" "$plain"; }
 sql() { psql -X -q -v ON_ERROR_STOP=1 -d awc_demo "$@"; }
+
+# awcctl. Every call acts on the same database: its "awcctl: target ..."
+# line is shown by the first call only (its other errors always are).
+target_shown=
+ctl() {
+  if [ -z "$target_shown" ]; then
+    target_shown=1
+    "$awcctl" "$@"
+  else
+    { "$awcctl" "$@" 2>&1 1>&3 3>&- | sed '/^awcctl: target /d' >&2; } 3>&1
+  fi
+}
 
 createdb awc_demo
 export DATABASE_URL="postgresql://$PGUSER:$PGPASSWORD@$PGHOST:$PGPORT/awc_demo"
 export AWC_CAS_URL="file://$work/cas"
 
 say "schema and store"
-"$awcctl" migrate
-"$awcctl" store init "$AWC_CAS_URL"
+ctl migrate
+ctl store init "$AWC_CAS_URL"
 
 say "a tenant with two workspaces"
 sql -c "INSERT INTO awc.tenants (id) VALUES ('demo')"
@@ -47,25 +67,26 @@ cp -r "$top/src/." "$work/app-v1/"
 cp -r "$top/src/." "$work/app-v2/"
 echo "// release 2" >> "$work/app-v2/main/awc_worker_main.cc"
 cp -r "$top/man" "$top/README.md" "$work/docs/"
-app1=$("$awcctl" import --tenant demo --workspace "$ws_app" "$work/app-v1")
-app2=$("$awcctl" import --tenant demo --workspace "$ws_app" "$work/app-v2")
-docs=$("$awcctl" import --tenant demo --workspace "$ws_docs" "$work/docs")
+app1=$(ctl import --tenant demo --workspace "$ws_app" "$work/app-v1")
+app2=$(ctl import --tenant demo --workspace "$ws_app" "$work/app-v2")
+docs=$(ctl import --tenant demo --workspace "$ws_docs" "$work/docs")
 sql -c "UPDATE awc.snapshots SET created_at = now() - interval '1 hour'
         WHERE id = $app1"
 
 say "shortening the built-in schedules (minutes and hours become seconds)"
-"$awcctl" schedules set expire '@every 2s'
-"$awcctl" schedules set retain '@every 3s'
-"$awcctl" schedules set scrub '@every 4s'
-"$awcctl" schedules set gc '@every 5s'
-"$awcctl" schedules set prune '@every 10s'
+ctl schedules set expire '@every 2s'
+ctl schedules set retain '@every 3s'
+ctl schedules set scrub '@every 4s'
+ctl schedules set gc '@every 5s'
+ctl schedules set prune '@every 10s'
 
 say "starting a fleet of 3 workers and its scheduler; nothing is enqueued by hand from here"
 AWC_WORKER_CONCURRENCY=3 AWC_WORKER_ID=demo AWC_LOG_LEVEL=info \
 AWC_GC_GRACE_SECS=60 AWC_RETENTION_GRACE_SECS=0 \
 AWC_SCHEDULER_LEASE_SECS=6 AWC_SCRUB_INTERVAL_SECS=5 AWC_JOB_RETENTION_SECS=15 \
-  "$worker" 2>"$work/events.log" &
+  "$worker" 2>"$events" &
 fleet_pid=$!
+echo "the fleet's events: $events"
 
 # Waits (up to 2 minutes) until the SQL condition holds.
 wait_for() {
@@ -74,8 +95,8 @@ wait_for() {
     [ "$(sql -tA -c "SELECT ($cond)")" = t ] && { echo "$what"; return 0; }
     sleep 0.2
   done
-  echo "timed out waiting for: $what; events:" >&2
-  tail -20 "$work/events.log" >&2
+  echo "timed out waiting for: $what; the last events:" >&2
+  tail -20 "$events" >&2
   return 1
 }
 
@@ -111,12 +132,16 @@ wait_for "prune deleted the jobs older than 15 s" \
     WHERE name = 'prune'"
 
 say "the schedules: every run was the scheduler's"
-"$awcctl" schedules
+ctl schedules
 sql -c "SELECT name, runs, last_result ->> 'result' AS result,
                coalesce(last_result ->> 'enqueued', '-') AS last_enqueued
         FROM awc.schedules ORDER BY name"
-echo "$(grep -c '"msg":"schedule run"' "$work/events.log") schedule run events; the last ones that enqueued jobs:"
-grep '"msg":"schedule run"' "$work/events.log" | grep -v '"enqueued":0' | tail -4
+echo "schedule run events in the fleet's log, by schedule:"
+grep '"msg":"schedule run"' "$events" |
+  sed -n 's/.*"schedule":"\([^"]*\)".*"enqueued":\([0-9]*\).*/\1 \2/p' |
+  awk '{ runs[$1]++; jobs[$1] += $2 }
+       END { for (s in runs) printf "  %-10s %3d runs, %4d jobs enqueued\n", s, runs[s], jobs[s] }' |
+  sort
 
 say "summary: jobs by kind and state (what prune has left)"
 sql -c "SELECT kind, state, count(*) AS jobs FROM awc.jobs
@@ -145,4 +170,4 @@ say "stopping the fleet (SIGTERM)"
 kill -TERM "$fleet_pid"
 wait "$fleet_pid"
 fleet_pid=
-echo "fleet exited cleanly"
+echo "fleet exited cleanly; its events are in $events"

@@ -370,9 +370,23 @@ class Run:
     def final_round(self, deadline):
         """What a producer (or a scheduler) does once things are quiet."""
         self.drain(deadline, "after the faults")
+        # A validation that meets an object GC marked waits for GC, and may
+        # spend its attempts doing so when the sweeper that marked it died
+        # or failed before deleting (a fault): a sweep of each tenant that
+        # has such objects first, as the scheduler's gc schedule would run
+        # one, resumes its epoch and deletes them.
+        marked = [r[0] for r in self.pg.psql(
+            FILE_DB, "SELECT DISTINCT tenant_id FROM awc.objects WHERE "
+            "state = 'DELETING' ORDER BY 1")]
         stuck = [int(r[0]) for r in self.pg.psql(
             FILE_DB, "SELECT id FROM awc.snapshots WHERE state = "
             "'VALIDATING' ORDER BY id")]
+        if stuck and marked:
+            self.stats["gc sweeps before the final validations"] += len(
+                marked)
+            self.pg.psql(FILE_DB, enqueue_sql(
+                "gc_sweep", [{"tenant_id": t} for t in marked], "ok"))
+            self.drain(deadline, "sweeps before the final validations")
         self.stats["validations re-enqueued for snapshots left "
                    "VALIDATING"] += len(stuck)
         if stuck:

@@ -21,10 +21,11 @@ bool IsPlainKey(std::string_view key) {
 }  // namespace
 
 Status PayloadReader::ExpectObject(
-    std::initializer_list<std::string_view> allowed) const {
+    std::initializer_list<std::string_view> allowed, OtherKeys other) const {
   if (!json_is_object(payload_)) {
     return Status::InvalidArgument("payload is not a JSON object");
   }
+  if (other == OtherKeys::kIgnored) return Status::OK();
   const char* key;
   json_t* value;
   json_object_foreach(const_cast<json_t*>(payload_), key, value) {

@@ -1,13 +1,14 @@
-// Strict payload decoders, one per payload shape (docs/handlers.md,
-// "Handlers").
+// Payload decoders, one per payload shape (docs/handlers.md, "Handlers").
 //
-// A payload must be a JSON object with exactly the expected keys (no extra
-// keys, no duplicates), each of the expected type: ids are JSON integers
-// >= 1 (not strings, not floats, not booleans), tenant ids match the tenant
-// syntax of digest/ids.h. Anything else is an InvalidArgument whose message
-// names the key but never echoes the payload (an unexpected key is named
-// only when it is a plain [a-z0-9_] identifier; ParseJson's errors give the
-// position, not jansson's text, which quotes the input).
+// A payload must be a JSON object (no duplicate keys) with the keys its
+// kind needs, each of the expected type: ids are JSON integers >= 1 (not
+// strings, not floats, not booleans), tenant ids match the tenant syntax of
+// digest/ids.h. A key the decoder does not know is a newer producer's (a
+// later release's scheduler, on a fleet upgraded host by host) and is
+// ignored (docs/operations.md, "Rolling upgrades"). Anything else is an
+// InvalidArgument whose message names the key but never echoes the payload
+// (ParseJson's errors give the position, not jansson's text, which quotes
+// the input).
 #ifndef AWC_HANDLERS_PAYLOAD_H_
 #define AWC_HANDLERS_PAYLOAD_H_
 
@@ -29,8 +30,18 @@ class PayloadReader {
  public:
   explicit PayloadReader(const json_t* payload) : payload_(payload) {}
 
-  // The payload is an object whose keys are all in `allowed`.
-  Status ExpectObject(std::initializer_list<std::string_view> allowed) const;
+  // What an object's keys outside `known` are.
+  enum class OtherKeys {
+    kIgnored,  // a newer producer's fields (job payloads)
+    // A mistake (an unexpected key is named only when it is a plain
+    // [a-z0-9_] identifier): for documents whose unknown keys could change
+    // what the known ones mean, such as a retention policy, where ignoring
+    // a newer rule would release what it keeps.
+    kRefused,
+  };
+  // The payload is an object; its keys outside `known` are as `other` says.
+  Status ExpectObject(std::initializer_list<std::string_view> known,
+                      OtherKeys other = OtherKeys::kIgnored) const;
   // A required integer >= `min`.
   Result<int64_t> Int(const char* key, int64_t min) const;
   // An optional integer >= `min`; `fallback` when absent.

@@ -25,7 +25,10 @@ struct Policy {
 Result<Policy> ParsePolicy(const std::string& json) {
   AWC_ASSIGN_OR_RETURN(JsonPtr doc, ParseJson(json));
   PayloadReader r(doc.get());
-  AWC_RETURN_IF_ERROR(r.ExpectObject({"keep_last", "keep_within_secs"}));
+  // A rule this build does not know (a later release's) could keep what the
+  // known ones release: the policy is malformed here, and keeps everything.
+  AWC_RETURN_IF_ERROR(r.ExpectObject({"keep_last", "keep_within_secs"},
+                                     PayloadReader::OtherKeys::kRefused));
   Policy p;
   if (json_object_get(doc.get(), "keep_last") != nullptr) {
     AWC_ASSIGN_OR_RETURN(p.keep_last, r.Int("keep_last", 1));

@@ -32,6 +32,12 @@ tenant's directory that is a link to another's, a tenant whose fan-outs
 are links to another's (workload.py, HOSTILE_TENANTS); their
 reconciliations and GC epochs run beside the others'.
 
+The memory:// database is served by two builds at once, as a fleet being
+upgraded host by host is (docs/operations.md, "Rolling upgrades"): beside
+the test daemon runs awc-worker-testd-next, which stands for the next
+release (one migration more, compatible, applied when it starts; one job
+kind more, test_next_kind, which the older workers must leave to it).
+
 The file fleet has a repair store (AWC_CAS_REPAIR_URL), a file:// replica
 the producer fills now and then with what the store has (workload.py), so
 that a scrub finding an object lost or damaged can repair some and not
@@ -94,6 +100,8 @@ class Run:
         self.work = tempfile.mkdtemp(prefix="awc-chaos.")
         build = os.path.abspath(args.build_dir)
         self.testd = os.path.join(build, "tests", "awc-worker-testd")
+        self.testd_next = os.path.join(build, "tests",
+                                       "awc-worker-testd-next")
         self.awcctl = os.path.join(build, "awcctl")
         self.store = os.path.join(self.work, "cas")
         self.replica = os.path.join(self.work, "replica")
@@ -134,7 +142,13 @@ class Run:
             **common, "DATABASE_URL": self.pg.url(MEM_DB),
             "AWC_CAS_URL": "memory://", "AWC_WORKER_ID": "chaos-mem",
             "AWC_WORKER_CONCURRENCY": "2"}, self.work)
-        self.fleets = [self.file_fleet, self.mem_fleet]
+        # The next release beside the memory fleet: it migrates that
+        # database when it starts, and the older fleet runs on.
+        self.next_fleet = Fleet("memory-next-fleet", self.testd_next, {
+            **common, "DATABASE_URL": self.pg.url(MEM_DB),
+            "AWC_CAS_URL": "memory://", "AWC_WORKER_ID": "chaos-next",
+            "AWC_WORKER_CONCURRENCY": "1"}, self.work)
+        self.fleets = [self.file_fleet, self.mem_fleet, self.next_fleet]
         for f in self.fleets:
             f.start()
 
@@ -427,6 +441,8 @@ class Run:
                 c.orphans(db)
                 c.hostile_layout(db, HOSTILE_TENANTS)
                 c.audit(db, jobs, snaps)
+            else:
+                c.mixed_builds(db)
         for f in self.fleets:
             for line in sanitizer_reports(f):
                 c.bad(f"{f.name}: {line}")

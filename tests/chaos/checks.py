@@ -391,6 +391,28 @@ class Checker:
             self.counts["objects missing found by reconciliation"] += int(
                 r.get("missing", 0))
 
+    def mixed_builds(self, db):
+        """The next release's kind ran on its workers only, each job once
+        done, never dead-lettered by an older worker; and its migration is
+        applied, compatible, beside this build's."""
+        for jid, state, by, attempts in rows(
+                self.pg, db, "SELECT id, state, coalesce(result->>'by', ''), "
+                "attempts FROM awc.jobs WHERE kind = 'test_next_kind'"):
+            self.counts["jobs of the next release's kind"] += 1
+            if state == "COMPLETED" and by != "next":
+                self.bad(f"{db}: test_next_kind job {jid} completed by "
+                         f"another build: {by!r}")
+        deferred = rows(self.pg, db, "SELECT count(*) FROM awc.jobs WHERE "
+                        "kind = 'test_next_kind' AND last_error LIKE "
+                        "'%left for the live workers of build%'")[0][0]
+        self.counts["next-kind jobs left once by an older worker"] += int(
+            deferred)
+        newest = rows(self.pg, db, "SELECT name, compatible_from FROM "
+                      "awc.schema_migrations ORDER BY version DESC LIMIT 1")
+        if not newest or not newest[0][0].endswith("_next_release"):
+            self.bad(f"{db}: the next release's migration is not applied: "
+                     f"{newest}")
+
     def hostile_layout(self, db, tenants):
         """The tenants laid out as links into others' directories: their
         reconciliations listed none of the objects the links lead to, and

@@ -364,6 +364,12 @@ class Producer:
               for r in (rng.random() for _ in range(n))]
         self._enqueue(db, "test_effect", [{"ms": m} for m in ms],
                       max_attempts=8)
+        if db == self.mem_db and rng.random() < 0.2:
+            # The next release's kind, which only its workers run; and a
+            # key of a later producer's, which every build ignores.
+            self._enqueue(db, "test_next_kind", [{}] * rng.randint(1, 5))
+            self._enqueue(db, "test_effect",
+                          [{"ms": 0, "added_later": True}], max_attempts=8)
 
     def doomed_jobs(self):
         """Jobs whose dead letter is the expected end."""

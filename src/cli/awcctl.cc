@@ -11,6 +11,7 @@
 #include "cli/args.h"
 #include "cli/output.h"
 #include "cli/verbs.h"
+#include "common/build_version.h"
 #include "common/enum_table.h"
 #include "common/redact.h"
 #include "config/unknown_variables.h"
@@ -259,7 +260,7 @@ int RunAwcctl(const std::vector<Command>& cmds,
       return kExitOk;
     }
     if (a == "-V" || a == "--version") {
-      PrintText(io.out, "awcctl " AWC_VERSION "\n");
+      PrintText(io.out, std::string("awcctl ") + BuildVersion() + "\n");
       return kExitOk;
     }
     if (a == "--list" || a.starts_with("--list=")) {

@@ -94,6 +94,12 @@ int RunHealth(Invocation& inv) {
       Result<migrate::SchemaState> state = migrate::Inspect(**conn);
       detail = state.ok() ? "version " + std::to_string(state->current_version)
                           : "current";
+      // A later release's migrations, compatible with this build.
+      if (state.ok() && !state->newer.empty()) {
+        detail += " (a later release's; this build knows " +
+                  std::to_string(state->latest_version) +
+                  " and runs beside it)";
+      }
     }
     checks.push_back({"schema", schema.ok(), detail});
     if (schema.ok()) {

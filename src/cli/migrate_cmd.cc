@@ -8,6 +8,7 @@
 #include "common/env.h"
 #include "migrate/migrator.h"
 #include "migrate/scripts.h"
+#include "options/module_options.h"
 
 namespace awc::cli {
 namespace {
@@ -15,7 +16,10 @@ namespace {
 int Apply(Invocation& inv) {
   Result<db::PgConn*> conn = inv.Connect({.changes = true, .any_schema = true});
   if (!conn.ok()) return inv.Fail(conn.status());
-  Result<std::vector<std::string>> applied = migrate::Migrate(**conn);
+  migrate::MigrateOptions options =
+      options::MigrateOptionsFor(inv.args().Has("allow-incompatible"));
+  Result<std::vector<std::string>> applied =
+      migrate::Migrate(**conn, migrate::EmbeddedMigrations(), options);
   if (!applied.ok())
     return inv.Fail(applied.status().WithContext("migrations"));
   Result<migrate::SchemaState> state = migrate::Inspect(**conn);
@@ -49,6 +53,7 @@ int ShowStatus(Invocation& inv) {
            {"NAME", "name"},
            {"STATE", "state"},
            {"APPLIED_AT", "applied_at"},
+           {"COMPATIBLE_FROM", "compatible_from"},
            {"CHECKSUM", "checksum"}});
   int current = 0, pending = 0;
   for (const migrate::MigrationStatus& m : *list) {
@@ -58,6 +63,7 @@ int ShowStatus(Invocation& inv) {
     t.Add({Cell::Int(m.version), Cell::Text(m.name),
            Cell::Text(migrate::MigrationStateName(m.state)),
            applied ? Cell::Text(m.applied_at) : Cell::None(),
+           m.compatible_from > 0 ? Cell::Int(m.compatible_from) : Cell::None(),
            Cell::Text(m.checksum)});
   }
   const std::vector<migrate::Migration>& embedded =
@@ -118,7 +124,13 @@ int PrintSql(Invocation& inv) {
       return kExitOk;
     }
   }
-  inv.Print(migrate::SqlBundle(chosen));
+  if (!inv.args().Has("no-transaction")) {
+    inv.Print(migrate::SqlBundle(chosen));
+    return kExitOk;
+  }
+  std::string text;
+  for (const migrate::Migration& m : chosen) text += migrate::PlainSql(m);
+  inv.Print(text);
   return kExitOk;
 }
 
@@ -144,9 +156,10 @@ int Extract(Invocation& inv) {
   std::string text;
   for (const migrate::Migration& m : migrate::EmbeddedMigrations()) {
     std::string path = dir + "/" + m.name + ".sql";
-    // Each file is the bundle of its one migration, so that a runner that
-    // applies the files in order records each as awcctl migrate would.
-    if (Status s = WriteIfAbsent(env, path, migrate::SqlBundle({m})); !s.ok()) {
+    // Each file is its one migration with no transaction of its own, for
+    // a runner that wraps each file in one (awc-worker(8), UPGRADING), and
+    // records it as awcctl migrate would.
+    if (Status s = WriteIfAbsent(env, path, migrate::PlainSql(m)); !s.ok()) {
       return inv.Fail(s);
     }
     text += OneLine(path) + "\n";
@@ -167,6 +180,12 @@ int RunMigrate(Invocation& inv) {
   if (a.Has("pending") && !a.Has("sql")) {
     return inv.Usage("--pending goes with --sql");
   }
+  if (a.Has("no-transaction") && !a.Has("sql")) {
+    return inv.Usage("--no-transaction goes with --sql");
+  }
+  if (a.Has("allow-incompatible") && modes > 0) {
+    return inv.Usage("--allow-incompatible goes with applying (no other mode)");
+  }
   if (inv.json() && (a.Has("sql") || a.Has("extract-to"))) {
     return inv.Usage("--sql and --extract-to print no JSON");
   }
@@ -182,19 +201,27 @@ int RunMigrate(Invocation& inv) {
 void AddMigrateCommands(std::vector<Command>* out) {
   Command c{
       "migrate",
-      "[--status | --sql [--pending] | --extract-to DIR | --dry-run]",
+      "[--allow-incompatible | --status | --sql [--pending] "
+      "[--no-transaction] | --extract-to DIR | --dry-run]",
       "apply the pending schema migrations, or show or print them",
       "Without an option, applies every pending migration in one transaction\n"
-      "(as the migrator role, which may create tables). --status lists every\n"
-      "migration with its state and checksum; --sql prints them as one SQL\n"
-      "transaction a DBA can review and apply with psql, recorded so that\n"
-      "awc-worker accepts the result (--pending: only those the database\n"
-      "lacks); --extract-to writes the migration files; --dry-run says what\n"
-      "would be applied.\n",
+      "(as the migrator role, which may create tables); a migration that the\n"
+      "builds of live workers cannot run on is refused, naming them, unless\n"
+      "--allow-incompatible. --status lists every migration with its state,\n"
+      "checksum and compatibility; --sql prints them as one SQL transaction\n"
+      "a DBA can review and apply with psql, recorded so that awc-worker\n"
+      "accepts the result (--pending: only those the database lacks;\n"
+      "--no-transaction: each migration on its own, unwrapped, for a runner\n"
+      "that wraps it); --extract-to writes each migration as such a file;\n"
+      "--dry-run says what would be applied.\n",
       {{"status", nullptr, "list applied and pending migrations"},
        {"sql", nullptr, "print the migrations as one SQL transaction"},
        {"pending", nullptr, "with --sql: only what the database lacks"},
+       {"no-transaction", nullptr,
+        "with --sql: no transaction or lock (an external runner's)"},
        {"extract-to", "DIR", "write the migration files into DIR"},
+       {"allow-incompatible", nullptr,
+        "apply migrations that live workers' builds cannot run on"},
        {"dry-run", nullptr, "say what would be applied, apply nothing"}}};
   c.json = true;
   c.changes = true;

@@ -30,6 +30,7 @@ int RunWorkers(Invocation& inv) {
            {"HEARTBEAT", "heartbeat_age_s"},
            {"FRESH", "fresh"},
            {"STARTED_AT", "started_at"},
+           {"BUILD", "build"},
            {"PROGRESS", "progress"}});
   for (const fleet::WorkerRow& w : *rows) {
     bool job = w.job_id != 0;
@@ -38,7 +39,9 @@ int RunWorkers(Invocation& inv) {
            job ? Cell::Int(w.job_id) : Cell::None(),
            job ? Cell::Text(w.job_kind) : Cell::None(),
            Cell::Secs(w.heartbeat_age), Cell::Bool(w.fresh),
-           Cell::Text(w.started_at), ProgressCell(w)});
+           Cell::Text(w.started_at),
+           w.build.empty() ? Cell::None() : Cell::Text(w.build),
+           ProgressCell(w)});
   }
   if (inv.json()) {
     JsonPtr doc(json_object());

@@ -68,6 +68,7 @@ json_t* Workers(const Overview& o) {
     Set(row, "heartbeat_age_s", Secs(w.heartbeat_age));
     Set(row, "fresh", json_boolean(w.fresh));
     Set(row, "started_at", Text(w.started_at));
+    Set(row, "build", w.build.empty() ? json_null() : Text(w.build));
     // The job's progress, as its worker last wrote it (obs/progress.h).
     Result<JsonPtr> progress = ParseJson(w.progress);
     Set(row, "progress",

@@ -120,8 +120,8 @@ std::string ProgressOf(const fleet::WorkerRow& w) {
 
 std::string WorkersSection(const Overview& o) {
   Table t;
-  t.headers = {"host", "slot",     "worker",    "pid",    "state",
-               "job",  "progress", "heartbeat", "started"};
+  t.headers = {"host", "slot",     "worker",    "pid",     "state",
+               "job",  "progress", "heartbeat", "started", "build"};
   t.numeric = {1, 3};
   t.empty = "no worker has written a heartbeat";
   for (const fleet::WorkerRow& w : o.workers) {
@@ -131,7 +131,8 @@ std::string WorkersSection(const Overview& o) {
            std::to_string(w.pid), Badge(w.state), job, ProgressOf(w),
            Badge(w.fresh ? "fresh" : "stale") + " " +
                Age(w.heartbeat_age, o.clock.now),
-           When(w.started_at, o.clock.now)});
+           When(w.started_at, o.clock.now),
+           w.build.empty() ? None() : Escape(w.build)});
   }
   return "<h2>Workers by host</h2>\n" + t.Html();
 }

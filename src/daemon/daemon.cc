@@ -12,11 +12,13 @@
 #include <string>
 
 #include "catalog/snapshot_verdict.h"
+#include "common/build_version.h"
 #include "config/config.h"
 #include "config/setting_spec.h"
 #include "config/unknown_variables.h"
 #include "daemon/restart_settings.h"
 #include "db/pg.h"
+#include "fleet/workers.h"
 #include "gc/epoch_result.h"
 #include "handlers/handler_options.h"
 #include "migrate/migrator.h"
@@ -92,7 +94,7 @@ std::optional<int> ParseArgs(int argc, char** argv, Args* args) {
         fputs(kUsage, stdout);
         return 0;
       case 'V':
-        printf("awc-worker %s\n", AWC_VERSION);
+        printf("awc-worker %s\n", BuildVersion());
         return 0;
       case ':':
         fprintf(stderr, "awc-worker: option -%c needs an argument\n%s", optopt,
@@ -178,6 +180,25 @@ int TestConfig(const config::Config& cfg, const std::vector<Status>& errors,
           s.config_file.empty() ? "" : " file ",
           config::EscapeControlBytes(s.config_file).c_str());
   return 0;
+}
+
+// A schema with a later release's migrations, all compatible with this
+// build (the migrator refuses the others): this host runs beside the newer
+// ones until it is upgraded (docs/operations.md, "Rolling upgrades").
+void WarnOfNewerSchema(db::PgConn& conn) {
+  Result<migrate::SchemaState> state = migrate::Inspect(conn);
+  if (!state.ok() || state->newer.empty()) return;
+  std::string names;
+  for (const std::string& n : state->newer) {
+    names += (names.empty() ? "" : ", ") + n;
+  }
+  obs::Warn("migrate",
+            "the database has migrations of a later release, compatible "
+            "with this build; upgrade this host")
+      .Int("schema_version", state->current_version)
+      .Int("build_knows", state->latest_version)
+      .Str("newer", names)
+      .Emit();
 }
 
 // Startup's warning of each unknown AWC_* variable (unknown_variables.h).
@@ -377,7 +398,7 @@ int DaemonMain(int argc, char** argv, RegisterFn register_handlers) {
   WarnUnknown(unknown);
 
   obs::Info("startup", "awc-worker starting")
-      .Str("version", AWC_VERSION)
+      .Str("version", BuildVersion())
       .Int("concurrency", settings.worker_concurrency)
       .Bool("scheduler", settings.scheduler)
       .Emit();
@@ -404,11 +425,13 @@ int DaemonMain(int argc, char** argv, RegisterFn register_handlers) {
             .Emit();
       };
       Result<std::vector<std::string>> applied =
-          migrate::Migrate(**conn, migrate::EmbeddedMigrations(), waiting);
+          migrate::Migrate(**conn, migrate::EmbeddedMigrations(),
+                           options::MigrateOptionsFor(false, waiting));
       if (!applied.ok()) {
         return Fail(applied.status().WithContext("migrations"));
       }
     }
+    WarnOfNewerSchema(**conn);
   }
 
   // Step 4: the object store. Each worker opens its own; opening it here
@@ -429,6 +452,11 @@ int DaemonMain(int argc, char** argv, RegisterFn register_handlers) {
   // Step 5: handlers.
   handlers::Registry registry;
   register_handlers(registry);
+  // A kind this build lacks may be a later release's, run by its workers.
+  registry.SetOtherBuilds(
+      [](handlers::JobContext& ctx, const std::string& kind) {
+        return fleet::BuildsHandling(ctx.db(), kind);
+      });
 
   // Step 6: the supervisor and its workers.
   Result<obs::Metrics> metrics = obs::Metrics::CreateShared();

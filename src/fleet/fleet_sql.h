@@ -13,18 +13,38 @@ namespace awc::fleet::sql {
 
 // $1 host, $2 pid, $3 worker id, $4 slot (1-based), $5 started_at (epoch
 // seconds), $6 state ('idle', 'busy', 'stopped'), $7 job id or NULL, $8 job
-// kind or NULL, $9 the job's progress (JSON) or NULL. Creates the worker's
-// row or brings it up to date.
+// kind or NULL, $9 the job's progress (JSON) or NULL, $10 build (release),
+// $11 the newest migration the build knows, $12 the kinds it handles
+// (text[]). Creates the worker's row or brings it up to date.
 inline constexpr const char* kBeat = R"sql(
 INSERT INTO awc.workers AS w (host, pid, worker_id, slot, started_at,
-                              heartbeat_at, state, job_id, job_kind, progress)
+                              heartbeat_at, state, job_id, job_kind, progress,
+                              build, schema_version, kinds)
 VALUES ($1, $2, $3, $4, to_timestamp($5::float8), clock_timestamp(), $6, $7,
-        $8, $9::jsonb)
+        $8, $9::jsonb, $10, $11, $12::text[])
     ON CONFLICT (host, pid) DO UPDATE
    SET worker_id = EXCLUDED.worker_id, slot = EXCLUDED.slot,
        started_at = EXCLUDED.started_at, heartbeat_at = clock_timestamp(),
        state = EXCLUDED.state, job_id = EXCLUDED.job_id,
-       job_kind = EXCLUDED.job_kind, progress = EXCLUDED.progress
+       job_kind = EXCLUDED.job_kind, progress = EXCLUDED.progress,
+       build = EXCLUDED.build, schema_version = EXCLUDED.schema_version,
+       kinds = EXCLUDED.kinds
+)sql";
+
+// Whether awc.workers exists (the migration runner asks on a database that
+// may have no schema yet).
+inline constexpr const char* kWorkersTableExists = R"sql(
+SELECT to_regclass('awc.workers') IS NOT NULL
+)sql";
+
+// $1 kind, $2 fresh seconds. The builds of live workers (a heartbeat younger
+// than $2 seconds, not stopped) that handle the kind, each once.
+inline constexpr const char* kBuildsHandling = R"sql(
+SELECT DISTINCT coalesce(build, '')
+  FROM awc.workers
+ WHERE $1 = ANY (kinds) AND state <> 'stopped'
+   AND heartbeat_at > clock_timestamp() - make_interval(secs => $2::float8)
+ ORDER BY 1
 )sql";
 
 // $1 host, $2 pid, $3 worker id, $4 seconds. Removes the rows of workers
@@ -43,14 +63,18 @@ DELETE FROM awc.workers
 
 // $1 fresh seconds. Every row by host and slot: (host, slot, worker id, pid,
 // state, job id or NULL, job kind or '', started_at ISO 8601 UTC, heartbeat
-// age in seconds, whether the heartbeat is younger than $1 seconds).
+// age in seconds, whether the heartbeat is younger than $1 seconds, progress
+// or '', build or '', schema version or NULL). The build's columns are read
+// through to_jsonb, so that the runner applying migration 0021, which adds
+// them, reads the workers of a schema without them.
 inline constexpr const char* kListWorkers = R"sql(
 SELECT host, slot, worker_id, pid, state, job_id, coalesce(job_kind, ''),
        to_char(started_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),
        extract(epoch FROM clock_timestamp() - heartbeat_at),
        heartbeat_at > clock_timestamp() - make_interval(secs => $1::float8),
-       coalesce(progress::text, '')
-  FROM awc.workers
+       coalesce(progress::text, ''), coalesce(to_jsonb(w)->>'build', ''),
+       (to_jsonb(w)->>'schema_version')::int
+  FROM awc.workers w
  ORDER BY host, slot, started_at DESC
 )sql";
 

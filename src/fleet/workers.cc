@@ -30,8 +30,31 @@ Status Beat(db::PgConn& conn, const WorkerIdentity& me, BeatState state,
                    job ? db::Param(std::to_string(job_id)) : db::Param(),
                    job ? db::Param(std::string(job_kind)) : db::Param(),
                    job && !progress.empty() ? db::Param(std::string(progress))
-                                            : db::Param()})
+                                            : db::Param(),
+                   me.build, std::to_string(me.schema_version),
+                   db::ArrayLiteral(me.kinds)})
       .status();
+}
+
+Result<std::vector<WorkerRow>> LiveWorkers(db::PgConn& conn) {
+  AWC_ASSIGN_OR_RETURN(db::PgResult exists,
+                       conn.Exec(sql::kWorkersTableExists));
+  if (!exists.GetBool(0, 0)) return std::vector<WorkerRow>();
+  AWC_ASSIGN_OR_RETURN(std::vector<WorkerRow> rows, ListWorkers(conn));
+  std::erase_if(rows, [](const WorkerRow& w) {
+    return !w.fresh || w.state == BeatStateName(BeatState::kStopped);
+  });
+  return rows;
+}
+
+Result<std::vector<std::string>> BuildsHandling(db::PgConn& conn,
+                                                const std::string& kind) {
+  AWC_ASSIGN_OR_RETURN(
+      db::PgResult r,
+      conn.ExecCached(sql::kBuildsHandling, {kind, SecondsText(kFreshSecs)}));
+  std::vector<std::string> out;
+  for (int i = 0; i < r.rows(); ++i) out.push_back(r.GetString(i, 0));
+  return out;
 }
 
 Result<int64_t> Prune(db::PgConn& conn, const WorkerIdentity& me) {
@@ -59,6 +82,8 @@ Result<std::vector<WorkerRow>> ListWorkers(db::PgConn& conn) {
     w.heartbeat_age = r.GetDouble(i, 8);
     w.fresh = r.GetBool(i, 9);
     w.progress = r.GetString(i, 10);
+    w.build = r.GetString(i, 11);
+    w.schema_version = static_cast<int>(r.GetInt(i, 12));
     if (Result<JsonPtr> doc = ParseJson(w.progress);
         !w.progress.empty() && doc.ok()) {
       const char* line = json_string_value(json_object_get(doc->get(), "line"));

@@ -36,6 +36,12 @@ struct WorkerIdentity {
   std::string worker_id;  // AWC_WORKER_ID-<slot>
   int slot = 0;           // 1-based
   double started_at = 0;  // wall clock, epoch seconds
+  // Its build, for the other builds of a fleet being upgraded host by host
+  // (docs/operations.md, "Rolling upgrades"): the release, the newest
+  // migration it knows, the job kinds it handles.
+  std::string build;
+  int schema_version = 0;
+  std::vector<std::string> kinds;
 };
 
 // awc.workers.state.
@@ -67,10 +73,21 @@ struct WorkerRow {
   bool fresh = false;         // heartbeat younger than kFreshSecs
   std::string progress;       // JSON (obs/progress.h), "" when none
   std::string progress_line;  // its "line", "" when none
+  std::string build;          // its release; "" for a build that does not say
+  int schema_version = 0;     // the newest migration it knows; 0: not said
 };
 
 // Every row, by host and slot.
 Result<std::vector<WorkerRow>> ListWorkers(db::PgConn& conn);
+
+// The fresh rows of workers that have not stopped; none when there is no
+// awc.workers yet (a database being migrated from scratch).
+Result<std::vector<WorkerRow>> LiveWorkers(db::PgConn& conn);
+
+// The builds ("" for one that does not say) of the live workers (fresh,
+// not stopped) that handle job kind `kind`.
+Result<std::vector<std::string>> BuildsHandling(db::PgConn& conn,
+                                                const std::string& kind);
 
 }  // namespace awc::fleet
 

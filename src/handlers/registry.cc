@@ -1,5 +1,7 @@
 #include "handlers/registry.h"
 
+#include "common/build_version.h"
+#include "handlers/outcomes.h"
 #include "handlers/payload.h"
 
 namespace awc::handlers {
@@ -12,10 +14,7 @@ queue::Outcome Registry::Dispatch(JobContext& ctx) const {
   try {
     const queue::Job& job = ctx.job();
     auto it = entries_.find(job.kind);
-    if (it == entries_.end()) {
-      return queue::Outcome::Fail("unknown job kind",
-                                  queue::DeadReason::kUnknownKind);
-    }
+    if (it == entries_.end()) return UnknownKind(ctx);
     Result<JsonPtr> payload = ParseJson(job.payload);
     if (!payload.ok()) {
       return queue::Outcome::Fail(
@@ -26,6 +25,28 @@ queue::Outcome Registry::Dispatch(JobContext& ctx) const {
   } catch (...) {
     return queue::Outcome::Retry(kHandlerRaised);
   }
+}
+
+queue::Outcome Registry::UnknownKind(JobContext& ctx) const {
+  const queue::Job& job = ctx.job();
+  if (other_builds_) {
+    Result<std::vector<std::string>> builds = other_builds_(ctx, job.kind);
+    if (!builds.ok()) return RetryOn(builds.status());
+    if (!builds->empty()) {
+      std::string named;
+      for (const std::string& b : *builds) {
+        named += (named.empty() ? "" : ", ") + (b.empty() ? "an older one" : b);
+      }
+      return queue::Outcome::Defer(
+          kLeftForOtherBuildSecs,
+          "this build (" + std::string(BuildVersion()) +
+              ") has no handler for the kind; left for the live workers of "
+              "build " +
+              named + ", which handle it");
+    }
+  }
+  return queue::Outcome::Fail("unknown job kind",
+                              queue::DeadReason::kUnknownKind);
 }
 
 Status Registry::CheckPayload(const std::string& kind,

@@ -3,7 +3,11 @@
 // Dispatch() never throws and never retries by itself: an unknown kind, a
 // payload that is not JSON, or one its decoder rejects is Outcome::Fail
 // (dead-lettered at the first attempt, as unknown_kind or
-// malformed_payload); otherwise the handler's outcome. A
+// malformed_payload); otherwise the handler's outcome. A kind this build
+// lacks that live workers of another build handle (SetOtherBuilds) is
+// Outcome::Defer by kLeftForOtherBuildSecs instead, without spending an
+// attempt, so that those workers take it (docs/operations.md, "Rolling
+// upgrades"). A
 // handler (or decoder) that throws yields Outcome::Retry (bounded by
 // max_attempts) with the error kHandlerRaised: the exception's text is
 // dropped, since it may hold payload data.
@@ -27,6 +31,12 @@ namespace awc::handlers {
 
 // The error recorded (last_error) for a job whose handler threw.
 inline constexpr const char* kHandlerRaised = "handler raised an exception";
+
+// How long a job of a kind this build lacks, and another build's live
+// workers handle, is put back for: long enough that the claim recording
+// the deferral does not take it again, short enough for a newer worker to
+// be late by only that much.
+inline constexpr double kLeftForOtherBuildSecs = 1;
 
 class Registry {
  public:
@@ -64,12 +74,22 @@ class Registry {
   bool Has(const std::string& kind) const { return entries_.count(kind) > 0; }
   std::vector<std::string> Kinds() const;
 
+  // The builds of live workers that handle a kind (the workers'
+  // heartbeats), asked for a kind this build lacks; none set: no other
+  // build is asked about.
+  using OtherBuildsFn = std::function<Result<std::vector<std::string>>(
+      JobContext& ctx, const std::string& kind)>;
+  void SetOtherBuilds(OtherBuildsFn fn) { other_builds_ = std::move(fn); }
+
  private:
+  queue::Outcome UnknownKind(JobContext& ctx) const;
+
   struct Entry {
     std::function<queue::Outcome(JobContext&, const json_t*)> run;
     std::function<Status(const json_t*)> check;  // the decoder alone
   };
   std::map<std::string, Entry> entries_;
+  OtherBuildsFn other_builds_;
 };
 
 // The handlers of the shipped daemon (handlers/builtin.cc).

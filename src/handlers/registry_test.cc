@@ -115,6 +115,37 @@ TEST_F(RegistryTest, UnknownKindFails) {
   EXPECT_TRUE(calls_.snapshot_ids.empty());
 }
 
+// A kind this build lacks that another build's live workers handle (a
+// later release's) is left to them: deferred, no attempt spent; one that no
+// live worker handles is dead-lettered as ever; and a failure to ask is a
+// retry, not a dead letter.
+TEST_F(RegistryTest, AKindAnotherBuildHandlesIsLeftToIt) {
+  std::vector<std::string> asked;
+  Result<std::vector<std::string>> answer = std::vector<std::string>{"0.3.0"};
+  registry_.SetOtherBuilds([&](JobContext&, const std::string& kind) {
+    asked.push_back(kind);
+    return answer;
+  });
+  Outcome o = Dispatch("git_import", "{}");
+  EXPECT_EQ(o.kind, Outcome::Kind::kDefer);
+  EXPECT_EQ(o.delay_secs, kLeftForOtherBuildSecs);
+  EXPECT_NE(o.error.find("left for the live workers of build 0.3.0"),
+            std::string::npos)
+      << o.error;
+  answer = std::vector<std::string>{};
+  o = Dispatch("git_import", "{}");
+  EXPECT_EQ(o.kind, Outcome::Kind::kFail);
+  EXPECT_EQ(o.error, "unknown job kind");
+  answer = Status::Transient("database connection lost");
+  o = Dispatch("git_import", "{}");
+  EXPECT_EQ(o.kind, Outcome::Kind::kRetry);
+  EXPECT_EQ(asked, (std::vector<std::string>{"git_import", "git_import",
+                                             "git_import"}));
+  // A kind this build has is never asked about.
+  Dispatch("snapshot_validate", "{\"snapshot_id\": 1}");
+  EXPECT_EQ(asked.size(), 3u);
+}
+
 TEST_F(RegistryTest, MalformedJsonFails) {
   for (const char* bad : {"", "{", "{\"snapshot_id\": 1,}", "snapshot 1",
                           "{\"snapshot_id\": 1, \"snapshot_id\": 2}"}) {

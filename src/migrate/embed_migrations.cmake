@@ -1,5 +1,13 @@
 # Writes OUT, a C++ source defining awc::migrate::EmbeddedMigrations(), from
 # the files DIR/NNNN_name.sql in version order. Run with cmake -P.
+#
+# Each migration says whether builds that do not know it keep running on a
+# schema that has it (docs/operations.md, "Rolling upgrades"): its first
+# line is "-- compatibility: older builds run on it" or "-- compatibility:
+# breaking". Migrations released before that line existed cannot change
+# (their checksums are recorded); theirs are listed here.
+set(BREAKING_BEFORE_THE_LINE 1 10 13 14 15)
+set(LAST_WITHOUT_THE_LINE 20)
 file(GLOB FILES ${DIR}/*.sql)
 list(SORT FILES)
 set(body "")
@@ -14,17 +22,36 @@ foreach(path ${FILES})
   if(NOT clash EQUAL -1)
     message(FATAL_ERROR "${path} contains the raw-string delimiter")
   endif()
-  string(APPEND body "    {${version}, \"${name}\", R\"awcsql(${sql})awcsql\"},\n")
+  if(sql MATCHES "^-- compatibility: older builds run on it\n")
+    set(compat "Compatibility::kOlderBuildsRun")
+  elseif(sql MATCHES "^-- compatibility: breaking\n")
+    set(compat "Compatibility::kBreaking")
+  elseif(version GREATER LAST_WITHOUT_THE_LINE)
+    message(FATAL_ERROR "${path} must start with \"-- compatibility: older "
+            "builds run on it\" or \"-- compatibility: breaking\"")
+  else()
+    list(FIND BREAKING_BEFORE_THE_LINE ${version} listed)
+    if(listed EQUAL -1)
+      set(compat "Compatibility::kOlderBuildsRun")
+    else()
+      set(compat "Compatibility::kBreaking")
+    endif()
+  endif()
+  string(APPEND body "    {${version}, \"${name}\", R\"awcsql(${sql})awcsql\", ${compat}},\n")
 endforeach()
 file(WRITE ${OUT}.tmp
 "// Generated from migrations/*.sql by src/migrate/embed_migrations.cmake.\n"
-"#include \"migrate/embedded_migrations.h\"\n\n"
+"#include \"migrate/embedded_migrations.h\"\n"
+"#include \"migrate/embedded_migrations_testing.h\"\n\n"
 "namespace awc::migrate {\n\n"
-"const std::vector<Migration>& EmbeddedMigrations() {\n"
-"  static const std::vector<Migration> kMigrations = {\n"
+"std::vector<Migration>& MutableEmbeddedMigrations() {\n"
+"  static std::vector<Migration> migrations = {\n"
 "${body}"
 "  };\n"
-"  return kMigrations;\n"
+"  return migrations;\n"
+"}\n\n"
+"const std::vector<Migration>& EmbeddedMigrations() {\n"
+"  return MutableEmbeddedMigrations();\n"
 "}\n\n"
 "}  // namespace awc::migrate\n")
 file(COPY_FILE ${OUT}.tmp ${OUT} ONLY_IF_DIFFERENT)

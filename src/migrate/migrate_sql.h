@@ -51,18 +51,46 @@ inline constexpr const char* kTableExists = R"sql(
 SELECT to_regclass('awc.schema_migrations') IS NOT NULL
 )sql";
 
-// Returns (version, name, checksum, applied_at ISO 8601 UTC) of every
-// applied migration.
+// A column of awc.schema_migrations that a schema before migration 0021
+// lacks, read as NULL there: compatible_from.
+#define AWC_MIGRATE_COMPATIBLE_FROM(row) \
+  "(to_jsonb(" row ")->>'compatible_from')::int"
+
+// Returns (version, name, checksum, applied_at ISO 8601 UTC,
+// compatible_from or NULL) of every applied migration.
 inline constexpr const char* kApplied = R"sql(
 SELECT version, name, checksum,
-       to_char(applied_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')
-  FROM awc.schema_migrations ORDER BY version
+       to_char(applied_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),
+       )sql" AWC_MIGRATE_COMPATIBLE_FROM("m") R"sql(
+  FROM awc.schema_migrations m ORDER BY version
 )sql";
 
-// The newest applied version (0 for none), which the master's database
-// probe compares with the binary's (SchemaVersionProblem).
+// "<newest applied version>:<the oldest version a build must know to run
+// on the schema>" ("0:0" for none), which the master's database probe
+// judges against the binary's (SchemaVersionProblem). A migration recorded
+// without compatible_from requires its own version.
 inline constexpr const char* kSchemaVersion = R"sql(
-SELECT coalesce(max(version), 0) FROM awc.schema_migrations
+SELECT coalesce(max(version), 0) || ':' ||
+       coalesce(max(coalesce()sql" AWC_MIGRATE_COMPATIBLE_FROM("m") R"sql(,
+                             version)), 0)
+  FROM awc.schema_migrations m
+)sql";
+
+#undef AWC_MIGRATE_COMPATIBLE_FROM
+
+// Whether awc.schema_migrations has compatible_from (migration 0021).
+inline constexpr const char* kHasCompatibleFrom = R"sql(
+SELECT EXISTS (SELECT 1 FROM pg_attribute
+                WHERE attrelid = 'awc.schema_migrations'::regclass
+                  AND attname = 'compatible_from' AND NOT attisdropped)
+)sql";
+
+// $1 versions, $2 their compatible_from (int[] each). Records them where
+// nothing is recorded yet.
+inline constexpr const char* kRecordCompatibleFrom = R"sql(
+UPDATE awc.schema_migrations m SET compatible_from = c.compatible_from
+  FROM unnest($1::int[], $2::int[]) AS c(version, compatible_from)
+ WHERE m.version = c.version AND m.compatible_from IS NULL
 )sql";
 
 // $1 version, $2 name, $3 checksum (hex SHA-256 of the file's text).
@@ -74,7 +102,7 @@ VALUES ($1, $2, $3)
 // --- The SQL bundle (awcctl migrate --sql): one transaction for psql -------
 
 // Opens the bundle; {first} and {last} are file names, {lock_key} is
-// kLockKey and {migrations_table} kCreateMigrationsTable.
+// kLockKey. kBundleBootstrap follows.
 inline constexpr const char* kBundleBegin =
     R"sql(-- awc-worker schema migrations {first} to {last}.
 -- Review, then apply as the migrator role:
@@ -84,7 +112,25 @@ inline constexpr const char* kBundleBegin =
 -- awc-worker and awcctl accept the schema as theirs.
 BEGIN;
 SELECT pg_advisory_xact_lock({lock_key});
-DO $awc_bootstrap$
+)sql";
+
+// Opens one migration for a runner that applies each file in a transaction
+// of its own and keeps its own history (awcctl migrate --extract-to, --sql
+// --no-transaction). {name} is its file name, {compatibility} what it is
+// compatible with. kBundleBootstrap follows.
+inline constexpr const char* kPlainBegin =
+    R"sql(-- awc-worker schema migration {name}, for a runner that applies each
+-- file in a transaction of its own (Flyway, Liquibase, dbmate). This file
+-- takes no lock and opens no transaction: the runner applies the files in
+-- version order, one runner at a time, and applies none that builds of
+-- live workers cannot run on (awc-worker(8), UPGRADING). {compatibility}
+-- It is recorded in awc.schema_migrations with its checksum, so awc-worker
+-- and awcctl accept the schema as theirs.
+)sql";
+
+// The schema and the table of applied migrations, each when missing;
+// {migrations_table} is kCreateMigrationsTable.
+inline constexpr const char* kBundleBootstrap = R"sql(DO $awc_bootstrap$
 BEGIN
   IF to_regnamespace('awc') IS NULL THEN
     CREATE SCHEMA awc;
@@ -118,6 +164,23 @@ inline constexpr const char* kBundleMigration = R"sql(
 inline constexpr const char* kBundleRecord = R"sql(
 INSERT INTO awc.schema_migrations (version, name, checksum)
 VALUES ({version}, '{name}', '{checksum}');
+)sql";
+
+// Records compatible_from ({pairs}: "(version, compatible_from), ...") for
+// the migrations recorded without it, once the column exists (migration
+// 0021), as Migrate() does.
+inline constexpr const char* kBundleCompatibleFrom = R"sql(DO $awc_compat$
+BEGIN
+  IF EXISTS (SELECT 1 FROM pg_attribute
+              WHERE attrelid = 'awc.schema_migrations'::regclass
+                AND attname = 'compatible_from' AND NOT attisdropped) THEN
+    EXECUTE 'UPDATE awc.schema_migrations m
+                SET compatible_from = c.compatible_from
+               FROM (VALUES {pairs}) AS c(version, compatible_from)
+              WHERE m.version = c.version AND m.compatible_from IS NULL';
+  END IF;
+END
+$awc_compat$;
 )sql";
 
 inline constexpr const char* kBundleEnd = R"sql(

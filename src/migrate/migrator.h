@@ -11,9 +11,18 @@
 //    serialise and converge: the second finds nothing pending. The schema
 //    and the bookkeeping table are created only when missing.
 //  - Each applied migration is recorded in awc.schema_migrations with the
-//    SHA-256 of its text. A recorded checksum that differs from this build's
-//    file, or a recorded version this build does not know (a newer schema),
+//    SHA-256 of its text and its compatible_from (migrate/compatibility.h),
+//    which the run also records for migrations applied before that column
+//    existed. A recorded checksum that differs from this build's file
 //    refuses the whole run with kFailedPrecondition and changes nothing.
+//  - A schema newer than this build (migrations it does not know) is
+//    accepted when each of those is compatible with what the build knows
+//    (SchemaState::newer lists them), and refused with kFailedPrecondition
+//    naming the first that is not ("upgrade this host").
+//  - A pending migration that builds of live workers cannot run on (their
+//    heartbeats say what they know; MigrateOptions::live_workers) is not
+//    applied: kFailedPrecondition naming those workers, unless
+//    MigrateOptions::allow_incompatible.
 //  - While another runner holds the lock, `while_waiting` (when given) is
 //    called about every second with the seconds waited so far, so a
 //    service manager can be told that startup is still making progress.
@@ -22,6 +31,7 @@
 #define AWC_MIGRATE_MIGRATOR_H_
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -36,15 +46,39 @@ struct SchemaState {
   int current_version = 0;           // highest applied version, 0 for none
   int latest_version = 0;            // highest version this build knows
   std::vector<std::string> pending;  // names of unapplied migrations
+  // Applied migrations newer than this build, all compatible with it (a
+  // later release's, on a fleet being upgraded host by host).
+  std::vector<std::string> newer;
 };
 
 using WaitFn = std::function<void(double waited_secs)>;
+
+// A live worker as the migration gate sees it (its heartbeat).
+struct LiveWorker {
+  std::string host;
+  std::string worker_id;
+  std::string build;  // "" for a build from before heartbeats said it
+  // The newest migration its build knows; nullopt for a build from before
+  // heartbeats said it, which knows exactly the schema it runs on.
+  std::optional<int> schema_version;
+};
+
+struct MigrateOptions {
+  // Called about every second while another runner holds the lock.
+  WaitFn while_waiting;
+  // The live workers (read in the migrating transaction), for the gate on
+  // migrations their builds cannot run on; none when empty.
+  std::function<Result<std::vector<LiveWorker>>(db::PgConn&)> live_workers;
+  // Applies such migrations all the same (awcctl migrate
+  // --allow-incompatible): the operator stops or upgrades those workers.
+  bool allow_incompatible = false;
+};
 
 // Applies what is pending; returns the names of the migrations applied now.
 Result<std::vector<std::string>> Migrate(
     db::PgConn& conn,
     const std::vector<Migration>& migrations = EmbeddedMigrations(),
-    const WaitFn& while_waiting = nullptr);
+    const MigrateOptions& options = {});
 
 // Reads the applied set and runs the same checks as Migrate, applying
 // nothing.
@@ -72,11 +106,17 @@ struct MigrationStatus {
   State state = State::kPending;
   std::string checksum;    // this build's; the recorded one for kUnknown
   std::string applied_at;  // ISO 8601 UTC, "" when not applied
+  // The oldest version a build must know to run on a schema that has it
+  // (migrate/compatibility.h): this build's reckoning; the recorded one for
+  // kUnknown (0 when none was recorded).
+  int compatible_from = 0;
 };
-// What makes a database whose newest applied migration is `version` (the
-// text of kSchemaVersion's value) unfit for this binary, or "" when it is
-// at this binary's version: older (awcctl migrate has not run since an
-// upgrade), newer (another host runs a newer release), or unreadable.
+// What makes a database unfit for this binary, or "" when it is fit: at
+// this binary's version, or newer and compatible with it. `version` is
+// kSchemaVersion's value, "<newest applied>:<oldest version a build must
+// know>". Unfit: older (awcctl migrate has not run since an upgrade), newer
+// and incompatible (another host runs a release this one cannot run
+// beside), or unreadable.
 std::string SchemaVersionProblem(
     std::string_view version,
     const std::vector<Migration>& migrations = EmbeddedMigrations());

@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "digest/sha256.h"
+#include "migrate/compatibility.h"
 #include "migrate/migrate_sql.h"
 
 namespace awc::migrate {
@@ -51,19 +52,13 @@ std::string MigrationsTable() {
   return std::string(t);
 }
 
-}  // namespace
+std::string Bootstrap() {
+  return Fill(sql::kBundleBootstrap, {{"migrations_table", MigrationsTable()}});
+}
 
-std::string SqlBundle(const std::vector<Migration>& migrations) {
-  std::string versions;
-  for (const Migration& m : migrations) {
-    versions += (versions.empty() ? "" : ", ") + std::to_string(m.version);
-  }
-  std::string out =
-      Fill(sql::kBundleBegin, {{"first", migrations.front().name},
-                               {"last", migrations.back().name},
-                               {"lock_key", sql::kLockKey},
-                               {"migrations_table", MigrationsTable()}});
-  out += Fill(sql::kBundleGuard, {{"versions", versions}});
+// Each of `migrations`: its text and its record.
+std::string Migrations(const std::vector<Migration>& migrations) {
+  std::string out;
   for (const Migration& m : migrations) {
     out += Fill(sql::kBundleMigration, {{"name", m.name}});
     out += m.sql;
@@ -72,7 +67,61 @@ std::string SqlBundle(const std::vector<Migration>& migrations) {
                                   {"name", m.name},
                                   {"checksum", digest::Sha256::HexOf(m.sql)}});
   }
+  return out;
+}
+
+std::string Guard(const std::vector<Migration>& migrations) {
+  std::string versions;
+  for (const Migration& m : migrations) {
+    versions += (versions.empty() ? "" : ", ") + std::to_string(m.version);
+  }
+  return Fill(sql::kBundleGuard, {{"versions", versions}});
+}
+
+// compatible_from of every migration of `all`, recorded where missing.
+std::string RecordCompatibleFrom(const std::vector<Migration>& all) {
+  std::string pairs;
+  for (const auto& [version, from] : CompatibleFrom(all)) {
+    pairs += (pairs.empty() ? "" : ", ") + ("(" + std::to_string(version) +
+                                            ", " + std::to_string(from) + ")");
+  }
+  return Fill(sql::kBundleCompatibleFrom, {{"pairs", pairs}});
+}
+
+}  // namespace
+
+std::string SqlBundle(const std::vector<Migration>& migrations,
+                      const std::vector<Migration>& all) {
+  std::string out = Fill(sql::kBundleBegin, {{"first", migrations.front().name},
+                                             {"last", migrations.back().name},
+                                             {"lock_key", sql::kLockKey}});
+  out += Bootstrap();
+  out += Guard(migrations);
+  out += Migrations(migrations);
+  out += RecordCompatibleFrom(all);
   out += sql::kBundleEnd;
+  return out;
+}
+
+std::string CompatibilityLine(const Migration& m,
+                              const std::vector<Migration>& all) {
+  int from = CompatibleFrom(all)[m.version];
+  if (m.compatibility == Compatibility::kBreaking) {
+    return "It is breaking: builds that do not know it must be stopped "
+           "before it is applied.";
+  }
+  return "Builds that know version " + std::to_string(from) +
+         " or later run on it.";
+}
+
+std::string PlainSql(const Migration& m, const std::vector<Migration>& all) {
+  std::string out =
+      Fill(sql::kPlainBegin,
+           {{"name", m.name}, {"compatibility", CompatibilityLine(m, all)}});
+  out += Bootstrap();
+  out += Guard({m});
+  out += Migrations({m});
+  out += RecordCompatibleFrom(all);
   return out;
 }
 

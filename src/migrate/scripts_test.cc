@@ -56,6 +56,33 @@ TEST(SqlBundleTest, TheEmbeddedMigrationsMakeABundle) {
   }
 }
 
+// A plain file for a runner that wraps each file in a transaction of its
+// own: none here, nor a lock; still guarded, recorded and saying what the
+// migration is compatible with.
+TEST(PlainSqlTest, NoTransactionNoLockButGuardedAndRecorded) {
+  std::vector<Migration> all = {
+      {1, "0001_a", "CREATE TABLE awc.a (x int);\n"},
+      {2, "0002_b", "CREATE TABLE awc.b (x int);\n"},
+      {3, "0003_c", "DROP TABLE awc.a;\n", Compatibility::kBreaking}};
+  std::string sql = PlainSql(all[1], all);
+  EXPECT_TRUE(sql.starts_with("-- awc-worker schema migration 0002_b, "))
+      << sql;
+  EXPECT_EQ(Count(sql, "BEGIN;"), 0u) << sql;
+  EXPECT_EQ(Count(sql, "COMMIT;"), 0u) << sql;
+  EXPECT_EQ(Count(sql, "pg_advisory"), 0u) << sql;
+  EXPECT_NE(sql.find("Builds that know version 1 or later run on it."),
+            std::string::npos)
+      << sql;
+  EXPECT_NE(sql.find("WHERE version IN (2)"), std::string::npos) << sql;
+  EXPECT_NE(sql.find("VALUES (2, '0002_b', '" +
+                     digest::Sha256::HexOf(all[1].sql) + "');"),
+            std::string::npos);
+  EXPECT_NE(sql.find("(VALUES (1, 1), (2, 1), (3, 3))"), std::string::npos)
+      << sql;
+  EXPECT_EQ(sql.find('{'), std::string::npos) << "an unfilled placeholder";
+  EXPECT_NE(PlainSql(all[2], all).find("It is breaking"), std::string::npos);
+}
+
 TEST(RolesSqlTest, NamesAreSubstitutedEverywhere) {
   Result<std::string> sql = RolesSql({"o1", "m1", "r1"});
   ASSERT_TRUE(sql.ok()) << sql.status().ToString();

@@ -1,5 +1,7 @@
 #include "obs/scrape.h"
 
+#include "common/build_version.h"
+
 namespace awc::obs {
 namespace {
 
@@ -13,7 +15,7 @@ constexpr WorkerPhase kLivePhases[] = {WorkerPhase::kConnecting,
 
 void BuildInfoSamples(const ScrapeInput&, const MetricFamily&,
                       ScrapeSamples* out) {
-  out->push_back({{AWC_VERSION, AWC_WITH_S3 ? "yes" : "no"}, 1.0});
+  out->push_back({{BuildVersion(), AWC_WITH_S3 ? "yes" : "no"}, 1.0});
 }
 
 void WorkerPhaseSamples(const ScrapeInput& in, const MetricFamily&,

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "fleet/workers.h"
 #include "http/listen_address.h"
 #include "migrate/migrate_sql.h"
 #include "migrate/migrator.h"
@@ -121,6 +122,26 @@ scheduler::SchedulerOptions SchedulerOptionsFrom(
   o.job_retention_secs = settings.job_retention_secs;
   o.dead_letter_retention_secs = settings.dead_letter_retention_secs;
   o.audit_retention_secs = settings.audit_retention_secs;
+  return o;
+}
+
+migrate::MigrateOptions MigrateOptionsFor(bool allow_incompatible,
+                                          migrate::WaitFn while_waiting) {
+  migrate::MigrateOptions o;
+  o.while_waiting = std::move(while_waiting);
+  o.allow_incompatible = allow_incompatible;
+  o.live_workers =
+      [](db::PgConn& conn) -> Result<std::vector<migrate::LiveWorker>> {
+    AWC_ASSIGN_OR_RETURN(std::vector<fleet::WorkerRow> rows,
+                         fleet::LiveWorkers(conn));
+    std::vector<migrate::LiveWorker> live;
+    for (const fleet::WorkerRow& w : rows) {
+      live.push_back({w.host, w.worker_id, w.build,
+                      w.schema_version > 0 ? std::optional(w.schema_version)
+                                           : std::nullopt});
+    }
+    return live;
+  };
   return o;
 }
 

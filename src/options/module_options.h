@@ -20,6 +20,7 @@
 #include "config/settings.h"
 #include "gc/sweep.h"
 #include "handlers/handler_options.h"
+#include "migrate/migrator.h"
 #include "scheduler/scheduler_options.h"
 #include "store/s3_options.h"
 #include "store/store_url.h"
@@ -71,6 +72,13 @@ worker::WorkerOptions WorkerOptionsFrom(const config::Settings& settings);
 // decides whether the daemon runs a scheduler at all.)
 scheduler::SchedulerOptions SchedulerOptionsFrom(
     const config::Settings& settings);
+
+// How the daemon's startup and `awcctl migrate` migrate: the gate on
+// migrations that live workers' builds cannot run on reads the workers'
+// heartbeats (fleet/workers.h); `allow_incompatible` lifts it. Takes no
+// setting.
+migrate::MigrateOptions MigrateOptionsFor(bool allow_incompatible,
+                                          migrate::WaitFn while_waiting = {});
 
 // AWC_WORKER_CONCURRENCY slots, the parsed AWC_METRICS_LISTEN, a
 // graceful stop's allowance of one AWC_WORKER_LEASE_SECS, and behind a

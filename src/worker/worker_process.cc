@@ -5,7 +5,9 @@
 
 #include <memory>
 
+#include "common/build_version.h"
 #include "common/host_name.h"
+#include "migrate/embedded_migrations.h"
 #include "obs/log.h"
 #include "process/child_process.h"
 #include "store/marker_checked_store.h"
@@ -20,13 +22,17 @@ namespace awc::worker {
 namespace {
 
 // Who this process is, for its heartbeats.
-fleet::WorkerIdentity Identity(const std::string& worker_id, int slot) {
+fleet::WorkerIdentity Identity(const std::string& worker_id, int slot,
+                               const handlers::Registry& registry) {
   fleet::WorkerIdentity me;
   me.host = HostName();
   me.pid = getpid();
   me.worker_id = worker_id;
   me.slot = slot + 1;
   me.started_at = Env::Default()->NowWall();
+  me.build = BuildVersion();
+  me.schema_version = migrate::EmbeddedMigrations().back().version;
+  me.kinds = registry.Kinds();
   return me;
 }
 
@@ -79,7 +85,8 @@ int RunOnLoop(const WorkerProcessDeps& deps, int slot, struct ev_loop* loop) {
   }
   MeteredStore store(std::move(opened).value(), deps.store_url->scheme,
                      deps.metrics, Env::Default());
-  PgJobSource source(loop, deps.database_url, Identity(id, slot),
+  PgJobSource source(loop, deps.database_url,
+                     Identity(id, slot, *deps.registry),
                      deps.options.lease_secs, deps.options.pool_mode);
   Worker worker(WorkerDeps{.options = deps.options,
                            .source = &source,

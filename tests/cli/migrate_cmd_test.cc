@@ -66,10 +66,15 @@ class AwcctlMigrateTest : public ::testing::Test {
     return RunAwcctl(std::move(args), Settings());
   }
   // Runs `sql_file` with psql as the test cluster's superuser.
-  CommandResult Psql(const std::string& sql_file) {
-    return RunProcess(
-        PsqlPath(),
-        {"-X", "-q", "-v", "ON_ERROR_STOP=1", "-f", sql_file, db_.url()}, {});
+  // Applies `sql_file`; `wrapped`: in a transaction of psql's own, as a
+  // migration runner wraps each file (Flyway, Liquibase, dbmate).
+  CommandResult Psql(const std::string& sql_file, bool wrapped = false) {
+    std::vector<std::string> args = {"-X", "-q", "-v", "ON_ERROR_STOP=1"};
+    if (wrapped) args.push_back("--single-transaction");
+    for (const std::string& a : {std::string("-f"), sql_file, db_.url()}) {
+      args.push_back(a);
+    }
+    return RunProcess(PsqlPath(), args, {});
   }
   DaemonProcess::Options CheckMode() const {
     DaemonProcess::Options o = FleetOptions(db_, 1, {{"AWC_MIGRATE", "check"}});
@@ -133,7 +138,7 @@ TEST_F(AwcctlMigrateTest, StatusDryRunAndApply) {
       << status.out;
   CommandResult refused = Run({"migrate"});
   EXPECT_EQ(refused.code, 1);
-  EXPECT_NE(refused.err.find("newer than this build knows"), std::string::npos)
+  EXPECT_NE(refused.err.find("newer than this build ("), std::string::npos)
       << refused.err;
 }
 
@@ -144,7 +149,7 @@ TEST_F(AwcctlMigrateTest, ExtractToWritesTheFilesAndNeverOverwritesOthers) {
   ASSERT_EQ(r.code, 0) << r.err;
   for (const migrate::Migration& m : migrate::EmbeddedMigrations()) {
     std::string path = to + "/" + m.name + ".sql";
-    EXPECT_EQ(ReadFile(path), migrate::SqlBundle({m})) << path;
+    EXPECT_EQ(ReadFile(path), migrate::PlainSql(m)) << path;
     EXPECT_NE(r.out.find(path + "\n"), std::string::npos);
   }
   // Again: the same files are fine.
@@ -196,16 +201,26 @@ TEST_F(AwcctlMigrateTest, TheSqlBundleAppliedWithPsqlIsAcceptedInCheckMode) {
             std::string::npos);
 }
 
-// The extracted files, applied one by one with psql as an operator's own
-// runner would, leave a schema the daemon accepts in check mode.
+// The extracted files, applied one by one in a transaction each, as an
+// external runner does, leave a schema the daemon accepts in check mode;
+// none opens a transaction or takes a lock of its own, which such runners
+// refuse.
 TEST_F(AwcctlMigrateTest, ExtractedFilesAppliedWithPsqlAreAcceptedInCheckMode) {
   TempDir dir;
   std::string to = dir.path() + "/migrations";
   ASSERT_EQ(RunAwcctl({"migrate", "--extract-to", to}, {}).code, 0);
   for (const migrate::Migration& m : migrate::EmbeddedMigrations()) {
-    CommandResult applied = Psql(to + "/" + m.name + ".sql");
+    std::string text = ReadFile(to + "/" + m.name + ".sql");
+    EXPECT_EQ(text.find("\nBEGIN;"), std::string::npos) << m.name;
+    EXPECT_EQ(text.find("\nCOMMIT;"), std::string::npos) << m.name;
+    EXPECT_EQ(text.find("pg_advisory"), std::string::npos) << m.name;
+    CommandResult applied = Psql(to + "/" + m.name + ".sql", /*wrapped=*/true);
     ASSERT_EQ(applied.code, 0) << m.name << ": " << applied.err;
+    EXPECT_EQ(applied.err.find("WARNING"), std::string::npos) << applied.err;
   }
+  EXPECT_EQ(db_.Int("SELECT count(*) FROM awc.schema_migrations WHERE "
+                    "compatible_from IS NULL"),
+            0);
   EXPECT_EQ(db_.Int("SELECT count(*) FROM awc.schema_migrations"),
             static_cast<int64_t>(migrate::EmbeddedMigrations().size()));
   EXPECT_EQ(RunAwcctl({"migrate", "--status"}, Settings()).code, 0);
@@ -220,6 +235,25 @@ TEST_F(AwcctlMigrateTest, ExtractedFilesAppliedWithPsqlAreAcceptedInCheckMode) {
   EXPECT_NE(again.err.find("already applied: " + std::string(first.name)),
             std::string::npos)
       << again.err;
+}
+
+// --sql --no-transaction: the same unwrapped migrations in one script, which
+// a runner applies in a transaction of its own.
+TEST_F(AwcctlMigrateTest, TheUnwrappedSqlIsAcceptedInCheckMode) {
+  CommandResult usage = RunAwcctl({"migrate", "--no-transaction"}, {});
+  EXPECT_EQ(usage.code, 2) << usage.err;
+  CommandResult sql = RunAwcctl({"migrate", "--sql", "--no-transaction"}, {});
+  ASSERT_EQ(sql.code, 0) << sql.err;
+  EXPECT_EQ(sql.out.find("\nBEGIN;"), std::string::npos);
+  EXPECT_EQ(sql.out.find("pg_advisory"), std::string::npos);
+  TempDir dir;
+  dir.Write("unwrapped.sql", sql.out);
+  CommandResult applied = Psql(dir.path() + "/unwrapped.sql", true);
+  ASSERT_EQ(applied.code, 0) << applied.err;
+  EXPECT_EQ(db_.Int("SELECT count(*) FROM awc.schema_migrations"),
+            static_cast<int64_t>(migrate::EmbeddedMigrations().size()));
+  DaemonProcess daemon(CheckMode());
+  ASSERT_TRUE(daemon.WaitForEvent("supervisor running")) << daemon.Stderr();
 }
 
 TEST_F(AwcctlMigrateTest, APendingBundleCompletesAPartlyMigratedSchema) {
@@ -255,9 +289,11 @@ TEST_F(AwcctlMigrateTest, CheckModeRefusesANewerSchema) {
   EXPECT_EQ(ahead.code, 1);
   EXPECT_EQ(LastLine(ahead.err),
             "awc-worker: database schema is at version 9999, newer than this "
-            "build knows (" +
+            "build (" +
                 std::to_string(Latest()) +
-                "); run a newer awc-worker or awcctl");
+                "), and its migration 9999_future needs a build that knows "
+                "version 9999 or later: upgrade this host "
+                "(docs/operations.md, \"Rolling upgrades\")");
 }
 
 // --- health ----------------------------------------------------------------
@@ -312,7 +348,7 @@ TEST_F(AwcctlMigrateTest, HealthUpBehindAheadAndDown) {
   CommandResult ahead = Run({"health"});
   EXPECT_EQ(ahead.code, 1);
   EXPECT_NE(ahead.out.find("schema    FAIL    database schema is at version "
-                           "9999, newer than this build knows"),
+                           "9999, newer than this build ("),
             std::string::npos)
       << ahead.out;
   EXPECT_TRUE(ahead.out.ends_with("\nnot ready\n")) << ahead.out;

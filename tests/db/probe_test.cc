@@ -77,10 +77,20 @@ TEST(ReadinessTest, NotReadyWhileTheSchemaIsNotThisBinarysVersion) {
   })) << "still ready on a newer schema";
   EXPECT_NE(ready.second.find("database schema is at version 9999, newer "
                               "than this binary (" +
-                              std::to_string(latest) + ")"),
+                              std::to_string(latest) +
+                              ") and not compatible with it"),
             std::string::npos)
       << ready.second;
   EXPECT_EQ(HttpGet(port, "/healthz").first, 200);
+
+  // The same migration, compatible with this binary (a later release's, on
+  // a fleet upgraded host by host): ready again.
+  db.Exec(
+      "UPDATE awc.schema_migrations SET compatible_from = $1 WHERE "
+      "version = 9999",
+      {std::to_string(latest)});
+  EXPECT_TRUE(WaitUntil([&] { return HttpGet(port, "/readyz").first == 200; }))
+      << HttpGet(port, "/readyz").second;
 
   // Back to this binary's version: ready again.
   db.Exec("DELETE FROM awc.schema_migrations WHERE version = 9999");

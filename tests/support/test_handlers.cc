@@ -179,4 +179,12 @@ void RegisterTestHandlers(handlers::Registry& registry) {
   });
 }
 
+void RegisterNextReleaseHandlers(handlers::Registry& registry) {
+  RegisterTestHandlers(registry);
+  registry.Add<Empty>("test_next_kind", DecodeEmpty,
+                      [](handlers::JobContext&, const Empty&) {
+                        return queue::Outcome::Complete(R"({"by": "next"})");
+                      });
+}
+
 }  // namespace awc::testing

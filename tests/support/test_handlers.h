@@ -1,4 +1,5 @@
-// Handlers that exist only in the test daemon (awc-worker-testd), to drive
+// Handlers that exist only in the test daemons (awc-worker-testd and
+// awc-worker-testd-next), to drive
 // the real process tree through every queue path. Never shipped.
 //
 //   test_complete {}            -> Complete {"ok": true}
@@ -38,6 +39,10 @@ namespace awc::testing {
 
 // Registers the built-in handlers and the test handlers above.
 void RegisterTestHandlers(handlers::Registry& registry);
+
+// What the test daemon of a later release (awc-worker-testd-next) adds:
+//   test_next_kind {}           -> Complete {"by": "next"}
+void RegisterNextReleaseHandlers(handlers::Registry& registry);
 
 }  // namespace awc::testing
 

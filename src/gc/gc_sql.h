@@ -216,6 +216,13 @@ SELECT digest, size FROM awc.gc_candidates
  ORDER BY seq
 )sql";
 
+// $1 epoch, $2 seq. The first candidate after $2 that is DELETING (marked
+// by an earlier attempt), NULL when there is none.
+inline constexpr const char* kNextDeletingSeq = R"sql(
+SELECT min(seq) FROM awc.gc_candidates
+ WHERE epoch_id = $1 AND state = 'DELETING' AND seq > $2
+)sql";
+
 // $1 tenant, $2 epoch, $3 first seq, $4 last seq. After the store delete:
 // rows removed with the recorded entries of deleted manifests, candidates
 // DELETED. Returns the count and bytes.

@@ -215,7 +215,8 @@ class Sweep {
     while (lo <= last) {
       int64_t hi =
           lo == 1 && canary > 0 ? canary : std::min(last, lo + kMaxBatch - 1);
-      AWC_RETURN_IF_ERROR(RunBatch(lo, hi));
+      AWC_ASSIGN_OR_RETURN(bool held, RunBatch(lo, hi));
+      if (held) return DeleteWhatIsMarked(hi);
       if (hi == canary && !canary_verified_) {
         AWC_ASSIGN_OR_RETURN(bool clean, VerifyCanary());
         if (!clean) return Status::OK();
@@ -226,10 +227,33 @@ class Sweep {
     return Status::OK();
   }
 
-  Status RunBatch(int64_t lo, int64_t hi) {
+  // A validation holds the marking (RunBatch): what earlier attempts marked
+  // after `after` is deleted all the same, in batches, and nothing more is
+  // marked; then the epoch waits (kTransient). A validation that meets a
+  // marked object waits for GC, so GC must not leave one marked while it
+  // waits for that validation, whichever batch the object is in.
+  Status DeleteWhatIsMarked(int64_t after) {
+    std::string epoch = S(report_.epoch_id);
+    for (;;) {
+      AWC_ASSIGN_OR_RETURN(db::PgResult next, conn_.Exec(sql::kNextDeletingSeq,
+                                                         {epoch, S(after)}));
+      if (next.IsNull(0, 0)) break;
+      int64_t lo = next.GetInt(0, 0);
+      int64_t hi = lo + kMaxBatch - 1;
+      AWC_RETURN_IF_ERROR(DeleteMarked(lo, hi, 0, /*held=*/true));
+      after = hi;
+      if (checkpoint_) AWC_RETURN_IF_ERROR(checkpoint_());
+    }
+    return Status::Transient(held_by_);
+  }
+
+  // True when a VALIDATING snapshot that aged past the grace since planning
+  // held the marking: then the batch marked nothing, and only what an
+  // earlier attempt marked in it was deleted.
+  Result<bool> RunBatch(int64_t lo, int64_t hi) {
     std::string epoch = S(report_.epoch_id);
     int64_t kept = 0;
-    Status wait_for_validation;
+    bool held = false;
     AWC_RETURN_IF_ERROR(db::InTransaction(conn_, [&]() -> Status {
       AWC_RETURN_IF_ERROR(RenewLock());
       // No reference changes while the batch is re-checked and marked
@@ -244,10 +268,10 @@ class Sweep {
           db::PgResult old,
           conn_.Exec(sql::kOldValidating, {tenant_, S(opt_.grace_secs)}));
       if (old.rows() > 0) {
-        wait_for_validation = Status::Transient(
-            "snapshot " + old.GetString(0, 0) +
-            " has been VALIDATING for longer than the grace; GC waits for "
-            "its validation");
+        held = true;
+        held_by_ = "snapshot " + old.GetString(0, 0) +
+                   " has been VALIDATING for longer than the grace; GC waits "
+                   "for its validation";
         return Status::OK();
       }
       AWC_ASSIGN_OR_RETURN(
@@ -260,13 +284,21 @@ class Sweep {
       return Status::OK();
     }));
     AWC_RETURN_IF_ERROR(Hook(hooks_.after_mark));
+    AWC_RETURN_IF_ERROR(DeleteMarked(lo, hi, kept, held));
+    return held;
+  }
 
-    // Read, store delete and row removal in one transaction that holds the
-    // lock row from RenewLock on: while this sweeper is anywhere between
-    // reading its batch and removing its rows, however long it stalls, no
-    // other sweeper can take the lock over, finish the batch and let a
-    // producer upload one of these objects again, which a late delete would
-    // then remove (docs/gc.md, "GC safety", step 5).
+  // Deletes the batch's DELETING candidates from the store and their rows,
+  // and adds the counts (with `kept`). Read, store delete and row removal
+  // are one transaction that holds the lock row from RenewLock on: while
+  // this sweeper is anywhere between reading its batch and removing its
+  // rows, however long it stalls, no other sweeper can take the lock over,
+  // finish the batch and let a producer upload one of these objects again,
+  // which a late delete would then remove (docs/gc.md, "GC safety", step
+  // 5). `held`: the marking is held, and a batch with nothing to delete
+  // ends at once (a PLANNED epoch is not moved to DELETING for nothing).
+  Status DeleteMarked(int64_t lo, int64_t hi, int64_t kept, bool held) {
+    std::string epoch = S(report_.epoch_id);
     int64_t count = 0;
     int64_t bytes = 0;
     AWC_RETURN_IF_ERROR(db::InTransaction(conn_, [&]() -> Status {
@@ -275,7 +307,7 @@ class Sweep {
       AWC_ASSIGN_OR_RETURN(
           db::PgResult doomed,
           conn_.Exec(sql::kDeletingInBatch, {epoch, S(lo), S(hi)}));
-      if (doomed.rows() == 0 && !wait_for_validation.ok()) return Status::OK();
+      if (doomed.rows() == 0 && held) return Status::OK();
       AWC_RETURN_IF_ERROR(Hook(hooks_.before_store_delete));
       std::vector<store::ObjectKey> keys;
       for (int i = 0; i < doomed.rows(); ++i) {
@@ -300,7 +332,7 @@ class Sweep {
     report_.deleted += count;
     report_.deleted_bytes += bytes;
     if (hooks_.deleted) hooks_.deleted(count, bytes);
-    return wait_for_validation;
+    return Status::OK();
   }
 
   // True when no deleted digest turned out to be live; otherwise the epoch
@@ -400,6 +432,8 @@ class Sweep {
   const SweepHooks& hooks_;
   SweepReport report_;
   bool canary_verified_ = false;
+  // Why the marking is held (RunBatch), for the epoch's kTransient.
+  std::string held_by_;
 };
 
 }  // namespace

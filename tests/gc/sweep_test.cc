@@ -499,6 +499,46 @@ TEST_F(GcTest, AMarkedBatchIsDeletedEvenOnceAValidationHasAgedPastTheGrace) {
             "COMPLETED 4");
 }
 
+// The same when the marked batch is not the first: an epoch that deleted
+// its canary, marked its next batch and died, then waits for a validation
+// that waits for that batch, still deletes it (found by the chaos suite).
+TEST_F(GcTest, AMarkedLaterBatchIsDeletedOnceAValidationHasAgedPastTheGrace) {
+  auto garbage = Garbage(6, "g");
+  ctx_->mutable_options().sweep.canary_size = 2;
+  int marks = 0;
+  gc::SweepHooks crash_after_second_mark;
+  crash_after_second_mark.after_mark = [&](int64_t) {
+    return ++marks == 2 ? Status::Internal("crash") : Status::OK();
+  };
+  ASSERT_FALSE(Sweep(crash_after_second_mark).ok());
+  std::vector<std::string> marked;
+  int gone = 0;
+  for (const auto& d : garbage) {
+    std::string state =
+        db_.Scalar("SELECT state FROM awc.objects WHERE digest = $1", {d});
+    if (state == "DELETING") marked.push_back(d);
+    gone += Gone(d) ? 1 : 0;
+  }
+  ASSERT_EQ(gone, 2);  // the canary
+  ASSERT_EQ(marked.size(), 4u);
+  int64_t stale = StaleValidating(marked[0]);
+
+  auto waiting = Sweep();
+  ASSERT_FALSE(waiting.ok());
+  EXPECT_TRUE(waiting.status().IsTransient()) << waiting.status().message();
+  EXPECT_NE(waiting.status().message().find(std::to_string(stale)),
+            std::string::npos);
+  for (const auto& d : garbage) EXPECT_TRUE(Gone(d)) << d;
+
+  db_.Exec("UPDATE awc.snapshots SET state = 'FAILED' WHERE id = $1",
+           {std::to_string(stale)});
+  auto done = Sweep();
+  ASSERT_TRUE(done.ok()) << done.status().message();
+  EXPECT_EQ(db_.Scalar("SELECT state || ' ' || deleted_count FROM "
+                       "awc.gc_epochs"),
+            "COMPLETED 6");
+}
+
 TEST_F(GcTest, UnknownTenantIsDeadLettered) {
   queue::Outcome o =
       handlers::SweepTenant(*ctx_, handlers::TenantPayload{"nobody"});

@@ -56,8 +56,7 @@ TEST_F(AwcctlJobsTest, EveryWayAJobDiesRecordsItsReason) {
     const char* reason;
   };
   const Case cases[] = {
-      {db_.Enqueue("test_complete", R"({"unexpected": 1})"),
-       "malformed_payload"},
+      {db_.Enqueue("test_sleep", R"({"ms": "1"})"), "malformed_payload"},
       {db_.Enqueue("no_such_kind", "{}"), "unknown_kind"},
       {db_.Enqueue("snapshot_validate", R"({"snapshot_id": 424242})"),
        "subject_missing"},

@@ -91,6 +91,13 @@ LastMigrationUndo UndoOfLastMigration(int version, const std::string& owner) {
                "CREATE INDEX jobs_kind_state_idx ON awc.jobs (kind, state, id) "
                "INCLUDE (run_at, dead_reason)"},
               "SELECT to_regclass('awc.jobs_finished_kind_idx') IS NULL"};
+    case 21:  // what migrations are compatible with; the workers' builds
+      return {{"ALTER TABLE awc.schema_migrations DROP COLUMN compatible_from",
+               "ALTER TABLE awc.workers DROP COLUMN build, DROP COLUMN "
+               "schema_version, DROP COLUMN kinds"},
+              "SELECT NOT EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid "
+              "= 'awc.workers'::regclass AND attname = 'kinds' AND NOT "
+              "attisdropped)"};
     case 12:  // worker_crashed among the dead reasons
       return {{"ALTER TABLE awc.jobs DROP CONSTRAINT jobs_dead_reason_check",
                "ALTER TABLE awc.jobs ADD CONSTRAINT jobs_dead_reason_check "

@@ -442,7 +442,7 @@ TEST(AwcctlHelpTest, UsageErrorsOfEveryVerbExitTwoBeforeConnecting) {
       {"dlq", "purge", "--reason", "unknown_kind"},
       {"enqueue", "no_such_kind", "{}"},
       {"enqueue", "snapshot_validate", R"({"snapshot_id": "7"})"},
-      {"enqueue", "gc_sweep", R"({"tenant_id": "t1", "extra": 1})"},
+      {"enqueue", "gc_sweep", R"({"tenant_id": 1})"},
       {"import", "--tenant", "t", "a", "b"},
       {"schedules", "frobnicate"},
       {"schedules", "list", "x"},

@@ -152,6 +152,13 @@ struct Recorded {
   // A Defer that applied: PENDING again later, no attempt spent (its
   // reason is the row's last_error).
   bool deferred = false;
+  // Discarded, and the row no longer carries this claim's lease token: the
+  // job was taken back from this worker (reclaimed or handed back, which
+  // clears the token), claimed again, or requeued by an operator. Whoever
+  // did that reported the job, so this outcome is not counted again
+  // (docs/observability.md, "Events"). False when applied, when the job
+  // was cancelled under this claim, and when the row is gone.
+  bool taken_over = false;
 };
 
 // What recording an outcome did, and the next job when one was claimed in

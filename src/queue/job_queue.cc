@@ -43,6 +43,7 @@ Status JobQueue::Prepare() {
   AWC_RETURN_IF_ERROR(conn_->Prepare("fail", sql::Fenced(sql::kFail)));
   AWC_RETURN_IF_ERROR(conn_->Prepare("defer", sql::Fenced(sql::kDefer)));
   AWC_RETURN_IF_ERROR(conn_->Prepare("renew", sql::kRenewLease));
+  AWC_RETURN_IF_ERROR(conn_->Prepare("held", sql::kJobHeld));
   AWC_RETURN_IF_ERROR(conn_->Prepare("reclaim", sql::kReclaim));
   AWC_RETURN_IF_ERROR(conn_->Prepare("release_orphan", sql::kReleaseOrphan));
   return conn_->Listen(sql::kListen);
@@ -120,6 +121,7 @@ Result<Finished> JobQueue::Run(const Job* job, const Outcome* outcome,
       out.recorded.dead_reason = ParseDeadReason(r.Get(0, 4));
       out.recorded.deferred =
           outcome->kind == Outcome::Kind::kDefer && out.recorded.applied;
+      out.recorded.taken_over = r.GetBool(0, 5);
     }
   }
   if (claim && results[next].rows() > 0) {
@@ -138,6 +140,14 @@ Result<bool> JobQueue::RenewLease(const Job& job) {
       conn_->ExecPrepared(
           "renew", {std::to_string(job.id), std::to_string(job.lease_token),
                     lease_secs_}));
+  return r.rows() == 1;
+}
+
+Result<bool> JobQueue::StillHeld(const Job& job) {
+  AWC_ASSIGN_OR_RETURN(
+      db::PgResult r,
+      conn_->ExecPrepared(
+          "held", {std::to_string(job.id), std::to_string(job.lease_token)}));
   return r.rows() == 1;
 }
 

@@ -6,7 +6,8 @@
 //    locked_until = now + lease) before returning it.
 //  - Finish() records conditionally on state RUNNING and the token; when it
 //    matches nothing the outcome is discarded and the row's current state
-//    returned with applied = false.
+//    returned with applied = false (and taken_over when the row's token is
+//    no longer this claim's).
 //  - Claim and Finish each take one round trip (a pipeline) and one
 //    commit, made without waiting for its WAL flush: a crash of the server
 //    may undo the latest of them, which only makes their jobs run again
@@ -68,6 +69,10 @@ class JobQueue {
                           bool claim_next);
   // Extends the lease; false when the job is no longer ours.
   Result<bool> RenewLease(const Job& job);
+  // Whether the job is still RUNNING under its lease token, by one read
+  // that writes nothing (kJobHeld): false once it was cancelled or taken
+  // back.
+  Result<bool> StillHeld(const Job& job);
   // Fences every transaction on the connection (db::InTransaction) with
   // `job`'s lease (kFenceJob), so that a handler that went on after its
   // job was taken away commits nothing; nullptr lifts the fence.

@@ -127,8 +127,10 @@ RETURNING j.id, j.kind, j.payload::text, j.attempts, j.max_attempts,
 // The recording statements below are UPDATEs fenced on state RUNNING and
 // the lease token, returning (state, attempts, dead_reason); Fenced() wraps
 // one so that it returns (applied, state, attempts, database now,
-// dead_reason) in one round trip: the new state when it matched, else the
-// row's current state.
+// dead_reason, taken over) in one round trip: the new state when it
+// matched, else the row's current state and whether its lease token is
+// no longer this claim's (taken back, which clears it, or claimed again:
+// queue::Recorded::taken_over).
 // $1 id, $2 lease token, $3 result JSON.
 inline constexpr const char* kComplete = R"sql(
 UPDATE awc.jobs
@@ -178,12 +180,23 @@ inline std::string Fenced(const char* update) {
   return std::string("WITH rec AS (") + update +
          ")\n"
          "SELECT true, state, attempts, extract(epoch FROM now()), "
-         "dead_reason FROM rec\n"
+         "dead_reason, false FROM rec\n"
          "UNION ALL\n"
          "SELECT false, state, attempts, extract(epoch FROM now()), "
-         "dead_reason\n"
+         "dead_reason, lease_token IS DISTINCT FROM $2\n"
          "  FROM awc.jobs WHERE id = $1 AND NOT EXISTS (SELECT 1 FROM rec)";
 }
+
+// Whether job $1 is still RUNNING under lease token $2: a row while it
+// is. What a running handler's checkpoints read between renewals, at most
+// once a second, so that a cancel reaches the handler within about a
+// second rather than at its next renewal (docs/queue.md, "Cancelling a
+// running job"). A plain read by primary key: it writes nothing and never
+// waits for a lock.
+inline constexpr const char* kJobHeld = R"sql(
+SELECT 1 FROM awc.jobs
+ WHERE id = $1 AND state = 'RUNNING' AND lease_token = $2
+)sql";
 
 // $1 id, $2 lease token, $3 lease seconds. Returns a row while still held.
 inline constexpr const char* kRenewLease = R"sql(
@@ -197,14 +210,19 @@ RETURNING 1
 // The SET of taking a RUNNING job back from its holder (kReclaim,
 // kReleaseOrphan): requeued, or dead-lettered as `reason` once its attempts
 // are spent (a job that kills its worker must not loop), with `error` (an
-// SQL expression) its last_error; and what both return: (id, kind, state,
-// attempts, lag seconds counted as kClaim's, dead reason).
+// SQL expression) its last_error, and its lease token cleared: the taker
+// reports the job, so a late outcome of the old holder, which finds the
+// token gone, is not counted again (Fenced(), queue::Recorded); and what
+// both return: (id, kind, state, attempts, lag seconds counted as kClaim's,
+// dead reason).
 #define AWC_QUEUE_TAKE_BACK(reason, error)                                \
   "state = CASE WHEN j.attempts >= j.max_attempts THEN 'FAILED' "         \
   "ELSE 'PENDING' END, "                                                  \
   "finished_at = CASE WHEN j.attempts >= j.max_attempts THEN now() END, " \
   "dead_reason = CASE WHEN j.attempts >= j.max_attempts THEN '" reason    \
-  "' END, last_error = " error ", locked_until = NULL, updated_at = now()"
+  "' END, last_error = " error                                            \
+  ", locked_until = NULL, lease_token = NULL, "                           \
+  "updated_at = now()"
 #define AWC_QUEUE_TAKEN_BACK                                                \
   "RETURNING j.id, j.kind, j.state, j.attempts, extract(epoch FROM now()) " \
   "- extract(epoch FROM " AWC_QUEUE_READY_SINCE "), j.dead_reason"

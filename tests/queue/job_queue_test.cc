@@ -80,13 +80,22 @@ TEST_F(JobQueueTest, FinishOfACancelledJobIsDiscardedAndTheNextClaimed) {
   queue::Job job = ClaimOne(*queue_);
   ASSERT_EQ(job.id, first);
   int64_t second = db_.Enqueue("k", "{}");
+  Result<bool> held = queue_->StillHeld(job);
+  ASSERT_TRUE(held.ok()) << held.status().ToString();
+  EXPECT_TRUE(*held);
   db_.Exec("UPDATE awc.jobs SET state = 'CANCELLED' WHERE id = $1",
            {std::to_string(first)});
+  // What a checkpoint reads between renewals sees the cancel.
+  held = queue_->StillHeld(job);
+  ASSERT_TRUE(held.ok()) << held.status().ToString();
+  EXPECT_FALSE(*held);
   Result<queue::Finished> done =
       queue_->Finish(job, queue::Outcome::Complete(R"({"x": 1})"), true);
   ASSERT_TRUE(done.ok()) << done.status().ToString();
   EXPECT_FALSE(done->recorded.applied);
   EXPECT_EQ(done->recorded.state, queue::JobState::kCancelled);
+  // Cancelled under this claim: its outcome is this worker's to count.
+  EXPECT_FALSE(done->recorded.taken_over);
   EXPECT_EQ(db_.JobState(first), "CANCELLED");
   EXPECT_EQ(db_.Scalar("SELECT coalesce(result::text, 'none') FROM awc.jobs "
                        "WHERE id = $1",
@@ -110,6 +119,17 @@ TEST_F(JobQueueTest, FinishOfAReclaimedJobIsDiscarded) {
   queue::JobQueue other(other_conn.get(), "t-2", 30, &other_rng);
   ASSERT_TRUE(other.Prepare().ok());
   ASSERT_TRUE(other.Reclaim(10, 30).ok());
+  // Taken back: the token is cleared with the lease.
+  EXPECT_EQ(db_.Scalar("SELECT coalesce(lease_token::text, 'none') FROM "
+                       "awc.jobs WHERE id = $1",
+                       {std::to_string(id)}),
+            "none");
+  Result<queue::Finished> late =
+      queue_->Finish(job, queue::Outcome::Complete("{}"), false);
+  ASSERT_TRUE(late.ok()) << late.status().ToString();
+  EXPECT_FALSE(late->recorded.applied);
+  EXPECT_EQ(late->recorded.state, queue::JobState::kPending);
+  EXPECT_TRUE(late->recorded.taken_over) << "the reclaim counted it";
   queue::Job again = ClaimOne(other);
   ASSERT_EQ(again.id, id);
   EXPECT_GT(again.lease_token, job.lease_token) << "a job's tokens only grow";
@@ -121,6 +141,7 @@ TEST_F(JobQueueTest, FinishOfAReclaimedJobIsDiscarded) {
     ASSERT_TRUE(done.ok()) << done.status().ToString();
     EXPECT_FALSE(done->recorded.applied);
     EXPECT_EQ(done->recorded.state, queue::JobState::kRunning);
+    EXPECT_TRUE(done->recorded.taken_over);
     EXPECT_FALSE(done->next.has_value());
   }
   EXPECT_EQ(db_.Scalar("SELECT locked_by || ' ' || attempts FROM awc.jobs "
@@ -131,7 +152,15 @@ TEST_F(JobQueueTest, FinishOfAReclaimedJobIsDiscarded) {
       other.Finish(again, queue::Outcome::Complete("{}"), false);
   ASSERT_TRUE(done.ok());
   EXPECT_TRUE(done->recorded.applied);
+  EXPECT_FALSE(done->recorded.taken_over);
   EXPECT_EQ(db_.JobState(id), "COMPLETED");
+  // The same record sent again (its reply lost, say) is discarded, and is
+  // still the claim's own.
+  done = other.Finish(again, queue::Outcome::Complete("{}"), false);
+  ASSERT_TRUE(done.ok());
+  EXPECT_FALSE(done->recorded.applied);
+  EXPECT_EQ(done->recorded.state, queue::JobState::kCompleted);
+  EXPECT_FALSE(done->recorded.taken_over);
 }
 
 TEST_F(JobQueueTest, ARefusedRecordTakesTheClaimWithIt) {

@@ -50,6 +50,9 @@ TEST_F(QueuePlanTest, RecordingFindsTheJobByPrimaryKey) {
   }
   std::string renew = Plan(queue::sql::kRenewLease, "15000, 15000, 300");
   EXPECT_TRUE(PlanUsesIndex(renew, "jobs_pkey")) << renew;
+  // The read a running handler's checkpoints make once a second.
+  std::string held = Plan(queue::sql::kJobHeld, "15000, 15000");
+  EXPECT_TRUE(PlanUsesIndex(held, "jobs_pkey")) << held;
 }
 
 TEST_F(QueuePlanTest, ClaimAndReclaimUseTheirPartialIndexes) {

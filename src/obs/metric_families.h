@@ -35,6 +35,7 @@ enum class MetricId {
   kBackgroundJobs,
   kJobLag,
   kApiErrors,
+  kWorkerOtherDatabaseErrors,
   kJobDuration,
   kWorkerRestarts,
   kWorkersRunning,
@@ -152,11 +153,19 @@ inline constexpr MetricFamily kMetricFamilies[] = {
     {.id = MetricId::kApiErrors,
      .name = "awc_api_errors_total",
      .type = MetricType::kCounter,
-     .help = "Database errors seen by the workers (claim, record, reclaim, "
-             "lease renewal, heartbeat).",
+     .help = "Transient database errors of the workers' claims and "
+             "records.",
      .labels = {"component"},
      .source = MetricSource::kCell,
      .fixed = {"worker"}},
+    {.id = MetricId::kWorkerOtherDatabaseErrors,
+     .name = "awc_worker_other_database_errors_total",
+     .type = MetricType::kCounter,
+     .help = "Database errors of the workers not counted in "
+             "awc_api_errors_total: reclaims, hand-backs, waits for work, "
+             "lease renewals, job checks, heartbeats, and claims and records "
+             "that failed for good.",
+     .source = MetricSource::kCell},
     {.id = MetricId::kJobDuration,
      .name = "awc_background_job_duration_seconds",
      .type = MetricType::kHistogram,

@@ -101,7 +101,12 @@ class Metrics {
   void ObserveJobDuration(std::string_view kind, double seconds) {
     Observe(MetricId::kJobDuration, {kind}, seconds);
   }
+  // A transient error of a worker's claim or record; any other database
+  // error of a worker is CountOtherDatabaseError's.
   void CountApiError() { Add(MetricId::kApiErrors, {}); }  // "worker"
+  void CountOtherDatabaseError() {
+    Add(MetricId::kWorkerOtherDatabaseErrors, {});
+  }
   void CountRestart() { Add(MetricId::kWorkerRestarts, {}); }
   void SetWorkersRunning(int n) {
     Set(MetricId::kWorkersRunning, {}, static_cast<double>(n));

@@ -38,6 +38,9 @@ double JobLag(const Metrics& m, std::string_view kind) {
 }
 
 double ApiErrors(const Metrics& m) { return Read(m, MetricId::kApiErrors, {}); }
+double OtherDatabaseErrors(const Metrics& m) {
+  return Read(m, MetricId::kWorkerOtherDatabaseErrors, {});
+}
 
 double TotalJobs(const Metrics& m) {
   const MetricsRegion* region = MetricsTestPeer::Region(m);

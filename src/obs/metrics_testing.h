@@ -33,6 +33,7 @@ double JobCount(const Metrics& m, std::string_view kind,
                 std::string_view outcome);
 double JobLag(const Metrics& m, std::string_view kind);
 double ApiErrors(const Metrics& m);
+double OtherDatabaseErrors(const Metrics& m);
 double TotalJobs(const Metrics& m);  // every label set, the overflow too
 double LeaseReclaims(const Metrics& m);
 double ScheduleRuns(const Metrics& m, std::string_view schedule,

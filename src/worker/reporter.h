@@ -28,6 +28,11 @@ enum class WorkerState {
 
 const char* WorkerStateName(WorkerState state);
 
+// The steps of the one claim site (Reporter::DatabaseError): a claim alone,
+// and the record of an outcome with the next claim.
+inline constexpr std::string_view kClaimStep = "claim";
+inline constexpr std::string_view kRecordStep = "record";
+
 class Reporter {
  public:
   virtual ~Reporter() = default;
@@ -49,8 +54,9 @@ class Reporter {
   // Opening a session failed; the next attempt is in `retry_in_secs`.
   virtual void DatabaseUnavailable(const Status& error,
                                    double retry_in_secs) = 0;
-  // A round trip of `step` (claim, record, reclaim, listen) failed;
-  // `connection_lost` when the session is gone with it.
+  // A round trip of `step` (kClaimStep, kRecordStep, "reclaim", "release",
+  // "listen", "heartbeat") failed; `connection_lost` when the session is
+  // gone with it.
   virtual void DatabaseError(std::string_view step, const Status& error,
                              bool connection_lost) = 0;
   // Renewing the lease of the job in flight failed (not: the job is no

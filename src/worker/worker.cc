@@ -131,7 +131,7 @@ bool Worker::EnsureConnected() {
   return true;
 }
 
-void Worker::OnDatabaseError(const Status& error, const char* step) {
+void Worker::OnDatabaseError(const Status& error, std::string_view step) {
   bool lost = deps_.source->broken();
   deps_.reporter->DatabaseError(step, error, lost);
   if (lost) deps_.source->Disconnect();
@@ -193,7 +193,8 @@ std::optional<queue::Finished> Worker::RecordAndClaim(const Done* done,
     }
   }
   if (!finished.ok()) {
-    OnDatabaseError(finished.status(), done != nullptr ? "record" : "claim");
+    OnDatabaseError(finished.status(),
+                    done != nullptr ? kRecordStep : kClaimStep);
     if (error != nullptr) *error = finished.status();
     return std::nullopt;
   }

@@ -40,6 +40,7 @@
 #define AWC_WORKER_WORKER_H_
 
 #include <optional>
+#include <string_view>
 
 #include "queue/job.h"
 #include "worker/heartbeat.h"
@@ -74,7 +75,7 @@ class Worker {
   // Opens a session unless there is one; on failure, reports it and sets
   // the backoff before the next attempt.
   bool EnsureConnected();
-  void OnDatabaseError(const Status& error, const char* step);
+  void OnDatabaseError(const Status& error, std::string_view step);
   void MaybeReclaim();
   // Hands back to the queue every job a dead worker of this host left,
   // fenced on its token (deps_.orphans).

@@ -36,6 +36,14 @@ obs::WorkerPhase PhaseOf(WorkerState state) {
   return obs::WorkerPhase::kStopping;
 }
 
+// awc_api_errors_total{component="worker"} counts the transient errors of
+// the claim and record steps; every other failed round trip of a worker
+// counts in awc_worker_other_database_errors_total (docs/observability.md,
+// "Metrics").
+bool IsApiError(std::string_view step, const Status& error) {
+  return (step == kClaimStep || step == kRecordStep) && error.IsTransient();
+}
+
 }  // namespace
 
 WorkerProcessReporter::WorkerProcessReporter(obs::Metrics* metrics,
@@ -88,7 +96,11 @@ void WorkerProcessReporter::DatabaseUnavailable(const Status& error,
 void WorkerProcessReporter::DatabaseError(std::string_view step,
                                           const Status& error,
                                           bool connection_lost) {
-  metrics_->CountApiError();
+  if (IsApiError(step, error)) {
+    metrics_->CountApiError();
+  } else {
+    metrics_->CountOtherDatabaseError();
+  }
   if (connection_lost) {
     obs::Warn("worker", "database connection lost")
         .Str("error", error.message())
@@ -104,7 +116,7 @@ void WorkerProcessReporter::DatabaseError(std::string_view step,
 
 void WorkerProcessReporter::LeaseRenewalFailed(const queue::Job& job,
                                                const Status& error) {
-  metrics_->CountApiError();
+  metrics_->CountOtherDatabaseError();
   obs::Warn("job_" + std::to_string(job.id), "lease renewal failed")
       .Str("error", error.message())
       .Emit();

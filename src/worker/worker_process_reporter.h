@@ -20,9 +20,12 @@
 //    (queue::DeadReasonName). The `kind` label is a closed set: a kind the
 //    registry knows, or "unknown" for any other, so producers inventing
 //    kinds cannot use up the label budget of the metrics.
-//  - Every failed database round trip (a lease renewal included) counts in
-//    awc_api_errors_total{component="worker"}; failures to open a session
-//    do not. The slot's db_ok follows whether the session works.
+//  - A transient error of the claim or record step counts in
+//    awc_api_errors_total{component="worker"}; every other failed database
+//    round trip (of those steps when not transient, reclaims, hand-backs,
+//    waits for work, heartbeats and lease renewals) in
+//    awc_worker_other_database_errors_total. Failures to open a session
+//    count in neither. The slot's db_ok follows whether the session works.
 #ifndef AWC_WORKER_WORKER_PROCESS_REPORTER_H_
 #define AWC_WORKER_WORKER_PROCESS_REPORTER_H_
 

@@ -18,6 +18,7 @@ using obs::testing::ApiErrors;
 using obs::testing::JobCount;
 using obs::testing::JobLag;
 using obs::testing::LeaseReclaims;
+using obs::testing::OtherDatabaseErrors;
 using obs::testing::TotalJobs;
 
 using obs::WorkerPhase;
@@ -225,23 +226,34 @@ TEST_F(ProcessReporterTest, DatabaseTroubleCountsErrorsAndFollowsTheSession) {
   EXPECT_TRUE(Slot().db_ok.load());
   EXPECT_TRUE(Events().empty());
 
+  // The transient errors of claims and records are API errors.
   reporter_.DatabaseError("claim", Status::Transient("deadlock"), false);
   EXPECT_TRUE(Slot().db_ok.load());
   reporter_.DatabaseError("record", Status::Transient("closed"), true);
   EXPECT_FALSE(Slot().db_ok.load());
+  EXPECT_EQ(ApiErrors(metrics_), 2);
+  EXPECT_EQ(OtherDatabaseErrors(metrics_), 0);
+  // Every other failed round trip is counted apart.
+  reporter_.DatabaseError("claim", Status::Internal("no such table"), false);
+  reporter_.DatabaseError("record", Status::InvalidArgument("refused"), false);
+  for (const char* step : {"reclaim", "release", "listen", "heartbeat"}) {
+    reporter_.DatabaseError(step, Status::Transient("deadlock"), false);
+  }
   reporter_.LeaseRenewalFailed(job_, Status::Transient("closed"));
-  EXPECT_EQ(ApiErrors(metrics_), 3);
+  EXPECT_EQ(ApiErrors(metrics_), 2);
+  EXPECT_EQ(OtherDatabaseErrors(metrics_), 7);
   const std::vector<Line>& errors = Events();
-  ASSERT_EQ(errors.size(), 3u);
+  ASSERT_EQ(errors.size(), 9u);
   EXPECT_EQ(errors[0].msg, "database error");
   EXPECT_EQ(Str(errors[0].obj, "step"), "claim");
   EXPECT_EQ(errors[1].msg, "database connection lost");
-  EXPECT_EQ(errors[2].id, "job_81");
-  EXPECT_EQ(errors[2].msg, "lease renewal failed");
+  EXPECT_EQ(errors[8].id, "job_81");
+  EXPECT_EQ(errors[8].msg, "lease renewal failed");
 
-  // Failing to open a session is not an API error.
+  // Failing to open a session is neither.
   reporter_.DatabaseUnavailable(Status::Transient("refused"), 0.5);
-  EXPECT_EQ(ApiErrors(metrics_), 3);
+  EXPECT_EQ(ApiErrors(metrics_), 2);
+  EXPECT_EQ(OtherDatabaseErrors(metrics_), 7);
   reporter_.DatabaseConnected(true);
   EXPECT_TRUE(Slot().db_ok.load());
   const std::vector<Line>& reconnect = Events();

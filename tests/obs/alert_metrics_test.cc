@@ -539,6 +539,11 @@ TEST_F(AlertMetricsTest, AScrapeOfEveryInstrumentPassesPromtool) {
   })) << body;
   ASSERT_NE(body.find("awc_store_request_duration_seconds_bucket"),
             std::string::npos);
+  // The workers' database errors, both counters, there from the start.
+  ASSERT_NE(body.find("\nawc_api_errors_total{component=\"worker\"} "),
+            std::string::npos);
+  ASSERT_NE(body.find("\nawc_worker_other_database_errors_total "),
+            std::string::npos);
   std::string file = dir_.path() + "/scrape.txt";
   std::ofstream(file) << body;
   CommandResult r = RunProcess(

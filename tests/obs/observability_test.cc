@@ -127,6 +127,7 @@ TEST_F(ObservabilityTest, MetricsCountJobsByKindAndOutcome) {
       0);
   EXPECT_EQ(MetricValue(body, R"(awc_api_errors_total{component="worker"})"),
             0);
+  EXPECT_EQ(MetricValue(body, "awc_worker_other_database_errors_total"), 0);
   EXPECT_EQ(
       MetricValue(
           body,

@@ -26,7 +26,7 @@ obs::Event MakeJobEvent(int64_t job_id, std::string_view kind,
       msg = "job dead-lettered";
       break;
     case queue::JobState::kCancelled:
-      level = obs::LogLevel::kInfo;
+      level = obs::LogLevel::kError;
       msg = "job cancelled";
       break;
     case queue::JobState::kRunning:

@@ -6,10 +6,10 @@
 // completed"; PENDING (retried): warn "job retried after transient
 // failure", or, when the handler deferred it (deferred: a value, not a
 // fault, such as a GC sweep whose tenant is locked), info "job deferred";
-// FAILED (failed): error "job dead-lettered"; CANCELLED (cancelled): info
-// "job cancelled" (a producer's decision, not a fault); any other (other):
-// warn "job left in an unexpected state". Fields: kind, outcome, state,
-// attempts; never the payload or the error text.
+// FAILED (failed): error "job dead-lettered"; CANCELLED (cancelled): error
+// "job cancelled" (its work was stopped and thrown away); any other
+// (other): warn "job left in an unexpected state". Fields: kind, outcome,
+// state, attempts; never the payload or the error text.
 #ifndef AWC_WORKER_JOB_EVENT_H_
 #define AWC_WORKER_JOB_EVENT_H_
 

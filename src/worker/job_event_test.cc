@@ -35,7 +35,7 @@ TEST(JobEventTest, LevelAndMessageFollowTheOutcome) {
       {queue::JobState::kPending, "warn", "job retried after transient failure",
        "retried"},
       {queue::JobState::kFailed, "error", "job dead-lettered", "failed"},
-      {queue::JobState::kCancelled, "info", "job cancelled", "cancelled"},
+      {queue::JobState::kCancelled, "error", "job cancelled", "cancelled"},
       {queue::JobState::kRunning, "warn", "job left in an unexpected state",
        "other"},
       {queue::JobState::kOther, "warn", "job left in an unexpected state",

@@ -140,6 +140,7 @@ TEST_F(ProcessReporterTest, ADiscardedOutcomeCountsUnderTheRowsState) {
   const std::vector<Line>& events = Events();
   ASSERT_EQ(events.size(), 1u);
   EXPECT_EQ(events[0].msg, "job cancelled");
+  EXPECT_EQ(events[0].level, "error");
   EXPECT_TRUE(json_is_true(json_object_get(events[0].obj, "discarded")));
   EXPECT_EQ(JobCount(metrics_, "snapshot_validate", "cancelled"), 1);
   EXPECT_EQ(Slot().jobs_done.load(), 1);

@@ -168,7 +168,7 @@ TEST_F(QueueSemanticsTest, CancelDuringTheRunDiscardsTheOutcome) {
   auto events =
       daemon_->EventsWith("job cancelled", "job_" + std::to_string(id));
   ASSERT_EQ(events.size(), 1u);
-  EXPECT_EQ(Str(events[0].get(), "level"), "info");
+  EXPECT_EQ(Str(events[0].get(), "level"), "error");
   EXPECT_EQ(Str(events[0].get(), "outcome"), "cancelled");
   EXPECT_EQ(Str(events[0].get(), "state"), "CANCELLED");
   EXPECT_TRUE(json_is_true(json_object_get(events[0].get(), "discarded")));

@@ -145,9 +145,9 @@ void AddJobsCommands(std::vector<Command>* out) {
       "ID... [--yes] [--json]",
       "cancel PENDING and RUNNING jobs",
       "A cancelled PENDING job is never claimed; a RUNNING one's\n"
-      "handler is told at its next lease renewal and its outcome is\n"
-      "discarded. Exits 1 if a named job was not cancelled (it does\n"
-      "not exist, or it is in another state).\n",
+      "handler stops at its next checkpoint, within about a second,\n"
+      "and its outcome is discarded. Exits 1 if a named job was not\n"
+      "cancelled (it does not exist, or it is in another state).\n",
       {}};
   cancel.min_args = 1;
   cancel.max_args = -1;

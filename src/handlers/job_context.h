@@ -2,7 +2,8 @@
 //
 // The worker implements it; tests may implement it with fakes. Handlers run
 // in the worker's single thread and may block; long ones call Checkpoint()
-// at safe points so the lease is renewed while they make progress.
+// at safe points, at least every second or so, so the lease is renewed
+// while they make progress and a cancel stops them soon.
 #ifndef AWC_HANDLERS_JOB_CONTEXT_H_
 #define AWC_HANDLERS_JOB_CONTEXT_H_
 
@@ -56,9 +57,12 @@ class JobContext {
   }
 
   // Renews the lease when a third of it has passed since the claim or the
-  // last renewal. Returns kFailedPrecondition once the job is no longer held
-  // by this worker (cancelled, or reclaimed after the lease ran out): the
-  // handler should stop, its outcome will be discarded.
+  // last renewal, and in between asks at most once a second whether the job
+  // is still held, so that a cancel stops the handler within about a second
+  // (docs/queue.md, "Cancelling a running job"). Returns
+  // kFailedPrecondition once the job is no longer held by this worker
+  // (cancelled, or reclaimed after the lease ran out): the handler should
+  // stop, its outcome will be discarded.
   virtual Status Checkpoint() = 0;
 };
 

@@ -356,8 +356,9 @@ inline constexpr const char* kShowJob = "SELECT " AWC_QUEUE_JOB_ROW R"sql(,
   " ORDER BY i.id"
 
 // $1 ids (bigint[]). PENDING and RUNNING jobs become CANCELLED, as a
-// producer's cancel does (a running handler learns it at its next lease
-// renewal).
+// producer's cancel does (a running handler learns it at its next
+// checkpoint, within about a second: docs/queue.md, "Cancelling a running
+// job").
 inline constexpr const char* kCancelJobs = R"sql(
 WITH changed AS (
   UPDATE awc.jobs

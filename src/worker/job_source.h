@@ -9,11 +9,12 @@
 //    fails because the session is gone, broken() turns true and the session
 //    stays open but unusable until the caller disconnects: a handler may
 //    still hold db().
-//  - Claim, Finish, RenewLease and Reclaim need connected() and have
-//    the semantics of queue::JobQueue (docs/queue.md, "Queue
+//  - Claim, Finish, RenewLease, StillHeld and Reclaim need connected() and
+//    have the semantics of queue::JobQueue (docs/queue.md, "Queue
 //    semantics"): Finish() records an outcome, fenced on the lease token,
 //    and when `claim_next` claims the next ready job in the same
-//    transaction; RenewLease() is false once the job is no longer ours.
+//    transaction; RenewLease() is false once the job is no longer ours,
+//    and so is StillHeld(), which only reads.
 //  - Heartbeat() writes the worker's row of awc.workers (fleet/workers.h)
 //    and needs connected(); heartbeat.h decides when.
 //  - WaitForWork() and Pause() are where the loop blocks. Both return early
@@ -55,6 +56,9 @@ class JobSource {
                                          const queue::Outcome& outcome,
                                          bool claim_next) = 0;
   virtual Result<bool> RenewLease(const queue::Job& job) = 0;
+  // Whether `job` is still RUNNING under its lease token (one read, no
+  // write): false once it was cancelled or taken back.
+  virtual Result<bool> StillHeld(const queue::Job& job) = 0;
   // Fences the transactions handlers run on db() with `job`'s lease
   // (queue::JobQueue::FenceTransactions); nullptr lifts the fence.
   virtual void FenceTransactions(const queue::Job* job) = 0;

@@ -54,6 +54,10 @@ Result<bool> PgJobSource::RenewLease(const queue::Job& job) {
   return queue_->RenewLease(job);
 }
 
+Result<bool> PgJobSource::StillHeld(const queue::Job& job) {
+  return queue_->StillHeld(job);
+}
+
 Result<std::vector<queue::Reclaimed>> PgJobSource::Reclaim(
     int limit, int64_t silent_secs) {
   return queue_->Reclaim(limit, silent_secs);

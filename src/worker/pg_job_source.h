@@ -47,6 +47,7 @@ class PgJobSource : public JobSource {
                                  const queue::Outcome& outcome,
                                  bool claim_next) override;
   Result<bool> RenewLease(const queue::Job& job) override;
+  Result<bool> StillHeld(const queue::Job& job) override;
   void FenceTransactions(const queue::Job* job) override;
   Result<std::vector<queue::Reclaimed>> Reclaim(int limit,
                                                 int64_t silent_secs) override;

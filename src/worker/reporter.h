@@ -63,6 +63,8 @@ class Reporter {
   // longer ours, which the handler learns from its checkpoint).
   virtual void LeaseRenewalFailed(const queue::Job& job,
                                   const Status& error) = 0;
+  // Asking whether the job in flight is still ours failed (running_job.h).
+  virtual void JobCheckFailed(const queue::Job& job, const Status& error) = 0;
 
   // The outcome of `job`, which ran for `duration_secs`, was recorded; or
   // discarded (!recorded.applied) because the job was no longer ours.

@@ -3,6 +3,14 @@
 #include <algorithm>
 
 namespace awc::worker {
+namespace {
+
+// Between renewals, how often at most the handler's checkpoints ask
+// whether the job is still ours: a cancel stops the handler about this
+// long after it committed (docs/queue.md, "Cancelling a running job").
+constexpr double kHeldCheckSecs = 1.0;
+
+}  // namespace
 
 RunningJob::RunningJob(const queue::Job& job, const WorkerDeps& deps,
                        Heartbeat* heartbeat)
@@ -10,12 +18,14 @@ RunningJob::RunningJob(const queue::Job& job, const WorkerDeps& deps,
       deps_(deps),
       heartbeat_(heartbeat),
       started_(deps.env->NowMonotonic()),
-      last_renew_(deps.env->NowMonotonic()) {}
+      last_renew_(deps.env->NowMonotonic()),
+      last_asked_(last_renew_) {}
 
 queue::Outcome RunningJob::Run() {
   // The handler's database calls are synchronous, so the session is idle
   // whenever the timer fires.
-  double every = std::min(LeaseSecs() / 3, deps_.options.beat_min_secs);
+  double every =
+      std::min({LeaseSecs() / 3, deps_.options.beat_min_secs, kHeldCheckSecs});
   ev_timer renew;
   ev_timer_init(&renew, OnRenewTimer, every, every);
   renew.data = this;
@@ -35,7 +45,7 @@ void RunningJob::OnRenewTimer(struct ev_loop*, ev_timer* w, int) {
 double RunningJob::LeaseEnd() const { return last_renew_ + LeaseSecs(); }
 
 Status RunningJob::Checkpoint() {
-  Status s = MaybeRenew();
+  Status s = StillOurs();
   heartbeat_->Tick();
   return s;
 }
@@ -59,18 +69,32 @@ Status RunningJob::Pace(uint64_t bytes, uint64_t objects) {
                             *deps_.env, [this] { return Checkpoint(); });
 }
 
-Status RunningJob::MaybeRenew() {
+Status RunningJob::StillOurs() {
   if (lost_) return LostStatus();
-  if (deps_.env->NowMonotonic() - last_renew_ < LeaseSecs() / 3) {
-    return Status::OK();
-  }
+  double now = deps_.env->NowMonotonic();
+  bool asked_lately = now - last_asked_ < kHeldCheckSecs;
+  bool renew =
+      now - last_renew_ >= LeaseSecs() / 3 && !(renew_failed_ && asked_lately);
+  if (!renew && asked_lately) return Status::OK();
   if (!deps_.source->connected()) return Status::OK();
-  Result<bool> held = deps_.source->RenewLease(job_);
+  // A lost session answers nothing; the renewal still reports it.
+  if (!renew && deps_.source->broken()) return Status::OK();
+  last_asked_ = now;
+  Result<bool> held =
+      renew ? deps_.source->RenewLease(job_) : deps_.source->StillHeld(job_);
   if (!held.ok()) {
-    deps_.reporter->LeaseRenewalFailed(job_, held.status());
+    if (renew) {
+      renew_failed_ = true;
+      deps_.reporter->LeaseRenewalFailed(job_, held.status());
+    } else {
+      deps_.reporter->JobCheckFailed(job_, held.status());
+    }
     return Status::OK();
   }
-  last_renew_ = deps_.env->NowMonotonic();
+  if (renew) {
+    last_renew_ = deps_.env->NowMonotonic();
+    renew_failed_ = false;
+  }
   if (!*held) {
     lost_ = true;
     return LostStatus();

@@ -7,17 +7,25 @@
 //    Checkpoint() calls, and from a timer on the worker's event loop while
 //    Run() is on, so a handler that waits on the loop (S3 transfers) keeps
 //    its lease without checkpoints of its own.
-//  - Checkpoint() is cheap until a renewal is due (a clock read), so
-//    handlers may call it often: the closure walk calls it after every MiB
-//    of an object it reads, which keeps the lease through one large object
-//    read from file://, where the loop and its timer do not run.
-//  - Checkpoint() returns kFailedPrecondition once renewal says the job is
-//    no longer ours (cancelled, or reclaimed after its lease ran out), and
-//    from then on without asking again; the handler should stop, and
-//    recording its outcome will be discarded.
-//  - A renewal that fails (the session lost, say) is reported and is not an
-//    error for the handler: the session is left as it is, since the handler
-//    holds it; the worker replaces it after the handler returns.
+//  - Between renewals, at most once a second, the same places ask whether
+//    the job is still ours (JobSource::StillHeld, one read that writes
+//    nothing), so that a cancel reaches the handler within about a second
+//    of its commit, not at the next renewal (docs/queue.md, "Cancelling a
+//    running job").
+//  - Checkpoint() is cheap until a renewal or a check is due (a clock
+//    read), so handlers may call it often: the closure walk calls it after
+//    every MiB of an object it reads, which keeps the lease through one
+//    large object read from file://, where the loop and its timer do not
+//    run.
+//  - Checkpoint() returns kFailedPrecondition once a renewal or a check
+//    says the job is no longer ours (cancelled, or taken back after its
+//    lease ran out), and from then on without asking again; the handler
+//    should stop, and recording its outcome will be discarded.
+//  - A renewal or check that fails (the session lost, say) is reported and
+//    is not an error for the handler: the session is left as it is, since
+//    the handler holds it; the worker replaces it after the handler
+//    returns. The next attempt comes a second later at the earliest; no
+//    check is made on a session known to be lost.
 //  - The worker's heartbeat is written when due at the same places (the
 //    timer fires at least every `beat_min_secs`), so a long job shows.
 #ifndef AWC_WORKER_RUNNING_JOB_H_
@@ -69,8 +77,9 @@ class RunningJob : public handlers::JobContext {
     return static_cast<double>(deps_.options.lease_secs);
   }
 
-  // Renews the lease when a third of it has passed.
-  Status MaybeRenew();
+  // Renews the lease when a third of it has passed, or else asks whether
+  // the job is still ours when a check is due.
+  Status StillOurs();
   static Status LostStatus();
 
   const queue::Job& job_;
@@ -78,8 +87,10 @@ class RunningJob : public handlers::JobContext {
   Heartbeat* heartbeat_;
   double started_;             // monotonic, when the handler began
   double last_progress_ = -1;  // when the title last showed progress
-  double last_renew_;
-  bool lost_ = false;  // a renewal found the job no longer ours
+  double last_renew_;          // the claim or the last renewal that worked
+  double last_asked_;          // the last renewal or check, worked or not
+  bool renew_failed_ = false;  // the last renewal tried failed
+  bool lost_ = false;  // a renewal or check found the job no longer ours
 };
 
 }  // namespace awc::worker

@@ -122,6 +122,14 @@ void WorkerProcessReporter::LeaseRenewalFailed(const queue::Job& job,
       .Emit();
 }
 
+void WorkerProcessReporter::JobCheckFailed(const queue::Job& job,
+                                           const Status& error) {
+  metrics_->CountOtherDatabaseError();
+  obs::Warn("job_" + std::to_string(job.id), "job check failed")
+      .Str("error", error.message())
+      .Emit();
+}
+
 void WorkerProcessReporter::JobRecorded(const queue::Job& job,
                                         const queue::Recorded& recorded,
                                         double duration_secs) {

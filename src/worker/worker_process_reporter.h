@@ -23,7 +23,7 @@
 //  - A transient error of the claim or record step counts in
 //    awc_api_errors_total{component="worker"}; every other failed database
 //    round trip (of those steps when not transient, reclaims, hand-backs,
-//    waits for work, heartbeats and lease renewals) in
+//    waits for work, heartbeats, lease renewals and job checks) in
 //    awc_worker_other_database_errors_total. Failures to open a session
 //    count in neither. The slot's db_ok follows whether the session works.
 #ifndef AWC_WORKER_WORKER_PROCESS_REPORTER_H_
@@ -52,6 +52,7 @@ class WorkerProcessReporter : public Reporter {
   void DatabaseError(std::string_view step, const Status& error,
                      bool connection_lost) override;
   void LeaseRenewalFailed(const queue::Job& job, const Status& error) override;
+  void JobCheckFailed(const queue::Job& job, const Status& error) override;
   void JobRecorded(const queue::Job& job, const queue::Recorded& recorded,
                    double duration_secs) override;
   void JobReclaimed(const queue::Reclaimed& job) override;

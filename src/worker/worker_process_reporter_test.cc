@@ -241,20 +241,24 @@ TEST_F(ProcessReporterTest, DatabaseTroubleCountsErrorsAndFollowsTheSession) {
     reporter_.DatabaseError(step, Status::Transient("deadlock"), false);
   }
   reporter_.LeaseRenewalFailed(job_, Status::Transient("closed"));
+  reporter_.JobCheckFailed(job_, Status::Transient("closed"));
   EXPECT_EQ(ApiErrors(metrics_), 2);
-  EXPECT_EQ(OtherDatabaseErrors(metrics_), 7);
+  EXPECT_EQ(OtherDatabaseErrors(metrics_), 8);
   const std::vector<Line>& errors = Events();
-  ASSERT_EQ(errors.size(), 9u);
+  ASSERT_EQ(errors.size(), 10u);
   EXPECT_EQ(errors[0].msg, "database error");
   EXPECT_EQ(Str(errors[0].obj, "step"), "claim");
   EXPECT_EQ(errors[1].msg, "database connection lost");
   EXPECT_EQ(errors[8].id, "job_81");
   EXPECT_EQ(errors[8].msg, "lease renewal failed");
+  EXPECT_EQ(errors[9].id, "job_81");
+  EXPECT_EQ(errors[9].msg, "job check failed");
+  EXPECT_EQ(errors[9].level, "warn");
 
   // Failing to open a session is neither.
   reporter_.DatabaseUnavailable(Status::Transient("refused"), 0.5);
   EXPECT_EQ(ApiErrors(metrics_), 2);
-  EXPECT_EQ(OtherDatabaseErrors(metrics_), 7);
+  EXPECT_EQ(OtherDatabaseErrors(metrics_), 8);
   reporter_.DatabaseConnected(true);
   EXPECT_TRUE(Slot().db_ok.load());
   const std::vector<Line>& reconnect = Events();

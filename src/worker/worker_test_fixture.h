@@ -44,7 +44,8 @@ class ManualClock : public FaultEnv {
 };
 
 // awc.jobs in memory. Log lines: "connect", "claim", "finish <id> next"
-// (claim_next) or "finish <id> last", "renew <id>", "reclaim", "wait <s>",
+// (claim_next) or "finish <id> last", "renew <id>", "check <id>",
+// "reclaim", "wait <s>",
 // "pause <s>" (interruptible) or "pause! <s>" (not); a failed call gets
 // " FAILED". Waits move the clock by their full length. Heartbeats are
 // written down apart, in `beats`: "<t> idle", "<t> busy <id> <kind>",
@@ -56,6 +57,7 @@ class FakeJobSource : public JobSource {
     kClaim,
     kFinish,
     kRenew,
+    kCheck,
     kReclaim,
     kWaitForWork,
     kHeartbeat
@@ -73,8 +75,8 @@ class FakeJobSource : public JobSource {
     ready.push_back(job);
     return job.id;
   }
-  // From now on, renewing or recording `id` finds it no longer ours, as
-  // after a producer cancelled it.
+  // From now on, renewing, checking or recording `id` finds it no longer
+  // ours, as after a producer cancelled it.
   void Cancel(int64_t id) { cancelled_.insert(id); }
   // The next `times` calls of `op` fail; with `lose_session` the session is
   // gone too (broken() until the worker disconnects and connects again).
@@ -140,6 +142,10 @@ class FakeJobSource : public JobSource {
   }
   Result<bool> RenewLease(const queue::Job& job) override {
     AWC_RETURN_IF_ERROR(Call(Op::kRenew, "renew " + std::to_string(job.id)));
+    return cancelled_.count(job.id) == 0;
+  }
+  Result<bool> StillHeld(const queue::Job& job) override {
+    AWC_RETURN_IF_ERROR(Call(Op::kCheck, "check " + std::to_string(job.id)));
     return cancelled_.count(job.id) == 0;
   }
   Result<std::vector<queue::Reclaimed>> Reclaim(int, int64_t) override {
@@ -274,8 +280,9 @@ class FakeJobSource : public JobSource {
 
 // Writes down each report as a line: "state idle", "state busy <id>",
 // "connected", "reconnected", "unavailable <retry_in>", "db error <step>"
-// (+ " lost"), "renewal failed <id>", "recorded <id> <STATE>" (+
-// " discarded"), "reclaimed <id> <STATE>", "not recorded <id>".
+// (+ " lost"), "renewal failed <id>", "check failed <id>", "recorded <id>
+// <STATE>" (+ " discarded"), "reclaimed <id> <STATE>", "not recorded
+// <id>".
 class FakeReporter : public Reporter {
  public:
   std::vector<std::string> log;
@@ -312,6 +319,9 @@ class FakeReporter : public Reporter {
   }
   void LeaseRenewalFailed(const queue::Job& job, const Status&) override {
     log.push_back("renewal failed " + std::to_string(job.id));
+  }
+  void JobCheckFailed(const queue::Job& job, const Status&) override {
+    log.push_back("check failed " + std::to_string(job.id));
   }
   void JobRecorded(const queue::Job& job, const queue::Recorded& rec,
                    double) override {

@@ -67,7 +67,8 @@ class Reporter {
   virtual void JobCheckFailed(const queue::Job& job, const Status& error) = 0;
 
   // The outcome of `job`, which ran for `duration_secs`, was recorded; or
-  // discarded (!recorded.applied) because the job was no longer ours.
+  // discarded (!recorded.applied) because the job was no longer ours
+  // (recorded.taken_over when another worker or an operator took it).
   virtual void JobRecorded(const queue::Job& job,
                            const queue::Recorded& recorded,
                            double duration_secs) = 0;

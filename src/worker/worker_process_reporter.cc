@@ -141,6 +141,13 @@ void WorkerProcessReporter::JobRecorded(const queue::Job& job,
   }
   if (!recorded.applied) event.Bool("discarded", true);
   status_->slot(slot_).jobs_done.fetch_add(1, std::memory_order_relaxed);
+  if (recorded.taken_over) {
+    // Whoever took the job from this worker reported it (a reclaim, or the
+    // worker that ran it again): counted once, there.
+    metrics_->ObserveJobDuration(KindLabel(job.kind), duration_secs);
+    event.Emit();
+    return;
+  }
   ReportJob(*metrics_, event, KindLabel(job.kind),
             JobOutcome(recorded.state, recorded.deferred), recorded.lag_secs,
             duration_secs);

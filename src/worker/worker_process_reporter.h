@@ -8,10 +8,12 @@
 //    "awc-worker: worker <n> job <id> <kind>" while busy, the kind reduced
 //    to 48 printable characters.
 //  - Each job recorded, discarded or reclaimed gives the event of
-//    job_event.h (with the job's kind) and counts in
+//    job_event.h (with the job's kind) and counts once in
 //    awc_background_jobs_total{kind,outcome} and
-//    awc_background_job_lag_seconds{kind}; recorded and discarded ones also
-//    in awc_background_job_duration_seconds{kind} and the slot's
+//    awc_background_job_lag_seconds{kind}, except a discarded outcome of a
+//    job taken over by someone else (queue::Recorded::taken_over), whom it
+//    is left to count; recorded and discarded ones also count in
+//    awc_background_job_duration_seconds{kind} and the slot's
 //    jobs-processed count. Reclaimed ones carry reason "lease_expired"
 //    (counted in awc_lease_reclaims_total), "holder_silent" (its worker's
 //    heartbeat went stale: awc_silent_worker_reclaims_total) or

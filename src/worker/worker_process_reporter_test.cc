@@ -143,7 +143,31 @@ TEST_F(ProcessReporterTest, ADiscardedOutcomeCountsUnderTheRowsState) {
   EXPECT_EQ(events[0].level, "error");
   EXPECT_TRUE(json_is_true(json_object_get(events[0].obj, "discarded")));
   EXPECT_EQ(JobCount(metrics_, "snapshot_validate", "cancelled"), 1);
+  EXPECT_EQ(TotalJobs(metrics_), 1);
   EXPECT_EQ(Slot().jobs_done.load(), 1);
+}
+
+TEST_F(ProcessReporterTest, ADiscardedOutcomeOfAJobTakenOverIsNotCountedAgain) {
+  // Taken back by another worker's reclaim (which counted it) and run
+  // again there: this worker's late outcome shows, and counts nowhere.
+  queue::Recorded rec{false, queue::JobState::kCompleted, 2, 7};
+  rec.taken_over = true;
+  reporter_.JobRecorded(job_, rec, 0.5);
+  const std::vector<Line>& events = Events();
+  ASSERT_EQ(events.size(), 1u);
+  EXPECT_EQ(events[0].msg, "job completed");
+  EXPECT_TRUE(json_is_true(json_object_get(events[0].obj, "discarded")));
+  EXPECT_EQ(TotalJobs(metrics_), 0);
+  EXPECT_EQ(JobLag(metrics_, "snapshot_validate"), 0);
+  // The handler did run that long.
+  EXPECT_EQ(obs::testing::Read(metrics_, obs::MetricId::kJobDuration,
+                               {"snapshot_validate"}),
+            1);
+  // Discarded under its own token (a record whose reply was lost, tried
+  // again): nobody else counted it.
+  rec.taken_over = false;
+  reporter_.JobRecorded(job_, rec, 0.5);
+  EXPECT_EQ(JobCount(metrics_, "snapshot_validate", "completed"), 1);
 }
 
 TEST_F(ProcessReporterTest, AReclaimedJobIsCountedButNotAsProcessedHere) {

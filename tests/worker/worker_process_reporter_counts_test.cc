@@ -1,4 +1,5 @@
-// What the workers count, on the real daemon:
+// What the workers count, on the real daemon: a job is counted once in
+// awc_background_jobs_total however many workers had a hand in it, and
 // awc_api_errors_total{component="worker"} counts only the transient errors
 // of claims and records, the other database errors of the workers
 // counting in awc_worker_other_database_errors_total
@@ -32,6 +33,35 @@ class WorkerCountsTest : public ::testing::Test {
   int port_ = 0;
   std::unique_ptr<DaemonProcess> daemon_;
 };
+
+TEST_F(WorkerCountsTest, ALateOutcomeOfAJobTakenBackIsNotCountedAgain) {
+  db_.Migrate();
+  db_.Exec("CREATE SCHEMA awc_test");
+  db_.Exec(
+      "CREATE TABLE awc_test.effects (job_id bigint NOT NULL, lease_token "
+      "bigint NOT NULL, attempt integer NOT NULL, at timestamptz NOT NULL)");
+  // Two workers and a 1 s lease: the first run stalls for 6 s without a
+  // checkpoint, the other worker takes the job back (counted: retried) and
+  // runs it again (counted: completed); then the stalled run ends, and its
+  // outcome, discarded, is that of a job another worker has counted.
+  Start(2, {{"AWC_WORKER_LEASE_SECS", "1"}});
+  int64_t job = db_.Enqueue("test_stalled_effect", R"({"ms": 6000})");
+  std::string id = "job_" + std::to_string(job);
+  ASSERT_TRUE(WaitUntil(
+      [&] {
+        for (const JsonPtr& e : daemon_->EventsWith("job completed", id)) {
+          if (json_is_true(json_object_get(e.get(), "discarded"))) return true;
+        }
+        return false;
+      },
+      120))
+      << daemon_->Stderr();
+  EXPECT_EQ(db_.JobState(job), "COMPLETED");
+  std::string body = Scrape();
+  EXPECT_EQ(JobsTotal(body, "test_stalled_effect", "retried"), 1) << body;
+  EXPECT_EQ(JobsTotal(body, "test_stalled_effect", "completed"), 1) << body;
+  EXPECT_EQ(MetricValue(body, "awc_lease_reclaims_total"), 1);
+}
 
 // Claims and records refused by a trigger: transient (SQLSTATE 40001, 40P01)
 // and not (P0001); and lease renewals refused every time.

@@ -163,6 +163,38 @@ TEST_F(JobQueueTest, FinishOfAReclaimedJobIsDiscarded) {
   EXPECT_FALSE(done->recorded.taken_over);
 }
 
+// The k-th retry of a job waits base(k) = min(300, 5 * 2^(k-1)) seconds
+// plus a jitter uniform in [0, base(k)] from the worker's xorshift32:
+// 5, 10, 20, 40, 80, 160, 300, 300 s of base for k = 1 … 8
+// (docs/queue.md, "Backoff with jitter"), as recorded on the row.
+TEST_F(JobQueueTest, RetriesWaitTheDocumentedBackoff) {
+  constexpr double kBase[] = {5, 10, 20, 40, 80, 160, 300, 300};
+  int64_t id = db_.Enqueue("k", "{}", 20);
+  // The same sequence of draws as the queue's.
+  queue::Xorshift32 mirror = rng_;
+  for (int k = 1; k <= 8; ++k) {
+    SCOPED_TRACE("retry " + std::to_string(k));
+    db_.Exec("UPDATE awc.jobs SET run_at = now() WHERE id = $1",
+             {std::to_string(id)});
+    queue::Job job = ClaimOne(*queue_);
+    ASSERT_EQ(job.id, id);
+    ASSERT_EQ(job.attempts, k);
+    Result<queue::Finished> done =
+        queue_->Finish(job, queue::Outcome::Retry("again"), false);
+    ASSERT_TRUE(done.ok()) << done.status().ToString();
+    ASSERT_EQ(done->recorded.state, queue::JobState::kPending);
+    double want = queue::BackoffDelaySecs(k, mirror);
+    EXPECT_GE(want, kBase[k - 1]);
+    EXPECT_LE(want, 2 * kBase[k - 1]);
+    // run_at and updated_at are set by the same statement.
+    double waited = std::stod(
+        db_.Scalar("SELECT extract(epoch FROM run_at - updated_at) FROM "
+                   "awc.jobs WHERE id = $1",
+                   {std::to_string(id)}));
+    EXPECT_NEAR(waited, want, 1e-6);
+  }
+}
+
 TEST_F(JobQueueTest, ARefusedRecordTakesTheClaimWithIt) {
   int64_t first = db_.Enqueue("k", "{}");
   queue::Job job = ClaimOne(*queue_);

@@ -234,6 +234,8 @@ TEST_F(AlertMetricsTest, GcEpochsAndWhatTheyDeleted) {
     EXPECT_NE(access(PathOf(d).c_str(), F_OK), 0) << d;
   }
   EXPECT_EQ(access(PathOf(young).c_str(), F_OK), 0);
+  // The job is counted after its record commits, before its event.
+  ASSERT_TRUE(daemon_->WaitForEvent("job deferred")) << daemon_->Stderr();
 
   std::string body = Scrape();
   EXPECT_EQ(MetricValue(body, R"(awc_gc_epochs_total{result="completed"})"), 1)

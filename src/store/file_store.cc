@@ -159,6 +159,13 @@ class FileStore : public ObjectStore {
     }
     for (const std::string& dir : dirs) {
       Status synced = env_->SyncDir(dir);
+      // The directory went away after the removal (its volume unmounted):
+      // whether the removal lasts is not known, and nothing here is
+      // missing, so the call is to be tried again.
+      if (synced.IsNotFound()) {
+        return Status::Transient(synced.message() +
+                                 " (the directory went away after a removal)");
+      }
       if (!synced.ok()) return synced;
     }
     return out;

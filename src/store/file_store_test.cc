@@ -266,6 +266,13 @@ TEST_F(FileStoreTest, DeletionsAreMadeDurableBeforeReturning) {
   Result<std::vector<Status>> failed = store_->DeleteMany({a});
   EXPECT_FALSE(failed.ok());
   EXPECT_EQ(failed.status().code(), Status::Code::kIoError);
+  // A directory that went away meanwhile (an unmounted volume) is not a
+  // missing object, nor a missing subject: the call is to be tried again.
+  ASSERT_TRUE(store_->Put(a, "a").ok());
+  env_.FailNth(Op::kSyncDir, 1, ENOENT);
+  failed = store_->DeleteMany({a});
+  EXPECT_FALSE(failed.ok());
+  EXPECT_TRUE(failed.status().IsTransient()) << failed.status().ToString();
 }
 
 TEST_F(FileStoreTest, ListTellsTempFilesAndStrangersFromObjects) {

@@ -4,6 +4,7 @@
 #include <string_view>
 
 #include "common/redact.h"
+#include "db/writable.h"
 #include "obs/log.h"
 
 namespace awc::db {
@@ -172,13 +173,20 @@ int64_t PgResult::Affected() const {
 Result<std::unique_ptr<PgConn>> PgConn::Connect(
     const std::string& conninfo, const std::string& application_name,
     PoolMode mode) {
-  // connect_timeout comes before dbname so the expanded conninfo can
-  // override it; application_name comes after so it is always ours.
-  const char* keys[] = {"connect_timeout", "dbname", "application_name",
-                        nullptr};
-  const char* values[] = {"10", conninfo.c_str(), application_name.c_str(),
-                          nullptr};
-  PGconn* conn = PQconnectdbParams(keys, values, /*expand_dbname=*/1);
+  // connect_timeout (and target_session_attrs, only added when the
+  // conninfo has none) come before dbname so the expanded conninfo can
+  // override them; application_name comes after so it is always ours.
+  std::vector<const char*> keys = {"connect_timeout"};
+  std::vector<const char*> values = {"10"};
+  if (NeedsReadWriteTarget(conninfo)) {
+    keys.push_back("target_session_attrs");
+    values.push_back("read-write");
+  }
+  keys.insert(keys.end(), {"dbname", "application_name", nullptr});
+  values.insert(values.end(),
+                {conninfo.c_str(), application_name.c_str(), nullptr});
+  PGconn* conn =
+      PQconnectdbParams(keys.data(), values.data(), /*expand_dbname=*/1);
   if (conn == nullptr) return Status::Internal("out of memory");
   if (PQstatus(conn) != CONNECTION_OK) {
     std::string msg = CleanMessage(PQerrorMessage(conn));
@@ -199,7 +207,7 @@ Result<PgResult> PgConn::Check(PGresult* res) {
   }
   const char* state = res ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : nullptr;
   last_sqlstate_ = state ? state : "";
-  if (res != nullptr && !IsBroken() && RefusedValuesSqlState(last_sqlstate_)) {
+  if (res != nullptr && !Lost() && RefusedValuesSqlState(last_sqlstate_)) {
     // Only the primary message: the detail of such an error quotes the
     // values (a whole failing row, payload included).
     const char* primary = PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY);
@@ -212,8 +220,15 @@ Result<PgResult> PgConn::Check(PGresult* res) {
       CleanMessage(res ? PQresultErrorMessage(res) : PQerrorMessage(conn_));
   if (msg.empty()) msg = CleanMessage(PQerrorMessage(conn_));
   if (res != nullptr) PQclear(res);
-  if (IsBroken()) {
+  if (Lost()) {
     return Status::Transient("database connection lost: " + msg);
+  }
+  if (last_sqlstate_ == "25006" && !read_only_) {
+    // A write this connection meant to make, refused: the session is on a
+    // server that cannot write (db/writable.h).
+    read_only_server_ = true;
+    return Status::Transient(std::string(kReadOnlySession) +
+                             " (SQLSTATE 25006): " + msg);
   }
   std::string text = "database error";
   if (!last_sqlstate_.empty()) text += " (SQLSTATE " + last_sqlstate_ + ")";
@@ -262,7 +277,7 @@ Status PgConn::EndOwnTransaction(bool ok) {
 void PgConn::Rollback() {
   // The statement's SQLSTATE is the one the caller asks last_sqlstate().
   std::string failed = last_sqlstate_;
-  if (!IsBroken()) (void)ExecSimple("ROLLBACK");
+  if (!Lost()) (void)ExecSimple("ROLLBACK");
   last_sqlstate_ = std::move(failed);
 }
 
@@ -281,7 +296,7 @@ Status PgConn::Begin(std::string_view how) {
            ", true)";
   }
   Status s = ExecSimple(sql).status();
-  if (!s.ok() && !IsBroken() && PQtransactionStatus(conn_) != PQTRANS_IDLE) {
+  if (!s.ok() && !Lost() && PQtransactionStatus(conn_) != PQTRANS_IDLE) {
     (void)ExecSimple("ROLLBACK");
   }
   return s;
@@ -436,7 +451,7 @@ Result<std::vector<PgResult>> PgConn::ExecPipeline(
   for (;;) {
     PGresult* res = PQgetResult(conn_);
     if (res == nullptr) {
-      if (IsBroken()) break;
+      if (Lost()) break;
       continue;
     }
     ExecStatusType st = PQresultStatus(res);
@@ -451,21 +466,21 @@ Result<std::vector<PgResult>> PgConn::ExecPipeline(
     Result<PgResult> r = Check(res);
     if (!r.ok()) {
       if (error.ok()) error = r.status();
-      if (IsBroken()) break;
+      if (Lost()) break;
       continue;
     }
     out.push_back(std::move(*r));
   }
-  if (PQexitPipelineMode(conn_) != 1 && error.ok() && !IsBroken()) {
+  if (PQexitPipelineMode(conn_) != 1 && error.ok() && !Lost()) {
     error = Status::Internal("database error: cannot leave pipeline mode: " +
                              CleanMessage(PQerrorMessage(conn_)));
   }
   if (error.ok() && out.size() != statements.size()) {
-    error = IsBroken() ? Status::Transient("database connection lost: " +
-                                           CleanMessage(PQerrorMessage(conn_)))
-                       : Status::Internal(
-                             "database error: a pipelined "
-                             "statement returned no result");
+    error = Lost() ? Status::Transient("database connection lost: " +
+                                       CleanMessage(PQerrorMessage(conn_)))
+                   : Status::Internal(
+                         "database error: a pipelined "
+                         "statement returned no result");
   }
   if (!error.ok()) return error;
   return out;

@@ -26,6 +26,14 @@
 //    pool mode can be wrong (a client left at kSession behind a transaction
 //    pooler), and a session setting would then outlive the client on a
 //    server connection that other clients get next.
+//  - A statement refused with SQLSTATE 25006 (read_only_sql_transaction)
+//    on a connection not made read-only by SetReadOnly() means the session
+//    is on a server that cannot write (db/writable.h): kTransient, with a
+//    message that starts with kReadOnlySession, and the connection counts
+//    as broken from then on, so that its owner replaces it.
+//  - Connect() adds target_session_attrs=read-write to a connection string
+//    that names several hosts and no target_session_attrs
+//    (db/writable.h, NeedsReadWriteTarget).
 //  - In kSession mode, a prepared statement the server does not have
 //    (SQLSTATE 26000) or already has (42P05) means a transaction pooler is
 //    in between: kFailedPrecondition, whose message names
@@ -184,8 +192,10 @@ class PgConn {
   Result<std::vector<PgResult>> ExecPipeline(
       const std::vector<Prepared>& statements);
 
-  // True once the connection is unusable; the owner reconnects.
-  bool IsBroken() const { return PQstatus(conn_) == CONNECTION_BAD; }
+  // True once the connection is unusable — lost, or found on a server
+  // that cannot write (SQLSTATE 25006, see the contract) — and the owner
+  // reconnects.
+  bool IsBroken() const { return Lost() || read_only_server_; }
   // SQLSTATE of the last failed statement, or "".
   const std::string& last_sqlstate() const { return last_sqlstate_; }
 
@@ -210,6 +220,8 @@ class PgConn {
 
  private:
   PgConn(PGconn* conn, PoolMode mode) : conn_(conn), mode_(mode) {}
+  // The connection itself is gone.
+  bool Lost() const { return PQstatus(conn_) == CONNECTION_BAD; }
   // Session state to carry (SetReadOnly, SetSessionSetting), outside a
   // transaction: a statement needs a transaction of its own.
   bool NeedsOwnTransaction() const;
@@ -251,6 +263,8 @@ class PgConn {
   // The session state each transaction carries; the settings' names and
   // values are SQL literals (Literal()).
   bool read_only_ = false;
+  // A write was refused with SQLSTATE 25006 although read_only_ is off.
+  bool read_only_server_ = false;
   std::vector<std::pair<std::string, std::string>> settings_;
   const char* fence_sql_ = nullptr;
   Params fence_params_;

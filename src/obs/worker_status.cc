@@ -105,6 +105,16 @@ int WorkerStatusTable::Connected() const {
   return n;
 }
 
+int WorkerStatusTable::ReadOnly() const {
+  int n = 0;
+  for (int i = 0; i < slots_; ++i) {
+    bool runs = Phase(i) != WorkerPhase::kDown;
+    n += (runs && table_[i].db_read_only.load(std::memory_order_relaxed)) ? 1
+                                                                          : 0;
+  }
+  return n;
+}
+
 int64_t WorkerStatusTable::JobsDone() const {
   int64_t n = 0;
   for (int i = 0; i < slots_; ++i) {

@@ -33,7 +33,11 @@ const char* WorkerPhaseName(WorkerPhase phase);
 
 struct WorkerSlotStatus {
   std::atomic<int> phase;
-  std::atomic<bool> db_ok;           // last database round trip succeeded
+  std::atomic<bool> db_ok;  // last database round trip succeeded
+  // Its session, or its last attempt at one, could not write: a standby,
+  // or default_transaction_read_only (docs/operations.md, "Read-only
+  // sessions"). Cleared once it has a session that can.
+  std::atomic<bool> db_read_only;
   std::atomic<int64_t> job_id;       // the job in flight, 0 when idle
   std::atomic<int64_t> lease_token;  // its claim's fencing token
   std::atomic<int64_t> jobs_done;
@@ -93,6 +97,8 @@ class WorkerStatusTable {
   int Count(WorkerPhase phase) const;
   // Slots whose worker is up and whose last database round trip worked.
   int Connected() const;
+  // Slots whose worker runs and found its database session read-only.
+  int ReadOnly() const;
   int64_t JobsDone() const;
 
  private:

@@ -33,6 +33,18 @@ TEST(WorkerStatusTest, ConnectedNeedsAWorkerUpWithAWorkingSession) {
   EXPECT_EQ(table->Connected(), 1);
 }
 
+TEST(WorkerStatusTest, ReadOnlyCountsRunningWorkersOnAReadOnlySession) {
+  Result<WorkerStatusTable> table = WorkerStatusTable::CreateShared(3);
+  ASSERT_TRUE(table.ok());
+  EXPECT_EQ(table->ReadOnly(), 0);
+  for (int i = 0; i < 3; ++i) table->slot(i).db_read_only.store(true);
+  table->SetPhase(0, WorkerPhase::kConnecting);
+  table->SetPhase(1, WorkerPhase::kIdle);
+  EXPECT_EQ(table->ReadOnly(), 2) << "a slot with no process does not count";
+  table->slot(1).db_read_only.store(false);
+  EXPECT_EQ(table->ReadOnly(), 1);
+}
+
 TEST(WorkerStatusTest, AChildsWritesReachTheParent) {
   Result<WorkerStatusTable> table = WorkerStatusTable::CreateShared(2);
   ASSERT_TRUE(table.ok());

@@ -69,11 +69,13 @@ void Supervisor::AddGeneration(ChildMain worker_main,
     if (status_ == nullptr) return;
     status_->SetPhase(n, obs::WorkerPhase::kConnecting);
     status_->slot(n).db_ok.store(false, std::memory_order_relaxed);
+    status_->slot(n).db_read_only.store(false, std::memory_order_relaxed);
   };
   workers.on_exit = [this](int n) {
     if (status_ == nullptr) return;
     status_->SetPhase(n, obs::WorkerPhase::kDown);
     status_->slot(n).db_ok.store(false, std::memory_order_relaxed);
+    status_->slot(n).db_read_only.store(false, std::memory_order_relaxed);
     // A job it held is handed back by a live worker (worker_status.h).
     status_->OrphanJob(n);
   };

@@ -62,6 +62,16 @@ http::HttpResponse Supervisor::Route(const std::string& path) {
     if (status_ != nullptr && status_->Connected() == 0) {
       why += "no worker connected to the database\n";
     }
+    // Sessions on a server that cannot write: not ready while any worker
+    // sits on one (docs/operations.md, "Read-only sessions").
+    if (int n = status_ != nullptr ? status_->ReadOnly() : 0; n > 0) {
+      why += std::to_string(n) +
+             (n == 1 ? " worker finds its database session"
+                     : " workers find their database sessions") +
+             " read-only (a standby, or default_transaction_read_only on) "
+             "and connect" +
+             (n == 1 ? "s" : "") + " again\n";
+    }
     if (db_probe_ && db_probe_->up() == false) {
       why += "database unreachable\n";
     } else if (db_probe_ && !db_probe_->problem().empty()) {

@@ -4,11 +4,12 @@
 // the real one.
 //
 // Contract:
-//  - At most one session at a time. Connect() opens and prepares one;
-//    connected() is true from its success until Disconnect(). When a call
-//    fails because the session is gone, broken() turns true and the session
-//    stays open but unusable until the caller disconnects: a handler may
-//    still hold db().
+//  - At most one session at a time. Connect() opens and prepares one, and
+//    refuses one that cannot write (db/writable.h); connected() is true
+//    from its success until Disconnect(). When a call fails because the
+//    session is gone, or is on a server that cannot write, broken() turns
+//    true and the session stays open but unusable until the caller
+//    disconnects: a handler may still hold db().
 //  - Claim, Finish, RenewLease, StillHeld and Reclaim need connected() and
 //    have the semantics of queue::JobQueue (docs/queue.md, "Queue
 //    semantics"): Finish() records an outcome, fenced on the lease token,

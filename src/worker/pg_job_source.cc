@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "db/writable.h"
 #include "process/loop_wait.h"
 
 namespace awc::worker {
@@ -23,6 +24,10 @@ Status PgJobSource::Connect() {
   AWC_ASSIGN_OR_RETURN(
       std::unique_ptr<db::PgConn> conn,
       db::PgConn::Connect(conninfo_, me_.worker_id, pool_mode_));
+  // A session that cannot write is on the wrong server: refused, so that
+  // the worker connects again with backoff (docs/operations.md,
+  // "Read-only sessions").
+  AWC_RETURN_IF_ERROR(db::RequireWritable(*conn));
   auto queue = std::make_unique<queue::JobQueue>(conn.get(), me_.worker_id,
                                                  lease_secs_, &rng_);
   AWC_RETURN_IF_ERROR(queue->Prepare());

@@ -5,6 +5,7 @@
 #include <atomic>
 #include <string>
 
+#include "db/writable.h"
 #include "obs/log.h"
 #include "worker/job_event.h"
 
@@ -79,9 +80,14 @@ void WorkerProcessReporter::SetDbOk(bool ok) {
   status_->slot(slot_).db_ok.store(ok, std::memory_order_relaxed);
 }
 
+void WorkerProcessReporter::SetReadOnly(bool read_only) {
+  status_->slot(slot_).db_read_only.store(read_only, std::memory_order_relaxed);
+}
+
 void WorkerProcessReporter::DatabaseConnected(bool after_failures) {
   if (after_failures) obs::Info("worker", "database reconnected").Emit();
   SetDbOk(true);
+  SetReadOnly(false);
 }
 
 void WorkerProcessReporter::DatabaseUnavailable(const Status& error,
@@ -91,6 +97,7 @@ void WorkerProcessReporter::DatabaseUnavailable(const Status& error,
       .Num("retry_in_s", retry_in_secs)
       .Emit();
   SetDbOk(false);
+  SetReadOnly(db::IsReadOnlySession(error));
 }
 
 void WorkerProcessReporter::DatabaseError(std::string_view step,
@@ -106,6 +113,7 @@ void WorkerProcessReporter::DatabaseError(std::string_view step,
         .Str("error", error.message())
         .Emit();
     SetDbOk(false);
+    SetReadOnly(db::IsReadOnlySession(error));
     return;
   }
   obs::Warn("worker", "database error")

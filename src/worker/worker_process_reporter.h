@@ -27,7 +27,9 @@
 //    round trip (of those steps when not transient, reclaims, hand-backs,
 //    waits for work, heartbeats, lease renewals and job checks) in
 //    awc_worker_other_database_errors_total. Failures to open a session
-//    count in neither. The slot's db_ok follows whether the session works.
+//    count in neither. The slot's db_ok follows whether the session works,
+//    and its db_read_only whether the last session, or attempt at one, was
+//    found unable to write (db/writable.h) until a session that can is open.
 #ifndef AWC_WORKER_WORKER_PROCESS_REPORTER_H_
 #define AWC_WORKER_WORKER_PROCESS_REPORTER_H_
 
@@ -62,6 +64,7 @@ class WorkerProcessReporter : public Reporter {
 
  private:
   void SetDbOk(bool ok);
+  void SetReadOnly(bool read_only);
   // `kind` if the registry knows it, else "unknown".
   std::string_view KindLabel(const std::string& kind) const;
 

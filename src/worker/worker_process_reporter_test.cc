@@ -293,6 +293,31 @@ TEST_F(ProcessReporterTest, DatabaseTroubleCountsErrorsAndFollowsTheSession) {
   EXPECT_EQ(reconnect[1].msg, "database reconnected");
 }
 
+// A session on a server that cannot write marks the slot until a session
+// that can is open (the master's /readyz counts such slots).
+TEST_F(ProcessReporterTest, AReadOnlySessionMarksTheSlotUntilAWritableOne) {
+  reporter_.DatabaseConnected(false);
+  EXPECT_FALSE(Slot().db_read_only.load());
+  reporter_.DatabaseUnavailable(
+      Status::Transient("database session is read-only: the server is a "
+                        "standby (in recovery)"),
+      0.25);
+  EXPECT_TRUE(Slot().db_read_only.load());
+  EXPECT_FALSE(Slot().db_ok.load());
+  reporter_.DatabaseUnavailable(Status::Transient("refused"), 0.5);
+  EXPECT_FALSE(Slot().db_read_only.load()) << "unreachable is not read-only";
+  reporter_.DatabaseConnected(true);
+  reporter_.DatabaseError(
+      "claim",
+      Status::Transient("database session is read-only (SQLSTATE 25006): "
+                        "cannot execute UPDATE in a read-only transaction"),
+      true);
+  EXPECT_TRUE(Slot().db_read_only.load());
+  reporter_.DatabaseConnected(true);
+  EXPECT_FALSE(Slot().db_read_only.load());
+  EXPECT_TRUE(Slot().db_ok.load());
+}
+
 TEST_F(ProcessReporterTest, AnOutcomeNotRecordedIsAnError) {
   reporter_.OutcomeNotRecorded(job_);
   const std::vector<Line>& events = Events();

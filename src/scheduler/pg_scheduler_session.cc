@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "common/host_name.h"
+#include "db/writable.h"
 #include "process/loop_wait.h"
 #include "scheduler/leader_lease_sql.h"
 #include "scheduler/scheduler_sql.h"
@@ -36,6 +37,10 @@ Status PgSchedulerSession::Connect() {
   AWC_ASSIGN_OR_RETURN(
       conn_, db::PgConn::Connect(conninfo_, SchedulerId(options_.id_base),
                                  options_.pool_mode));
+  if (Status writable = db::RequireWritable(*conn_); !writable.ok()) {
+    conn_.reset();
+    return writable;
+  }
   lease_ = std::make_unique<LeaderLease>(conn_.get(), sql::kSchedulerLease,
                                          holder_, options_.lease_secs);
   // A firing that waits for a lock longer than a renewal period fails
@@ -89,6 +94,10 @@ void PgSchedulerSession::Wait(double seconds, bool wake_on_change,
   // Notifications are drained before and after: a standby's would otherwise
   // pile up in libpq, and one that woke the wait must not cut the next one
   // short. A session that fails here fails its next statement too.
+  if (conn_ == nullptr) {
+    process::WaitOnLoop(loop_, seconds, -1, &stop);
+    return;
+  }
   Result<int> before = conn_->DrainNotifications();
   if (wake_on_change && before.ok() && *before > 0) return;
   process::WaitOnLoop(loop_, seconds, wake_on_change ? conn_->Socket() : -1,

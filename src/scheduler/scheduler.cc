@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "db/writable.h"
 #include "scheduler/leader_lease.h"
 
 namespace awc::scheduler {
@@ -18,9 +19,7 @@ Scheduler::Scheduler(SchedulerDeps deps) : deps_(std::move(deps)) {}
 
 int Scheduler::Run() {
   deps_.reporter->RoleChanged(SchedulerRole::kStandby);
-  if (Status s = deps_.session->Connect(); !s.ok()) {
-    return Failed("connect", s);
-  }
+  if (int code = ConnectWritable(); code >= 0) return code;
   Enter(State::kStandby);
   sample_at_ = Now();
   while (!deps_.stop_requested()) {
@@ -34,6 +33,23 @@ int Scheduler::Run() {
   }
   Enter(State::kStopped);
   return 0;
+}
+
+int Scheduler::ConnectWritable() {
+  double backoff = 0;
+  for (;;) {
+    Status s = deps_.session->Connect();
+    if (s.ok()) return -1;
+    if (!db::IsReadOnlySession(s)) return Failed("connect", s);
+    backoff = backoff == 0 ? kReconnectMinSecs
+                           : std::min(kReconnectMaxSecs, backoff * 2);
+    deps_.reporter->DatabaseUnavailable(s, backoff);
+    deps_.session->Wait(backoff, false, deps_.stop_requested);
+    if (deps_.stop_requested()) {
+      Enter(State::kStopped);
+      return 0;
+    }
+  }
 }
 
 int Scheduler::TryToLead() {

@@ -28,6 +28,13 @@
 //    was paused past its lease (SIGSTOP, a VM stall) finds out from its
 //    first write, which the fence refuses; nothing it does after a
 //    takeover reaches the database.
+//  - A session that cannot write (db/writable.h: the database URL leads to
+//    a standby, or default_transaction_read_only is on) is not an error:
+//    Connect() is tried again, after kReconnectMinSecs doubling to
+//    kReconnectMaxSecs, each refusal reported (DatabaseUnavailable), until
+//    a session can write or a stop is requested (then Run() returns 0).
+//    A write refused later on (SQLSTATE 25006) is a database error as any
+//    other: the next process starts with the check.
 //  - Run() returns the process's exit code: 0 after a stop was requested
 //    (a leader releases its lease first, so a standby takes over at once);
 //    kExitLeadershipLost when the lease turned out to be someone else's
@@ -61,6 +68,10 @@ inline constexpr int kExitLeadershipLost = 75;
 inline constexpr int kDueBatch = 100;
 // The longest wait while a schedule was passed over.
 inline constexpr double kPassedOverRetrySecs = 1.0;
+// The backoff between attempts to connect while sessions cannot write, as
+// the workers' (worker/worker.h).
+inline constexpr double kReconnectMinSecs = 0.25;
+inline constexpr double kReconnectMaxSecs = 15.0;
 
 struct SchedulerDeps {
   SchedulerOptions options;
@@ -99,6 +110,9 @@ class Scheduler {
   void Enter(State next);
   int Lost(const std::string& during);
   int Failed(const std::string& step, const Status& error);
+  // Connect(), again with backoff while the session cannot write; an exit
+  // code, or -1 once connected.
+  int ConnectWritable();
   double Now() const { return deps_.env->NowMonotonic(); }
   double Third() const {
     return static_cast<double>(deps_.options.lease_secs) / 3.0;

@@ -185,4 +185,12 @@ void SchedulerProcessReporter::DatabaseError(const std::string& step,
       .Emit();
 }
 
+void SchedulerProcessReporter::DatabaseUnavailable(const Status& error,
+                                                   double retry_in_secs) {
+  obs::Warn("scheduler", "database unavailable")
+      .Str("error", error.message())
+      .Num("retry_in_s", retry_in_secs)
+      .Emit();
+}
+
 }  // namespace awc::scheduler

@@ -35,6 +35,8 @@ class SchedulerProcessReporter : public SchedulerReporter {
   // cannot be kept or was not.
   void CoverageSampled(const ScrubCoverage& coverage);
   void DatabaseError(const std::string& step, const Status& error) override;
+  // A warning, as a worker's "database unavailable".
+  void DatabaseUnavailable(const Status& error, double retry_in_secs) override;
   void QueueSampled(const std::vector<queue::Depth>& depth) override;
   // The gauges; a warning naming the holder once it has held the horizon
   // for kHorizonWarnSecs, again for each new holder, and a note when it

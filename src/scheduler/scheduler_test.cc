@@ -47,6 +47,8 @@ class FakeSession : public SchedulerSession {
   explicit FakeSession(ManualClock* clock) : clock_(clock) {}
 
   Status connect_status;
+  // The answers of the first Connect()s, before connect_status.
+  std::deque<Status> connects;
   std::deque<Result<bool>> acquires, renewals;
   bool log_clamps = false;
   std::deque<Result<std::optional<LeaseClamp>>> lease_clamps;
@@ -65,7 +67,7 @@ class FakeSession : public SchedulerSession {
 
   Status Connect() override {
     log.push_back("connect");
-    return connect_status;
+    return Next(connects, connect_status);
   }
   Result<bool> Acquire() override {
     log.push_back("acquire");
@@ -165,6 +167,9 @@ class FakeReporter : public SchedulerReporter {
   }
   void DatabaseError(const std::string& step, const Status&) override {
     lines.push_back("db error " + step);
+  }
+  void DatabaseUnavailable(const Status&, double retry_in_secs) override {
+    lines.push_back("db read-only, retry in " + Secs(retry_in_secs));
   }
   // Samples are written down apart: the pending count of their one row.
   void QueueSampled(const std::vector<queue::Depth>& depth) override {
@@ -420,6 +425,34 @@ TEST_F(SchedulerTest, DatabaseErrorsExitForTheMastersBackoff) {
             (Lines{"standby", "leader", "db error due", "standby"}));
   // The lease is left to expire: the session is gone.
   EXPECT_EQ(session.log, (Lines{"connect", "acquire", "due"}));
+}
+
+// A session that cannot write is on the wrong server: the scheduler waits
+// and connects again, with backoff, and takes part once one can write;
+// it does not exit for the master's crash-loop backoff.
+TEST_F(SchedulerTest, AReadOnlySessionIsTriedAgainWithBackoff) {
+  Status read_only = Status::Transient(
+      "database session is read-only: the server is a standby (in "
+      "recovery)");
+  session_.connects = {read_only, read_only, read_only};
+  session_.acquires = {true};
+  StopAtWait(4);
+  EXPECT_EQ(Run(), 0);
+  EXPECT_EQ(reporter_.lines,
+            (Lines{"standby", "db read-only, retry in 0.25",
+                   "db read-only, retry in 0.5", "db read-only, retry in 1",
+                   "leader", "standby"}));
+  EXPECT_EQ(session_.log, (Lines{"connect", "wait 0.25", "connect", "wait 0.5",
+                                 "connect", "wait 1", "connect", "acquire",
+                                 "due", "next", "wait~ 10", "release"}));
+}
+
+TEST_F(SchedulerTest, AStopEndsTheWaitForAWritableSession) {
+  session_.connect_status = Status::Transient(
+      "database session is read-only: default_transaction_read_only is on");
+  StopAtWait(1);
+  EXPECT_EQ(Run(), 0);
+  EXPECT_EQ(session_.log, (Lines{"connect", "wait 0.25"}));
 }
 
 TEST_F(SchedulerTest, AStandbySamplesTheQueueAtItsPaceBetweenItsTries) {

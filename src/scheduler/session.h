@@ -4,12 +4,13 @@
 // PgSchedulerSession (pg_scheduler_session.h) is the real one.
 //
 // Contract:
-//  - Connect() opens the one session, LISTENs on awc_schedules (not behind
-//    a transaction pooler, SchedulerOptions::pool_mode) and creates
-//    the missing built-in schedules (schedules.h); every other call needs
-//    it to have succeeded. Errors are database errors; a failed call may
-//    leave the session unusable (the loop then ends and the process is
-//    restarted).
+//  - Connect() opens the one session, refuses one that cannot write
+//    (db/writable.h: a standby, default_transaction_read_only), LISTENs on
+//    awc_schedules (not behind a transaction pooler,
+//    SchedulerOptions::pool_mode) and creates the missing built-in
+//    schedules (schedules.h); every other call but Wait() needs it to have
+//    succeeded. Errors are database errors; a failed call may leave the
+//    session unusable (the loop then ends and the process is restarted).
 //  - Acquire, Renew, Release: LeaderLease's; ClampLease: its Clamp(). Fire:
 //    FireSchedule's (firing.h), ClampSchedules: schedule_clamp.h's, both
 //    including LeadershipLost() when the token moved. Due and
@@ -17,6 +18,7 @@
 //  - Wait() blocks for `seconds` or less: once `stop()` holds (a stop
 //    signal wakes it) or, with `wake_on_change`, once an operator changed a
 //    schedule (NOTIFY awc_schedules). Notifications are consumed either way.
+//    Without a session (a Connect() that failed) it only waits.
 #ifndef AWC_SCHEDULER_SESSION_H_
 #define AWC_SCHEDULER_SESSION_H_
 
@@ -86,6 +88,10 @@ class SchedulerReporter {
   virtual void HorizonSampled(const queue::Horizon& horizon) = 0;
   // A database call of `step` failed; the scheduler exits.
   virtual void DatabaseError(const std::string& step, const Status& error) = 0;
+  // The session Connect() opened cannot write (db/writable.h); the next
+  // attempt is in `retry_in_secs`.
+  virtual void DatabaseUnavailable(const Status& error,
+                                   double retry_in_secs) = 0;
 };
 
 }  // namespace awc::scheduler

@@ -159,9 +159,14 @@ Result<supervisor::Supervisor::Options> SupervisorOptionsFrom(
   }
   o.probe.conninfo = settings.database_url;
   o.probe.application_name = settings.worker_id + "-master";
-  o.probe.query = migrate::sql::kSchemaVersion;
-  o.probe.judge = [](std::string_view version) {
-    return migrate::SchemaVersionProblem(version);
+  o.probe.statements = {{migrate::sql::kSchemaVersion, {}}};
+  o.probe.judge = [](const std::vector<db::Probe::Answer>& answers) {
+    db::Probe::Verdict v;
+    const db::Probe::Answer& version = answers.at(0);
+    v.problem = migrate::SchemaVersionProblem(
+        version.rows.empty() || version.rows[0].empty() ? ""
+                                                        : version.rows[0][0]);
+    return v;
   };
   if (settings.DatabasePoolMode() == db::PoolMode::kTransaction) {
     o.readiness_note = NotificationsNote(settings) + "\n";

@@ -216,8 +216,12 @@ TEST(ModuleOptionsTest, SupervisorGetsSlotsAndAParsedListenAddress) {
   EXPECT_EQ(o->probe.conninfo, "postgresql://h/d");
   EXPECT_EQ(o->probe.application_name, "host-a-master");
   ASSERT_TRUE(o->probe.judge);
-  EXPECT_NE(o->probe.judge("1"), "");
-  EXPECT_NE(o->probe.query.find("schema_migrations"), std::string::npos);
+  ASSERT_EQ(o->probe.statements.size(), 1u);
+  EXPECT_NE(o->probe.statements[0].sql.find("schema_migrations"),
+            std::string::npos);
+  EXPECT_FALSE(o->probe.statements[0].may_fail);
+  db::Probe::Answer version{{{"1"}}};
+  EXPECT_NE(o->probe.judge({version}).problem, "");
 
   config::Settings unchecked;
   unchecked.metrics_listen = "nowhere";

@@ -41,9 +41,11 @@
 //  - Signal handling is libev's: handlers only flag, callbacks run in the
 //    loop. Serves /metrics, /healthz, /readyz when a listen address is set;
 //    /readyz is 503 while shutting down, while no worker runs or none is
-//    connected, and while the master's own probe finds the database
-//    unreachable (a busy worker may not notice for minutes); its body
-//    ends with Options::readiness_note either way.
+//    connected, while a worker's session cannot write (the status table's
+//    db_read_only), and while the master's own probe finds the database
+//    unreachable (a busy worker may not notice for minutes) or unfit; the
+//    probe's warnings follow, and Options::readiness_note ends the body,
+//    either way.
 //  - sd_notify: READY=1 after all children are forked, STATUS= updates,
 //    RELOADING=1 and READY=1 around a reload, STOPPING=1 on shutdown.
 #ifndef AWC_SUPERVISOR_SUPERVISOR_H_
@@ -99,8 +101,9 @@ class Supervisor {
     // gives up and exits 1; 0 never gives up.
     double give_up_after = 300.0;
     // With a listener and a connection string, the master checks the
-    // database itself for /readyz (db/probe.h): reachable, and fit for
-    // this binary (its schema version).
+    // database itself for /readyz (db/probe.h): reachable, writable, and
+    // fit for this binary (its schema version); its warnings (worker ids
+    // on more than one host) are added to the answer.
     db::Probe::Options probe;
     // Lines /readyz adds to its answer, ready or not ("" for none): how
     // the workers find new jobs when they cannot be notified (behind a

@@ -83,6 +83,11 @@ http::HttpResponse Supervisor::Route(const std::string& path) {
       r.status = 503;
       r.body = why;
     }
+    // Warnings leave the answer as it is (worker ids in use on more than
+    // one host: docs/observability.md).
+    if (db_probe_) {
+      for (const std::string& w : db_probe_->warnings()) r.body += w + "\n";
+    }
     r.body += options_.readiness_note;
     return r;
   }

@@ -3,6 +3,7 @@
 #include "cli/invocation.h"
 #include "cli/output.h"
 #include "cli/verbs.h"
+#include "db/writable.h"
 #include "fleet/workers.h"
 #include "migrate/migrator.h"
 #include "options/module_options.h"
@@ -17,6 +18,14 @@ struct Check {
   bool ok = false;
   std::string detail;
 };
+
+// Whether the daemon could write through a session like this one
+// (docs/operations.md, "Read-only sessions"): a standby, or
+// default_transaction_read_only, makes its workers wait.
+Check WritableCheck(db::PgConn& conn) {
+  Status s = db::RequireWritable(conn);
+  return {"writable", s.ok(), s.ok() ? "the session can write" : s.message()};
+}
 
 Check FleetCheck(db::PgConn& conn) {
   Check c{"fleet", false, ""};
@@ -87,6 +96,7 @@ int RunHealth(Invocation& inv) {
   }
   checks.push_back({"database", conn.ok(),
                     conn.ok() ? inv.target() : conn.status().message()});
+  if (conn.ok()) checks.push_back(WritableCheck(**conn));
   if (conn.ok()) {
     Status schema = migrate::CheckCurrent(**conn);
     std::string detail = schema.message();
@@ -108,6 +118,7 @@ int RunHealth(Invocation& inv) {
     }
     if (inv.args().Has("fleet")) checks.push_back(FleetCheck(**conn));
   } else {
+    checks.push_back({"writable", false, "not checked: no database"});
     checks.push_back({"schema", false, "not checked: no database"});
     if (inv.args().Has("fleet")) {
       checks.push_back({"fleet", false, "not checked: no database"});
@@ -152,12 +163,13 @@ void AddHealthCommands(std::vector<Command>* out) {
       "health",
       "[--fleet] [--json]",
       "check that the database is reachable and its schema current",
-      "Checks, each named with its result: database (reachable), schema\n"
-      "(at this binary's version), kinds (which job kinds are paused:\n"
-      "awcctl kinds; it passes either way), horizon (what holds back the\n"
-      "database's MVCC horizon, and for how long; it passes either way),\n"
-      "with --fleet, fleet (at least\n"
-      "one worker with a fresh heartbeat in awc.workers), and with\n"
+      "Checks, each named with its result: database (reachable), writable\n"
+      "(the session can write: not a standby, default_transaction_read_only\n"
+      "off), schema (at this binary's version), kinds (which job kinds are\n"
+      "paused: awcctl kinds; it passes either way), horizon (what holds\n"
+      "back the database's MVCC horizon, and for how long; it passes either\n"
+      "way), with --fleet, fleet (at least one worker with a fresh\n"
+      "heartbeat in awc.workers), and with\n"
       "AWC_DATABASE_POOL_MODE=transaction notifications (always ok:\n"
       "that workers poll, and how often). Exits 0 when every check\n"
       "passes, 1 otherwise.\n",

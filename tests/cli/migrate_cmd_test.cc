@@ -305,12 +305,14 @@ TEST_F(AwcctlMigrateTest, HealthUpBehindAheadAndDown) {
   JsonPtr doc = MustParse(behind.out);
   EXPECT_FALSE(json_is_true(json_object_get(doc.get(), "ready")));
   const json_t* checks = json_object_get(doc.get(), "checks");
-  ASSERT_EQ(json_array_size(checks), 2u);
+  ASSERT_EQ(json_array_size(checks), 3u);
   EXPECT_EQ(Str(json_array_get(checks, 0), "name"), "database");
   EXPECT_TRUE(json_is_true(json_object_get(json_array_get(checks, 0), "ok")));
-  EXPECT_EQ(Str(json_array_get(checks, 1), "name"), "schema");
-  EXPECT_FALSE(json_is_true(json_object_get(json_array_get(checks, 1), "ok")));
-  EXPECT_EQ(Str(json_array_get(checks, 1), "detail"),
+  EXPECT_EQ(Str(json_array_get(checks, 1), "name"), "writable");
+  EXPECT_TRUE(json_is_true(json_object_get(json_array_get(checks, 1), "ok")));
+  EXPECT_EQ(Str(json_array_get(checks, 2), "name"), "schema");
+  EXPECT_FALSE(json_is_true(json_object_get(json_array_get(checks, 2), "ok")));
+  EXPECT_EQ(Str(json_array_get(checks, 2), "detail"),
             "schema is at version 0, this binary needs " +
                 std::to_string(Latest()) + ": run awcctl migrate");
 
@@ -361,6 +363,9 @@ TEST_F(AwcctlMigrateTest, HealthUpBehindAheadAndDown) {
                                       std::to_string(FreePort()) + "/x"}});
   EXPECT_EQ(down.code, 1);
   EXPECT_NE(down.out.find("database  FAIL    database connection failed"),
+            std::string::npos)
+      << down.out;
+  EXPECT_NE(down.out.find("writable  FAIL    not checked: no database"),
             std::string::npos)
       << down.out;
   EXPECT_NE(down.out.find("schema    FAIL    not checked: no database"),

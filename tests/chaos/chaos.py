@@ -26,6 +26,13 @@ inserting, while a driver injects faults at random:
                      repair store's volume is unmounted for 0.3-1.5 leases
                      (its directory moved aside, an empty one in its
                      place): no job may call anything missing meanwhile
+  read-only spell    at least once per run, one database's new sessions
+                     are read-only (ALTER DATABASE ... SET
+                     default_transaction_read_only) for 1-3 s and its
+                     fleet's sessions are terminated, so that they
+                     reconnect into it, as after a failover to a server
+                     that is still a standby; then it is reset: the fleet
+                     waits, loses no job and goes on
 
 The file:// store is laid out against itself for the whole run: a
 tenant's directory that is a link to another's, a tenant whose fan-outs
@@ -80,7 +87,10 @@ STORE_KINDS = ["snapshot_validate", "snapshot_scrub", "gc_sweep"]
 # terminated.
 IMPORT_FAULT = re.compile(r"database connection|server closed the "
                           r"connection|terminating connection|shutting down|"
-                          r"not yet accepting connections|in recovery mode")
+                          r"not yet accepting connections|in recovery mode|"
+                          r"read-only")
+# The application_name prefix of each fleet's sessions (AWC_WORKER_ID).
+FLEET_IDS = {FILE_DB: "chaos-file", MEM_DB: "chaos-mem"}
 
 
 def log(msg):
@@ -97,6 +107,7 @@ class Run:
         self.stalled = {}  # pid -> when to SIGCONT
         self.pin = None  # (the pinning session, when to release it)
         self.away = None  # (the unmounted directory, when to mount it)
+        self.spell = None  # (the read-only database, when to reset it)
         self.work = tempfile.mkdtemp(prefix="awc-chaos.")
         build = os.path.abspath(args.build_dir)
         self.testd = os.path.join(build, "tests", "awc-worker-testd")
@@ -277,6 +288,49 @@ class Run:
             self.away = None
             self.producer.store_away = False
 
+    def read_only_spell(self):
+        """Makes one database's new sessions read-only and ends its
+        fleet's sessions, which reconnect into the spell (a failover that
+        left the fleet's URL on a standby, a database an operator made
+        read-only); end_spell() resets it."""
+        if self.spell:
+            return
+        db = self.rng.choice([FILE_DB, MEM_DB])
+        try:
+            self.pg.psql("postgres", f"ALTER DATABASE {db} SET "
+                         "default_transaction_read_only = on")
+        except PgError:
+            return  # the server is down: no spell this time
+        self.spell = (db, time.monotonic() + self.rng.uniform(1.0, 3.0))
+        self.faults["read-only spell (default_transaction_read_only)"] += 1
+        try:
+            self.pg.psql("postgres", "SELECT pg_terminate_backend(pid) FROM "
+                         f"pg_stat_activity WHERE datname = '{db}' AND "
+                         f"application_name LIKE '{FLEET_IDS[db]}-%'")
+        except PgError:
+            pass  # a crash ended them anyway
+
+    def end_spell(self, everything=False):
+        if self.spell and (everything or self.spell[1] <= time.monotonic()):
+            # Until it is reset the spell goes on: a crash in between is
+            # only a reason to try again.
+            deadline = time.monotonic() + 60
+            while True:
+                try:
+                    self.pg.psql("postgres", f"ALTER DATABASE {self.spell[0]} "
+                                 "RESET default_transaction_read_only")
+                    break
+                except PgError:
+                    if time.monotonic() > deadline:
+                        raise
+                    time.sleep(0.2)
+            # A producer session opened during the spell keeps it: the next
+            # statement gets a new one.
+            session = self.pg.sessions.pop(self.spell[0], None)
+            if session is not None:
+                session.close()
+            self.spell = None
+
     def keep_masters(self):
         for f in self.fleets:
             if not f.master_alive():
@@ -297,6 +351,7 @@ class Run:
         # short run draws.
         first_pin = start + rng.uniform(0.1, 0.4) * self.args.seconds
         first_unmount = start + rng.uniform(0.3, 0.6) * self.args.seconds
+        first_spell = start + rng.uniform(0.2, 0.8) * self.args.seconds
         next_backlog, backlog = start, {}
         while (now := time.monotonic()) < end:
             if len(p.imports) < 2 and rng.random() < 0.5:
@@ -324,8 +379,8 @@ class Run:
             if now >= next_fault:
                 rng.choices([self.kill_worker, self.kill_backends,
                              self.stall_store, self.pin_horizon,
-                             self.unmount_store],
-                            [4, 3, 3, 1, 1])[0]()
+                             self.unmount_store, self.read_only_spell],
+                            [4, 3, 3, 1, 1, 1])[0]()
                 next_fault = now + rng.uniform(0.3, 1.2)
             if now >= next_crash:
                 self.crash_postgres()
@@ -336,6 +391,9 @@ class Run:
             if first_unmount and now >= first_unmount and (
                     self.away or self.unmount_store()):
                 first_unmount = None
+            if first_spell and now >= first_spell:
+                self.read_only_spell()
+                first_spell = None if self.spell else first_spell
             # A master that starts checks the store: not while it is away.
             if master_kill and now >= master_kill and not self.away:
                 self.kill_master()
@@ -343,6 +401,7 @@ class Run:
             self.resume_stalls()
             self.release_pin()
             self.mount_store()
+            self.end_spell()
             self.keep_masters()
             time.sleep(0.02)
 
@@ -508,6 +567,7 @@ def main():
         run.resume_stalls(everything=True)
         run.release_pin(everything=True)
         run.mount_store(everything=True)
+        run.end_spell(everything=True)
         run.final_round(time.monotonic() + max(120, args.seconds))
         for f in run.fleets:
             status = f.stop()

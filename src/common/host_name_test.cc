@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 #include <sys/utsname.h>
 
+#include "common/host_name_testing.h"
+
 namespace awc {
 namespace {
 
@@ -11,6 +13,14 @@ TEST(HostNameTest, IsTheKernelsNodeName) {
   ASSERT_EQ(uname(&u), 0);
   std::string expected = u.nodename[0] != '\0' ? u.nodename : "unknown";
   EXPECT_EQ(HostName(), expected);
+}
+
+TEST(HostNameTest, ATestMayNameTheHost) {
+  std::string real = HostName();
+  SetHostNameForTest("host-b.example.com");
+  EXPECT_EQ(HostName(), "host-b.example.com");
+  SetHostNameForTest("");
+  EXPECT_EQ(HostName(), real);
 }
 
 }  // namespace

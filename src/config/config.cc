@@ -3,6 +3,7 @@
 #include <cstdlib>
 
 #include "common/env.h"
+#include "common/host_name.h"
 #include "common/redact.h"
 #include "config/ini_file.h"
 #include "config/setting_spec.h"
@@ -64,6 +65,16 @@ std::vector<Status> CheckAcross(const Settings& s) {
 }
 
 }  // namespace
+
+std::string DefaultWorkerId(std::string_view host) {
+  std::string part;
+  for (char c : host.substr(0, host.find('.')).substr(0, kDefaultIdHostBytes)) {
+    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+              (c >= '0' && c <= '9') || c == '-' || c == '_';
+    part += ok ? c : '-';
+  }
+  return "awc-worker." + (part.empty() ? std::string("unknown") : part);
+}
 
 Result<Config> Config::Load(const std::string& config_path,
                             const EnvLookup& env,
@@ -129,6 +140,10 @@ Config::Loaded Config::LoadAll(const std::string& config_path,
       continue;
     }
     cfg.sources_[n] = "environment";
+  }
+  // A default that depends on the host (docs/configuration.md).
+  if (cfg.settings_.worker_id.empty()) {
+    cfg.settings_.worker_id = DefaultWorkerId(HostName());
   }
   const Settings& s = cfg.settings_;
   RegisterSecret(ConnInfoPassword(s.database_url));

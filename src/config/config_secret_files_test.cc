@@ -1,5 +1,6 @@
 // Secrets given as files: the _FILE variants of the secret settings, in
 // the environment and in the INI file, and how their errors read.
+#include "common/host_name.h"
 #include "config/config_test_fixture.h"
 
 namespace awc::config {
@@ -115,7 +116,7 @@ TEST_F(ConfigTest, FileVariantOnlyExistsForSecrets) {
   env_ = {{"AWC_WORKER_ID_FILE", dir_ + "/missing"}};
   Result<Config> c = Load();
   ASSERT_TRUE(c.ok()) << c.status().ToString();
-  EXPECT_EQ(c->settings().worker_id, "awc-worker");
+  EXPECT_EQ(c->settings().worker_id, DefaultWorkerId(HostName()));
 }
 
 TEST_F(ConfigTest, DatabaseUrlFromAFileIsASecret) {

@@ -1,3 +1,4 @@
+#include "common/host_name.h"
 #include "config/config_test_fixture.h"
 
 namespace awc::config {
@@ -10,7 +11,7 @@ TEST_F(ConfigTest, DefaultsAreTheDocumentedOnes) {
   // The defaults of awc-worker(8) and awc-worker.conf(5).
   EXPECT_EQ(s.database_url, "");
   EXPECT_EQ(s.cas_url, "");
-  EXPECT_EQ(s.worker_id, "awc-worker");
+  EXPECT_EQ(s.worker_id, DefaultWorkerId(HostName()));
   EXPECT_EQ(s.worker_concurrency, 4);
   EXPECT_EQ(s.worker_lease_secs, 300);
   EXPECT_EQ(s.worker_poll_interval_ms, 1000);
@@ -57,6 +58,31 @@ TEST_F(ConfigTest, EndpointDefaultFollowsTheRegion) {
   EXPECT_EQ(c->settings().EffectiveS3Endpoint(), "http://127.0.0.1:9000");
 }
 
+// Two hosts left at the default are two worker ids: the host's short
+// name, in a form AWC_WORKER_ID's own check accepts.
+TEST_F(ConfigTest, TheDefaultWorkerIdIsPerHost) {
+  EXPECT_EQ(DefaultWorkerId("web-1"), "awc-worker.web-1");
+  EXPECT_EQ(DefaultWorkerId("web-1.dc2.example.com"), "awc-worker.web-1");
+  EXPECT_EQ(DefaultWorkerId("Build_7"), "awc-worker.Build_7");
+  EXPECT_EQ(DefaultWorkerId("h\xc3\xa9te@x"), "awc-worker.h--te-x");
+  EXPECT_EQ(DefaultWorkerId(""), "awc-worker.unknown");
+  EXPECT_EQ(DefaultWorkerId(".local"), "awc-worker.unknown");
+  std::string long_host(60, 'a');
+  EXPECT_EQ(DefaultWorkerId(long_host), "awc-worker." + std::string(37, 'a'));
+  for (const char* host : {"web-1", "h\xc3\xa9te@x", "", "x y"}) {
+    env_ = {{"AWC_WORKER_ID", DefaultWorkerId(host)}};
+    EXPECT_TRUE(Load().ok()) << host;
+  }
+  env_ = {{"AWC_WORKER_ID", DefaultWorkerId(long_host)}};
+  EXPECT_TRUE(Load().ok()) << "longer than AWC_WORKER_ID allows";
+
+  // Loaded: the host's, unless set; a value set is kept as it is.
+  env_ = {};
+  EXPECT_EQ(Load()->settings().worker_id, DefaultWorkerId(HostName()));
+  env_ = {{"AWC_WORKER_ID", "awc-worker"}};
+  EXPECT_EQ(Load()->settings().worker_id, "awc-worker");
+}
+
 TEST_F(ConfigTest, DescribeListsEverySettingWithDefaultSource) {
   Result<Config> c = Load();
   ASSERT_TRUE(c.ok()) << c.status().ToString();
@@ -69,7 +95,7 @@ TEST_F(ConfigTest, DescribeListsEverySettingWithDefaultSource) {
     ASSERT_TRUE(l.found) << kAllNames[i] << "\n" << Joined(lines);
     EXPECT_EQ(l.source, "default") << kAllNames[i];
   }
-  EXPECT_EQ(Find(lines, "AWC_WORKER_ID").value, "awc-worker");
+  EXPECT_EQ(Find(lines, "AWC_WORKER_ID").value, DefaultWorkerId(HostName()));
   EXPECT_EQ(Find(lines, "AWC_WORKER_CONCURRENCY").value, "4");
   EXPECT_EQ(Find(lines, "AWC_WORKER_LEASE_SECS").value, "300");
   EXPECT_EQ(Find(lines, "AWC_WORKER_POLL_INTERVAL_MS").value, "1000");

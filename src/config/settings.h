@@ -9,8 +9,10 @@
 #ifndef AWC_CONFIG_SETTINGS_H_
 #define AWC_CONFIG_SETTINGS_H_
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "db/pg.h"
 #include "obs/log.h"
@@ -19,6 +21,14 @@ namespace awc::config {
 
 // The most worker processes one tree runs (AWC_WORKER_CONCURRENCY).
 inline constexpr int64_t kMaxWorkerConcurrency = 1024;
+
+// AWC_WORKER_ID's default on a host named `host`: "awc-worker." and the
+// host's short name (up to its first '.'), each byte of it outside
+// [A-Za-z0-9_-] as '-' and at most kDefaultIdHostBytes of it, so that the
+// id keeps the syntax and the 48 bytes of AWC_WORKER_ID; "unknown" for an
+// empty name (docs/configuration.md, "A default per host").
+std::string DefaultWorkerId(std::string_view host);
+inline constexpr size_t kDefaultIdHostBytes = 37;
 
 struct Settings {
   std::string database_url;      // required by the daemon; secret: its password
@@ -31,7 +41,9 @@ struct Settings {
   // AWC_CAS_REPAIR_URL: a store objects are restored from, read-only;
   // empty = none (docs/store.md, "Repair").
   std::string cas_repair_url;
-  std::string worker_id = "awc-worker";
+  // AWC_WORKER_ID. Unset, Config fills in DefaultWorkerId(HostName()):
+  // empty only in Settings no Config loaded.
+  std::string worker_id;
   int64_t worker_concurrency = 4;
   int64_t worker_lease_secs = 300;
   int64_t worker_poll_interval_ms = 1000;

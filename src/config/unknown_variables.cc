@@ -13,10 +13,11 @@ namespace {
 
 // Read outside the table: the INI file's name (config.h), and what the
 // tests and benchmarks of this tree read (the S3 server's script, the
-// property test's seeds, the browser test's modules and browser).
-constexpr const char* kOtherKnown[] = {"AWC_CONFIG", "AWC_S3RVER",
-                                       "AWC_DAG_PROPERTY_SEEDS",
-                                       "AWC_NODE_MODULES", "AWC_CHROMIUM"};
+// property test's seeds, the browser test's modules and browser, the test
+// daemon's host name).
+constexpr const char* kOtherKnown[] = {
+    "AWC_CONFIG",       "AWC_S3RVER",   "AWC_DAG_PROPERTY_SEEDS",
+    "AWC_NODE_MODULES", "AWC_CHROMIUM", "AWC_TEST_HOST_NAME"};
 
 // What an operator may mean: the settings, their _FILE variants and
 // AWC_CONFIG.

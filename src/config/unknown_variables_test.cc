@@ -43,12 +43,13 @@ TEST(UnknownVariablesTest, AMisspelledSettingNamesTheSetting) {
 // is anything outside AWC_*.
 TEST(UnknownVariablesTest, KnownNamesAreNotWarnedAbout) {
   EXPECT_TRUE(
-      UnknownVariables(
-          {"AWC_WORKER_CONCURRENCY", "AWC_CAS_URL", "AWC_CONFIG",
-           "AWC_S3_SECRET_ACCESS_KEY_FILE", "AWC_S3_REPAIR_ACCESS_KEY_ID_FILE",
-           "AWC_S3RVER", "AWC_DAG_PROPERTY_SEEDS", "AWC_NODE_MODULES",
-           "AWC_CHROMIUM", "DATABASE_URL", "DATABASE_URL_FILE", "DATABSE_URL",
-           "PGPASSWORD", "awc_worker_concurency", "HOME"})
+      UnknownVariables({"AWC_WORKER_CONCURRENCY", "AWC_CAS_URL", "AWC_CONFIG",
+                        "AWC_S3_SECRET_ACCESS_KEY_FILE",
+                        "AWC_S3_REPAIR_ACCESS_KEY_ID_FILE", "AWC_S3RVER",
+                        "AWC_DAG_PROPERTY_SEEDS", "AWC_NODE_MODULES",
+                        "AWC_CHROMIUM", "AWC_TEST_HOST_NAME", "DATABASE_URL",
+                        "DATABASE_URL_FILE", "DATABSE_URL", "PGPASSWORD",
+                        "awc_worker_concurency", "HOME"})
           .empty());
   // A setting without a _FILE variant has none.
   EXPECT_EQ(Messages({"AWC_WORKER_ID_FILE"}).size(), 1u);

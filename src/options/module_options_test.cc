@@ -5,6 +5,7 @@
 #include <map>
 #include <string>
 
+#include "common/host_name.h"
 #include "common/redact.h"
 #include "config/config.h"
 
@@ -95,7 +96,8 @@ TEST(ModuleOptionsTest, DefaultsMatchTheModulesOwnDefaults) {
   EXPECT_EQ(s3.timeout_ms, s3_plain.timeout_ms);
   worker::WorkerOptions w = WorkerOptionsFrom(Load({}));
   worker::WorkerOptions w_plain;
-  EXPECT_EQ(w.id_base, w_plain.id_base);
+  // But the id, whose default is the host's (config/settings.h).
+  EXPECT_EQ(w.id_base, config::DefaultWorkerId(HostName()));
   EXPECT_EQ(w.lease_secs, w_plain.lease_secs);
   EXPECT_EQ(w.poll_interval_ms, w_plain.poll_interval_ms);
   EXPECT_EQ(w.beat_keepalive_secs, w_plain.beat_keepalive_secs);
@@ -144,7 +146,7 @@ TEST(ModuleOptionsTest, SchedulerGetsItsLeaseAndThePlannersSettings) {
   // The module's own defaults are the settings' defaults.
   scheduler::SchedulerOptions from_settings = SchedulerOptionsFrom(Load({}));
   scheduler::SchedulerOptions plain;
-  EXPECT_EQ(from_settings.id_base, plain.id_base);
+  EXPECT_EQ(from_settings.id_base, config::DefaultWorkerId(HostName()));
   EXPECT_EQ(from_settings.lease_secs, plain.lease_secs);
   EXPECT_EQ(from_settings.retention_grace_secs, plain.retention_grace_secs);
   EXPECT_EQ(from_settings.scrub_interval_secs, plain.scrub_interval_secs);

@@ -4,6 +4,7 @@
 #include "cli/output.h"
 #include "cli/verbs.h"
 #include "db/writable.h"
+#include "fleet/id_clash.h"
 #include "fleet/workers.h"
 #include "migrate/migrator.h"
 #include "options/module_options.h"
@@ -17,6 +18,8 @@ struct Check {
   std::string name;
   bool ok = false;
   std::string detail;
+  // Passes, but names something to look at ("WARN"; "warning" in JSON).
+  bool warn = false;
 };
 
 // Whether the daemon could write through a session like this one
@@ -25,6 +28,32 @@ struct Check {
 Check WritableCheck(db::PgConn& conn) {
   Status s = db::RequireWritable(conn);
   return {"writable", s.ok(), s.ok() ? "the session can write" : s.message()};
+}
+
+// Worker ids in use on more than one host (docs/observability.md): a
+// warning, as on /readyz; the fleet still works.
+Check IdsCheck(db::PgConn& conn) {
+  Check c{"worker ids", true, "each in use on one host"};
+  Result<std::vector<fleet::IdClash>> clashes = fleet::IdClashes(conn);
+  if (!clashes.ok()) {
+    c.ok = false;
+    c.detail = clashes.status().message();
+    return c;
+  }
+  if (clashes->empty()) return c;
+  c.warn = true;
+  c.detail.clear();
+  for (const fleet::IdClash& clash : *clashes) {
+    if (!c.detail.empty()) c.detail += "; ";
+    c.detail += fleet::Describe(clash);
+  }
+  return c;
+}
+
+// "ok", "WARN" (passed, with something to look at) or "FAIL".
+const char* StatusOf(const Check& c) {
+  if (!c.ok) return "FAIL";
+  return c.warn ? "WARN" : "ok";
 }
 
 Check FleetCheck(db::PgConn& conn) {
@@ -116,7 +145,10 @@ int RunHealth(Invocation& inv) {
       checks.push_back(KindsCheck(**conn));
       checks.push_back(HorizonCheck(**conn));
     }
-    if (inv.args().Has("fleet")) checks.push_back(FleetCheck(**conn));
+    if (inv.args().Has("fleet")) {
+      checks.push_back(FleetCheck(**conn));
+      checks.push_back(IdsCheck(**conn));
+    }
   } else {
     checks.push_back({"writable", false, "not checked: no database"});
     checks.push_back({"schema", false, "not checked: no database"});
@@ -140,6 +172,7 @@ int RunHealth(Invocation& inv) {
       json_t* o = json_object();
       json_object_set_new(o, "name", JsonText(c.name).release());
       json_object_set_new(o, "ok", json_boolean(c.ok));
+      if (c.warn) json_object_set_new(o, "warning", json_true());
       json_object_set_new(o, "detail", JsonText(c.detail).release());
       json_array_append_new(arr, o);
     }
@@ -148,8 +181,8 @@ int RunHealth(Invocation& inv) {
   } else {
     Table t({{"CHECK", "name"}, {"STATUS", "status"}, {"DETAIL", "detail"}});
     for (const Check& c : checks) {
-      t.Add({Cell::Text(c.name), Cell::Text(c.ok ? "ok" : "FAIL"),
-             Cell::Text(c.detail)});
+      t.Add(
+          {Cell::Text(c.name), Cell::Text(StatusOf(c)), Cell::Text(c.detail)});
     }
     inv.Print(t.Text() + (ready ? "ready\n" : "not ready\n"));
   }
@@ -169,7 +202,8 @@ void AddHealthCommands(std::vector<Command>* out) {
       "paused: awcctl kinds; it passes either way), horizon (what holds\n"
       "back the database's MVCC horizon, and for how long; it passes either\n"
       "way), with --fleet, fleet (at least one worker with a fresh\n"
-      "heartbeat in awc.workers), and with\n"
+      "heartbeat in awc.workers) and worker ids (WARN, passing, when one\n"
+      "AWC_WORKER_ID is in use on more than one host), and with\n"
       "AWC_DATABASE_POOL_MODE=transaction notifications (always ok:\n"
       "that workers poll, and how often). Exits 0 when every check\n"
       "passes, 1 otherwise.\n",

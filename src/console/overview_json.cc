@@ -54,6 +54,19 @@ json_t* Queue(const Overview& o) {
   return arr;
 }
 
+json_t* IdClashes(const Overview& o) {
+  json_t* arr = json_array();
+  for (const fleet::IdClash& c : o.id_clashes) {
+    json_t* row = json_object();
+    Set(row, "worker_id", Text(c.worker_id));
+    json_t* hosts = json_array();
+    for (const std::string& h : c.hosts) json_array_append_new(hosts, Text(h));
+    Set(row, "hosts", hosts);
+    json_array_append_new(arr, row);
+  }
+  return arr;
+}
+
 json_t* Workers(const Overview& o) {
   json_t* arr = json_array();
   for (const fleet::WorkerRow& w : o.workers) {
@@ -180,6 +193,7 @@ std::string OverviewJson(const Overview& o) {
   }
   Set(d, "dead_letters", dead);
   Set(d, "workers", Workers(o));
+  Set(d, "id_clashes", IdClashes(o));
   Set(d, "scheduler", Scheduler(o.scheduler));
   Set(d, "snapshots", States(o.snapshots));
   json_t* caps = json_object();

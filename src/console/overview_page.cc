@@ -118,6 +118,25 @@ std::string ProgressOf(const fleet::WorkerRow& w) {
   return w.progress_line.empty() ? None() : Escape(w.progress_line);
 }
 
+// Worker ids in use on more than one host (docs/observability.md), when
+// there are any: a warning above the workers, since the silent-holder
+// rescue cannot tell such hosts apart.
+std::string IdClashSection(const Overview& o) {
+  if (o.id_clashes.empty()) return "";
+  std::string items;
+  for (const fleet::IdClash& c : o.id_clashes) {
+    items += "<li><code>" + Escape(c.worker_id) + "</code> on " +
+             std::to_string(c.hosts.size()) +
+             " hosts: " + Escape(fleet::HostList(c)) + "</li>\n";
+  }
+  return "<h2 id=\"id-clashes\">Worker ids on more than one host</h2>\n<ul>" +
+         items +
+         "</ul>\n<p class=\"note\">Their workers are one holder to the "
+         "silent-holder rescue: a job of a host that went silent waits for "
+         "its lease while the other host beats. Give each host its own "
+         "<code>AWC_WORKER_ID</code>, or leave it unset.</p>\n";
+}
+
 std::string WorkersSection(const Overview& o) {
   Table t;
   t.headers = {"host", "slot",     "worker",    "pid",     "state",
@@ -232,7 +251,7 @@ std::string RenderOverview(const Overview& o, const PageContext& ctx) {
       PausedKindsSection(o) + HorizonSection(o) + QueueSection(o);
   body += "<section class=\"grid\"><div>" + DeadSection(o) + "</div><div>" +
           GcSection(o) + "</div></section>\n";
-  body += WorkersSection(o);
+  body += IdClashSection(o) + WorkersSection(o);
   body += SchedulerSection(o);
   body += CatalogSection(o);
   return Layout(ctx, "/", "Overview", &o.clock, body);

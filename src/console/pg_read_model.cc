@@ -128,6 +128,7 @@ Result<Overview> PgReadModel::ReadOverview() {
     AWC_ASSIGN_OR_RETURN(o.horizon, queue::SampleHorizon(conn));
     AWC_ASSIGN_OR_RETURN(o.dead_by_reason, queue::DeadLettersByReason(conn));
     AWC_ASSIGN_OR_RETURN(o.workers, fleet::ListWorkers(conn));
+    AWC_ASSIGN_OR_RETURN(o.id_clashes, fleet::IdClashes(conn));
     AWC_ASSIGN_OR_RETURN(o.scheduler, ReadScheduler(conn));
     AWC_ASSIGN_OR_RETURN(
         db::PgResult snaps,

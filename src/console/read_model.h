@@ -18,6 +18,7 @@
 
 #include "catalog/catalog_stats.h"
 #include "common/status.h"
+#include "fleet/id_clash.h"
 #include "fleet/workers.h"
 #include "gc/epochs.h"
 #include "queue/admin.h"
@@ -77,6 +78,9 @@ struct Overview {
   queue::Horizon horizon;
   std::vector<queue::ReasonCount> dead_by_reason;
   std::vector<fleet::WorkerRow> workers;
+  // Worker ids in use on more than one host (docs/observability.md,
+  // "Worker ids on more than one host"), by id.
+  std::vector<fleet::IdClash> id_clashes;
   SchedulerView scheduler;
   std::vector<catalog::StateCount> snapshots;  // at most kSnapshotCap each
   std::vector<catalog::StateCount> workspaces;

@@ -3,7 +3,9 @@
 //
 // Values travel only as $n parameters. A worker runs kBeat through
 // PgConn::ExecCached (prepared once per connection); kPrune runs now and
-// then, kListWorkers once per `awcctl workers` or `health --fleet`.
+// then, kListWorkers once per `awcctl workers` or `health --fleet`, and
+// kIdClashes once per `awcctl health --fleet`, console overview and check
+// of the master's probe (db/probe.h).
 // heartbeat_at is clock_timestamp(), not now(): a beat may run inside a
 // handler's long transaction, whose now() is its start.
 #ifndef AWC_FLEET_FLEET_SQL_H_
@@ -76,6 +78,25 @@ SELECT host, slot, worker_id, pid, state, job_id, coalesce(job_kind, ''),
        (to_jsonb(w)->>'schema_version')::int
   FROM awc.workers w
  ORDER BY host, slot, started_at DESC
+)sql";
+
+// $1 fresh seconds. The ids (AWC_WORKER_ID: a row's worker id without its
+// "-<slot>") whose rows that are younger than $1 seconds and not stopped
+// come from more than one host (docs/observability.md, "Worker ids on
+// more than one host"): (id, host), one row per host, by id and host.
+inline constexpr const char* kIdClashes = R"sql(
+WITH live AS (
+  SELECT DISTINCT host,
+         CASE WHEN worker_id LIKE '%-' || slot
+              THEN left(worker_id, -length('-' || slot))
+              ELSE worker_id END AS id
+    FROM awc.workers
+   WHERE state <> 'stopped'
+     AND heartbeat_at > clock_timestamp() - make_interval(secs => $1::float8))
+SELECT id, host
+  FROM live
+ WHERE id IN (SELECT id FROM live GROUP BY id HAVING count(*) > 1)
+ ORDER BY id, host
 )sql";
 
 }  // namespace awc::fleet::sql

@@ -2,6 +2,10 @@
 
 #include <algorithm>
 
+#include "common/host_name.h"
+#include "common/numbers.h"
+#include "fleet/fleet_sql.h"
+#include "fleet/id_clash.h"
 #include "fleet/workers.h"
 #include "http/listen_address.h"
 #include "migrate/migrate_sql.h"
@@ -159,13 +163,25 @@ Result<supervisor::Supervisor::Options> SupervisorOptionsFrom(
   }
   o.probe.conninfo = settings.database_url;
   o.probe.application_name = settings.worker_id + "-master";
-  o.probe.statements = {{migrate::sql::kSchemaVersion, {}}};
-  o.probe.judge = [](const std::vector<db::Probe::Answer>& answers) {
+  // The schema's version, then the worker ids in use on more than one
+  // host (an older schema may lack awc.workers: that answer may fail).
+  o.probe.statements = {
+      {migrate::sql::kSchemaVersion, {}},
+      {fleet::sql::kIdClashes, {SecondsText(fleet::kFreshSecs)}, true}};
+  auto clashes = std::make_shared<fleet::IdClashWatch>(HostName());
+  o.probe.judge = [clashes](const std::vector<db::Probe::Answer>& answers) {
     db::Probe::Verdict v;
     const db::Probe::Answer& version = answers.at(0);
     v.problem = migrate::SchemaVersionProblem(
         version.rows.empty() || version.rows[0].empty() ? ""
                                                         : version.rows[0][0]);
+    std::vector<std::pair<std::string, std::string>> rows;
+    for (const std::vector<std::string>& r : answers.at(1).rows) {
+      if (r.size() == 2) rows.emplace_back(r[0], r[1]);
+    }
+    if (!answers.at(1).failed) {
+      v.warnings = clashes->Update(fleet::GroupIdClashes(rows));
+    }
     return v;
   };
   if (settings.DatabasePoolMode() == db::PoolMode::kTransaction) {

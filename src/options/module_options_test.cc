@@ -218,12 +218,25 @@ TEST(ModuleOptionsTest, SupervisorGetsSlotsAndAParsedListenAddress) {
   EXPECT_EQ(o->probe.conninfo, "postgresql://h/d");
   EXPECT_EQ(o->probe.application_name, "host-a-master");
   ASSERT_TRUE(o->probe.judge);
-  ASSERT_EQ(o->probe.statements.size(), 1u);
+  ASSERT_EQ(o->probe.statements.size(), 2u);
   EXPECT_NE(o->probe.statements[0].sql.find("schema_migrations"),
             std::string::npos);
   EXPECT_FALSE(o->probe.statements[0].may_fail);
+  // Then the worker ids on more than one host, which an older schema may
+  // not be able to answer.
+  EXPECT_NE(o->probe.statements[1].sql.find("awc.workers"), std::string::npos);
+  EXPECT_TRUE(o->probe.statements[1].may_fail);
   db::Probe::Answer version{{{"1"}}};
-  EXPECT_NE(o->probe.judge({version}).problem, "");
+  db::Probe::Answer clashes{
+      {{"x", HostName()}, {"x", "other-host"}, {"y", "h1"}, {"y", "h2"}}};
+  db::Probe::Verdict v = o->probe.judge({version, clashes});
+  EXPECT_NE(v.problem, "");
+  // Only the clash this host is part of.
+  ASSERT_EQ(v.warnings.size(), 1u);
+  EXPECT_EQ(v.warnings[0].rfind("worker id x is in use on 2 hosts: ", 0), 0u)
+      << v.warnings[0];
+  clashes.failed = true;
+  EXPECT_TRUE(o->probe.judge({version, clashes}).warnings.empty());
 
   config::Settings unchecked;
   unchecked.metrics_listen = "nowhere";

@@ -1,6 +1,7 @@
 // The console's overview over HTTP, against a real database: how long the
 // oldest ready job has waited, as awcctl stats counts it; a backlog longer
-// than the counts' cap, shown as a lower bound; what holds the horizon.
+// than the counts' cap, shown as a lower bound; what holds the horizon; a
+// worker id in use on more than one host.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -203,6 +204,51 @@ TEST_F(ConsoleOverviewTest, ASessionHoldingTheHorizonIsNamed) {
   Queue(console);
   EXPECT_TRUE(json_is_null(
       json_object_get(json_object_get(api_.get(), "horizon"), "holder")));
+}
+
+// Heartbeat rows of one worker id on two hosts, both fresh: the overview
+// warns of the clash (docs/observability.md, "Worker ids on more than one
+// host"), /api/overview lists it, and a stopped or stale row on a third
+// host does not count.
+TEST_F(ConsoleOverviewTest, AWorkerIdOnTwoHostsIsShown) {
+  ConsoleProcess console(db_);
+  ASSERT_TRUE(console.WaitListening()) << console.process().Stderr();
+  auto beat = [&](const std::string& host, int pid, const std::string& id,
+                  int slot, const std::string& state, int age) {
+    db_.Exec(
+        "INSERT INTO awc.workers (host, pid, worker_id, slot, started_at, "
+        "heartbeat_at, state) VALUES ($1, $2, $3, $4, now(), "
+        "clock_timestamp() - make_interval(secs => $5), $6)",
+        {host, std::to_string(pid), id, std::to_string(slot),
+         std::to_string(age), state});
+  };
+  beat("host-a", 11, "shared-1", 1, "idle", 0);
+  beat("host-a", 12, "shared-2", 2, "busy", 0);
+  beat("host-c", 31, "alone-1", 1, "idle", 0);
+  EXPECT_EQ(console.Get("/").body.find("more than one host"),
+            std::string::npos);
+  beat("host-b", 21, "shared-1", 1, "idle", 1);
+  beat("host-d", 41, "shared-1", 1, "stopped", 0);
+  beat("host-e", 51, "shared-1", 1, "idle", 3600);
+
+  HttpReply page = console.Get("/");
+  EXPECT_NE(page.body.find("Worker ids on more than one host"),
+            std::string::npos)
+      << page.body;
+  EXPECT_NE(page.body.find("<code>shared</code>"), std::string::npos)
+      << page.body;
+  EXPECT_NE(page.body.find("host-a, host-b"), std::string::npos) << page.body;
+  EXPECT_EQ(page.body.find("host-d, "), std::string::npos) << page.body;
+  Queue(console);
+  ASSERT_TRUE(api_);
+  json_t* clashes = json_object_get(api_.get(), "id_clashes");
+  ASSERT_EQ(json_array_size(clashes), 1u);
+  json_t* clash = json_array_get(clashes, 0);
+  EXPECT_EQ(Str(clash, "worker_id"), "shared");
+  json_t* hosts = json_object_get(clash, "hosts");
+  ASSERT_EQ(json_array_size(hosts), 2u);
+  EXPECT_STREQ(json_string_value(json_array_get(hosts, 0)), "host-a");
+  EXPECT_STREQ(json_string_value(json_array_get(hosts, 1)), "host-b");
 }
 
 }  // namespace

@@ -1,6 +1,9 @@
 #include "options/module_options.h"
 
 #include <algorithm>
+#include <memory>
+#include <utility>
+#include <vector>
 
 #include "common/host_name.h"
 #include "common/numbers.h"

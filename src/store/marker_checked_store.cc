@@ -3,6 +3,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -11,6 +12,14 @@
 
 namespace awc::store {
 namespace {
+
+// What a GetRequest's or HeadRequest's `done` is given.
+template <typename Done>
+struct AnswerOf;
+template <typename A>
+struct AnswerOf<std::function<void(A)>> {
+  using type = A;
+};
 
 class MarkerCheckedStore : public ForwardingStore {
  public:
@@ -31,44 +40,13 @@ class MarkerCheckedStore : public ForwardingStore {
   }
 
   void GetMany(std::vector<GetRequest>& requests) override {
-    std::vector<std::pair<std::function<void(Status)>, Status>> missing;
-    std::vector<std::function<void(Status)>> done;
-    done.reserve(requests.size());
-    for (GetRequest& r : requests) {
-      done.push_back(std::move(r.done));
-      r.done = [this, &missing, &d = done.back()](Status s) {
-        if (s.IsNotFound()) {
-          missing.emplace_back(std::move(d), std::move(s));
-        } else {
-          d(std::move(s));
-        }
-      };
-    }
-    inner().GetMany(requests);
-    if (missing.empty()) return;
-    Status marker = Marker();
-    for (auto& [d, s] : missing) d(marker.ok() ? std::move(s) : marker);
+    ConfirmingMissing(
+        requests, [this](std::vector<GetRequest>& r) { inner().GetMany(r); });
   }
 
   void HeadMany(std::vector<HeadRequest>& requests) override {
-    std::vector<std::pair<std::function<void(Result<uint64_t>)>, Status>>
-        missing;
-    std::vector<std::function<void(Result<uint64_t>)>> done;
-    done.reserve(requests.size());
-    for (HeadRequest& r : requests) {
-      done.push_back(std::move(r.done));
-      r.done = [this, &missing, &d = done.back()](Result<uint64_t> size) {
-        if (size.status().IsNotFound()) {
-          missing.emplace_back(std::move(d), size.status());
-        } else {
-          d(std::move(size));
-        }
-      };
-    }
-    inner().HeadMany(requests);
-    if (missing.empty()) return;
-    Status marker = Marker();
-    for (auto& [d, s] : missing) d(marker.ok() ? std::move(s) : marker);
+    ConfirmingMissing(
+        requests, [this](std::vector<HeadRequest>& r) { inner().HeadMany(r); });
   }
 
   Status Put(const ObjectKey& key, std::string_view data) override {
@@ -94,6 +72,46 @@ class MarkerCheckedStore : public ForwardingStore {
   }
 
  private:
+  static const Status& StatusOf(const Status& s) { return s; }
+  static const Status& StatusOf(const Result<uint64_t>& r) {
+    return r.status();
+  }
+
+  // Runs `requests` (GetMany's or HeadMany's) through `run`, holding back
+  // the `done` of each that found nothing until all have run, then reading
+  // the marker once for them.
+  template <typename Request>
+  void ConfirmingMissing(
+      std::vector<Request>& requests,
+      const std::type_identity_t<std::function<void(std::vector<Request>&)>>&
+          run) {
+    using Done = decltype(Request::done);
+    using Answer = typename AnswerOf<Done>::type;
+    std::vector<std::pair<Done, Answer>> missing;
+    std::vector<Done> done;
+    done.reserve(requests.size());
+    for (Request& r : requests) {
+      done.push_back(std::move(r.done));
+      r.done = [&missing, &d = done.back()](Answer answer) {
+        if (StatusOf(answer).IsNotFound()) {
+          missing.emplace_back(std::move(d), std::move(answer));
+        } else {
+          d(std::move(answer));
+        }
+      };
+    }
+    run(requests);
+    if (missing.empty()) return;
+    Status marker = Marker();
+    for (auto& [d, answer] : missing) {
+      if (marker.ok()) {
+        d(std::move(answer));
+      } else {
+        d(Answer(marker));
+      }
+    }
+  }
+
   // `found`, a kNotFound, when the marker says the store is the store.
   Status Confirmed(Status found) {
     if (!found.IsNotFound()) return found;

@@ -71,6 +71,15 @@ class GcTest : public ::testing::Test {
   }
   // A snapshot VALIDATING for longer than the grace: its closure is not
   // known, so GC may not mark anything.
+  // A sweep now: kTransient, waiting for the validation of `snapshot`.
+  void ExpectWaitingFor(int64_t snapshot) {
+    auto waiting = Sweep();
+    ASSERT_FALSE(waiting.ok());
+    EXPECT_TRUE(waiting.status().IsTransient()) << waiting.status().message();
+    EXPECT_NE(waiting.status().message().find(std::to_string(snapshot)),
+              std::string::npos);
+  }
+
   int64_t StaleValidating(const std::string& root) {
     int64_t id = cas_.Snapshot(root, "VALIDATING");
     db_.Exec(
@@ -477,11 +486,7 @@ TEST_F(GcTest, AMarkedBatchIsDeletedEvenOnceAValidationHasAgedPastTheGrace) {
   ASSERT_EQ(marked.size(), 2u);
   int64_t stale = StaleValidating(marked[0]);
 
-  auto waiting = Sweep();
-  ASSERT_FALSE(waiting.ok());
-  EXPECT_TRUE(waiting.status().IsTransient()) << waiting.status().message();
-  EXPECT_NE(waiting.status().message().find(std::to_string(stale)),
-            std::string::npos);
+  ExpectWaitingFor(stale);
   for (const auto& d : garbage) {
     bool was_marked = d == marked[0] || d == marked[1];
     EXPECT_EQ(Gone(d), was_marked) << d;
@@ -523,11 +528,7 @@ TEST_F(GcTest, AMarkedLaterBatchIsDeletedOnceAValidationHasAgedPastTheGrace) {
   ASSERT_EQ(marked.size(), 4u);
   int64_t stale = StaleValidating(marked[0]);
 
-  auto waiting = Sweep();
-  ASSERT_FALSE(waiting.ok());
-  EXPECT_TRUE(waiting.status().IsTransient()) << waiting.status().message();
-  EXPECT_NE(waiting.status().message().find(std::to_string(stale)),
-            std::string::npos);
+  ExpectWaitingFor(stale);
   for (const auto& d : garbage) EXPECT_TRUE(Gone(d)) << d;
 
   db_.Exec("UPDATE awc.snapshots SET state = 'FAILED' WHERE id = $1",

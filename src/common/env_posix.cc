@@ -351,7 +351,7 @@ class PosixEnv : public Env {
 
   Result<FileInfo> Stat(const std::string& path, Symlinks symlinks) override {
     struct stat st;
-    int r;
+    int r = -1;
     switch (symlinks) {
       case Symlinks::kFollow:
         r = stat(path.c_str(), &st);

@@ -1,10 +1,12 @@
 // The parts of the libpq wrapper that need no server: how libpq's messages
-// become the one line of a Status (tests/db/pg_test.cc has the rest).
-#include "db/pg.h"
-
+// become the one line of a Status, and array literals (db/pg_text.cc;
+// tests/db/pg_test.cc has the rest).
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
+
+#include "db/pg.h"
 
 namespace awc::db {
 namespace {
@@ -71,6 +73,16 @@ TEST(CleanMessageTest, TheResultIsOneLineOfText) {
   EXPECT_EQ(CleanMessage(nullptr), "");
   EXPECT_EQ(CleanMessage("\n\t \n"), "");
   EXPECT_EQ(CleanMessage("one line"), "one line");
+}
+
+// Array parameters: each element quoted, quotes and backslashes escaped,
+// so that no value can end the literal early.
+TEST(ArrayLiteralTest, ElementsAreQuotedAndEscaped) {
+  EXPECT_EQ(ArrayLiteral(std::vector<std::string>{}), "{}");
+  EXPECT_EQ(ArrayLiteral(std::vector<std::string>{"a", "b,c", "d\"e", "f\\"}),
+            "{\"a\",\"b,c\",\"d\\\"e\",\"f\\\\\"}");
+  EXPECT_EQ(ArrayLiteral(std::vector<uint64_t>{1, 20}), "{\"1\",\"20\"}");
+  EXPECT_EQ(ArrayLiteral(std::vector<bool>{true, false}), "{t,f}");
 }
 
 }  // namespace

@@ -124,6 +124,11 @@ RETURNING j.id, j.kind, j.payload::text, j.attempts, j.max_attempts,
           awc.jobs_ready_micros(j.run_at)
 )sql";
 
+// The fence of every statement about a claimed job: job $1 is RUNNING
+// under this claim's lease token $2. Once a cancel, a taking back or a new
+// claim changed either, nothing this claim sends matches it.
+#define AWC_QUEUE_HELD "id = $1 AND state = 'RUNNING' AND lease_token = $2"
+
 // The recording statements below are UPDATEs fenced on state RUNNING and
 // the lease token, returning (state, attempts, dead_reason); Fenced() wraps
 // one so that it returns (applied, state, attempts, database now,
@@ -136,7 +141,7 @@ inline constexpr const char* kComplete = R"sql(
 UPDATE awc.jobs
    SET state = 'COMPLETED', result = $3::jsonb, locked_until = NULL,
        finished_at = now(), updated_at = now()
- WHERE id = $1 AND state = 'RUNNING' AND lease_token = $2
+ WHERE )sql" AWC_QUEUE_HELD R"sql(
 RETURNING state, attempts, dead_reason
 )sql";
 
@@ -152,7 +157,7 @@ UPDATE awc.jobs
        dead_reason = CASE WHEN attempts >= max_attempts
                           THEN 'attempts_exhausted' END,
        last_error = $4, locked_until = NULL, updated_at = now()
- WHERE id = $1 AND state = 'RUNNING' AND lease_token = $2
+ WHERE )sql" AWC_QUEUE_HELD R"sql(
 RETURNING state, attempts, dead_reason
 )sql";
 
@@ -161,7 +166,7 @@ inline constexpr const char* kFail = R"sql(
 UPDATE awc.jobs
    SET state = 'FAILED', last_error = $3, dead_reason = $4,
        locked_until = NULL, finished_at = now(), updated_at = now()
- WHERE id = $1 AND state = 'RUNNING' AND lease_token = $2
+ WHERE )sql" AWC_QUEUE_HELD R"sql(
 RETURNING state, attempts, dead_reason
 )sql";
 
@@ -172,7 +177,7 @@ UPDATE awc.jobs
    SET state = 'PENDING', attempts = attempts - 1,
        run_at = now() + make_interval(secs => $3::float8),
        last_error = $4, locked_until = NULL, updated_at = now()
- WHERE id = $1 AND state = 'RUNNING' AND lease_token = $2
+ WHERE )sql" AWC_QUEUE_HELD R"sql(
 RETURNING state, attempts, dead_reason
 )sql";
 
@@ -195,7 +200,7 @@ inline std::string Fenced(const char* update) {
 // waits for a lock.
 inline constexpr const char* kJobHeld = R"sql(
 SELECT 1 FROM awc.jobs
- WHERE id = $1 AND state = 'RUNNING' AND lease_token = $2
+ WHERE )sql" AWC_QUEUE_HELD R"sql(
 )sql";
 
 // $1 id, $2 lease token, $3 lease seconds. Returns a row while still held.
@@ -203,7 +208,7 @@ inline constexpr const char* kRenewLease = R"sql(
 UPDATE awc.jobs
    SET locked_until = now() + make_interval(secs => $3::float8),
        updated_at = now()
- WHERE id = $1 AND state = 'RUNNING' AND lease_token = $2
+ WHERE )sql" AWC_QUEUE_HELD R"sql(
 RETURNING 1
 )sql";
 
@@ -287,7 +292,7 @@ UPDATE awc.jobs j
 inline constexpr const char* kReleaseOrphan = R"sql(
 UPDATE awc.jobs j
    SET )sql" AWC_QUEUE_TAKE_BACK("worker_crashed", "$3") R"sql(
- WHERE j.id = $1 AND j.state = 'RUNNING' AND j.lease_token = $2
+ WHERE )sql" AWC_QUEUE_HELD R"sql(
 )sql" AWC_QUEUE_TAKEN_BACK;
 
 // The fence of a handler's transactions (PgConn::SetFence): $1 job id, $2
@@ -297,7 +302,7 @@ UPDATE awc.jobs j
 // or recorded by anyone else.
 inline constexpr const char* kFenceJob = R"sql(
 SELECT 1 FROM awc.jobs
- WHERE id = $1 AND state = 'RUNNING' AND lease_token = $2
+ WHERE )sql" AWC_QUEUE_HELD R"sql(
    FOR SHARE
 )sql";
 
@@ -470,6 +475,7 @@ SELECT coalesce(dead_reason, ''), count(*)
 
 #undef AWC_QUEUE_CHANGED
 #undef AWC_QUEUE_FROM_CURSOR
+#undef AWC_QUEUE_HELD
 #undef AWC_QUEUE_NEW_TOKEN
 #undef AWC_QUEUE_DLQ_MATCH
 #undef AWC_QUEUE_REQUEUE

@@ -1,15 +1,12 @@
 #include "fleet/id_clash.h"
 
-#include <fcntl.h>
 #include <gtest/gtest.h>
-#include <jansson.h>
-#include <unistd.h>
 
 #include <string>
 #include <vector>
 
 #include "common/json.h"
-#include "obs/log.h"
+#include "obs/log_testing.h"
 
 namespace awc::fleet {
 namespace {
@@ -36,40 +33,19 @@ TEST(IdClashGroupTest, RowsOfOneIdOnSeveralHostsAreAClash) {
 
 class IdClashWatchTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    ASSERT_EQ(pipe(fds_), 0);
-    ASSERT_EQ(fcntl(fds_[0], F_SETFL, O_NONBLOCK), 0);
-    obs::SetLogFd(fds_[1]);
-  }
-  void TearDown() override {
-    obs::SetLogFd(2);
-    close(fds_[0]);
-    close(fds_[1]);
-  }
   // "<level> <msg> <worker_id> <hosts>" of each event since the last call.
   std::vector<std::string> Events() {
-    std::string out;
-    char buf[4096];
-    for (ssize_t n; (n = read(fds_[0], buf, sizeof buf)) > 0;) {
-      out.append(buf, static_cast<size_t>(n));
-    }
     std::vector<std::string> lines;
-    size_t start = 0;
-    for (size_t nl; (nl = out.find('\n', start)) != std::string::npos;
-         start = nl + 1) {
-      Result<JsonPtr> doc = ParseJson(out.substr(start, nl - start));
-      EXPECT_TRUE(doc.ok());
-      if (!doc.ok()) continue;
+    for (const JsonPtr& e : log_.Events()) {
       auto str = [&](const char* key) {
-        const char* v = json_string_value(json_object_get(doc->get(), key));
-        return std::string(v != nullptr ? v : "");
+        return obs::CapturedLog::Str(e.get(), key);
       };
       lines.push_back(str("level") + " " + str("msg") + " " + str("worker_id") +
                       " " + str("hosts"));
     }
     return lines;
   }
-  int fds_[2] = {-1, -1};
+  obs::CapturedLog log_;
 };
 
 TEST_F(IdClashWatchTest, EachClashOfThisHostIsToldOnceAndWhenItIsOver) {

@@ -1,8 +1,6 @@
 #include "scheduler/scheduler_process_reporter.h"
 
-#include <fcntl.h>
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <optional>
 #include <string>
@@ -10,6 +8,7 @@
 
 #include "common/json.h"
 #include "obs/log.h"
+#include "obs/log_testing.h"
 #include "obs/metrics_testing.h"
 #include "scheduler/spec.h"
 
@@ -29,34 +28,9 @@ class SchedulerReporterTest : public ::testing::Test {
                   {"gc_sweep", "snapshot_scrub", "snapshot_validate"},
                   /*set_title=*/false) {}
 
-  void SetUp() override {
-    ASSERT_EQ(pipe(fds_), 0);
-    ASSERT_EQ(fcntl(fds_[0], F_SETFL, O_NONBLOCK), 0);
-    obs::SetLogFd(fds_[1]);
-  }
-  void TearDown() override {
-    obs::SetLogFd(2);
-    close(fds_[0]);
-    close(fds_[1]);
-  }
 
   // The events written since the last call.
-  std::vector<JsonPtr> Events() {
-    std::string out;
-    char buf[4096];
-    for (ssize_t n; (n = read(fds_[0], buf, sizeof buf)) > 0;) {
-      out.append(buf, static_cast<size_t>(n));
-    }
-    std::vector<JsonPtr> events;
-    size_t start = 0;
-    for (size_t nl; (nl = out.find('\n', start)) != std::string::npos;
-         start = nl + 1) {
-      Result<JsonPtr> j = ParseJson(out.substr(start, nl - start));
-      EXPECT_TRUE(j.ok());
-      if (j.ok()) events.push_back(std::move(*j));
-    }
-    return events;
-  }
+  std::vector<JsonPtr> Events() { return log_.Events(); }
   static std::string Str(const JsonPtr& e, const char* key) {
     json_t* v = json_object_get(e.get(), key);
     return json_is_string(v) ? json_string_value(v) : "";
@@ -68,7 +42,7 @@ class SchedulerReporterTest : public ::testing::Test {
 
   obs::Metrics metrics_;
   SchedulerProcessReporter reporter_;
-  int fds_[2] = {-1, -1};
+  obs::CapturedLog log_;
 };
 
 TEST_F(SchedulerReporterTest, ClampsAreWarningsNamingTheScheduleOrTheHolder) {

@@ -1,14 +1,13 @@
 #include "worker/worker_process_reporter.h"
 
-#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <jansson.h>
-#include <unistd.h>
 
 #include <string>
 #include <vector>
 
 #include "obs/log.h"
+#include "obs/log_testing.h"
 #include "obs/metrics_testing.h"
 
 namespace awc::worker {
@@ -26,7 +25,7 @@ using obs::WorkerPhase;
 // One emitted event, parsed.
 struct Line {
   std::string id, msg, level;
-  json_t* obj = nullptr;
+  JsonPtr obj;
 };
 
 class ProcessReporterTest : public ::testing::Test {
@@ -41,40 +40,15 @@ class ProcessReporterTest : public ::testing::Test {
     job_.attempts = 2;
   }
 
-  void SetUp() override {
-    obs::SetLogWorker("t-2");
-    ASSERT_EQ(pipe(fds_), 0);
-    ASSERT_EQ(fcntl(fds_[0], F_SETFL, O_NONBLOCK), 0);
-    obs::SetLogFd(fds_[1]);
-  }
-
-  void TearDown() override {
-    obs::SetLogFd(2);
-    obs::SetLogWorker("awc-worker");
-    close(fds_[0]);
-    close(fds_[1]);
-    for (Line& l : lines_) json_decref(l.obj);
-  }
+  void SetUp() override { obs::SetLogWorker("t-2"); }
+  void TearDown() override { obs::SetLogWorker("awc-worker"); }
 
   // The events written since the last call.
   const std::vector<Line>& Events() {
-    for (Line& l : lines_) json_decref(l.obj);
     lines_.clear();
-    std::string out;
-    char buf[4096];
-    for (ssize_t n; (n = read(fds_[0], buf, sizeof buf)) > 0;) {
-      out.append(buf, static_cast<size_t>(n));
-    }
-    size_t start = 0;
-    for (size_t nl; (nl = out.find('\n', start)) != std::string::npos;
-         start = nl + 1) {
-      json_error_t err;
-      std::string text = out.substr(start, nl - start);
-      json_t* obj = json_loads(text.c_str(), 0, &err);
-      EXPECT_NE(obj, nullptr) << text;
-      if (obj == nullptr) continue;
-      lines_.push_back(
-          {Str(obj, "id"), Str(obj, "msg"), Str(obj, "level"), obj});
+    for (JsonPtr& e : log_.Events()) {
+      lines_.push_back({Str(e.get(), "id"), Str(e.get(), "msg"),
+                        Str(e.get(), "level"), std::move(e)});
     }
     return lines_;
   }
@@ -97,7 +71,7 @@ class ProcessReporterTest : public ::testing::Test {
   handlers::Registry registry_;
   WorkerProcessReporter reporter_;
   queue::Job job_;
-  int fds_[2] = {-1, -1};
+  obs::CapturedLog log_;
   std::vector<Line> lines_;
 };
 
@@ -124,11 +98,11 @@ TEST_F(ProcessReporterTest, ARecordedJobGivesOneEventAndItsMetrics) {
   ASSERT_EQ(events.size(), 1u);
   EXPECT_EQ(events[0].id, "job_81");
   EXPECT_EQ(events[0].msg, "job completed");
-  EXPECT_EQ(Str(events[0].obj, "outcome"), "completed");
-  EXPECT_EQ(Str(events[0].obj, "state"), "COMPLETED");
-  EXPECT_EQ(json_number_value(json_object_get(events[0].obj, "duration_s")),
+  EXPECT_EQ(Str(events[0].obj.get(), "outcome"), "completed");
+  EXPECT_EQ(Str(events[0].obj.get(), "state"), "COMPLETED");
+  EXPECT_EQ(json_number_value(json_object_get(events[0].obj.get(), "duration_s")),
             1.25);
-  EXPECT_EQ(json_object_get(events[0].obj, "discarded"), nullptr);
+  EXPECT_EQ(json_object_get(events[0].obj.get(), "discarded"), nullptr);
   EXPECT_EQ(JobCount(metrics_, "snapshot_validate", "completed"), 1);
   EXPECT_EQ(JobLag(metrics_, "snapshot_validate"), 4.5);
   EXPECT_EQ(Slot().jobs_done.load(), 1);
@@ -141,7 +115,7 @@ TEST_F(ProcessReporterTest, ADiscardedOutcomeCountsUnderTheRowsState) {
   ASSERT_EQ(events.size(), 1u);
   EXPECT_EQ(events[0].msg, "job cancelled");
   EXPECT_EQ(events[0].level, "error");
-  EXPECT_TRUE(json_is_true(json_object_get(events[0].obj, "discarded")));
+  EXPECT_TRUE(json_is_true(json_object_get(events[0].obj.get(), "discarded")));
   EXPECT_EQ(JobCount(metrics_, "snapshot_validate", "cancelled"), 1);
   EXPECT_EQ(TotalJobs(metrics_), 1);
   EXPECT_EQ(Slot().jobs_done.load(), 1);
@@ -156,7 +130,7 @@ TEST_F(ProcessReporterTest, ADiscardedOutcomeOfAJobTakenOverIsNotCountedAgain) {
   const std::vector<Line>& events = Events();
   ASSERT_EQ(events.size(), 1u);
   EXPECT_EQ(events[0].msg, "job completed");
-  EXPECT_TRUE(json_is_true(json_object_get(events[0].obj, "discarded")));
+  EXPECT_TRUE(json_is_true(json_object_get(events[0].obj.get(), "discarded")));
   EXPECT_EQ(TotalJobs(metrics_), 0);
   EXPECT_EQ(JobLag(metrics_, "snapshot_validate"), 0);
   // The handler did run that long.
@@ -177,8 +151,8 @@ TEST_F(ProcessReporterTest, AReclaimedJobIsCountedButNotAsProcessedHere) {
   ASSERT_EQ(events.size(), 1u);
   EXPECT_EQ(events[0].id, "job_5");
   EXPECT_EQ(events[0].msg, "job retried after transient failure");
-  EXPECT_EQ(Str(events[0].obj, "reason"), "lease_expired");
-  EXPECT_EQ(json_object_get(events[0].obj, "duration_s"), nullptr);
+  EXPECT_EQ(Str(events[0].obj.get(), "reason"), "lease_expired");
+  EXPECT_EQ(json_object_get(events[0].obj.get(), "duration_s"), nullptr);
   EXPECT_EQ(JobCount(metrics_, "gc_sweep", "retried"), 1);
   EXPECT_EQ(Slot().jobs_done.load(), 0);
 }
@@ -197,8 +171,8 @@ TEST_F(ProcessReporterTest, ACrashedWorkersJobIsCountedAsACrashNotALease) {
   const std::vector<Line>& events = Events();
   ASSERT_EQ(events.size(), 1u);
   EXPECT_EQ(events[0].msg, "job dead-lettered");
-  EXPECT_EQ(Str(events[0].obj, "reason"), "worker_died");
-  EXPECT_EQ(Str(events[0].obj, "dead_reason"), "worker_crashed");
+  EXPECT_EQ(Str(events[0].obj.get(), "reason"), "worker_died");
+  EXPECT_EQ(Str(events[0].obj.get(), "dead_reason"), "worker_crashed");
   EXPECT_EQ(JobCount(metrics_, "gc_sweep", "failed"), 1);
 }
 
@@ -219,7 +193,7 @@ TEST_F(ProcessReporterTest, ASilentHoldersJobIsCountedApartFromLeases) {
   const std::vector<Line>& events = Events();
   ASSERT_EQ(events.size(), 1u);
   EXPECT_EQ(events[0].msg, "job retried after transient failure");
-  EXPECT_EQ(Str(events[0].obj, "reason"), "holder_silent");
+  EXPECT_EQ(Str(events[0].obj.get(), "reason"), "holder_silent");
   EXPECT_EQ(JobCount(metrics_, "gc_sweep", "retried"), 1);
 }
 
@@ -243,7 +217,7 @@ TEST_F(ProcessReporterTest, KindsTheRegistryDoesNotKnowAreLabelledUnknown) {
   EXPECT_EQ(text.find("junk_"), std::string::npos);
   const std::vector<Line>& events = Events();
   ASSERT_EQ(events.size(), 202u);
-  EXPECT_EQ(Str(events[0].obj, "kind"), "junk_0");
+  EXPECT_EQ(Str(events[0].obj.get(), "kind"), "junk_0");
 }
 
 TEST_F(ProcessReporterTest, DatabaseTroubleCountsErrorsAndFollowsTheSession) {
@@ -271,7 +245,7 @@ TEST_F(ProcessReporterTest, DatabaseTroubleCountsErrorsAndFollowsTheSession) {
   const std::vector<Line>& errors = Events();
   ASSERT_EQ(errors.size(), 10u);
   EXPECT_EQ(errors[0].msg, "database error");
-  EXPECT_EQ(Str(errors[0].obj, "step"), "claim");
+  EXPECT_EQ(Str(errors[0].obj.get(), "step"), "claim");
   EXPECT_EQ(errors[1].msg, "database connection lost");
   EXPECT_EQ(errors[8].id, "job_81");
   EXPECT_EQ(errors[8].msg, "lease renewal failed");
@@ -288,7 +262,7 @@ TEST_F(ProcessReporterTest, DatabaseTroubleCountsErrorsAndFollowsTheSession) {
   const std::vector<Line>& reconnect = Events();
   ASSERT_EQ(reconnect.size(), 2u);
   EXPECT_EQ(reconnect[0].msg, "database unavailable");
-  EXPECT_EQ(json_number_value(json_object_get(reconnect[0].obj, "retry_in_s")),
+  EXPECT_EQ(json_number_value(json_object_get(reconnect[0].obj.get(), "retry_in_s")),
             0.5);
   EXPECT_EQ(reconnect[1].msg, "database reconnected");
 }
@@ -324,7 +298,7 @@ TEST_F(ProcessReporterTest, AnOutcomeNotRecordedIsAnError) {
   ASSERT_EQ(events.size(), 1u);
   EXPECT_EQ(events[0].id, "job_81");
   EXPECT_EQ(events[0].level, "error");
-  EXPECT_EQ(Str(events[0].obj, "kind"), "snapshot_validate");
+  EXPECT_EQ(Str(events[0].obj.get(), "kind"), "snapshot_validate");
   EXPECT_EQ(TotalJobs(metrics_), 0);
 }
 

@@ -20,11 +20,6 @@ namespace {
 
 using Env = std::vector<std::pair<std::string, std::string>>;
 
-std::string EnvOr(const char* name, const char* fallback) {
-  const char* v = getenv(name);
-  return v != nullptr ? v : fallback;
-}
-
 // Role names of one test (roles are global to the cluster, tests run in
 // parallel); dropped on destruction, which must follow the database's.
 class TestRoles {

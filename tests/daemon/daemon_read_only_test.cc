@@ -18,11 +18,6 @@
 namespace awc::testing {
 namespace {
 
-std::string EnvOr(const char* name, const char* fallback) {
-  const char* v = getenv(name);
-  return v != nullptr && *v != '\0' ? v : fallback;
-}
-
 // Two workers and the scheduler, with a listener for /readyz.
 DaemonProcess::Options Fleet(const TestDatabase& db, const std::string& url,
                              int port) {
@@ -73,8 +68,7 @@ TEST(DaemonReadOnlyTest, NewSessionsReadOnlyMeansNotReadyUntilTheyAreNot) {
   TestDatabase db;
   db.Migrate();
   int64_t job = db.Enqueue("test_complete", "{}");
-  db.AdminExec("ALTER DATABASE " + db.name() +
-               " SET default_transaction_read_only = on");
+  db.SetReadOnlyForNewSessions(true);
   int port = FreePort();
   DaemonProcess daemon(Fleet(db, db.url(), port));
 
@@ -93,8 +87,7 @@ TEST(DaemonReadOnlyTest, NewSessionsReadOnlyMeansNotReadyUntilTheyAreNot) {
   EXPECT_EQ(db.JobState(job), "PENDING");
 
   // Writable again: the workers' next attempt finds it, no restart.
-  db.AdminExec("ALTER DATABASE " + db.name() +
-               " RESET default_transaction_read_only");
+  db.SetReadOnlyForNewSessions(false);
   EXPECT_TRUE(WaitUntil([&] { return db.JobState(job) == "COMPLETED"; }, 30))
       << db.JobState(job) << daemon.Stderr();
   EXPECT_TRUE(WaitForReadyz(port, 200, "ready", &ready, 30))
@@ -120,8 +113,7 @@ TEST(DaemonReadOnlyTest, SessionsEndedIntoAReadOnlySpellComeBackAfterIt) {
 
   // The spell: new sessions are read-only, and every session of the fleet
   // is ended, so that each reconnects into it.
-  db.AdminExec("ALTER DATABASE " + db.name() +
-               " SET default_transaction_read_only = on");
+  db.SetReadOnlyForNewSessions(true);
   db.Exec(
       "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
       "WHERE datname = current_database() AND application_name LIKE 't-%'");
@@ -131,8 +123,7 @@ TEST(DaemonReadOnlyTest, SessionsEndedIntoAReadOnlySpellComeBackAfterIt) {
   sleep(2);
   EXPECT_EQ(db.JobState(during), "PENDING");
 
-  db.AdminExec("ALTER DATABASE " + db.name() +
-               " RESET default_transaction_read_only");
+  db.SetReadOnlyForNewSessions(false);
   EXPECT_TRUE(WaitUntil([&] { return db.JobState(during) == "COMPLETED"; }, 30))
       << daemon.Stderr();
   EXPECT_TRUE(WaitForReadyz(port, 200, "ready", &ready, 30))
@@ -221,10 +212,8 @@ TEST(DaemonReadOnlyTest, AMultiHostUrlFindsTheServerThatTakesWrites) {
   ASSERT_TRUE(standby.ok());
   // The standby first, the primary second, and no target_session_attrs:
   // libpq alone would stop at the first server that accepts.
-  std::string url = "postgresql://" + EnvOr("PGUSER", "postgres") + ":" +
-                    EnvOr("PGPASSWORD", "") +
-                    "@127.0.0.1:" + std::to_string(standby.port()) +
-                    ",127.0.0.1:" + EnvOr("PGPORT", "5432") + "/" + db.name();
+  std::string url =
+      MultiHostUrl(db.name(), {standby.port(), ClusterPort()});
   int port = FreePort();
   DaemonProcess daemon(Fleet(db, url, port));
   int64_t job = db.Enqueue("test_complete", "{}");

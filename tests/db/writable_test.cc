@@ -14,25 +14,15 @@
 namespace awc::testing {
 namespace {
 
-std::string EnvOr(const char* name, const char* fallback) {
-  const char* v = getenv(name);
-  return v != nullptr && *v != '\0' ? v : fallback;
-}
-
 class WritableTest : public ::testing::Test {
  protected:
-  void SetReadOnlyDefault(bool on) {
-    db_.AdminExec("ALTER DATABASE " + db_.name() +
-                  (on ? " SET default_transaction_read_only = on"
-                      : " RESET default_transaction_read_only"));
-  }
   TestDatabase db_;
 };
 
 TEST_F(WritableTest, ASessionThatCannotWriteIsFoundRightAfterConnecting) {
   auto writable = db_.Connect();
   EXPECT_TRUE(db::RequireWritable(*writable).ok());
-  SetReadOnlyDefault(true);
+  db_.SetReadOnlyForNewSessions(true);
   auto read_only = db_.Connect();
   Status s = db::RequireWritable(*read_only);
   EXPECT_TRUE(db::IsReadOnlySession(s)) << s.ToString();
@@ -74,11 +64,9 @@ TEST_F(WritableTest, AWriteRefusedAsReadOnlyBreaksTheConnection) {
 TEST_F(WritableTest, AMultiHostUrlLooksForAServerThatTakesWrites) {
   // Both hosts are the test cluster, whose sessions of this database are
   // read-only: libpq, asked for read-write, refuses both.
-  SetReadOnlyDefault(true);
+  db_.SetReadOnlyForNewSessions(true);
   std::string hosts =
-      "postgresql://" + EnvOr("PGUSER", "postgres") + ":" +
-      EnvOr("PGPASSWORD", "") + "@127.0.0.1:" + EnvOr("PGPORT", "5432") +
-      ",127.0.0.1:" + EnvOr("PGPORT", "5432") + "/" + db_.name();
+      MultiHostUrl(db_.name(), {ClusterPort(), ClusterPort()});
   Result<std::unique_ptr<db::PgConn>> refused =
       db::PgConn::Connect(hosts, "awc-test");
   EXPECT_FALSE(refused.ok());
@@ -88,7 +76,7 @@ TEST_F(WritableTest, AMultiHostUrlLooksForAServerThatTakesWrites) {
   ASSERT_TRUE(any.ok()) << any.status().ToString();
   EXPECT_TRUE(db::IsReadOnlySession(db::RequireWritable(**any)));
   // Writable again: found.
-  SetReadOnlyDefault(false);
+  db_.SetReadOnlyForNewSessions(false);
   Result<std::unique_ptr<db::PgConn>> found =
       db::PgConn::Connect(hosts, "awc-test");
   ASSERT_TRUE(found.ok()) << found.status().ToString();

@@ -35,11 +35,7 @@ class AlertMetricsTest : public ::testing::Test {
     ASSERT_TRUE(daemon_->WaitForEvent("supervisor running"))
         << daemon_->Stderr();
   }
-  std::string Scrape() {
-    auto [status, body] = HttpGet(port_, "/metrics");
-    EXPECT_EQ(status, 200);
-    return body;
-  }
+  std::string Scrape() { return ScrapeMetrics(port_); }
   // Enqueues `kind` for snapshot `id` and waits until the job is recorded.
   void RunSnapshotJob(const std::string& kind, int64_t id) {
     int64_t job =

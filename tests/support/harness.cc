@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cctype>
+#include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -26,11 +27,6 @@ extern char** environ;
 
 namespace awc::testing {
 namespace {
-
-std::string EnvOr(const char* name, const char* fallback) {
-  const char* v = getenv(name);
-  return v != nullptr ? v : fallback;
-}
 
 std::string ReadAll(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -59,6 +55,20 @@ std::unique_ptr<db::PgConn> MustConnect(const std::string& url,
 
 }  // namespace
 
+std::string EnvOr(const char* name, const char* fallback) {
+  const char* v = getenv(name);
+  return v != nullptr && *v != '\0' ? v : fallback;
+}
+
+std::string MakeServerDir(const std::string& tag) {
+  std::string tmpl = EnvOr("TMPDIR", "/tmp") + "/" + tag + "-XXXXXX";
+  if (mkdtemp(tmpl.data()) == nullptr) {
+    ADD_FAILURE() << "mkdtemp " << tmpl << ": " << strerror(errno);
+    return "";
+  }
+  return tmpl;
+}
+
 bool WaitUntil(const std::function<bool()>& done, double timeout_s) {
   double end = Env::Default()->NowMonotonic() + timeout_s;
   while (!done()) {
@@ -79,6 +89,17 @@ std::string ClusterUrl(const std::string& db) {
   return "postgresql://" + EnvOr("PGUSER", "postgres") + ":" +
          EnvOr("PGPASSWORD", "") + "@" + EnvOr("PGHOST", "localhost") + ":" +
          EnvOr("PGPORT", "5432") + "/" + db;
+}
+
+int ClusterPort() { return atoi(EnvOr("PGPORT", "5432").c_str()); }
+
+std::string MultiHostUrl(const std::string& db, const std::vector<int>& ports) {
+  std::string url = "postgresql://" + EnvOr("PGUSER", "postgres") + ":" +
+                    EnvOr("PGPASSWORD", "") + "@";
+  for (size_t i = 0; i < ports.size(); ++i) {
+    url += (i > 0 ? ",127.0.0.1:" : "127.0.0.1:") + std::to_string(ports[i]);
+  }
+  return url + "/" + db;
 }
 
 TestDatabase::TestDatabase() {
@@ -146,6 +167,12 @@ void TestDatabase::AdminExec(const std::string& sql) {
 void TestDatabase::Migrate() {
   auto r = migrate::Migrate(*conn_);
   if (!r.ok()) ADD_FAILURE() << "migrate: " << r.status().message();
+}
+
+void TestDatabase::SetReadOnlyForNewSessions(bool on) {
+  AdminExec("ALTER DATABASE " + name_ +
+            (on ? " SET default_transaction_read_only = on"
+                : " RESET default_transaction_read_only"));
 }
 
 int64_t TestDatabase::Enqueue(const std::string& kind,

@@ -23,8 +23,22 @@ namespace awc::testing {
 // are generous upper bounds for a loaded machine, never measurements.
 bool WaitUntil(const std::function<bool()>& done, double timeout_s = 30);
 
+// The environment variable `name`, or `fallback` when it is unset or empty.
+std::string EnvOr(const char* name, const char* fallback);
+
+// Makes a new directory $TMPDIR/<tag>-XXXXXX for a server a test starts
+// (its data, configuration and log); "" after reporting a failure. The
+// caller removes it.
+std::string MakeServerDir(const std::string& tag);
+
 // The connection URL of database `db` on the test cluster (with password).
 std::string ClusterUrl(const std::string& db);
+// The test cluster's port (PGPORT).
+int ClusterPort();
+// A URL of database `db` naming several servers on 127.0.0.1, at `ports`
+// in that order, with the test cluster's user and password; no
+// target_session_attrs.
+std::string MultiHostUrl(const std::string& db, const std::vector<int>& ports);
 
 class TestDatabase {
  public:
@@ -58,6 +72,10 @@ class TestDatabase {
 
   // Applies the embedded migrations.
   void Migrate();
+  // Makes the new sessions of this database read-only
+  // (default_transaction_read_only), or no longer; sessions already open
+  // keep what they had.
+  void SetReadOnlyForNewSessions(bool on);
   // Inserts a job the way a producer does; returns its id.
   int64_t Enqueue(const std::string& kind, const std::string& payload,
                   int max_attempts = 5);
@@ -210,6 +228,8 @@ int FreePort();
 // GET http://127.0.0.1:<port><path>; returns (status, body), status 0 when
 // the connection failed.
 std::pair<int, std::string> HttpGet(int port, const std::string& path);
+// The body of GET /metrics on `port`; fails the test unless it is 200.
+std::string ScrapeMetrics(int port);
 // Sends `request` (a whole HTTP/1.0 request, as written) to
 // 127.0.0.1:<port> and reads the reply to its end; status 0 when the
 // connection failed.

@@ -4,6 +4,7 @@
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/time.h>
+#include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -77,6 +78,12 @@ std::pair<int, std::string> HttpGet(int port, const std::string& path) {
   HttpReply r = HttpExchange(
       port, "GET " + path + " HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n");
   return {r.status, r.body};
+}
+
+std::string ScrapeMetrics(int port) {
+  auto [status, body] = HttpGet(port, "/metrics");
+  EXPECT_EQ(status, 200) << body;
+  return body;
 }
 
 }  // namespace awc::testing

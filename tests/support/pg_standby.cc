@@ -23,11 +23,6 @@ namespace {
 constexpr double kStartTimeoutS = 120;
 constexpr size_t kLogTail = 8000;
 
-std::string EnvOr(const char* name, const char* fallback) {
-  const char* v = getenv(name);
-  return v != nullptr && *v != '\0' ? v : fallback;
-}
-
 // The server programs of the test cluster's version (pg_virtualenv sets
 // PGVERSION), else of the first version installed.
 std::string ServerBinDir() {
@@ -67,12 +62,8 @@ PgStandby::PgStandby() {
                      "run under pg_virtualenv";
     return;
   }
-  std::string tmpl = EnvOr("TMPDIR", "/tmp") + "/awc-standby-XXXXXX";
-  if (mkdtemp(tmpl.data()) == nullptr) {
-    ADD_FAILURE() << "mkdtemp: " << strerror(errno);
-    return;
-  }
-  dir_ = tmpl;
+  dir_ = MakeServerDir("awc-standby");
+  if (dir_.empty()) return;
   data_ = dir_ + "/data";
   port_ = FreePort();
 
@@ -162,8 +153,7 @@ PgStandby::~PgStandby() {
 }
 
 std::string PgStandby::Url(const std::string& db) const {
-  return "postgresql://" + EnvOr("PGUSER", "postgres") +
-         "@127.0.0.1:" + std::to_string(port_) + "/" + db;
+  return MultiHostUrl(db, {port_});
 }
 
 bool PgStandby::Promote() {

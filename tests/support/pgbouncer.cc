@@ -29,11 +29,6 @@ namespace {
 constexpr double kStartTimeoutS = 30;
 constexpr size_t kLogTail = 8000;
 
-std::string EnvOr(const char* name, const char* fallback) {
-  const char* v = getenv(name);
-  return v != nullptr && *v != '\0' ? v : fallback;
-}
-
 // A value of PgBouncer's auth file: in double quotes, a quote doubled.
 std::string Quoted(const std::string& v) {
   std::string out = "\"";
@@ -82,12 +77,8 @@ PgBouncer::PgBouncer(Options options) {
     ADD_FAILURE() << "PGPORT and PGUSER are not set: run under pg_virtualenv";
     return;
   }
-  std::string tmpl = EnvOr("TMPDIR", "/tmp") + "/awc-pgbouncer-XXXXXX";
-  if (mkdtemp(tmpl.data()) == nullptr) {
-    ADD_FAILURE() << "mkdtemp: " << strerror(errno);
-    return;
-  }
-  dir_ = tmpl;
+  dir_ = MakeServerDir("awc-pgbouncer");
+  if (dir_.empty()) return;
   port_ = FreePort();
   std::string user = EnvOr("PGUSER", "");
   std::string host = EnvOr("PGHOST", "localhost");

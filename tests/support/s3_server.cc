@@ -32,11 +32,6 @@ namespace {
 constexpr double kStartTimeoutS = 30;
 constexpr size_t kLogTail = 8000;
 
-std::string TempBase() {
-  const char* base = getenv("TMPDIR");
-  return base != nullptr && *base != '\0' ? base : "/tmp";
-}
-
 size_t Discard(char*, size_t size, size_t n, void*) { return size * n; }
 
 }  // namespace
@@ -55,12 +50,8 @@ std::string S3Server::ScriptPath() {
 }
 
 S3Server::S3Server() {
-  std::string tmpl = TempBase() + "/awc-s3rver-XXXXXX";
-  if (mkdtemp(tmpl.data()) == nullptr) {
-    ADD_FAILURE() << "mkdtemp: " << strerror(errno);
-    return;
-  }
-  dir_ = tmpl;
+  dir_ = MakeServerDir("awc-s3rver");
+  if (dir_.empty()) return;
   log_path_ = dir_ + ".log";
   port_ = FreePort();
   if (access(ScriptPath().c_str(), R_OK) != 0) {

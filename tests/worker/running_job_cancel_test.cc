@@ -34,10 +34,19 @@ std::string JobCounts(const std::string& body, const std::string& kind) {
   return out;
 }
 
-// Checks the one event of the cancelled job `id`: an error, showing the
-// cancel, its outcome discarded.
-void ExpectCancelledEvent(const DaemonProcess& fleet, int64_t id,
-                          const std::string& kind) {
+// Waits for the cancelled job `id` of `kind` to stop, within kStopBound,
+// and checks its one event (an error, showing the cancel, its outcome
+// discarded), its row left CANCELLED, and that the worker went on to job
+// `next`.
+void ExpectStoppedByTheCancel(DaemonProcess& fleet, TestDatabase& db,
+                              int64_t id, const std::string& kind,
+                              int64_t next) {
+  ASSERT_TRUE(fleet.WaitForEvent("job cancelled", kStopBound))
+      << fleet.Stderr();
+  EXPECT_TRUE(
+      WaitUntil([&] { return db.JobState(next) == "COMPLETED"; }, kStopBound))
+      << fleet.Stderr();
+  EXPECT_EQ(db.JobState(id), "CANCELLED");
   auto events = fleet.EventsWith("job cancelled", "job_" + std::to_string(id));
   ASSERT_EQ(events.size(), 1u) << fleet.Stderr();
   const json_t* e = events[0].get();
@@ -92,14 +101,7 @@ TEST(CancelRunningJobTest, AScrubHeldBackByTheReadBudgetStopsSoonAfter) {
   // A producer's cancel, while the budget holds the scrub's reads back.
   db.Exec("UPDATE awc.jobs SET state = 'CANCELLED' WHERE id = $1",
           {std::to_string(scrub)});
-  ASSERT_TRUE(fleet.WaitForEvent("job cancelled", kStopBound))
-      << fleet.Stderr();
-  ExpectCancelledEvent(fleet, scrub, "snapshot_scrub");
-  // The worker goes on with the next job.
-  EXPECT_TRUE(
-      WaitUntil([&] { return db.JobState(next) == "COMPLETED"; }, kStopBound))
-      << fleet.Stderr();
-  EXPECT_EQ(db.JobState(scrub), "CANCELLED");
+  ExpectStoppedByTheCancel(fleet, db, scrub, "snapshot_scrub", next);
   // Nothing of the scrub committed: no verdict, no verified objects.
   EXPECT_EQ(db.Scalar("SELECT state FROM awc.snapshots WHERE id = $1",
                       {std::to_string(snap)}),
@@ -108,8 +110,7 @@ TEST(CancelRunningJobTest, AScrubHeldBackByTheReadBudgetStopsSoonAfter) {
                    "'snapshot.scrub'"),
             0);
   // Counted once, as cancelled.
-  auto [status, body] = HttpGet(port, "/metrics");
-  ASSERT_EQ(status, 200);
+  std::string body = ScrapeMetrics(port);
   EXPECT_EQ(JobCounts(body, "snapshot_scrub"), ",outcome=\"cancelled\"} 1\n")
       << body;
 }
@@ -131,19 +132,12 @@ TEST(CancelRunningJobTest, AwcctlJobsCancelStopsAHandlerAtItsNextCheckpoint) {
   EXPECT_EQ(r.code, 0) << r.out << r.err;
   EXPECT_EQ(r.out,
             "cancelled " + std::to_string(slow) + "\ncancelled 1 of 1 job\n");
-  ASSERT_TRUE(fleet.WaitForEvent("job cancelled", kStopBound))
-      << fleet.Stderr();
-  ExpectCancelledEvent(fleet, slow, "test_sleep");
-  EXPECT_TRUE(
-      WaitUntil([&] { return db.JobState(next) == "COMPLETED"; }, kStopBound))
-      << fleet.Stderr();
-  EXPECT_EQ(db.JobState(slow), "CANCELLED");
+  ExpectStoppedByTheCancel(fleet, db, slow, "test_sleep", next);
   EXPECT_EQ(db.Scalar("SELECT coalesce(result::text, 'none') FROM awc.jobs "
                       "WHERE id = $1",
                       {std::to_string(slow)}),
             "none");
-  auto [status, body] = HttpGet(port, "/metrics");
-  ASSERT_EQ(status, 200);
+  std::string body = ScrapeMetrics(port);
   EXPECT_EQ(JobCounts(body, "test_sleep"), ",outcome=\"cancelled\"} 1\n")
       << body;
 }
@@ -164,12 +158,7 @@ TEST(CancelRunningJobTest, ACancelReachesTheHandlerThroughATransactionPooler) {
   int64_t next = db.Enqueue("test_complete", "{}");
   db.Exec("UPDATE awc.jobs SET state = 'CANCELLED' WHERE id = $1",
           {std::to_string(slow)});
-  ASSERT_TRUE(fleet.WaitForEvent("job cancelled", kStopBound))
-      << fleet.Stderr();
-  ExpectCancelledEvent(fleet, slow, "test_sleep");
-  EXPECT_TRUE(
-      WaitUntil([&] { return db.JobState(next) == "COMPLETED"; }, kStopBound))
-      << fleet.Stderr();
+  ExpectStoppedByTheCancel(fleet, db, slow, "test_sleep", next);
 }
 
 }  // namespace

@@ -23,11 +23,7 @@ class WorkerCountsTest : public ::testing::Test {
     ASSERT_TRUE(daemon_->WaitForEvent("supervisor running"))
         << daemon_->Stderr();
   }
-  std::string Scrape() {
-    auto [status, body] = HttpGet(port_, "/metrics");
-    EXPECT_EQ(status, 200);
-    return body;
-  }
+  std::string Scrape() { return ScrapeMetrics(port_); }
 
   TestDatabase db_;
   int port_ = 0;

@@ -11,8 +11,12 @@ set -euo pipefail
 build=${1:-build}
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
-worker="$top/$build/awc-worker"
-awcctl="$top/$build/awcctl"
+case "$build" in
+  /*) bin=$build ;;      # an absolute build directory (the tests' own)
+  *) bin=$top/$build ;;  # one of the source tree's
+esac
+worker="$bin/awc-worker"
+awcctl="$bin/awcctl"
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/awc-demo.XXXXXX")
 events=$(mktemp "${TMPDIR:-/tmp}/awc-demo-events.XXXXXX")

@@ -272,14 +272,15 @@ inline constexpr const char* kCanaryVerified = R"sql(
 UPDATE awc.gc_epochs SET canary_verified = true WHERE id = $1
 )sql";
 
-// $1 epoch, $2 reason. Everything not yet deleted is kept.
-inline constexpr const char* kAbortEpoch = R"sql(
+// $1 epoch, $2 reason, $3 'ABORTED' (the canary) or 'REFUSED' (held by a
+// validation). The epoch ends early: everything not yet deleted is kept.
+inline constexpr const char* kEndEpochEarly = R"sql(
 WITH kept AS (
   UPDATE awc.gc_candidates SET state = 'KEPT'
    WHERE epoch_id = $1 AND state = 'PLANNED'
   RETURNING 1)
 UPDATE awc.gc_epochs
-   SET state = 'ABORTED', reason = $2, finished_at = now(),
+   SET state = $3, reason = $2, finished_at = now(),
        kept_count = kept_count + (SELECT count(*) FROM kept)
  WHERE id = $1
 )sql";

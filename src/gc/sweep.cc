@@ -102,7 +102,10 @@ class Sweep {
     AWC_ASSIGN_OR_RETURN(bool go, ResumeOrPlan());
     if (!go) return Status::OK();
     AWC_RETURN_IF_ERROR(DeleteCandidates());
-    if (report_.verdict == SweepReport::Verdict::kAborted) return Status::OK();
+    if (report_.verdict == SweepReport::Verdict::kAborted ||
+        report_.verdict == SweepReport::Verdict::kRefused) {
+      return Status::OK();
+    }
     return Complete();
   }
 
@@ -216,7 +219,7 @@ class Sweep {
       int64_t hi =
           lo == 1 && canary > 0 ? canary : std::min(last, lo + kMaxBatch - 1);
       AWC_ASSIGN_OR_RETURN(bool held, RunBatch(lo, hi));
-      if (held) return DeleteWhatIsMarked(hi);
+      if (held) return StopHeld(hi);
       if (hi == canary && !canary_verified_) {
         AWC_ASSIGN_OR_RETURN(bool clean, VerifyCanary());
         if (!clean) return Status::OK();
@@ -228,11 +231,15 @@ class Sweep {
   }
 
   // A validation holds the marking (RunBatch): what earlier attempts marked
-  // after `after` is deleted all the same, in batches, and nothing more is
-  // marked; then the epoch waits (kTransient). A validation that meets a
-  // marked object waits for GC, so GC must not leave one marked while it
-  // waits for that validation, whichever batch the object is in.
-  Status DeleteWhatIsMarked(int64_t after) {
+  // after `after` is deleted all the same, in batches, nothing more is
+  // marked, and the epoch ends REFUSED, keeping the rest. A validation that
+  // meets a marked object waits for GC, so GC must not leave one marked
+  // while it waits for that validation, whichever batch the object is in;
+  // nor may the epoch stay open, for a validation's commit refuses what an
+  // epoch at or after its GC watermark deleted, and the watermark does not
+  // pass an open epoch (docs/gc.md, "The plan"). The next sweep plans
+  // afresh.
+  Status StopHeld(int64_t after) {
     std::string epoch = S(report_.epoch_id);
     for (;;) {
       AWC_ASSIGN_OR_RETURN(db::PgResult next, conn_.Exec(sql::kNextDeletingSeq,
@@ -244,7 +251,21 @@ class Sweep {
       after = hi;
       if (checkpoint_) AWC_RETURN_IF_ERROR(checkpoint_());
     }
-    return Status::Transient(held_by_);
+    // What was deleted is checked as a canary batch would have been.
+    if (!canary_verified_) {
+      AWC_ASSIGN_OR_RETURN(bool clean, VerifyCanary());
+      if (!clean) return Status::OK();
+    }
+    report_.verdict = SweepReport::Verdict::kRefused;
+    report_.reason = held_by_;
+    return db::InTransaction(conn_, [&]() -> Status {
+      AWC_RETURN_IF_ERROR(RenewLock());
+      AWC_RETURN_IF_ERROR(
+          conn_.Exec(sql::kEndEpochEarly, {epoch, report_.reason, "REFUSED"})
+              .status());
+      AWC_RETURN_IF_ERROR(LoadCounts());
+      return Audit();
+    });
   }
 
   // True when a VALIDATING snapshot that aged past the grace since planning
@@ -270,8 +291,8 @@ class Sweep {
       if (old.rows() > 0) {
         held = true;
         held_by_ = "snapshot " + old.GetString(0, 0) +
-                   " has been VALIDATING for longer than the grace; GC waits "
-                   "for its validation";
+                   " has been VALIDATING for longer than the grace; the "
+                   "epoch stopped before marking more";
         return Status::OK();
       }
       AWC_ASSIGN_OR_RETURN(
@@ -372,7 +393,8 @@ class Sweep {
         .Emit();
     AWC_RETURN_IF_ERROR(db::InTransaction(conn_, [&]() -> Status {
       AWC_RETURN_IF_ERROR(
-          conn_.Exec(sql::kAbortEpoch, {epoch, report_.reason}).status());
+          conn_.Exec(sql::kEndEpochEarly, {epoch, report_.reason, "ABORTED"})
+              .status());
       AWC_RETURN_IF_ERROR(LoadCounts());
       return Audit();
     }));
@@ -432,7 +454,7 @@ class Sweep {
   const SweepHooks& hooks_;
   SweepReport report_;
   bool canary_verified_ = false;
-  // Why the marking is held (RunBatch), for the epoch's kTransient.
+  // Why the marking is held (RunBatch), the reason of the REFUSED epoch.
   std::string held_by_;
 };
 

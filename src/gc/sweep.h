@@ -22,7 +22,10 @@
 //     lock row throughout, reads them, deletes them from the store (absent
 //     objects are fine) and removes their rows. After
 //     the canary batch, no deleted digest may be live; if one is, the epoch
-//     is aborted, nothing more is deleted (kAborted).
+//     is aborted, nothing more is deleted (kAborted). A VALIDATING snapshot
+//     that ages past the grace mid-epoch stops the marking: what earlier
+//     attempts marked is deleted, the rest is kept and the epoch ends
+//     (kRefused).
 //  5. The epoch's outcome and the audit event gc.epoch are recorded and the
 //     lock released.
 // Every step is recorded before the next starts, so a crash anywhere

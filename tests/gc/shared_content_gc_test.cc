@@ -183,6 +183,57 @@ TEST_F(SharedGcTest, AnObjectDeletedAfterTheWalkReadItIsNeverRegisteredAgain) {
   ExpectNoLiveSnapshotHasAHole();
 }
 
+// A validation and an epoch held by it must not wait for each other. An
+// epoch deleted X and stopped (a crash before its canary check); X was then
+// uploaded again by a producer that never registered it (an import that
+// failed), and a snapshot that reuses X's parent has been VALIDATING for
+// longer than the grace. Its validation reads X, which an epoch at or after
+// its GC watermark deleted, so it retries; the sweep, held by that
+// snapshot, must end the epoch rather than wait with it open, or the
+// validation's watermark never passes it (found by the chaos suite).
+TEST_F(SharedGcTest, AValidationAndTheEpochItHoldsDoNotWaitForEachOther) {
+  const std::string x_bytes = "x, deleted and uploaded again";
+  std::string x = cas_.Blob(x_bytes);
+  std::string m = cas_.Manifest({cas_.E("x", x)});
+  int64_t old = cas_.Snapshot(cas_.Manifest({Dir("m", m)}));
+  ASSERT_EQ(ResultField(Validate(old), "verdict"), "ready");
+  Release(old);
+  cas_.AgeAll(kOld);
+  cas_.Age(x, kOld + 100);  // the oldest: the canary batch, alone
+
+  gc::SweepHooks crash_before_canary;
+  crash_before_canary.before_canary_check = [](int64_t) {
+    return Status::Internal("crash");
+  };
+  ASSERT_FALSE(Sweep(crash_before_canary, /*batch_size=*/1).ok());
+  ASSERT_FALSE(InStore(x));
+  ASSERT_EQ(db_.Scalar("SELECT state FROM awc.gc_epochs"), "DELETING");
+
+  cas_.PutRaw(x, x_bytes);  // uploaded again, no row
+  std::string root = cas_.Manifest({Dir("again", m)});
+  cas_.Age(m, 0);
+  int64_t reuser = cas_.Snapshot(root);
+  db_.Exec("UPDATE awc.snapshots SET created_at = now() - make_interval("
+           "secs => $2) WHERE id = $1",
+           {std::to_string(reuser), std::to_string(kOld)});
+
+  queue::Outcome waiting = Validate(reuser);
+  EXPECT_EQ(waiting.kind, queue::Outcome::Kind::kRetry) << waiting.result;
+  EXPECT_NE(waiting.error.find(x), std::string::npos) << waiting.error;
+
+  auto stopped = Sweep();
+  ASSERT_TRUE(stopped.ok()) << stopped.status().message();
+  EXPECT_EQ(gc::VerdictName(stopped->verdict), std::string("refused"));
+  EXPECT_NE(stopped->reason.find(std::to_string(reuser)), std::string::npos)
+      << stopped->reason;
+  EXPECT_EQ(db_.Scalar("SELECT state FROM awc.gc_epochs"), "REFUSED");
+
+  queue::Outcome done = Validate(reuser);
+  EXPECT_EQ(ResultField(done, "verdict"), "ready") << done.error;
+  EXPECT_TRUE(InStore(x));
+  ExpectNoLiveSnapshotHasAHole();
+}
+
 // The other order: the validation commits between GC's plan and its mark.
 // X is neither touched nor re-read by anyone but the validation; its
 // reference is what keeps it.

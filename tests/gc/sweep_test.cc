@@ -69,15 +69,22 @@ class GcTest : public ::testing::Test {
     }
     return id;
   }
-  // A snapshot VALIDATING for longer than the grace: its closure is not
-  // known, so GC may not mark anything.
-  // A sweep now: kTransient, waiting for the validation of `snapshot`.
-  void ExpectWaitingFor(int64_t snapshot) {
-    auto waiting = Sweep();
-    ASSERT_FALSE(waiting.ok());
-    EXPECT_TRUE(waiting.status().IsTransient()) << waiting.status().message();
-    EXPECT_NE(waiting.status().message().find(std::to_string(snapshot)),
-              std::string::npos);
+  // A sweep now, held by a snapshot VALIDATING for longer than the grace:
+  // its epoch ends REFUSED, naming `snapshot`, with what earlier attempts
+  // marked deleted and the rest of its candidates kept.
+  void ExpectStoppedBy(int64_t snapshot) {
+    auto stopped = Sweep();
+    ASSERT_TRUE(stopped.ok()) << stopped.status().message();
+    EXPECT_EQ(gc::VerdictName(stopped->verdict), std::string("refused"));
+    EXPECT_NE(stopped->reason.find(std::to_string(snapshot)),
+              std::string::npos)
+        << stopped->reason;
+    EXPECT_EQ(db_.Scalar("SELECT state FROM awc.gc_epochs ORDER BY id DESC "
+                         "LIMIT 1"),
+              "REFUSED");
+    EXPECT_EQ(db_.Int("SELECT count(*) FROM awc.gc_candidates WHERE state "
+                      "IN ('PLANNED', 'DELETING')"),
+              0);
   }
 
   int64_t StaleValidating(const std::string& root) {
@@ -467,7 +474,8 @@ TEST_F(GcTest, OldValidatingSnapshotRefusesThePlan) {
 // A validation that meets an object of a marked batch waits for GC (the
 // object is being deleted); GC, resuming after a crash between marking and
 // deleting, must not wait for that validation in turn: it finishes the
-// marked batch, marks nothing more, and waits for the validation only then.
+// marked batch, marks nothing more, and ends its epoch; the next epoch,
+// once the validation is over, deletes the rest.
 TEST_F(GcTest, AMarkedBatchIsDeletedEvenOnceAValidationHasAgedPastTheGrace) {
   auto garbage = Garbage(4, "g");
   ctx_->mutable_options().sweep.canary_size = 2;
@@ -484,24 +492,54 @@ TEST_F(GcTest, AMarkedBatchIsDeletedEvenOnceAValidationHasAgedPastTheGrace) {
     }
   }
   ASSERT_EQ(marked.size(), 2u);
-  int64_t stale = StaleValidating(marked[0]);
+  // A tree over a marked object (its root would be a live root to the
+  // canary, which the stopped epoch still runs).
+  int64_t stale = StaleValidating(cas_.Manifest({cas_.E("f", marked[0])}));
 
-  ExpectWaitingFor(stale);
+  ExpectStoppedBy(stale);
   for (const auto& d : garbage) {
     bool was_marked = d == marked[0] || d == marked[1];
     EXPECT_EQ(Gone(d), was_marked) << d;
     EXPECT_EQ(Present(d), !was_marked) << d;
   }
+  EXPECT_EQ(db_.Scalar("SELECT deleted_count || ' ' || kept_count FROM "
+                       "awc.gc_epochs"),
+            "2 2");
 
   db_.Exec("UPDATE awc.snapshots SET state = 'FAILED' WHERE id = $1",
            {std::to_string(stale)});
   auto done = Sweep();
   ASSERT_TRUE(done.ok()) << done.status().message();
-  EXPECT_TRUE(done->resumed);
+  EXPECT_FALSE(done->resumed);
   for (const auto& d : garbage) EXPECT_TRUE(Gone(d));
-  EXPECT_EQ(db_.Scalar("SELECT state || ' ' || deleted_count FROM "
-                       "awc.gc_epochs"),
-            "COMPLETED 4");
+  EXPECT_EQ(db_.Scalar("SELECT string_agg(state || ' ' || deleted_count, "
+                       "',' ORDER BY id) FROM awc.gc_epochs"),
+            "REFUSED 2,COMPLETED 2");
+}
+
+// An epoch stopped by a validation before its canary was checked still
+// checks what it deleted: here the stale snapshot's root is a deleted
+// candidate, which the canary counts as a live object.
+TEST_F(GcTest, AnEpochStoppedBeforeItsCanaryCheckStillChecksIt) {
+  auto garbage = Garbage(4, "g");
+  ctx_->mutable_options().sweep.canary_size = 2;
+  gc::SweepHooks crash_after_mark;
+  crash_after_mark.after_mark = [](int64_t) {
+    return Status::Internal("crash");
+  };
+  ASSERT_FALSE(Sweep(crash_after_mark).ok());
+  std::string marked = db_.Scalar(
+      "SELECT min(digest) FROM awc.objects WHERE state = 'DELETING'");
+  StaleValidating(marked);
+
+  auto stopped = Sweep();
+  ASSERT_TRUE(stopped.ok()) << stopped.status().message();
+  EXPECT_EQ(gc::VerdictName(stopped->verdict), std::string("aborted"));
+  EXPECT_NE(stopped->reason.find(marked), std::string::npos)
+      << stopped->reason;
+  EXPECT_EQ(db_.Scalar("SELECT state || ' ' || deleted_count || ' ' || "
+                       "kept_count FROM awc.gc_epochs"),
+            "ABORTED 2 2");
 }
 
 // The same when the marked batch is not the first: an epoch that deleted
@@ -528,16 +566,11 @@ TEST_F(GcTest, AMarkedLaterBatchIsDeletedOnceAValidationHasAgedPastTheGrace) {
   ASSERT_EQ(marked.size(), 4u);
   int64_t stale = StaleValidating(marked[0]);
 
-  ExpectWaitingFor(stale);
+  ExpectStoppedBy(stale);
   for (const auto& d : garbage) EXPECT_TRUE(Gone(d)) << d;
-
-  db_.Exec("UPDATE awc.snapshots SET state = 'FAILED' WHERE id = $1",
-           {std::to_string(stale)});
-  auto done = Sweep();
-  ASSERT_TRUE(done.ok()) << done.status().message();
   EXPECT_EQ(db_.Scalar("SELECT state || ' ' || deleted_count FROM "
                        "awc.gc_epochs"),
-            "COMPLETED 6");
+            "REFUSED 6");
 }
 
 TEST_F(GcTest, UnknownTenantIsDeadLettered) {

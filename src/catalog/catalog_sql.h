@@ -171,12 +171,13 @@ RETURNING id
 // --- Inventory: validation's side (prepared) ------------------------------
 
 // $1 tenant. The first GC epoch that may delete an object from now on:
-// the tenant's open epoch, else the one after the last. A walk takes it
-// before it reads, so that its commit can tell an object GC deleted after
-// the walk read it (kAddMissingObjects) from one that was never
-// registered.
+// the tenant's open epoch, else the one after the last; and the database
+// clock. A walk takes them before it reads, so that its commit can tell an
+// object GC deleted after the walk read it (kAddMissingObjects) from one
+// that was never registered, and stamp what it read as verified no later
+// than the read.
 inline constexpr const char* kGcWatermark = R"sql(
-SELECT coalesce(max(id), 0) + 1 FROM awc.gc_epochs
+SELECT coalesce(max(id), 0) + 1, clock_timestamp() FROM awc.gc_epochs
  WHERE tenant_id = $1 AND state NOT IN ('PLANNED', 'DELETING')
 )sql";
 

@@ -11,6 +11,11 @@
 namespace awc::catalog {
 namespace {
 
+// A database clock reading as a parameter; "" (none taken) is NULL.
+db::Param ClockParam(const std::string& clock) {
+  return clock.empty() ? db::Param() : db::Param(clock);
+}
+
 // Digests per statement: bounded parameters, and a level of a large
 // closure never sits in one array.
 constexpr size_t kChunk = 10000;
@@ -61,12 +66,12 @@ Status AddEntriesOf(db::PgConn& conn, const std::string& tenant,
 Status ApplyChunk(db::PgConn& conn, const std::string& tenant,
                   const std::vector<std::string>& digests,
                   const std::vector<bool>& as_manifest, int delta,
-                  Crossed* crossed) {
+                  const std::string& read_since, Crossed* crossed) {
   AWC_ASSIGN_OR_RETURN(
       db::PgResult r,
       conn.ExecCached(sql::kAdjustRefs,
                       {tenant, db::ArrayLiteral(digests), std::to_string(delta),
-                       db::ArrayLiteral(as_manifest)}));
+                       db::ArrayLiteral(as_manifest), ClockParam(read_since)}));
   std::set<std::string> found;
   for (int row = 0; row < r.rows(); ++row) {
     std::string digest = r.GetString(row, 0);
@@ -111,7 +116,7 @@ Status ApplyChunk(db::PgConn& conn, const std::string& tenant,
 }
 
 Status Cascade(db::PgConn& conn, const std::string& tenant, Level level,
-               int delta) {
+               int delta, const std::string& read_since) {
   while (!level.digests.empty()) {
     Crossed crossed;
     for (size_t i = 0; i < level.digests.size(); i += kChunk) {
@@ -123,7 +128,7 @@ Status Cascade(db::PgConn& conn, const std::string& tenant, Level level,
           level.as_manifest.begin() + static_cast<ptrdiff_t>(i),
           level.as_manifest.begin() + static_cast<ptrdiff_t>(end));
       AWC_RETURN_IF_ERROR(
-          ApplyChunk(conn, tenant, part, kinds, delta, &crossed));
+          ApplyChunk(conn, tenant, part, kinds, delta, read_since, &crossed));
     }
     Level next;
     AWC_RETURN_IF_ERROR(
@@ -274,7 +279,8 @@ Result<bool> TrustStillHolds(db::PgConn& conn, const std::string& tenant,
 }
 
 Status RecordManifests(db::PgConn& conn, const std::string& tenant,
-                       const cas::ClosureReport& report) {
+                       const cas::ClosureReport& report,
+                       const std::string& read_since) {
   // The manifests recorded now (an earlier walk's are recorded already),
   // and those among them that owe their entries a reference.
   std::set<digest::RawDigest> recorded_now;
@@ -308,17 +314,18 @@ Status RecordManifests(db::PgConn& conn, const std::string& tenant,
   // was reached as a blob) owes them the reference it gives.
   Level entries;
   AWC_RETURN_IF_ERROR(AddEntriesOf(conn, tenant, owing, true, &entries));
-  return Cascade(conn, tenant, std::move(entries), +1);
+  return Cascade(conn, tenant, std::move(entries), +1, read_since);
 }
 
 Status AdjustRefs(db::PgConn& conn, const std::string& tenant,
-                  const std::vector<std::string>& digests, int delta) {
+                  const std::vector<std::string>& digests, int delta,
+                  const std::string& read_since) {
   Level level;
   level.digests = digests;
   // A root is a manifest: it must have its entries recorded to gain a
   // reference.
   level.as_manifest.assign(digests.size(), true);
-  return Cascade(conn, tenant, std::move(level), delta);
+  return Cascade(conn, tenant, std::move(level), delta, read_since);
 }
 
 Result<int64_t> CountFileEntries(db::PgConn& conn, const std::string& tenant,
@@ -357,10 +364,11 @@ Result<DagClosureStats> ClosureStatsOf(db::PgConn& conn,
 
 Status ForEachRecordedObject(
     db::PgConn& conn, const std::string& tenant, const std::string& root,
-    int64_t fresh_secs,
+    int64_t fresh_secs, const std::string& fresh_since,
     const std::function<Status(const RecordedObject&)>& fn) {
   return conn.ExecEachRow(sql::kDagClosure,
-                          {tenant, root, std::to_string(fresh_secs)},
+                          {tenant, root, std::to_string(fresh_secs),
+                           ClockParam(fresh_since)},
                           [&](const db::PgResult& r) -> Status {
                             RecordedObject o;
                             o.digest = r.GetString(0, 0);
@@ -371,19 +379,28 @@ Status ForEachRecordedObject(
                           });
 }
 
+Result<std::string> DatabaseClock(db::PgConn& conn) {
+  AWC_ASSIGN_OR_RETURN(db::PgResult r, conn.ExecCached(sql::kClock, {}));
+  return r.GetString(0, 0);
+}
+
 Status MarkVerified(db::PgConn& conn, const std::string& tenant,
-                    const std::vector<std::string>& digests) {
+                    const std::vector<std::string>& digests,
+                    const std::string& read_since) {
   if (digests.empty()) return Status::OK();
   return conn
-      .ExecCached(sql::kMarkVerified, {tenant, db::ArrayLiteral(digests)})
+      .ExecCached(sql::kMarkVerified,
+                  {tenant, db::ArrayLiteral(digests), read_since})
       .status();
 }
 
 Status ClearDamaged(db::PgConn& conn, const std::string& tenant,
-                    const std::vector<std::string>& digests) {
+                    const std::vector<std::string>& digests,
+                    const std::string& read_since) {
   if (digests.empty()) return Status::OK();
   return conn
-      .ExecCached(sql::kClearDamaged, {tenant, db::ArrayLiteral(digests)})
+      .ExecCached(sql::kClearDamaged,
+                  {tenant, db::ArrayLiteral(digests), read_since})
       .status();
 }
 

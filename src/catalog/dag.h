@@ -78,13 +78,18 @@ Result<bool> TrustStillHolds(db::PgConn& conn, const std::string& tenant,
 // Under the DAG lock, in the caller's transaction: records the entries of
 // the manifests the walk read, marks those manifests recorded, and gives
 // the references an already referenced one owes its entries.
+// `read_since`: the database clock before the walk read anything (the
+// verified_at of what gains its first reference); "" for now.
 Status RecordManifests(db::PgConn& conn, const std::string& tenant,
-                       const cas::ClosureReport& report);
+                       const cas::ClosureReport& report,
+                       const std::string& read_since = "");
 
 // Under the DAG lock: adds (+1) or drops (-1) one reference to each of
 // `digests` (repeats count), going on to a manifest's entries on 0 <-> 1.
+// `read_since` as for RecordManifests.
 Status AdjustRefs(db::PgConn& conn, const std::string& tenant,
-                  const std::vector<std::string>& digests, int delta);
+                  const std::vector<std::string>& digests, int delta,
+                  const std::string& read_since = "");
 
 // In a transaction of its own, under the DAG lock: up to `max_manifests`
 // referenced manifests whose file entries are held but not counted (a
@@ -110,23 +115,34 @@ Result<DagClosureStats> ClosureStatsOf(db::PgConn& conn,
 struct RecordedObject {
   std::string digest;
   uint64_t size = 0;
-  bool fresh = false;  // verified within the caller's window
+  bool fresh = false;  // not damaged, and verified as recently as asked
 };
 // Calls `fn` with each object of the recorded closure under `root`, in
-// digest order, one row in memory at a time; `fresh_secs`: how recent a
-// verification makes an object fresh. An error of `fn` stops the calls.
+// digest order, one row in memory at a time. An object is fresh when it is
+// not damaged and was verified less than `fresh_secs` ago, or at or after
+// `fresh_since` (a database clock reading; "" for none). An error of `fn`
+// stops the calls.
 Status ForEachRecordedObject(
     db::PgConn& conn, const std::string& tenant, const std::string& root,
-    int64_t fresh_secs, const std::function<Status(const RecordedObject&)>& fn);
+    int64_t fresh_secs, const std::string& fresh_since,
+    const std::function<Status(const RecordedObject&)>& fn);
 
-// `digests` were just read and found good: verified now, not damaged.
+// The database clock now: taken before objects are read, it is when they
+// were verified (never later than the reads).
+Result<std::string> DatabaseClock(db::PgConn& conn);
+
+// `digests` were read and found good after `read_since` (DatabaseClock):
+// verified then, and no longer damaged unless marked damaged since.
 Status MarkVerified(db::PgConn& conn, const std::string& tenant,
-                    const std::vector<std::string>& digests);
+                    const std::vector<std::string>& digests,
+                    const std::string& read_since);
 
-// Of `digests`, just read and found good by a validation, those marked
-// damaged are no longer (in the caller's transaction, under the DAG lock).
+// Of `digests`, read and found good by a validation whose walk began at
+// `read_since`, those marked damaged before that are no longer (in the
+// caller's transaction, under the DAG lock).
 Status ClearDamaged(db::PgConn& conn, const std::string& tenant,
-                    const std::vector<std::string>& digests);
+                    const std::vector<std::string>& digests,
+                    const std::string& read_since);
 
 // Under the DAG lock: drops the root references of snapshots that are no
 // longer READY or DEGRADED (released by the worker or by plain SQL) or

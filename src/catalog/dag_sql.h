@@ -135,7 +135,8 @@ RETURNING digest, refs > 0
 // damaged, manifest_entries, refs before, refs after, reached as manifest,
 // entries_counted (after). An object that goes from 0 to 1 reference was
 // read by the validation that gives it (docs/store.md, "Shared content"):
-// verified_at is its read; its file entries start uncounted.
+// verified_at is its read, $5 (the database clock before the walk read
+// anything; NULL: now()); its file entries start uncounted.
 inline constexpr const char* kAdjustRefs = R"sql(
 WITH d AS (
   SELECT u.digest, count(*) AS n, bool_or(u.m) AS m
@@ -143,7 +144,8 @@ WITH d AS (
    GROUP BY u.digest)
 UPDATE awc.objects o
    SET refs = o.refs + $3::bigint * d.n,
-       verified_at = CASE WHEN o.refs = 0 AND $3::bigint > 0 THEN now()
+       verified_at = CASE WHEN o.refs = 0 AND $3::bigint > 0
+                          THEN least(now(), $5::timestamptz)
                           ELSE o.verified_at END,
        entries_counted = CASE WHEN o.refs = 0 AND $3::bigint > 0 THEN false
                               ELSE o.entries_counted END
@@ -208,12 +210,15 @@ SELECT objects, bytes, max_depth
   FROM awc.dag_closure_stats($1, decode(substr($2, 8), 'hex'))
 )sql";
 
-// $1 tenant, $2 root digest, $3 seconds. The closure from the recorded
-// entries, in digest order: (digest, size, verified less than $3 seconds
-// ago).
+// $1 tenant, $2 root digest, $3 seconds, $4 a time (NULL: none). The
+// closure from the recorded entries, in digest order: (digest, size,
+// fresh: not damaged, and verified less than $3 seconds ago or at or after
+// $4).
 inline constexpr const char* kDagClosure = R"sql(
 SELECT 'sha256:' || encode(c.digest, 'hex'), c.size,
-       coalesce(o.verified_at > now() - make_interval(secs => $3::float8),
+       coalesce(o.damaged_at IS NULL AND
+                (o.verified_at > now() - make_interval(secs => $3::float8)
+                 OR o.verified_at >= $4::timestamptz),
                 false)
   FROM awc.dag_closure($1, decode(substr($2, 8), 'hex')) c
   LEFT JOIN awc.objects o
@@ -221,19 +226,33 @@ SELECT 'sha256:' || encode(c.digest, 'hex'), c.size,
  ORDER BY c.digest
 )sql";
 
-// $1 tenant, $2 digests (text[]) a scrub or a validation has just read and
-// found good: verified now, and no longer damaged (a damaged manifest is
-// read in full, so what is under it was read or trusted again).
+// $1 tenant, $2 digests (text[]) a scrub has just read and found good, $3
+// the database clock before it read them: verified then (a stamp is never
+// later than the read it stands for, nor moved back), and no longer
+// damaged unless marked damaged after that (by a scrub that read it bad
+// meanwhile). A damaged manifest is read in full, so what is under it was
+// read or trusted again.
 inline constexpr const char* kMarkVerified = R"sql(
-UPDATE awc.objects SET verified_at = now(), damaged_at = NULL
+UPDATE awc.objects
+   SET verified_at = greatest(verified_at, $3::timestamptz),
+       damaged_at = CASE WHEN damaged_at < $3::timestamptz THEN NULL
+                         ELSE damaged_at END
  WHERE tenant_id = $1 AND digest = ANY($2::text[])
 )sql";
 
-// $1 tenant, $2 digests (text[]) a validation read. Those found damaged
-// are no longer (as kMarkVerified, touching only them).
+// $1 tenant, $2 digests (text[]) a validation read, $3 the database clock
+// before the walk read anything. Those marked damaged before that are no
+// longer (as kMarkVerified, touching only them).
 inline constexpr const char* kClearDamaged = R"sql(
-UPDATE awc.objects SET verified_at = now(), damaged_at = NULL
- WHERE tenant_id = $1 AND digest = ANY($2::text[]) AND damaged_at IS NOT NULL
+UPDATE awc.objects
+   SET verified_at = greatest(verified_at, $3::timestamptz), damaged_at = NULL
+ WHERE tenant_id = $1 AND digest = ANY($2::text[])
+   AND damaged_at < $3::timestamptz
+)sql";
+
+// The database clock, to stamp what is read after it.
+inline constexpr const char* kClock = R"sql(
+SELECT clock_timestamp()
 )sql";
 
 // $1 tenant, $2 bad digests (text[]). Marks each bad object and every

@@ -101,10 +101,10 @@ Result<std::optional<ObjectState>> LockObjectRow(db::PgConn& conn,
   return std::optional<ObjectState>(state);
 }
 
-Result<int64_t> GcWatermark(db::PgConn& conn, const std::string& tenant) {
+Result<ReadMark> GcWatermark(db::PgConn& conn, const std::string& tenant) {
   AWC_ASSIGN_OR_RETURN(db::PgResult r,
                        conn.ExecCached(sql::kGcWatermark, {tenant}));
-  return r.GetInt(0, 0);
+  return ReadMark{r.GetInt(0, 0), r.GetString(0, 1)};
 }
 
 Result<std::string> DeletedSince(db::PgConn& conn, const std::string& tenant,

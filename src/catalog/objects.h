@@ -67,9 +67,15 @@ Result<std::optional<ObjectState>> LockObjectRow(db::PgConn& conn,
                                                  const std::string& tenant,
                                                  const std::string& digest);
 
-// The first GC epoch of `tenant` that may delete an object from now on.
-// A walk whose reads its commit will register takes it before it reads.
-Result<int64_t> GcWatermark(db::PgConn& conn, const std::string& tenant);
+// What a walk whose reads its commit will register takes before it reads.
+struct ReadMark {
+  // The first GC epoch of the tenant that may delete an object from now on.
+  int64_t gc_epoch = 0;
+  // The database clock (DatabaseClock, catalog/dag.h): what the walk reads
+  // is verified no earlier than this.
+  std::string clock;
+};
+Result<ReadMark> GcWatermark(db::PgConn& conn, const std::string& tenant);
 
 // Of `digests`, the first that a GC epoch since `gc_watermark` is deleting
 // or has deleted, or "" (one query, and none at all when no epoch ran

@@ -23,7 +23,7 @@ std::string Id(int64_t id) { return std::to_string(id); }
 
 // Under the DAG lock, in the caller's transaction: what a walk of `snap`
 // read joins the inventory (no longer damaged, none DELETING or deleted by
-// GC since `gc_watermark`, taken before the walk), the entries of the
+// GC since `mark`, taken before the walk), the entries of the
 // manifests it read are recorded, and the root gains its reference.
 // `unregistered`: the objects the walk's probe found without a row (a
 // probed walk: the rows of the rest were there when the walk looked, and
@@ -32,7 +32,7 @@ std::string Id(int64_t id) { return std::to_string(id); }
 // an entry's declared size, which the read matched, and for the root,
 // which no entry declares (the probe saw it with size 0), the length read.
 Status RecordWalk(db::PgConn& conn, const Snapshot& snap,
-                  const cas::ClosureReport& report, int64_t gc_watermark,
+                  const cas::ClosureReport& report, const ReadMark& mark,
                   const cas::ClosureObjects* unregistered) {
   auto refuse = [](const std::string& digest) {
     return Status::Transient("object " + digest + " is being deleted by GC");
@@ -52,7 +52,7 @@ Status RecordWalk(db::PgConn& conn, const Snapshot& snap,
     // it, cannot join a READY closure.
     AWC_ASSIGN_OR_RETURN(
         std::string deleting,
-        AddMissingObjects(conn, snap.tenant_id, digests, sizes, gc_watermark));
+        AddMissingObjects(conn, snap.tenant_id, digests, sizes, mark.gc_epoch));
     return deleting.empty() ? Status::OK() : refuse(deleting);
   };
   std::optional<bool> epochs_since;
@@ -68,12 +68,12 @@ Status RecordWalk(db::PgConn& conn, const Snapshot& snap,
           AWC_RETURN_IF_ERROR(add_missing(batch, true));
         } else {
           AWC_ASSIGN_OR_RETURN(std::string gone,
-                               DeletedSince(conn, snap.tenant_id, gc_watermark,
+                               DeletedSince(conn, snap.tenant_id, mark.gc_epoch,
                                             read, &epochs_since));
           if (!gone.empty()) return refuse(gone);
         }
         // Read and good now (restored, say): no longer damaged.
-        return ClearDamaged(conn, snap.tenant_id, read);
+        return ClearDamaged(conn, snap.tenant_id, read, mark.clock);
       }));
   if (unregistered != nullptr) {
     AWC_RETURN_IF_ERROR(unregistered->ForEachBatch(
@@ -81,8 +81,9 @@ Status RecordWalk(db::PgConn& conn, const Snapshot& snap,
           return add_missing(batch, false);
         }));
   }
-  AWC_RETURN_IF_ERROR(RecordManifests(conn, snap.tenant_id, report));
-  return AdjustRefs(conn, snap.tenant_id, {snap.root_digest}, +1);
+  AWC_RETURN_IF_ERROR(
+      RecordManifests(conn, snap.tenant_id, report, mark.clock));
+  return AdjustRefs(conn, snap.tenant_id, {snap.root_digest}, +1, mark.clock);
 }
 
 }  // namespace
@@ -107,7 +108,7 @@ Result<std::optional<Snapshot>> LoadSnapshot(db::PgConn& conn, int64_t id) {
 
 Result<ValidatedCommit> CommitValidated(db::PgConn& conn, const Snapshot& snap,
                                         const cas::ClosureReport& report,
-                                        int64_t gc_watermark,
+                                        const ReadMark& mark,
                                         const cas::ClosureObjects& unregistered,
                                         const cas::ClosureLimits& limits) {
   ValidatedCommit out;
@@ -123,7 +124,7 @@ Result<ValidatedCommit> CommitValidated(db::PgConn& conn, const Snapshot& snap,
           "a subtree the walk trusted is no longer referenced");
     }
     AWC_RETURN_IF_ERROR(
-        RecordWalk(conn, snap, report, gc_watermark, &unregistered));
+        RecordWalk(conn, snap, report, mark, &unregistered));
     out.objects = static_cast<int64_t>(report.objects.size());
     out.bytes = static_cast<int64_t>(report.bytes);
     if (report.trusted > 0) {
@@ -214,7 +215,7 @@ Result<std::vector<ClosurePageEntry>> ClosurePage(db::PgConn& conn,
 Result<bool> CommitScrubClean(db::PgConn& conn, const Snapshot& snap,
                               int64_t objects, int64_t bytes,
                               const cas::ClosureReport* walked,
-                              int64_t gc_watermark,
+                              const ReadMark& mark,
                               const std::vector<std::string>& repaired) {
   return db::InTransactionResult(conn, [&]() -> Result<bool> {
     // The DAG lock before the snapshot's row, as everywhere.
@@ -231,7 +232,7 @@ Result<bool> CommitScrubClean(db::PgConn& conn, const Snapshot& snap,
       recorded = held.rows() > 0;
       if (recorded) {
         AWC_RETURN_IF_ERROR(
-            RecordWalk(conn, snap, *walked, gc_watermark, nullptr));
+            RecordWalk(conn, snap, *walked, mark, nullptr));
         AWC_RETURN_IF_ERROR(
             conn.ExecCached(sql::kDropLegacyClosure, {Id(snap.id)}).status());
       }

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "cas/closure.h"
+#include "catalog/objects.h"
 #include "catalog/states.h"
 #include "common/status.h"
 #include "db/pg.h"
@@ -53,14 +54,14 @@ struct ValidatedCommit {
 // manifests the walk read recorded, inventory rows for the objects it read,
 // the root's reference given (holds_refs), the closure's counts and the
 // audit event. kTransient, nothing committed, when a closure object is
-// being deleted by GC, or was deleted by an epoch since `gc_watermark`
+// being deleted by GC, or was deleted by an epoch since `mark`'s
 // (GcWatermark, catalog/objects.h, taken before the walk), or what the
 // walk trusted no longer holds (the job retries and walks again). The walk
 // probed every object it read (ProbeObjects, catalog/dag.h): inventory rows
 // are added for `unregistered`, those it found without one.
 Result<ValidatedCommit> CommitValidated(db::PgConn& conn, const Snapshot& snap,
                                         const cas::ClosureReport& report,
-                                        int64_t gc_watermark,
+                                        const ReadMark& mark,
                                         const cas::ClosureObjects& unregistered,
                                         const cas::ClosureLimits& limits);
 
@@ -85,12 +86,12 @@ Result<std::vector<ClosurePageEntry>> ClosurePage(db::PgConn& conn,
 // snapshot that holds no references (closure rows from before the DAG, or
 // none): under the DAG lock its closure is recorded as validation records
 // it, the snapshot holds references from then on and its old closure rows
-// go (docs/store.md, "Shared content"); `gc_watermark` as for
-// CommitValidated, taken before that walk.
+// go (docs/store.md, "Shared content"); `mark` as for CommitValidated,
+// taken before that walk.
 Result<bool> CommitScrubClean(db::PgConn& conn, const Snapshot& snap,
                               int64_t objects, int64_t bytes,
                               const cas::ClosureReport* walked = nullptr,
-                              int64_t gc_watermark = 0,
+                              const ReadMark& mark = {},
                               const std::vector<std::string>& repaired = {});
 
 // Who found bad objects, when it is not the degraded snapshot's own scrub:

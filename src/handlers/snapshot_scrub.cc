@@ -19,6 +19,7 @@
 #include "handlers/outcomes.h"
 #include "obs/log.h"
 #include "obs/metrics.h"
+#include "queue/admin.h"
 
 namespace awc::handlers {
 namespace {
@@ -153,16 +154,18 @@ Result<std::vector<std::string>> VerifyPage(
 
 // A snapshot recorded as a DAG: its closure comes from the recorded
 // entries, spooled so memory stays bounded, and the objects verified
-// within `reverify_after_secs` (by this cycle's scrub of a snapshot that
-// shares them, or by a validation) are not read again.
+// within `reverify_after_secs` or since `requested_at` (by the scrub of a
+// snapshot that shares them, or by a validation) are not read again. Each
+// page read is stamped verified at the database's clock before its reads.
 Status ScrubRecordedDag(JobContext& ctx, const catalog::Snapshot& snap,
-                        int64_t reverify_after_secs, ScrubTally* tally) {
+                        int64_t reverify_after_secs,
+                        const std::string& requested_at, ScrubTally* tally) {
   auto files = std::make_shared<cas::SpillFiles>(ctx.options().closure.spill);
   auto stale = std::make_shared<cas::Spool<cas::ClosureObject>>(
       files.get(), ctx.options().closure.spill.memory_bytes);
   AWC_RETURN_IF_ERROR(catalog::ForEachRecordedObject(
       ctx.db(), snap.tenant_id, snap.root_digest, reverify_after_secs,
-      [&](const catalog::RecordedObject& o) -> Status {
+      requested_at, [&](const catalog::RecordedObject& o) -> Status {
         ++tally->objects;
         tally->bytes += static_cast<int64_t>(o.size);
         if (o.fresh) {
@@ -189,10 +192,13 @@ Status ScrubRecordedDag(JobContext& ctx, const catalog::Snapshot& snap,
         for (const cas::ClosureObject& c : batch) {
           targets.push_back({c.digest(), c.size});
         }
+        AWC_ASSIGN_OR_RETURN(std::string read_since,
+                             catalog::DatabaseClock(ctx.db()));
         AWC_ASSIGN_OR_RETURN(std::vector<std::string> good,
                              VerifyPage(ctx, snap, targets, tally));
         ctx.Progress(tally->progress);
-        return catalog::MarkVerified(ctx.db(), snap.tenant_id, good);
+        return catalog::MarkVerified(ctx.db(), snap.tenant_id, good,
+                                     read_since);
       });
 }
 
@@ -257,19 +263,31 @@ queue::Outcome ScrubSnapshot(JobContext& ctx, const ScrubPayload& p) {
   if (auto* done = std::get_if<queue::Outcome>(&subject)) return *done;
   const catalog::Snapshot& snap = std::get<catalog::Snapshot>(subject);
   bool degraded = snap.state == catalog::SnapshotState::kDegraded;
-  // A degraded snapshot's every object is read: the damage is the point.
+  // A scrub promises that every object it reaches was verified after it
+  // was requested (its job's insertion): what another job verified since
+  // is not read again; nor, for the scheduler's scrubs, what was verified
+  // within the interval they give (docs/store.md, "Scrub over shared
+  // content"). A degraded snapshot's every object is read: the damage is
+  // the point.
   int64_t reverify_after_secs = degraded ? 0 : p.reverify_after_secs;
+  std::string requested_at;
+  if (!degraded) {
+    Result<std::string> created = queue::JobCreatedAt(ctx.db(), ctx.job().id);
+    if (!created.ok()) return RetryOn(created.status());
+    requested_at = *created;
+  }
   ScrubTally tally;
   // A snapshot that holds no references (validated before the DAG, or set
   // READY by someone else than validation) is walked in full, as a
   // validation would: clean, its closure is recorded from the walk and it
   // is scrubbed as a DAG from then on.
   std::optional<cas::ClosureReport> walked;
-  int64_t gc_watermark = 0;
+  catalog::ReadMark mark;
   if (!snap.holds_refs) {
-    Result<int64_t> watermark = catalog::GcWatermark(ctx.db(), snap.tenant_id);
-    if (!watermark.ok()) return RetryOn(watermark.status());
-    gc_watermark = *watermark;
+    Result<catalog::ReadMark> taken =
+        catalog::GcWatermark(ctx.db(), snap.tenant_id);
+    if (!taken.ok()) return RetryOn(taken.status());
+    mark = *taken;
     Result<cas::ClosureReport> walk = cas::WalkClosure(
         ctx.store(), snap.tenant_id, snap.root_digest, ctx.options().closure,
         [&ctx] { return ctx.Checkpoint(); });
@@ -289,7 +307,8 @@ queue::Outcome ScrubSnapshot(JobContext& ctx, const ScrubPayload& p) {
       }
     }
   } else {
-    Status s = ScrubRecordedDag(ctx, snap, reverify_after_secs, &tally);
+    Status s = ScrubRecordedDag(ctx, snap, reverify_after_secs, requested_at,
+                                &tally);
     if (!s.ok()) return RetryOn(s);
   }
   std::vector<int64_t> also_degraded;
@@ -300,7 +319,7 @@ queue::Outcome ScrubSnapshot(JobContext& ctx, const ScrubPayload& p) {
   } else if (!degraded && tally.bad.empty()) {
     applied = catalog::CommitScrubClean(
         ctx.db(), snap, tally.objects, tally.bytes, walked ? &*walked : nullptr,
-        gc_watermark, tally.repaired);
+        mark, tally.repaired);
   } else if (!degraded) {
     applied = catalog::CommitScrubDegraded(
         ctx.db(), snap, tally.bad, tally.objects, tally.bytes, &also_degraded);

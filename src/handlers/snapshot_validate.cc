@@ -40,9 +40,11 @@ queue::Outcome ValidateSnapshot(JobContext& ctx, const SnapshotPayload& p) {
   const catalog::Snapshot& snap = std::get<catalog::Snapshot>(subject);
   JsonObject result;
   // Taken before the walk reads anything: an object GC deletes after the
-  // read must not join the closure at commit (catalog/objects.h).
-  Result<int64_t> gc_watermark = catalog::GcWatermark(ctx.db(), snap.tenant_id);
-  if (!gc_watermark.ok()) return RetryOn(gc_watermark.status());
+  // read must not join the closure at commit, and what the walk reads is
+  // verified no earlier than this (catalog/objects.h).
+  Result<catalog::ReadMark> mark =
+      catalog::GcWatermark(ctx.db(), snap.tenant_id);
+  if (!mark.ok()) return RetryOn(mark.status());
   // Subtrees that READY snapshots of the tenant already hold are taken on
   // trust, not read again (docs/store.md, "Shared content"). An object the
   // store lost or holds damaged is restored from the repair store, when
@@ -102,7 +104,7 @@ queue::Outcome ValidateSnapshot(JobContext& ctx, const SnapshotPayload& p) {
     Status finished = unregistered->Finish();
     if (!finished.ok()) return RetryOn(finished);
     Result<catalog::ValidatedCommit> commit = catalog::CommitValidated(
-        ctx.db(), snap, *report, *gc_watermark,
+        ctx.db(), snap, *report, *mark,
         cas::ClosureObjects(files, unregistered), ctx.options().closure);
     if (!commit.ok()) return RetryOn(commit.status());
     if (commit->verdict != cas::Verdict::kOk) {

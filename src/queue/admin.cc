@@ -83,6 +83,12 @@ Result<std::optional<JobDetail>> ShowJob(db::PgConn& conn, int64_t id) {
   return std::optional<JobDetail>(std::move(d));
 }
 
+Result<std::string> JobCreatedAt(db::PgConn& conn, int64_t id) {
+  AWC_ASSIGN_OR_RETURN(db::PgResult r,
+                       conn.ExecCached(sql::kJobCreatedAt, {std::to_string(id)}));
+  return r.rows() == 0 ? std::string() : r.GetString(0, 0);
+}
+
 Result<std::vector<IdOutcome>> CancelJobs(db::PgConn& conn,
                                           const std::vector<int64_t>& ids) {
   return EachId(conn, sql::kCancelJobs, ids);

@@ -57,6 +57,10 @@ struct JobDetail {
 // nullopt when there is no job `id`.
 Result<std::optional<JobDetail>> ShowJob(db::PgConn& conn, int64_t id);
 
+// When job `id` was inserted (requested), as the database's clock gives it:
+// a timestamptz in text; "" when there is no such job.
+Result<std::string> JobCreatedAt(db::PgConn& conn, int64_t id);
+
 // What a verb on named jobs did to one of them.
 struct IdOutcome {
   int64_t id = 0;

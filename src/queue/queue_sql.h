@@ -350,6 +350,12 @@ inline constexpr const char* kShowJob = "SELECT " AWC_QUEUE_JOB_ROW R"sql(,
   FROM awc.jobs WHERE id = $1
 )sql";
 
+// $1 id. When the job was inserted, in the database's own text form (to be
+// given back as a timestamptz without losing a microsecond).
+inline constexpr const char* kJobCreatedAt = R"sql(
+SELECT created_at FROM awc.jobs WHERE id = $1
+)sql";
+
 // What became of each of the ids $1 (bigint[]) that a statement changed in
 // the CTE `changed` (RETURNING id): (id, changed, state before or '' when
 // there is no such job), by id.

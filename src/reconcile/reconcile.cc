@@ -94,7 +94,9 @@ class Run {
     if (t.rows() == 0) return Status::NotFound("tenant " + tenant_);
     AWC_RETURN_IF_ERROR(Take());
     if (report_.held_elsewhere) return report_;
-    AWC_ASSIGN_OR_RETURN(gc_watermark_, catalog::GcWatermark(conn_, tenant_));
+    AWC_ASSIGN_OR_RETURN(catalog::ReadMark mark,
+                         catalog::GcWatermark(conn_, tenant_));
+    gc_watermark_ = mark.gc_epoch;
     inventory_.emplace(conn_, tenant_, cursor_, started_us_, opt_.page);
     Status listed = store_.List(tenant_, cursor_,
                                 [this](const auto& key) { return OnKey(key); });

@@ -256,11 +256,30 @@ TEST_F(DagTest, DamageTravelsUpAndNamesTheReadySnapshotsItReaches) {
   EXPECT_EQ(db_.Int("SELECT count(*) FROM awc.objects WHERE damaged_at IS "
                     "NOT NULL"),
             4);  // bad, dir, a (which is also b's inner manifest), b
-  // Read good again (restored): the damage comes off.
-  ASSERT_TRUE(catalog::ClearDamaged(*conn_, "t1", {bad, dir}).ok());
+  // Read good again (restored) by a walk that began after the damage was
+  // marked: the damage comes off. Marked after the walk began (a scrub
+  // read it bad meanwhile), it stays.
+  Result<std::string> before_damage = catalog::DatabaseClock(*conn_);
+  ASSERT_TRUE(before_damage.ok());
+  db_.Exec("UPDATE awc.objects SET damaged_at = clock_timestamp() WHERE "
+           "digest = $1",
+           {dir});
+  Result<std::string> walk_began = catalog::DatabaseClock(*conn_);
+  ASSERT_TRUE(walk_began.ok());
+  ASSERT_TRUE(
+      catalog::ClearDamaged(*conn_, "t1", {bad, dir}, *before_damage).ok());
+  EXPECT_EQ(db_.Int("SELECT count(*) FROM awc.objects WHERE damaged_at IS "
+                    "NOT NULL"),
+            3);  // bad's came off; dir was marked after the walk began
+  ASSERT_TRUE(
+      catalog::ClearDamaged(*conn_, "t1", {bad, dir}, *walk_began).ok());
   EXPECT_EQ(db_.Int("SELECT count(*) FROM awc.objects WHERE damaged_at IS "
                     "NOT NULL"),
             2);
+  EXPECT_EQ(db_.Int("SELECT count(*) FROM awc.objects WHERE digest = $1 AND "
+                    "verified_at = $2::timestamptz",
+                    {dir, *walk_began}),
+            1);  // verified when the walk began, not at the commit
 }
 
 TEST_F(DagTest, RootsReleasedOrDeletedByHandAreReclaimed) {
@@ -294,19 +313,48 @@ TEST_F(DagTest, ARecordedClosureStreamsWithItsFreshness) {
   EXPECT_EQ(stats->objects, 3);
   EXPECT_EQ(stats->bytes, static_cast<int64_t>(cas_.SizeOf(root) + 2));
   db_.Exec("UPDATE awc.objects SET verified_at = now() - interval '2 hours'");
-  ASSERT_TRUE(catalog::MarkVerified(*conn_, "t1", {x}).ok());
-  std::vector<std::pair<std::string, bool>> seen;
-  ASSERT_TRUE(
-      catalog::ForEachRecordedObject(*conn_, "t1", root, 3600,
-                                     [&](const catalog::RecordedObject& o) {
-                                       seen.emplace_back(o.digest, o.fresh);
-                                       return Status::OK();
-                                     })
-          .ok());
-  std::vector<std::pair<std::string, bool>> want = {
-      {root, false}, {x, true}, {y, false}};
-  std::sort(want.begin(), want.end());
-  EXPECT_EQ(seen, want);  // in digest order
+  Result<std::string> read_x = catalog::DatabaseClock(*conn_);
+  ASSERT_TRUE(read_x.ok());
+  ASSERT_TRUE(catalog::MarkVerified(*conn_, "t1", {x}, *read_x).ok());
+  Result<std::string> requested = catalog::DatabaseClock(*conn_);
+  ASSERT_TRUE(requested.ok());
+  Result<std::string> read_y = catalog::DatabaseClock(*conn_);
+  ASSERT_TRUE(read_y.ok());
+  ASSERT_TRUE(catalog::MarkVerified(*conn_, "t1", {y}, *read_y).ok());
+  auto fresh = [&](int64_t secs, const std::string& since) {
+    std::vector<std::pair<std::string, bool>> seen;
+    EXPECT_TRUE(
+        catalog::ForEachRecordedObject(*conn_, "t1", root, secs, since,
+                                       [&](const catalog::RecordedObject& o) {
+                                         seen.emplace_back(o.digest, o.fresh);
+                                         return Status::OK();
+                                       })
+            .ok());
+    return seen;
+  };
+  auto in_order = [](std::vector<std::pair<std::string, bool>> v) {
+    std::sort(v.begin(), v.end());
+    return v;
+  };
+  // Within the hour: x and y; since the request: y alone, x was read
+  // before it; both ways: the union.
+  EXPECT_EQ(fresh(3600, ""), in_order({{root, false}, {x, true}, {y, true}}));
+  EXPECT_EQ(fresh(0, *requested),
+            in_order({{root, false}, {x, false}, {y, true}}));
+  EXPECT_EQ(fresh(3600, *requested),
+            in_order({{root, false}, {x, true}, {y, true}}));
+  // A damaged object is never fresh, however recent its verification.
+  db_.Exec("UPDATE awc.objects SET damaged_at = now() WHERE digest = $1",
+           {y});
+  EXPECT_EQ(fresh(3600, *requested),
+            in_order({{root, false}, {x, true}, {y, false}}));
+  // A stamp is never moved back by a page that began reading earlier.
+  ASSERT_TRUE(catalog::MarkVerified(*conn_, "t1", {x}, *read_x).ok());
+  ASSERT_TRUE(catalog::MarkVerified(*conn_, "t1", {y}, *read_x).ok());
+  EXPECT_EQ(db_.Int("SELECT count(*) FROM awc.objects WHERE digest = $1 AND "
+                    "verified_at = $2::timestamptz AND damaged_at IS NOT NULL",
+                    {y, *read_y}),
+            1);  // and the damage marked after read_x stays
 }
 
 TEST_F(DagTest, AClosureCountsEachObjectOnceAndItsDeepestManifest) {

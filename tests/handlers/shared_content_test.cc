@@ -1,7 +1,8 @@
 // Snapshots that share content, against a real database and the in-process
 // stores: validation reads only what is new, references follow releases,
-// a scrub's damage reaches every snapshot that shares it, a scheduled scrub
-// reads a shared object once, and the trust a walk took is checked again
+// a scrub's damage reaches every snapshot that shares it, a scheduled
+// cycle of scrubs, or plain scrubs requested together, read a shared
+// object once, and the trust a walk took is checked again
 // when it commits (docs/store.md, "Shared content").
 #include <gtest/gtest.h>
 
@@ -233,6 +234,61 @@ TEST_F(SharedContentTest, AScheduledCycleReadsASharedObjectOnce) {
   queue::Outcome full = Scrub(ids[0]);
   EXPECT_EQ(ResultField(full, "read"), std::to_string(closure));
   EXPECT_EQ(ResultField(full, "fresh"), "0");
+}
+
+// Plain scrubs, as a control plane asks for them ({"snapshot_id": N}):
+// each promises that every object it reaches was verified after it was
+// requested, so scrubs requested together share their reads, and one
+// requested after them reads everything again.
+TEST_F(SharedContentTest, PlainScrubsRequestedTogetherReadASharedObjectOnce) {
+  std::vector<int64_t> ids;
+  for (const char* salt : {"1", "2", "3", "4"}) {
+    ids.push_back(cas_.Snapshot(Tree(5, 10, 0, salt)));
+    ASSERT_EQ(ResultField(Validate(ids.back()), "verdict"), "ready");
+  }
+  const int unique = 4 + 4 + 4 + 4 + 40 + 9;  // as in the test above
+  const int closure = 56;
+  cas_.CountFileEntries();
+  // Verified by the validations, but before the scrubs were requested.
+  auto request = [&](int64_t snapshot) {
+    queue::Job job;
+    job.id = db_.Int("INSERT INTO awc.jobs (kind, payload) VALUES "
+                     "('snapshot_scrub', jsonb_build_object('snapshot_id', "
+                     "$1::bigint)) RETURNING id",
+                     {std::to_string(snapshot)});
+    job.attempts = 1;
+    job.max_attempts = 5;
+    return job;
+  };
+  std::vector<queue::Job> wave;
+  for (int64_t id : ids) wave.push_back(request(id));
+
+  counting_.reads_.clear();
+  int64_t read = 0, fresh = 0;
+  for (size_t i = 0; i < ids.size(); ++i) {
+    ctx_->set_job(wave[i]);
+    queue::Outcome o = Scrub(ids[i]);
+    ASSERT_EQ(ResultField(o, "verdict"), "clean") << o.error;
+    EXPECT_EQ(ResultField(o, "objects"), std::to_string(closure));
+    read += std::stoll(ResultField(o, "read"));
+    fresh += std::stoll(ResultField(o, "fresh"));
+  }
+  EXPECT_EQ(read, unique);
+  EXPECT_EQ(TotalReads(), unique);
+  for (const auto& [digest, reads] : counting_.reads_) {
+    EXPECT_EQ(reads, 1) << digest;
+  }
+  EXPECT_EQ(read + fresh, 4 * static_cast<int64_t>(closure));
+
+  // Requested after every object was read: nothing is fresh to it.
+  ctx_->set_job(request(ids[0]));
+  queue::Outcome later = Scrub(ids[0]);
+  EXPECT_EQ(ResultField(later, "read"), std::to_string(closure));
+  EXPECT_EQ(ResultField(later, "fresh"), "0");
+  // A scrub with no job row to date it (run by hand, in-process) reads
+  // everything too.
+  ctx_->NextJob();
+  EXPECT_EQ(ResultField(Scrub(ids[1]), "fresh"), "0");
 }
 
 TEST_F(SharedContentTest, TrustWithdrawnDuringTheWalkIsCaughtAtCommit) {

@@ -130,6 +130,7 @@ TEST_F(ConfigTest, EnvironmentSetsEverySetting) {
       {"AWC_CAS_REPAIR_URL", "s3://replica/cas"},
       {"AWC_WORKER_ID", "host-a"},
       {"AWC_WORKER_CONCURRENCY", "8"},
+      {"AWC_WORKER_BACKGROUND_CONCURRENCY", "3"},
       {"AWC_WORKER_LEASE_SECS", "60"},
       {"AWC_WORKER_POLL_INTERVAL_MS", "250"},
       {"AWC_WORKER_GIVE_UP_SECS", "0"},
@@ -181,6 +182,7 @@ TEST_F(ConfigTest, EnvironmentSetsEverySetting) {
   EXPECT_EQ(s.s3_repair_secret_access_key, "r3pairS3cret");
   EXPECT_EQ(s.worker_id, "host-a");
   EXPECT_EQ(s.worker_concurrency, 8);
+  EXPECT_EQ(s.worker_background_concurrency, 3);
   EXPECT_EQ(s.worker_lease_secs, 60);
   EXPECT_EQ(s.worker_poll_interval_ms, 250);
   EXPECT_EQ(s.worker_give_up_secs, 0);
@@ -247,6 +249,7 @@ TEST_F(ConfigTest, IniFileSetsEverySetting) {
                           "[worker]\n"
                           "id = host-b\n"
                           "concurrency = 2\n"
+                          "background_concurrency = 1\n"
                           "lease_secs = 30\n"
                           "poll_interval_ms = 100\n"
                           "give_up_secs = 60\n"
@@ -311,6 +314,7 @@ TEST_F(ConfigTest, IniFileSetsEverySetting) {
   EXPECT_EQ(s.closure_max_objects, 99);
   EXPECT_EQ(s.worker_id, "host-b");
   EXPECT_EQ(s.worker_concurrency, 2);
+  EXPECT_EQ(s.worker_background_concurrency, 1);
   EXPECT_EQ(s.worker_lease_secs, 30);
   EXPECT_EQ(s.worker_poll_interval_ms, 100);
   EXPECT_EQ(s.worker_give_up_secs, 60);

@@ -157,6 +157,8 @@ const Spec kSpecs[] = {
      CheckWorkerId},
     {"AWC_WORKER_CONCURRENCY", "worker", "concurrency",
      &Settings::worker_concurrency, 1, kMaxWorkerConcurrency},
+    {"AWC_WORKER_BACKGROUND_CONCURRENCY", "worker", "background_concurrency",
+     &Settings::worker_background_concurrency, 0, kMaxWorkerConcurrency},
     {"AWC_WORKER_LEASE_SECS", "worker", "lease_secs",
      &Settings::worker_lease_secs, 1, 7 * kDay},
     {"AWC_WORKER_POLL_INTERVAL_MS", "worker", "poll_interval_ms",

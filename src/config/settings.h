@@ -45,6 +45,10 @@ struct Settings {
   // empty only in Settings no Config loaded.
   std::string worker_id;
   int64_t worker_concurrency = 4;
+  // AWC_WORKER_BACKGROUND_CONCURRENCY: how many workers of the host may
+  // run a background kind (scrub, reconciliation, GC) at once; 0: one
+  // fewer than worker_concurrency, at least 1 (BackgroundPlaces).
+  int64_t worker_background_concurrency = 0;
   int64_t worker_lease_secs = 300;
   int64_t worker_poll_interval_ms = 1000;
   int64_t worker_give_up_secs = 300;

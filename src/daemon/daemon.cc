@@ -317,7 +317,8 @@ supervisor::Supervisor::Generation MakeGeneration(
                                       p->settings.database_url, shared.metrics,
                                       shared.registry->Kinds()));
   }
-  g.on_run = [p] {
+  g.on_run = [p, shared] {
+    shared.status->SetBackgroundLimit(options::BackgroundPlaces(p->settings));
     obs::SetLogLevel(p->settings.log_level);
     obs::SetLogWorker(p->settings.worker_id);
   };
@@ -400,6 +401,7 @@ int DaemonMain(int argc, char** argv, RegisterFn register_handlers) {
   obs::Info("startup", "awc-worker starting")
       .Str("version", BuildVersion())
       .Int("concurrency", settings.worker_concurrency)
+      .Int("background_places", options::BackgroundPlaces(settings))
       .Bool("scheduler", settings.scheduler)
       .Emit();
 
@@ -473,6 +475,7 @@ int DaemonMain(int argc, char** argv, RegisterFn register_handlers) {
   if (!read_budget.ok()) return Fail(read_budget.status());
 
   Shared shared{&registry, &*metrics, &*status, &*read_budget};
+  status->SetBackgroundLimit(options::BackgroundPlaces((*prepared)->settings));
   supervisor::Supervisor::Generation first = MakeGeneration(*prepared, shared);
   supervisor::Supervisor sup(first.options, &*metrics, &*status,
                              std::move(first.worker_main),

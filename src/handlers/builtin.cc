@@ -7,6 +7,7 @@
 #include <string_view>
 #include <tuple>
 #include <type_traits>
+#include <vector>
 
 #include "handlers/gc_sweep.h"
 #include "handlers/payload.h"
@@ -20,24 +21,27 @@
 namespace awc::handlers {
 namespace {
 
-// One kind: its name, its payload's decoder and its handler.
+// One kind: its name, its payload's decoder, its handler, and whether it
+// is background work (maintenance nobody waits for, which may take hours
+// under the read budget; docs/queue.md, "Background work").
 template <typename P>
 struct Builtin {
   using Payload = P;
   const char* kind;
   Registry::Decoder<P> decode;
   queue::Outcome (*run)(JobContext&, const P&);
+  bool background = false;
 };
 
 // Every built-in kind (docs/handlers.md, "Handlers"). Its payload type
 // is deduced from the decoder.
 constexpr std::tuple kBuiltins{
     Builtin{kSnapshotValidateKind, DecodeSnapshotPayload, ValidateSnapshot},
-    Builtin{kSnapshotScrubKind, DecodeScrubPayload, ScrubSnapshot},
+    Builtin{kSnapshotScrubKind, DecodeScrubPayload, ScrubSnapshot, true},
     Builtin{kWorkspaceExpireKind, DecodeWorkspacePayload, ExpireWorkspace},
     Builtin{kSnapshotRetainKind, DecodeSnapshotPayload, RetainSnapshot},
-    Builtin{kGcSweepKind, DecodeTenantPayload, SweepTenant},
-    Builtin{kStoreReconcileKind, DecodeTenantPayload, ReconcileTenant},
+    Builtin{kGcSweepKind, DecodeTenantPayload, SweepTenant, true},
+    Builtin{kStoreReconcileKind, DecodeTenantPayload, ReconcileTenant, true},
 };
 
 constexpr auto kKinds = std::apply(
@@ -59,5 +63,15 @@ void RegisterBuiltinHandlers(Registry& registry) {
 }
 
 std::span<const std::string_view> BuiltinKinds() { return kKinds; }
+
+std::vector<std::string> BackgroundKinds() {
+  std::vector<std::string> out;
+  std::apply(
+      [&out](const auto&... b) {
+        ((b.background ? (void)out.emplace_back(b.kind) : (void)0), ...);
+      },
+      kBuiltins);
+  return out;
+}
 
 }  // namespace awc::handlers

@@ -96,6 +96,9 @@ class Registry {
 void RegisterBuiltinHandlers(Registry& registry);
 // The kinds RegisterBuiltinHandlers() registers, in the order it does.
 std::span<const std::string_view> BuiltinKinds();
+// Of those, the background kinds: scrub, reconciliation and GC, which
+// AWC_WORKER_BACKGROUND_CONCURRENCY limits on each host.
+std::vector<std::string> BackgroundKinds();
 
 }  // namespace awc::handlers
 

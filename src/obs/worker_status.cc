@@ -1,5 +1,6 @@
 #include "obs/worker_status.h"
 
+#include <sched.h>
 #include <sys/mman.h>
 
 #include <cerrno>
@@ -61,6 +62,41 @@ void WorkerStatusTable::PutBackOrphan(const OrphanedJob& orphan) {
   }
 }
 
+bool WorkerStatusTable::TakeBackgroundPlace(int n) {
+  WorkerSlotStatus& me = table_[n];
+  if (me.background_place.load(std::memory_order_relaxed)) return true;
+  // A few instructions are run under the lock; a taker that finds it taken
+  // for this many tries met a taker that died there.
+  constexpr int kTries = 10000;
+  int free = 0;
+  int tries = 0;
+  while (!header_->admission_lock.compare_exchange_weak(
+      free, n + 1, std::memory_order_acquire, std::memory_order_relaxed)) {
+    free = 0;
+    if (++tries == kTries) return false;
+    sched_yield();
+  }
+  bool took = BackgroundPlacesInUse() < BackgroundLimit();
+  if (took) me.background_place.store(true, std::memory_order_relaxed);
+  header_->admission_lock.store(0, std::memory_order_release);
+  return took;
+}
+
+void WorkerStatusTable::ReleaseBackgroundPlace(int n) {
+  table_[n].background_place.store(false, std::memory_order_relaxed);
+  int mine = n + 1;
+  header_->admission_lock.compare_exchange_strong(mine, 0,
+                                                  std::memory_order_release);
+}
+
+int WorkerStatusTable::BackgroundPlacesInUse() const {
+  int held = 0;
+  for (int n = 0; n < slots_; ++n) {
+    held += table_[n].background_place.load(std::memory_order_relaxed) ? 1 : 0;
+  }
+  return held;
+}
+
 size_t WorkerStatusTable::Bytes(int slots) {
   return sizeof(Header) + sizeof(WorkerSlotStatus) * static_cast<size_t>(slots);
 }
@@ -73,6 +109,7 @@ Result<WorkerStatusTable> WorkerStatusTable::CreateShared(int slots) {
                            strerror(errno));
   }
   auto* header = new (mem) Header{};
+  header->background_limit.store(slots, std::memory_order_relaxed);
   auto* table = reinterpret_cast<WorkerSlotStatus*>(header + 1);
   for (int n = 0; n < slots; ++n) new (&table[n]) WorkerSlotStatus{};
   return WorkerStatusTable(header, slots);

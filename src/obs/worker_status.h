@@ -10,6 +10,14 @@
 // it (TakeOrphan, one taker) and hand it back to the queue, fenced on the
 // token (docs/queue.md, "A worker that dies"). One orphan per slot: a
 // second death before the first was taken leaves the first to its lease.
+//
+// Background places: at most BackgroundLimit() of the host's workers run a
+// background kind (scrub, reconciliation, GC) at once, so that what users
+// wait for always finds a worker (docs/queue.md, "Background work"). A
+// worker takes a place before a claim that may return a background job
+// and gives it back once it runs something else; the parent gives back the
+// place of a worker that exited. Taking one is serialized by a lock word
+// holding the taker's slot, which the parent also frees for a dead taker.
 #ifndef AWC_OBS_WORKER_STATUS_H_
 #define AWC_OBS_WORKER_STATUS_H_
 
@@ -43,6 +51,7 @@ struct WorkerSlotStatus {
   std::atomic<int64_t> jobs_done;
   std::atomic<int64_t> orphan_job_id;  // a dead worker's job; 0: none
   std::atomic<int64_t> orphan_token;
+  std::atomic<bool> background_place;  // holds one of the host's places
 };
 
 // A job whose worker died while running it.
@@ -93,6 +102,31 @@ class WorkerStatusTable {
   // unless the slot has a newer one.
   void PutBackOrphan(const OrphanedJob& orphan);
 
+  // The parent, before it starts a generation's workers: how many may run
+  // a background kind at once (at least 1).
+  void SetBackgroundLimit(int limit) {
+    header_->background_limit.store(limit, std::memory_order_relaxed);
+  }
+  int BackgroundLimit() const {
+    return header_->background_limit.load(std::memory_order_relaxed);
+  }
+  // Slot `n`'s worker keeps its place, or takes a free one: true when it
+  // holds one. False too when the lock stays taken (a taker that died
+  // there, until the parent frees it): the claim then leaves background
+  // kinds alone, which is always safe.
+  bool TakeBackgroundPlace(int n);
+  // Slot `n` gives its place back, if it holds one; the parent's call for
+  // an exited worker also frees the lock if that worker died holding it.
+  void ReleaseBackgroundPlace(int n);
+  // Places held.
+  int BackgroundPlacesInUse() const;
+  // Tests: slot `n` takes the lock and keeps it, as a taker that died
+  // there would.
+  bool HoldAdmissionLockForTesting(int n) {
+    int free = 0;
+    return header_->admission_lock.compare_exchange_strong(free, n + 1);
+  }
+
   // Counts slots in `phase`.
   int Count(WorkerPhase phase) const;
   // Slots whose worker is up and whose last database round trip worked.
@@ -105,6 +139,8 @@ class WorkerStatusTable {
   // The region's first cache line, before the slots.
   struct alignas(64) Header {
     std::atomic<int64_t> orphans;  // slots whose orphan is set
+    std::atomic<int> background_limit;
+    std::atomic<int> admission_lock;  // 0: free; else the taker's slot + 1
   };
   static size_t Bytes(int slots);
 

@@ -4,6 +4,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <vector>
+
 namespace awc::obs {
 namespace {
 
@@ -95,6 +98,69 @@ TEST(WorkerStatusTest, ADeadWorkersJobIsAnOrphanForOneTaker) {
   EXPECT_EQ(newer->job_id, 82);
   EXPECT_EQ(newer->lease_token, 7002);
   EXPECT_FALSE(table->HasOrphans());
+}
+
+// Background places: no more than the limit are held; a holder keeps its
+// place until it gives it back; the parent gives back an exited worker's.
+TEST(WorkerStatusTest, BackgroundPlacesStayWithinTheLimit) {
+  Result<WorkerStatusTable> table = WorkerStatusTable::CreateShared(4);
+  ASSERT_TRUE(table.ok());
+  EXPECT_EQ(table->BackgroundLimit(), 4);  // unset: no limit
+  table->SetBackgroundLimit(2);
+  EXPECT_TRUE(table->TakeBackgroundPlace(0));
+  EXPECT_TRUE(table->TakeBackgroundPlace(0));  // kept, not taken twice
+  EXPECT_TRUE(table->TakeBackgroundPlace(1));
+  EXPECT_FALSE(table->TakeBackgroundPlace(2));
+  EXPECT_EQ(table->BackgroundPlacesInUse(), 2);
+  table->ReleaseBackgroundPlace(1);
+  EXPECT_TRUE(table->TakeBackgroundPlace(2));
+  EXPECT_FALSE(table->TakeBackgroundPlace(3));
+  // A reload lowers the limit: held places stay until given back, and no
+  // new one is taken until the count is under it.
+  table->SetBackgroundLimit(1);
+  EXPECT_FALSE(table->TakeBackgroundPlace(3));
+  table->ReleaseBackgroundPlace(0);
+  EXPECT_FALSE(table->TakeBackgroundPlace(3));
+  table->ReleaseBackgroundPlace(2);
+  EXPECT_TRUE(table->TakeBackgroundPlace(3));
+}
+
+// Worker processes that take places at once never hold more than the
+// limit; a taker that died holding the lock is freed by the parent.
+TEST(WorkerStatusTest, ProcessesTakingPlacesAtOnceHoldNoMoreThanTheLimit) {
+  constexpr int kWorkers = 8;
+  Result<WorkerStatusTable> table = WorkerStatusTable::CreateShared(kWorkers);
+  ASSERT_TRUE(table.ok());
+  table->SetBackgroundLimit(3);
+  std::vector<pid_t> children;
+  for (int n = 0; n < kWorkers; ++n) {
+    pid_t pid = fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+      int most = 0;
+      for (int round = 0; round < 2000; ++round) {
+        if (table->TakeBackgroundPlace(n)) {
+          most = std::max(most, table->BackgroundPlacesInUse());
+          table->ReleaseBackgroundPlace(n);
+        }
+      }
+      _exit(most <= 3 ? 0 : 1);
+    }
+    children.push_back(pid);
+  }
+  for (pid_t pid : children) {
+    int wstatus = 0;
+    ASSERT_EQ(waitpid(pid, &wstatus, 0), pid);
+    EXPECT_TRUE(WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == 0);
+  }
+  EXPECT_EQ(table->BackgroundPlacesInUse(), 0);
+
+  // Slot 5 died between taking the lock and letting it go.
+  table->slot(5).background_place.store(true);
+  ASSERT_TRUE(table->HoldAdmissionLockForTesting(5));
+  EXPECT_FALSE(table->TakeBackgroundPlace(0));  // gives up, safely
+  table->ReleaseBackgroundPlace(5);             // the parent, at its exit
+  EXPECT_TRUE(table->TakeBackgroundPlace(0));
 }
 
 }  // namespace

@@ -152,6 +152,13 @@ migrate::MigrateOptions MigrateOptionsFor(bool allow_incompatible,
   return o;
 }
 
+int BackgroundPlaces(const config::Settings& settings) {
+  int64_t workers = settings.worker_concurrency;
+  int64_t places = settings.worker_background_concurrency;
+  if (places == 0) places = workers - 1;
+  return static_cast<int>(std::clamp<int64_t>(places, 1, workers));
+}
+
 Result<supervisor::Supervisor::Options> SupervisorOptionsFrom(
     const config::Settings& settings) {
   supervisor::Supervisor::Options o;

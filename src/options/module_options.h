@@ -83,6 +83,11 @@ migrate::MigrateOptions MigrateOptionsFor(bool allow_incompatible,
 // AWC_WORKER_CONCURRENCY slots, the parsed AWC_METRICS_LISTEN, a
 // graceful stop's allowance of one AWC_WORKER_LEASE_SECS, and behind a
 // transaction pooler /readyz's NotificationsNote.
+// How many of the host's workers may run a background kind at once
+// (AWC_WORKER_BACKGROUND_CONCURRENCY; 0: one fewer than the workers, at
+// least 1).
+int BackgroundPlaces(const config::Settings& settings);
+
 Result<supervisor::Supervisor::Options> SupervisorOptionsFrom(
     const config::Settings& settings);
 

@@ -4,6 +4,7 @@
 
 #include <map>
 #include <string>
+#include <tuple>
 
 #include "common/host_name.h"
 #include "common/redact.h"
@@ -103,6 +104,19 @@ TEST(ModuleOptionsTest, DefaultsMatchTheModulesOwnDefaults) {
   EXPECT_EQ(w.beat_keepalive_secs, w_plain.beat_keepalive_secs);
   EXPECT_EQ(w.beat_min_secs, w_plain.beat_min_secs);
   EXPECT_EQ(w.heartbeat_timeout_secs, w_plain.heartbeat_timeout_secs);
+}
+
+// Background places: one fewer than the workers by default, at least one,
+// at most every worker.
+TEST(ModuleOptionsTest, BackgroundPlacesLeaveAWorkerForTheRest) {
+  config::Settings s;
+  for (auto [workers, set, places] :
+       {std::tuple{4, 0, 3}, std::tuple{2, 0, 1}, std::tuple{1, 0, 1},
+        std::tuple{8, 2, 2}, std::tuple{4, 9, 4}, std::tuple{4, 4, 4}}) {
+    s.worker_concurrency = workers;
+    s.worker_background_concurrency = set;
+    EXPECT_EQ(BackgroundPlaces(s), places) << workers << " " << set;
+  }
 }
 
 TEST(ModuleOptionsTest, WorkerGetsItsIdLeaseAndPollInterval) {

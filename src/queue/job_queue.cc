@@ -84,6 +84,13 @@ db::PgConn::Prepared JobQueue::RecordStatement(const Job& job,
   return {"defer", {id, token, SecondsText(outcome.delay_secs), outcome.error}};
 }
 
+void JobQueue::ExcludeKinds(const std::vector<std::string>& kinds) {
+  if (kinds == excluded_) return;
+  excluded_ = kinds;
+  excluded_param_ = db::ArrayLiteral(kinds);
+  cursor_.Rewind();
+}
+
 Result<Finished> JobQueue::Run(const Job* job, const Outcome* outcome,
                                bool claim) {
   // One pipeline, one round trip, one asynchronous commit: the outcome
@@ -99,7 +106,7 @@ Result<Finished> JobQueue::Run(const Job* job, const Outcome* outcome,
     full_pass = cursor_.Begin(started);
     statements.push_back({"claim",
                           {worker_id_, lease_secs_, cursor_.micros_param(),
-                           cursor_.id_param()}});
+                           cursor_.id_param(), excluded_param_}});
   }
   Result<std::vector<db::PgResult>> ran = conn_->ExecPipeline(statements);
   if (claim) {

@@ -57,6 +57,11 @@ class JobQueue {
   Status Prepare();
 
   Result<std::optional<Job>> Claim();
+  // The kinds the next claims leave alone (none at first): the background
+  // kinds while the worker has no background place. A change of the set
+  // moves the cursor back to the start, for the jobs of a kind let in
+  // again may lie behind it.
+  void ExcludeKinds(const std::vector<std::string>& kinds);
   // Reads the notifications that arrived on the connection and moves the
   // claim cursor back as they say; returns how many there were.
   Result<int> TakeNotifications();
@@ -104,6 +109,8 @@ class JobQueue {
   Xorshift32* rng_;
   Env* env_;
   ClaimCursor cursor_;
+  std::vector<std::string> excluded_;
+  std::string excluded_param_ = "{}";  // excluded_ as a text[] literal
   // The lease sweep: when it looks back to the start, and else the
   // monotonic time since which it has left no ended lease behind.
   FullPassClock sweep_clock_;

@@ -60,16 +60,19 @@ inline constexpr const char* kQueueTransaction =
   "$3::bigint * interval '1 microsecond', '-infinity'), " \
   "$4::bigint)"
 
-// $1 worker id, $2 lease seconds, $3 and $4 the cursor. The columns after
-// the token are when the job became ready (AWC_QUEUE_READY_SINCE) and its
-// run_at in microseconds ('' for -infinity), the cursor's next position.
+// $1 worker id, $2 lease seconds, $3 and $4 the cursor, $5 kinds this
+// claim leaves alone (text[]; '{}' for none: a worker with no background
+// place, docs/queue.md, "Background work"). The columns after the token
+// are when the job became ready (AWC_QUEUE_READY_SINCE) and its run_at in
+// microseconds ('' for -infinity), the cursor's next position.
 //
 // The oldest ready PENDING job at or after the cursor, by run_at and id,
-// of a kind that is not paused (awc.paused_kinds; docs/queue.md, "Pausing a
-// kind"). Of the two branches one runs, chosen by a one-time test of
-// awc.paused_kinds:
-//  - nothing paused (the usual case): the walk of jobs_claim_idx, as ever;
-//  - some kind paused: the kinds with PENDING jobs, one probe each of
+// of a kind that is neither paused (awc.paused_kinds; docs/queue.md,
+// "Pausing a kind") nor left alone. Of the two branches one runs, chosen by
+// a one-time test of awc.paused_kinds and $5:
+//  - nothing paused or left alone (the usual case): the walk of
+//    jobs_claim_idx, as ever;
+//  - some kind paused or left alone: the kinds with PENDING jobs, one probe each of
 //    jobs_pending_kind_idx, and of each kind not paused its oldest ready
 //    job, one probe each of jobs_pending_kind_run_idx (locked, skipping
 //    locked ones); the oldest of these is claimed, the others' locks end
@@ -90,6 +93,7 @@ UPDATE awc.jobs j
                  WHERE state = 'PENDING' AND run_at <= now()
                    AND )sql" AWC_QUEUE_FROM_CURSOR R"sql(
                    AND NOT EXISTS (SELECT 1 FROM awc.paused_kinds)
+                   AND cardinality($5::text[]) = 0
                  ORDER BY run_at, id
                  LIMIT 1
                  FOR UPDATE SKIP LOCKED) a
@@ -112,9 +116,11 @@ UPDATE awc.jobs j
                     ORDER BY kind, run_at, id
                     LIMIT 1
                     FOR UPDATE SKIP LOCKED) h
-                 WHERE EXISTS (SELECT 1 FROM awc.paused_kinds)
+                 WHERE (EXISTS (SELECT 1 FROM awc.paused_kinds)
+                        OR cardinality($5::text[]) > 0)
                    AND NOT EXISTS (SELECT 1 FROM awc.paused_kinds p
                                     WHERE p.kind = k.kind)
+                   AND k.kind <> ALL ($5::text[])
                  ORDER BY h.run_at, h.id
                  LIMIT 1) b
          LIMIT 1) c

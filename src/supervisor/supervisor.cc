@@ -76,8 +76,10 @@ void Supervisor::AddGeneration(ChildMain worker_main,
     status_->SetPhase(n, obs::WorkerPhase::kDown);
     status_->slot(n).db_ok.store(false, std::memory_order_relaxed);
     status_->slot(n).db_read_only.store(false, std::memory_order_relaxed);
-    // A job it held is handed back by a live worker (worker_status.h).
+    // A job it held is handed back by a live worker, and its background
+    // place is free again (worker_status.h).
     status_->OrphanJob(n);
+    status_->ReleaseBackgroundPlace(n);
   };
   AddKind(std::move(workers), true);
   for (ChildSpec& spec : others) AddKind(std::move(spec), false);

@@ -52,6 +52,9 @@ class JobSource {
   // The session, for handlers; valid while connected().
   virtual db::PgConn& db() = 0;
 
+  // The kinds the next claims (Claim, and Finish's next) leave alone:
+  // the background kinds while the worker holds no background place.
+  virtual void ExcludeKinds(const std::vector<std::string>& kinds) = 0;
   virtual Result<std::optional<queue::Job>> Claim() = 0;
   virtual Result<queue::Finished> Finish(const queue::Job& job,
                                          const queue::Outcome& outcome,

@@ -31,6 +31,7 @@ Status PgJobSource::Connect() {
   auto queue = std::make_unique<queue::JobQueue>(conn.get(), me_.worker_id,
                                                  lease_secs_, &rng_);
   AWC_RETURN_IF_ERROR(queue->Prepare());
+  queue->ExcludeKinds(excluded_);
   conn_ = std::move(conn);
   queue_ = std::move(queue);
   return Status::OK();
@@ -39,6 +40,11 @@ Status PgJobSource::Connect() {
 void PgJobSource::Disconnect() {
   queue_.reset();
   conn_.reset();
+}
+
+void PgJobSource::ExcludeKinds(const std::vector<std::string>& kinds) {
+  excluded_ = kinds;
+  if (queue_) queue_->ExcludeKinds(kinds);
 }
 
 Result<std::optional<queue::Job>> PgJobSource::Claim() {

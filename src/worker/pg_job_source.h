@@ -42,6 +42,7 @@ class PgJobSource : public JobSource {
   void Disconnect() override;
   db::PgConn& db() override { return *conn_; }
 
+  void ExcludeKinds(const std::vector<std::string>& kinds) override;
   Result<std::optional<queue::Job>> Claim() override;
   Result<queue::Finished> Finish(const queue::Job& job,
                                  const queue::Outcome& outcome,
@@ -72,6 +73,7 @@ class PgJobSource : public JobSource {
   queue::Xorshift32 rng_;
   std::unique_ptr<db::PgConn> conn_;
   std::unique_ptr<queue::JobQueue> queue_;
+  std::vector<std::string> excluded_;  // kept across sessions
 };
 
 }  // namespace awc::worker

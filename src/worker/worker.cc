@@ -110,6 +110,8 @@ void Worker::StepBusy() {
   if (finished) {
     deps_.reporter->JobRecorded(job, finished->recorded, duration);
     next = std::move(finished->next);
+  } else {
+    KeepPlaceFor(std::nullopt);  // the outcome was given up
   }
   job_ = std::move(next);
   Enter(job_ ? WorkerState::kBusy : WorkerState::kIdle);
@@ -181,6 +183,7 @@ std::optional<queue::Finished> Worker::RecordAndClaim(const Done* done,
   // The stop check right before the claim, so that a stop arriving during
   // the round trips above prevents it.
   bool claim = may_claim && !deps_.stop_requested();
+  if (claim) AdmitBackground();
   Result<queue::Finished> finished = queue::Finished{};
   if (done != nullptr) {
     finished = deps_.source->Finish(done->job, done->outcome, claim);
@@ -198,7 +201,24 @@ std::optional<queue::Finished> Worker::RecordAndClaim(const Done* done,
     if (error != nullptr) *error = finished.status();
     return std::nullopt;
   }
+  KeepPlaceFor(finished->next);
   return std::move(*finished);
+}
+
+void Worker::AdmitBackground() {
+  if (deps_.places == nullptr || deps_.background_kinds.empty()) return;
+  bool place = deps_.places->TakeBackgroundPlace(deps_.slot);
+  deps_.source->ExcludeKinds(place ? std::vector<std::string>()
+                                   : deps_.background_kinds);
+}
+
+void Worker::KeepPlaceFor(const std::optional<queue::Job>& job) {
+  if (deps_.places == nullptr) return;
+  const std::vector<std::string>& kinds = deps_.background_kinds;
+  if (job && std::find(kinds.begin(), kinds.end(), job->kind) != kinds.end()) {
+    return;
+  }
+  deps_.places->ReleaseBackgroundPlace(deps_.slot);
 }
 
 std::optional<queue::Finished> Worker::Record(const Done& done,

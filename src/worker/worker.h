@@ -34,6 +34,10 @@
 //    claim; refused again, the job is dead-lettered with the reason ("the
 //    outcome could not be recorded: ..."); refused once more, it is given
 //    up at once.
+//  - At most the host's background limit of its workers run a background
+//    kind at once (AWC_WORKER_BACKGROUND_CONCURRENCY): a worker that holds
+//    no background place, and finds none free, claims only the other
+//    kinds (docs/queue.md, "Background work").
 //  - The handler's outcome is recorded as it is; an exception escaping a
 //    handler is a Retry without its text (handlers/registry.h).
 #ifndef AWC_WORKER_WORKER_H_
@@ -80,6 +84,13 @@ class Worker {
   // Hands back to the queue every job a dead worker of this host left,
   // fenced on its token (deps_.orphans).
   void ReleaseOrphans();
+  // Before a claim: with a background place (kept, or taken if the host
+  // has one free) the claim may return any kind; without one it leaves
+  // the background kinds alone (obs/worker_status.h).
+  void AdmitBackground();
+  // After a claim, or an outcome given up: the place stays only while a
+  // background job is in flight.
+  void KeepPlaceFor(const std::optional<queue::Job>& job);
   // The one claim site (see the contract): records `done` when set and
   // claims the next job when `may_claim`, in one transaction.
   // nullopt when it failed; the failure is reported and, if `error` is not

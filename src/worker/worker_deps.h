@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "common/env.h"
 #include "db/pg.h"
@@ -68,6 +69,11 @@ struct WorkerDeps {
   // The host's read budget, shared by its workers (JobContext::Pace);
   // none: no pacing.
   process::IoBudget* read_budget = nullptr;
+  // The host's background places (obs/worker_status.h), this worker's
+  // slot in them, and the kinds they limit; none: no limit.
+  obs::WorkerStatusTable* places = nullptr;
+  int slot = 0;
+  std::vector<std::string> background_kinds = {};
 };
 
 }  // namespace awc::worker

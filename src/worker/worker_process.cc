@@ -100,7 +100,10 @@ int RunOnLoop(const WorkerProcessDeps& deps, int slot, struct ev_loop* loop) {
                            .stop_requested = &process::StopRequested,
                            .orphans = deps.status,
                            .repair_store = repair.get(),
-                           .read_budget = deps.read_budget});
+                           .read_budget = deps.read_budget,
+                           .places = deps.status,
+                           .slot = slot,
+                           .background_kinds = handlers::BackgroundKinds()});
   worker.Run();
   return 0;
 }

@@ -33,6 +33,45 @@ TEST_F(WorkerTest, RecordsEachOutcomeAndClaimsTheNextJobInTheSameCommit) {
                   "recorded 2 COMPLETED", "state idle", "state stopping"));
 }
 
+// A worker that finds the host's background places taken claims only the
+// other kinds; once a place is free it takes it for a background job, and
+// gives it back when nothing of that kind is in flight.
+TEST_F(WorkerTest, WithoutABackgroundPlaceBackgroundKindsAreLeftAlone) {
+  Result<obs::WorkerStatusTable> table =
+      obs::WorkerStatusTable::CreateShared(2);
+  ASSERT_TRUE(table.ok());
+  table->SetBackgroundLimit(1);
+  ASSERT_TRUE(table->TakeBackgroundPlace(1));  // another worker's scrub
+  places_ = &*table;
+  background_kinds_ = {"scrub"};
+  bool held_while_running = false;
+  registry_.Add<Empty>("scrub", DecodeEmpty,
+                       [&](handlers::JobContext&, const Empty&) {
+                         held_while_running =
+                             table->slot(0).background_place.load();
+                         return queue::Outcome::Complete("{}");
+                       });
+  source_.Enqueue("scrub");     // 1: the oldest
+  source_.Enqueue("complete");  // 2
+  int waits = 0;
+  source_.on_wait = [&] {
+    if (++waits == 1) {
+      EXPECT_EQ(source_.ready.size(), 1u);  // the scrub, left alone
+      table->ReleaseBackgroundPlace(1);     // the other scrub ended
+    } else if (source_.ready.empty()) {
+      stop_ = true;
+    }
+  };
+  RunWorker();
+  EXPECT_THAT(source_.log,
+              ElementsAre("connect", "reclaim", "claim", "finish 2 next",
+                          "claim", "wait 0.25", "reclaim", "claim",
+                          "finish 1 next", "claim", "wait 0.25"));
+  EXPECT_TRUE(held_while_running);
+  EXPECT_EQ(table->BackgroundPlacesInUse(), 0);
+  EXPECT_TRUE(source_.excluded.empty());
+}
+
 // The jobs of this host's dead workers go back to the queue before the
 // next claim, each once.
 TEST_F(WorkerTest, OrphansOfDeadWorkersAreHandedBackBeforeTheClaim) {

@@ -8,6 +8,7 @@
 #include <ev.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <deque>
@@ -88,6 +89,7 @@ class FakeJobSource : public JobSource {
   void RefuseNext(Op op, int times) { failures_[op] = {times, false, true}; }
 
   std::deque<queue::Job> ready;
+  std::vector<std::string> excluded;  // as the loop last set it
   std::vector<queue::Reclaimed> expired;  // what the next reclaim returns
   std::vector<std::string> log;
   // FenceTransactions calls: the job id, or 0 when the fence was lifted.
@@ -121,6 +123,9 @@ class FakeJobSource : public JobSource {
     std::abort();
   }
 
+  void ExcludeKinds(const std::vector<std::string>& kinds) override {
+    excluded = kinds;
+  }
   Result<std::optional<queue::Job>> Claim() override {
     AWC_RETURN_IF_ERROR(Call(Op::kClaim, "claim"));
     return TakeReady();
@@ -224,10 +229,15 @@ class FakeJobSource : public JobSource {
     return s;
   }
 
+  // The first ready job of a kind not excluded.
   std::optional<queue::Job> TakeReady() {
-    if (ready.empty()) return std::nullopt;
-    queue::Job job = ready.front();
-    ready.pop_front();
+    auto it = std::find_if(ready.begin(), ready.end(), [&](const auto& j) {
+      return std::find(excluded.begin(), excluded.end(), j.kind) ==
+             excluded.end();
+    });
+    if (it == ready.end()) return std::nullopt;
+    queue::Job job = *it;
+    ready.erase(it);
     job.attempts += 1;
     job.lease_token = next_token_++;
     job.run_at = clock_->NowMonotonic();
@@ -384,7 +394,10 @@ class WorkerTest : public ::testing::Test {
         .env = &clock_,
         .stop_requested =
             [this] { return stop_ || source_.log.size() > kMaxCalls; },
-        .orphans = orphans_};
+        .orphans = orphans_,
+        .places = places_,
+        .slot = 0,
+        .background_kinds = background_kinds_};
     Worker worker(deps);
     worker.Run();
     EXPECT_EQ(worker.state(), WorkerState::kStopping);
@@ -402,6 +415,10 @@ class WorkerTest : public ::testing::Test {
   WorkerOptions options_;
   bool stop_ = false;
   obs::WorkerStatusTable* orphans_ = nullptr;  // none unless a test sets it
+  // The host's background places (none unless a test sets them); the
+  // worker under test is slot 0.
+  obs::WorkerStatusTable* places_ = nullptr;
+  std::vector<std::string> background_kinds_;
 };
 
 }  // namespace awc::worker

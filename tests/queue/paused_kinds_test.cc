@@ -121,8 +121,8 @@ class PausedKindsClaimTest : public ::testing::Test {
   // The id a claim from the start (a full pass) takes, or "" when it takes
   // none.
   std::string Claim() {
-    auto r = conn_->Exec(queue::sql::kClaim,
-                         {"w-1", "300", std::nullopt, kFromTheStartId});
+    auto r = conn_->Exec(queue::sql::kClaim, {"w-1", "300", std::nullopt,
+                                              kFromTheStartId, excluded_});
     EXPECT_TRUE(r.ok()) << r.status().message();
     return r.ok() && r->rows() == 1 ? r->GetString(0, 0) : "";
   }
@@ -134,6 +134,7 @@ class PausedKindsClaimTest : public ::testing::Test {
   }
 
   static constexpr const char* kFromTheStartId = "-9223372036854775808";
+  std::string excluded_ = "{}";  // the claim's kinds left alone ($5)
   TestDatabase db_;
   std::unique_ptr<db::PgConn> conn_;
 };
@@ -158,6 +159,26 @@ TEST_F(PausedKindsClaimTest, TheOldestReadyJobOfTheOtherKindsInRunAtOrder) {
   EXPECT_EQ(Claim(), p1);
 }
 
+// Kinds a claim leaves alone (a worker with no background place) are left
+// like paused ones, by that claim only; paused kinds stay paused too.
+TEST_F(PausedKindsClaimTest, KindsLeftAloneAreSkippedByThatClaimOnly) {
+  std::string scrub = Insert("snapshot_scrub", "3 hours");
+  std::string p1 = Insert("p", "2 hours");
+  std::string v1 = Insert("snapshot_validate", "1 hour");
+  std::string v2 = Insert("snapshot_validate", "30 minutes");
+  excluded_ = "{snapshot_scrub,gc_sweep}";
+  EXPECT_EQ(Claim(), p1);
+  ASSERT_TRUE(queue::PauseKind(*conn_, "snapshot_validate", "", "").ok());
+  EXPECT_EQ(Claim(), "");
+  Result<queue::KindChange> resumed =
+      queue::ResumeKind(*conn_, "snapshot_validate");
+  ASSERT_TRUE(resumed.ok() && resumed->changed);
+  EXPECT_EQ(Claim(), v1);
+  excluded_ = "{}";
+  EXPECT_EQ(Claim(), scrub);
+  EXPECT_EQ(Claim(), v2);
+}
+
 // The claim's cost does not grow with a paused kind's backlog ahead of the
 // other work: what it reads is counted in buffers, not timed. Walking
 // jobs_claim_idx past 100000 paused jobs reads over 1500 pages.
@@ -172,13 +193,13 @@ TEST_F(PausedKindsClaimTest, APausedBacklogAheadIsNotWalked) {
   ASSERT_TRUE(conn_->Exec("SET plan_cache_mode = force_generic_plan").ok());
   ASSERT_TRUE(conn_
                   ->Exec(std::string("PREPARE c(text, float8, bigint, "
-                                     "bigint) AS ") +
+                                     "bigint, text[]) AS ") +
                          queue::sql::kClaim)
                   .ok());
   ASSERT_TRUE(conn_->Exec("BEGIN").ok());
   auto r = conn_->Exec(
       "EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) EXECUTE c('w-1', 300, NULL, "
-      "-9223372036854775808)");
+      "-9223372036854775808, '{}')");
   ASSERT_TRUE(r.ok()) << r.status().message();
   std::string plan = r->GetString(0, 0);
   ASSERT_TRUE(conn_->Exec("ROLLBACK").ok());

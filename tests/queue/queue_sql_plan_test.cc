@@ -56,7 +56,7 @@ TEST_F(QueuePlanTest, RecordingFindsTheJobByPrimaryKey) {
 }
 
 TEST_F(QueuePlanTest, ClaimAndReclaimUseTheirPartialIndexes) {
-  std::string claim = Plan(queue::sql::kClaim, "'w-1', 300, NULL, 0");
+  std::string claim = Plan(queue::sql::kClaim, "'w-1', 300, NULL, 0, '{}'");
   EXPECT_TRUE(PlanUsesIndex(claim, "jobs_claim_idx")) << claim;
   // While a kind is paused, the oldest job of each other kind
   // (docs/queue.md, "Pausing a kind").
@@ -79,9 +79,9 @@ TEST_F(QueuePlanTest, ClaimAndReclaimUseTheirPartialIndexes) {
 // the plan, not a call of an SQL function, which would be parsed and
 // planned again in every claim (migration 0020).
 TEST_F(QueuePlanTest, TheClaimInlinesItsCursorColumn) {
-  Plan(queue::sql::kClaim, "'w-1', 300, NULL, 0");
+  Plan(queue::sql::kClaim, "'w-1', 300, NULL, 0, '{}'");
   auto r = conn_->Exec(
-      "EXPLAIN (VERBOSE, FORMAT JSON) EXECUTE s('w-1', 300, NULL, 0)");
+      "EXPLAIN (VERBOSE, FORMAT JSON) EXECUTE s('w-1', 300, NULL, 0, '{}')");
   ASSERT_TRUE(r.ok()) << r.status().message();
   std::string plan = r->GetString(0, 0);
   EXPECT_EQ(plan.find("jobs_ready_micros"), std::string::npos) << plan;
@@ -130,9 +130,9 @@ TEST_F(QueuePlanTest, UnderAPinnedHorizonACursorClaimSkipsTheDeadEntries) {
   // Pages, not entries: a dead entry's heap tuple often shares its page
   // with the previous one's.
   int64_t from_cursor = BuffersOf(*conn_, queue::sql::kClaim,
-                                  "'w-1', 300, " + micros + ", 19900");
+                                  "'w-1', 300, " + micros + ", 19900, '{}'");
   int64_t from_start =
-      BuffersOf(*conn_, queue::sql::kClaim, "'w-1', 300, NULL, 0");
+      BuffersOf(*conn_, queue::sql::kClaim, "'w-1', 300, NULL, 0, '{}'");
   EXPECT_LT(from_cursor, 40);
   // The pin works: from the start, the claim visits every dead entry.
   EXPECT_GT(from_start, 8 * from_cursor) << from_cursor;
@@ -204,7 +204,7 @@ TEST_F(QueuePlanTest, EachStepOfAJobEntersOnlyTheIndexesOfItsState) {
             "jobs_claim_idx jobs_pending_kind_idx jobs_pending_kind_run_idx "
             "jobs_pending_ready_idx jobs_pkey");
   auto claimed =
-      conn_->Exec(queue::sql::kClaim, {"w-1", "300", std::nullopt, "0"});
+      conn_->Exec(queue::sql::kClaim, {"w-1", "300", std::nullopt, "0", "{}"});
   ASSERT_TRUE(claimed.ok()) << claimed.status().message();
   ASSERT_EQ(claimed->GetString(0, 0), id);
   EXPECT_EQ(indexes_of(id), "jobs_lease_idx jobs_pkey");

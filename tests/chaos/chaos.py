@@ -162,6 +162,16 @@ class Run:
         self.fleets = [self.file_fleet, self.mem_fleet, self.next_fleet]
         for f in self.fleets:
             f.start()
+        # A producer enqueues the next release's kind once that release
+        # runs somewhere: before its first worker's heartbeat says so, the
+        # older workers rightly dead-letter the kind as unknown.
+        deadline = time.monotonic() + 60
+        while not self.pg.psql(
+                MEM_DB, "SELECT 1 FROM awc.workers WHERE 'test_next_kind' = "
+                "ANY (kinds) AND state <> 'stopped'"):
+            if time.monotonic() > deadline:
+                raise RuntimeError("the next release's fleet did not start")
+            time.sleep(0.1)
 
     def awcctl_run(self, db, *args):
         r = subprocess.run([self.awcctl, *args], capture_output=True,

@@ -74,8 +74,21 @@ int RunShow(Invocation& inv) {
       .Add("last error", "last_error", text_or_none(r.last_error))
       .Add("payload", "payload", Cell::Text(d.payload))
       .Add("result", "result", text_or_none(d.result));
+  // Every attempt that ended in an error, oldest first.
+  Table errors({{"ATTEMPT", "attempt"},
+                {"AT", "at"},
+                {"WORKER", "worker"},
+                {"THEN", "state"},
+                {"DEAD_REASON", "dead_reason"},
+                {"ERROR", "error"}});
+  for (const queue::AttemptError& e : d.errors) {
+    errors.Add({Cell::Int(e.attempt), Cell::Text(e.at),
+                text_or_none(e.worker), Cell::Text(e.state),
+                text_or_none(e.dead_reason), Cell::Text(e.error)});
+  }
   if (inv.json()) {
     JsonPtr doc = rec.Json();
+    json_object_set_new(doc.get(), "errors", errors.Json().release());
     // payload and result as JSON values, not as their text.
     for (const char* key : {"payload", "result"}) {
       const std::string& text =
@@ -87,6 +100,7 @@ int RunShow(Invocation& inv) {
     inv.Print(doc);
   } else {
     inv.Print(rec.Text());
+    if (errors.size() > 0) inv.Print("\nerrors:\n" + errors.Text());
   }
   return kExitOk;
 }

@@ -88,6 +88,20 @@ std::string RenderJob(const JobView& v, const PageContext& ctx) {
                          ? None()
                          : "<pre>" + Escape(r.last_error) + "</pre>"},
   });
+  // Every attempt that ended in an error, not only the last.
+  Table errors;
+  errors.headers = {"attempt", "at", "worker", "then", "error"};
+  errors.numeric = {0};
+  errors.wrap = {4};
+  errors.empty = "no attempt ended in an error";
+  for (const queue::AttemptError& e : v.job.errors) {
+    std::string then = Badge(e.state);
+    if (!e.dead_reason.empty()) then += " " + Escape(e.dead_reason);
+    errors.Add({std::to_string(e.attempt), When(e.at, now),
+                e.worker.empty() ? None() : "<code>" + Escape(e.worker) + "</code>",
+                then, Escape(e.error)});
+  }
+  body += "<h2>Errors</h2>\n" + errors.Html();
   body += "<h2>Payload</h2>\n" + JsonBlock(v.job.payload) + "\n";
   body += "<h2>Result</h2>\n" + JsonBlock(v.job.result) + "\n";
   body += "<p>" + Link("/jobs", "\xE2\x86\x90 all jobs") + "</p>\n";

@@ -35,6 +35,7 @@ TEST(CompatibilityTest, TheEmbeddedMigrationsAsDocumented) {
   EXPECT_EQ(from[15], 15);
   EXPECT_EQ(from[20], 15);
   EXPECT_EQ(from[21], 15);
+  EXPECT_EQ(from[22], 15);
 }
 
 TEST(CompatibilityTest, ABuildRunsOnNewerMigrationsCompatibleWithWhatItKnows) {

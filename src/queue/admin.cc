@@ -1,7 +1,7 @@
 #include "queue/admin.h"
 
 #include "common/numbers.h"
-#include "queue/queue_sql.h"
+#include "queue/admin_sql.h"
 
 namespace awc::queue {
 
@@ -80,6 +80,13 @@ Result<std::optional<JobDetail>> ShowJob(db::PgConn& conn, int64_t id) {
   d.lease_token = r.GetInt(0, 13);
   d.locked_until = r.GetString(0, 14);
   d.created_at = r.GetString(0, 15);
+  AWC_ASSIGN_OR_RETURN(db::PgResult e,
+                       conn.Exec(sql::kJobErrors, {std::to_string(id)}));
+  for (int i = 0; i < e.rows(); ++i) {
+    d.errors.push_back({static_cast<int>(e.GetInt(i, 0)), e.GetString(i, 1),
+                        e.GetString(i, 2), e.GetString(i, 3),
+                        e.GetString(i, 4), e.GetString(i, 5)});
+  }
   return std::optional<JobDetail>(std::move(d));
 }
 

@@ -1,7 +1,7 @@
 // Operator-side statements on awc.jobs (awcctl): enqueue, list, show,
 // cancel and retry. A producer's contract is plain SQL (docs/data-model.md,
 // "Data model and producer contract"); Enqueue runs the same INSERT and
-// CancelJobs the same state change. The SQL is in queue_sql.h; dead letters
+// CancelJobs the same state change. The SQL is in admin_sql.h; dead letters
 // are in dead_letters.h, counts in queue_stats.h.
 #ifndef AWC_QUEUE_ADMIN_H_
 #define AWC_QUEUE_ADMIN_H_
@@ -36,13 +36,23 @@ struct JobRow {
   std::string last_error;   // "" when none
 };
 
-// The listing columns of queue_sql.h (AWC_QUEUE_JOB_ROW), from column 0 of
+// The listing columns of admin_sql.h (AWC_QUEUE_JOB_ROW), from column 0 of
 // row `row`.
 JobRow JobRowAt(const db::PgResult& r, int row);
 
 // Newest first, optionally filtered by state and kind ("" for any).
 Result<std::vector<JobRow>> ListJobs(db::PgConn& conn, const std::string& state,
                                      const std::string& kind, int limit);
+
+// One attempt that ended in an error (awc.job_errors).
+struct AttemptError {
+  int attempt = 0;
+  std::string at;  // ISO 8601 UTC
+  std::string worker;       // "" when unknown
+  std::string state;        // what became of the job: PENDING or FAILED
+  std::string dead_reason;  // "" unless FAILED
+  std::string error;
+};
 
 // Everything about one job.
 struct JobDetail {
@@ -52,6 +62,9 @@ struct JobDetail {
   int64_t lease_token = 0;   // 0 when none
   std::string locked_until;  // "" when none
   std::string created_at;
+  // Its error history, oldest first: at most the last 20 attempts that
+  // ended in an error (docs/queue.md, "Error history").
+  std::vector<AttemptError> errors;
 };
 
 // nullopt when there is no job `id`.

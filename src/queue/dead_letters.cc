@@ -3,7 +3,7 @@
 #include <cstdlib>
 
 #include "common/numbers.h"
-#include "queue/queue_sql.h"
+#include "queue/admin_sql.h"
 
 namespace awc::queue {
 namespace {

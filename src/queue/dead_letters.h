@@ -1,5 +1,5 @@
 // Dead letters (FAILED jobs) for awcctl dlq: list, count, retry, purge, all
-// by one selection. The SQL is in queue_sql.h (AWC_QUEUE_DLQ_MATCH).
+// by one selection. The SQL is in admin_sql.h (AWC_QUEUE_DLQ_MATCH).
 #ifndef AWC_QUEUE_DEAD_LETTERS_H_
 #define AWC_QUEUE_DEAD_LETTERS_H_
 

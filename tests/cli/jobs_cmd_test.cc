@@ -167,6 +167,41 @@ TEST_F(AwcctlJobsTest, ListShowCancelRetry) {
   EXPECT_EQ(Run({"jobs", "retry", std::to_string(pending)}).code, 1);
 }
 
+// show lists every attempt that ended in an error, not only the last.
+TEST_F(AwcctlJobsTest, ShowListsTheErrorOfEachAttempt) {
+  int64_t id = db_.Int(
+      "INSERT INTO awc.jobs (kind, state, attempts, locked_by) VALUES "
+      "('k', 'RUNNING', 1, 'w-9') RETURNING id");
+  std::string sid = std::to_string(id);
+  db_.Exec("UPDATE awc.jobs SET state = 'PENDING', last_error = 'first "
+           "try' WHERE id = $1",
+           {sid});
+  db_.Exec("UPDATE awc.jobs SET state = 'RUNNING', attempts = 2 WHERE id = $1",
+           {sid});
+  db_.Exec("UPDATE awc.jobs SET state = 'FAILED', last_error = 'second "
+           "try', dead_reason = 'handler_failed' WHERE id = $1",
+           {sid});
+  CommandResult text = Run({"jobs", "show", sid});
+  ASSERT_EQ(text.code, 0) << text.err;
+  size_t errors = text.out.find("\nerrors:\nATTEMPT");
+  ASSERT_NE(errors, std::string::npos) << text.out;
+  size_t first = text.out.find("first try", errors);
+  EXPECT_NE(first, std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("second try", first), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("w-9", errors), std::string::npos) << text.out;
+  JsonPtr shown = Show(id);
+  const json_t* list = json_object_get(shown.get(), "errors");
+  ASSERT_EQ(json_array_size(list), 2u);
+  EXPECT_EQ(Int(json_array_get(list, 0), "attempt"), 1);
+  EXPECT_EQ(Str(json_array_get(list, 0), "error"), "first try");
+  EXPECT_EQ(Str(json_array_get(list, 0), "state"), "PENDING");
+  EXPECT_EQ(Str(json_array_get(list, 1), "dead_reason"), "handler_failed");
+  // A job with none shows none.
+  CommandResult clean =
+      Run({"jobs", "show", std::to_string(DeadLetter("k", "handler_failed"))});
+  EXPECT_EQ(clean.out.find("errors:"), std::string::npos) << clean.out;
+}
+
 TEST_F(AwcctlJobsTest, DeadLetterRetryByReasonWithADryRunFirst) {
   int64_t a = DeadLetter("gc_sweep", "subject_missing");
   int64_t b = DeadLetter("snapshot_scrub", "subject_missing");

@@ -23,6 +23,8 @@
 #                   1M snapshots / 1M jobs (a cluster with fsync on)
 #   make bench-console  the console's page latency at 1M jobs and 100k
 #                   snapshots (a cluster with fsync on)
+#   make bench-fairness  validations beside a wave of budget-paced scrubs,
+#                   with and without background places (fsync on)
 #   make fuzz       the libFuzzer targets of fuzz/, FUZZ_SECONDS each
 #   make chaos      the chaos suite (tests/chaos/) for CHAOS_SECONDS, with
 #                   CHAOS_SEED to replay a run (make check runs a short one)
@@ -71,7 +73,8 @@ endef
 .PHONY: all deps deps-build deps-unit deps-test deps-bench deps-demo deps-deb deps-fuzz \
   deps-npm deps-bench-npm deps-promtool build build-tests build-asan check \
   check-plain unit \
-  demo install deb bench bench-storage bench-horizon bench-scheduler bench-console fuzz \
+  demo install deb bench bench-storage bench-horizon bench-scheduler bench-console \
+  bench-fairness fuzz \
   fuzz-build lint-man clean chaos
 
 all: build
@@ -327,6 +330,15 @@ bench-horizon: deps-bench
 	BENCH_GRAPHILE="$${BENCH_GRAPHILE:-$(GRAPHILE_PREFIX)/node_modules/.bin/graphile-worker}" \
 	  $(PG_VENV) -o fsync=on $(BENCH_HORIZON_PG_OPTS) \
 	  bench/run.sh $(BENCH_BUILD) horizon
+
+# What a user waits for under maintenance load: validations beside a wave of
+# budget-paced scrubs, with and without background places, on a cluster of
+# its own at PostgreSQL's default durability (bench/README.md, "Fairness").
+bench-fairness: deps-bench
+	cmake -S . -B $(BENCH_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  -DAWC_BUILD_BENCH=ON -DAWC_BUILD_TESTS=OFF $(CMAKE_ARGS)
+	cmake --build $(BENCH_BUILD) -j $(JOBS) --target awc-worker awcctl
+	$(PG_VENV) -o fsync=on bench/run.sh $(BENCH_BUILD) fairness
 
 # The scheduler's planners at PostgreSQL's default durability: its own
 # cluster, with fsync on (pg_virtualenv's default is off).

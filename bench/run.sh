@@ -8,6 +8,7 @@
 #
 # SUITE is `queue` (queue_bench.py), `storage` (storage_bench.py),
 # `scheduler` (scheduler_bench.py), `console` (console_bench.py) or
+# `fairness` (fairness_bench.py, validations beside a wave of scrubs),
 # `horizon` (queue_horizon.py, the queue under a pinned MVCC horizon; its
 # cluster also wants `-o shared_preload_libraries=pg_stat_statements`:
 # without it the suite runs and reports its statement tables missing); the
@@ -47,11 +48,15 @@
 # BENCH_HORIZON_RECOVERY_SECS (60), BENCH_HORIZON_SYSTEMS ("awc
 # graphile"), BENCH_HORIZON_DAEMON (another awc-worker-bench to run
 # instead), BENCH_GRAPHILE as for the queue, BENCH_HORIZON_RESULTS
-# (default bench/results/horizon-<date>.txt). See bench/README.md.
+# (default bench/results/horizon-<date>.txt); for fairness,
+# BENCH_FAIR_SNAPSHOTS (100), BENCH_FAIR_FILES (32), BENCH_FAIR_IMPORTS (50),
+# BENCH_FAIR_GAP_MS (400), BENCH_FAIR_BUDGET_MB (40),
+# BENCH_FAIR_CONCURRENCY ("2 4"), BENCH_FAIR_RESULTS (default
+# bench/results/fairness-<date>.txt). See bench/README.md.
 set -euo pipefail
 
 if [ $# -lt 1 ]; then
-  echo "usage: pg_virtualenv -t -o fsync=on $0 BUILD_DIR [queue] [storage] [scheduler] [console] [horizon]" >&2
+  echo "usage: pg_virtualenv -t -o fsync=on $0 BUILD_DIR [queue] [storage] [scheduler] [console] [horizon] [fairness]" >&2
   exit 2
 fi
 build=$(cd "$1" && pwd)
@@ -75,7 +80,7 @@ for suite in "${suites[@]}"; do
     storage) programs=(awc-bench-storage awc-bench-scale) ;;
     scheduler) programs=(awc-bench-scheduler) ;;
     horizon) programs=(awc-worker-bench) ;;
-    console)
+    console | fairness)
       if [ ! -x "$build/awcctl" ]; then
         echo "$0: $build/awcctl is missing" >&2
         exit 2
@@ -83,7 +88,7 @@ for suite in "${suites[@]}"; do
       programs=()
       ;;
     *)
-      echo "$0: unknown suite \"$suite\" (queue, storage, scheduler, console, horizon)" >&2
+      echo "$0: unknown suite \"$suite\" (queue, storage, scheduler, console, horizon, fairness)" >&2
       exit 2
       ;;
   esac
@@ -102,5 +107,6 @@ for suite in "${suites[@]}"; do
     scheduler) python3 "$here/scheduler_bench.py" --build-dir "$build" ;;
     console) python3 "$here/console_bench.py" --build-dir "$build" ;;
     horizon) python3 "$here/queue_horizon.py" --build-dir "$build" ;;
+    fairness) python3 "$here/fairness_bench.py" --build-dir "$build" ;;
   esac
 done

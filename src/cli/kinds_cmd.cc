@@ -1,5 +1,6 @@
 // awcctl kinds list|pause|resume: job kinds, and pausing one to contain a
 // poison job (awcctl(1), "kinds"; docs/queue.md, "Pausing a kind").
+#include <algorithm>
 #include <cstdlib>
 #include <string>
 #include <vector>
@@ -31,6 +32,14 @@ JsonPtr PauseJson(const std::optional<queue::PausedKind>& p) {
   return o;
 }
 
+// Whether the host's background places limit `kind` (docs/queue.md,
+// "Background work").
+bool IsBackground(const std::string& kind) {
+  static const std::vector<std::string> background = handlers::BackgroundKinds();
+  return std::find(background.begin(), background.end(), kind) !=
+         background.end();
+}
+
 int RunList(Invocation& inv) {
   Result<db::PgConn*> conn = inv.Connect({});
   if (!conn.ok()) return inv.Fail(conn.status());
@@ -45,6 +54,8 @@ int RunList(Invocation& inv) {
       JsonPtr o(json_object());
       json_object_set_new(o.get(), "kind", JsonText(k.kind).release());
       json_object_set_new(o.get(), "builtin", json_boolean(k.builtin));
+      json_object_set_new(o.get(), "background",
+                          json_boolean(IsBackground(k.kind)));
       json_object_set_new(o.get(), "paused", json_boolean(k.pause.has_value()));
       json_object_set_new(o.get(), "pause", PauseJson(k.pause).release());
       json_object_set_new(o.get(), "pending", json_integer(k.pending));
@@ -57,6 +68,7 @@ int RunList(Invocation& inv) {
   }
   Table t({{"KIND", "kind"},
            {"BUILTIN", "builtin"},
+           {"BACKGROUND", "background"},
            {"PAUSED", "paused"},
            {"PAUSED_AT", "paused_at"},
            {"PAUSED_BY", "paused_by"},
@@ -65,7 +77,8 @@ int RunList(Invocation& inv) {
            {"RUNNING", "running"}});
   for (const queue::KindStatus& k : *rows) {
     const bool paused = k.pause.has_value();
-    t.Add({Cell::Text(k.kind), Cell::Bool(k.builtin), Cell::Bool(paused),
+    t.Add({Cell::Text(k.kind), Cell::Bool(k.builtin),
+           Cell::Bool(IsBackground(k.kind)), Cell::Bool(paused),
            paused ? Cell::Text(k.pause->paused_at) : Cell::None(),
            paused ? TextOrNone(k.pause->paused_by) : Cell::None(),
            paused ? TextOrNone(k.pause->reason) : Cell::None(),

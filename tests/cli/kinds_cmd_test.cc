@@ -112,6 +112,11 @@ TEST_F(AwcctlKindsTest, PauseListAndResume) {
       EXPECT_TRUE(json_is_null(json_object_get(k, "pause")));
       EXPECT_TRUE(json_is_true(json_object_get(k, "builtin")));
     }
+    // What the host's background places limit.
+    EXPECT_EQ(json_is_true(json_object_get(k, "background")),
+              name == "gc_sweep" || name == "snapshot_scrub" ||
+                  name == "store_reconcile")
+        << name;
   }
   // The built-in kinds, the paused ones and those with jobs, by kind.
   EXPECT_EQ(seen,
@@ -121,6 +126,7 @@ TEST_F(AwcctlKindsTest, PauseListAndResume) {
   ASSERT_EQ(text.code, 0) << text.err;
   EXPECT_TRUE(text.out.starts_with("KIND")) << text.out;
   EXPECT_NE(text.out.find("PAUSED_BY"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("BACKGROUND"), std::string::npos) << text.out;
 
   // health says which kinds are paused, and is ready all the same.
   CommandResult health = Run({"health"});

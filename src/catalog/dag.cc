@@ -366,17 +366,16 @@ Status ForEachRecordedObject(
     db::PgConn& conn, const std::string& tenant, const std::string& root,
     int64_t fresh_secs, const std::string& fresh_since,
     const std::function<Status(const RecordedObject&)>& fn) {
-  return conn.ExecEachRow(sql::kDagClosure,
-                          {tenant, root, std::to_string(fresh_secs),
-                           ClockParam(fresh_since)},
-                          [&](const db::PgResult& r) -> Status {
-                            RecordedObject o;
-                            o.digest = r.GetString(0, 0);
-                            if (!r.IsNull(0, 1))
-                              o.size = static_cast<uint64_t>(r.GetInt(0, 1));
-                            o.fresh = r.GetBool(0, 2);
-                            return fn(o);
-                          });
+  return conn.ExecEachRow(
+      sql::kDagClosure,
+      {tenant, root, std::to_string(fresh_secs), ClockParam(fresh_since)},
+      [&](const db::PgResult& r) -> Status {
+        RecordedObject o;
+        o.digest = r.GetString(0, 0);
+        if (!r.IsNull(0, 1)) o.size = static_cast<uint64_t>(r.GetInt(0, 1));
+        o.fresh = r.GetBool(0, 2);
+        return fn(o);
+      });
 }
 
 Result<std::string> DatabaseClock(db::PgConn& conn) {

@@ -123,8 +123,7 @@ Result<ValidatedCommit> CommitValidated(db::PgConn& conn, const Snapshot& snap,
       return Status::Transient(
           "a subtree the walk trusted is no longer referenced");
     }
-    AWC_RETURN_IF_ERROR(
-        RecordWalk(conn, snap, report, mark, &unregistered));
+    AWC_RETURN_IF_ERROR(RecordWalk(conn, snap, report, mark, &unregistered));
     out.objects = static_cast<int64_t>(report.objects.size());
     out.bytes = static_cast<int64_t>(report.bytes);
     if (report.trusted > 0) {
@@ -231,8 +230,7 @@ Result<bool> CommitScrubClean(db::PgConn& conn, const Snapshot& snap,
                            conn.ExecCached(sql::kHoldRefs, {Id(snap.id)}));
       recorded = held.rows() > 0;
       if (recorded) {
-        AWC_RETURN_IF_ERROR(
-            RecordWalk(conn, snap, *walked, mark, nullptr));
+        AWC_RETURN_IF_ERROR(RecordWalk(conn, snap, *walked, mark, nullptr));
         AWC_RETURN_IF_ERROR(
             conn.ExecCached(sql::kDropLegacyClosure, {Id(snap.id)}).status());
       }

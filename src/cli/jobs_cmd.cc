@@ -82,9 +82,9 @@ int RunShow(Invocation& inv) {
                 {"DEAD_REASON", "dead_reason"},
                 {"ERROR", "error"}});
   for (const queue::AttemptError& e : d.errors) {
-    errors.Add({Cell::Int(e.attempt), Cell::Text(e.at),
-                text_or_none(e.worker), Cell::Text(e.state),
-                text_or_none(e.dead_reason), Cell::Text(e.error)});
+    errors.Add({Cell::Int(e.attempt), Cell::Text(e.at), text_or_none(e.worker),
+                Cell::Text(e.state), text_or_none(e.dead_reason),
+                Cell::Text(e.error)});
   }
   if (inv.json()) {
     JsonPtr doc = rec.Json();

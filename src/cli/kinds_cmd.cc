@@ -35,7 +35,8 @@ JsonPtr PauseJson(const std::optional<queue::PausedKind>& p) {
 // Whether the host's background places limit `kind` (docs/queue.md,
 // "Background work").
 bool IsBackground(const std::string& kind) {
-  static const std::vector<std::string> background = handlers::BackgroundKinds();
+  static const std::vector<std::string> background =
+      handlers::BackgroundKinds();
   return std::find(background.begin(), background.end(), kind) !=
          background.end();
 }

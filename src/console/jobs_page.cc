@@ -97,9 +97,10 @@ std::string RenderJob(const JobView& v, const PageContext& ctx) {
   for (const queue::AttemptError& e : v.job.errors) {
     std::string then = Badge(e.state);
     if (!e.dead_reason.empty()) then += " " + Escape(e.dead_reason);
-    errors.Add({std::to_string(e.attempt), When(e.at, now),
-                e.worker.empty() ? None() : "<code>" + Escape(e.worker) + "</code>",
-                then, Escape(e.error)});
+    errors.Add(
+        {std::to_string(e.attempt), When(e.at, now),
+         e.worker.empty() ? None() : "<code>" + Escape(e.worker) + "</code>",
+         then, Escape(e.error)});
   }
   body += "<h2>Errors</h2>\n" + errors.Html();
   body += "<h2>Payload</h2>\n" + JsonBlock(v.job.payload) + "\n";

@@ -102,11 +102,9 @@ class Sweep {
     AWC_ASSIGN_OR_RETURN(bool go, ResumeOrPlan());
     if (!go) return Status::OK();
     AWC_RETURN_IF_ERROR(DeleteCandidates());
-    if (report_.verdict == SweepReport::Verdict::kAborted ||
-        report_.verdict == SweepReport::Verdict::kRefused) {
-      return Status::OK();
-    }
-    return Complete();
+    // Not aborted by the canary nor stopped by a validation: complete.
+    bool going = report_.verdict == SweepReport::Verdict::kCompleted;
+    return going ? Complete() : Status::OK();
   }
 
   // Fills the epoch to work on; false when the verdict is already final
@@ -231,14 +229,10 @@ class Sweep {
   }
 
   // A validation holds the marking (RunBatch): what earlier attempts marked
-  // after `after` is deleted all the same, in batches, nothing more is
-  // marked, and the epoch ends REFUSED, keeping the rest. A validation that
-  // meets a marked object waits for GC, so GC must not leave one marked
-  // while it waits for that validation, whichever batch the object is in;
-  // nor may the epoch stay open, for a validation's commit refuses what an
-  // epoch at or after its GC watermark deleted, and the watermark does not
-  // pass an open epoch (docs/gc.md, "The plan"). The next sweep plans
-  // afresh.
+  // after `after` is deleted all the same (a validation that meets it waits
+  // for GC), nothing more is marked, and the epoch ends REFUSED: left open,
+  // it would hold back a validation whose commit refuses what an epoch
+  // since its GC watermark deleted (docs/gc.md, "The plan").
   Status StopHeld(int64_t after) {
     std::string epoch = S(report_.epoch_id);
     for (;;) {
@@ -258,11 +252,16 @@ class Sweep {
     }
     report_.verdict = SweepReport::Verdict::kRefused;
     report_.reason = held_by_;
+    return EndEarly("REFUSED");
+  }
+
+  // Ends the epoch as `state` (ABORTED, REFUSED) for report_'s reason,
+  // keeping the rest; proves the lock is ours and audits, as Complete().
+  Status EndEarly(const char* state) {
     return db::InTransaction(conn_, [&]() -> Status {
       AWC_RETURN_IF_ERROR(RenewLock());
-      AWC_RETURN_IF_ERROR(
-          conn_.Exec(sql::kEndEpochEarly, {epoch, report_.reason, "REFUSED"})
-              .status());
+      db::Params end = {S(report_.epoch_id), report_.reason, state};
+      AWC_RETURN_IF_ERROR(conn_.Exec(sql::kEndEpochEarly, end).status());
       AWC_RETURN_IF_ERROR(LoadCounts());
       return Audit();
     });
@@ -391,13 +390,7 @@ class Sweep {
         .Int("epoch", report_.epoch_id)
         .Str("digest", digest)
         .Emit();
-    AWC_RETURN_IF_ERROR(db::InTransaction(conn_, [&]() -> Status {
-      AWC_RETURN_IF_ERROR(
-          conn_.Exec(sql::kEndEpochEarly, {epoch, report_.reason, "ABORTED"})
-              .status());
-      AWC_RETURN_IF_ERROR(LoadCounts());
-      return Audit();
-    }));
+    AWC_RETURN_IF_ERROR(EndEarly("ABORTED"));
     return false;
   }
 

@@ -307,8 +307,8 @@ queue::Outcome ScrubSnapshot(JobContext& ctx, const ScrubPayload& p) {
       }
     }
   } else {
-    Status s = ScrubRecordedDag(ctx, snap, reverify_after_secs, requested_at,
-                                &tally);
+    Status s =
+        ScrubRecordedDag(ctx, snap, reverify_after_secs, requested_at, &tally);
     if (!s.ok()) return RetryOn(s);
   }
   std::vector<int64_t> also_degraded;

@@ -84,15 +84,15 @@ Result<std::optional<JobDetail>> ShowJob(db::PgConn& conn, int64_t id) {
                        conn.Exec(sql::kJobErrors, {std::to_string(id)}));
   for (int i = 0; i < e.rows(); ++i) {
     d.errors.push_back({static_cast<int>(e.GetInt(i, 0)), e.GetString(i, 1),
-                        e.GetString(i, 2), e.GetString(i, 3),
-                        e.GetString(i, 4), e.GetString(i, 5)});
+                        e.GetString(i, 2), e.GetString(i, 3), e.GetString(i, 4),
+                        e.GetString(i, 5)});
   }
   return std::optional<JobDetail>(std::move(d));
 }
 
 Result<std::string> JobCreatedAt(db::PgConn& conn, int64_t id) {
-  AWC_ASSIGN_OR_RETURN(db::PgResult r,
-                       conn.ExecCached(sql::kJobCreatedAt, {std::to_string(id)}));
+  AWC_ASSIGN_OR_RETURN(db::PgResult r, conn.ExecCached(sql::kJobCreatedAt,
+                                                       {std::to_string(id)}));
   return r.rows() == 0 ? std::string() : r.GetString(0, 0);
 }
 

@@ -47,7 +47,7 @@ Result<std::vector<JobRow>> ListJobs(db::PgConn& conn, const std::string& state,
 // One attempt that ended in an error (awc.job_errors).
 struct AttemptError {
   int attempt = 0;
-  std::string at;  // ISO 8601 UTC
+  std::string at;           // ISO 8601 UTC
   std::string worker;       // "" when unknown
   std::string state;        // what became of the job: PENDING or FAILED
   std::string dead_reason;  // "" unless FAILED

@@ -73,11 +73,11 @@ inline constexpr const char* kQueueTransaction =
 // a one-time test of awc.paused_kinds and $5:
 //  - nothing paused or left alone (the usual case): the walk of
 //    jobs_claim_idx, as ever;
-//  - some kind paused or left alone: the kinds with PENDING jobs, one probe each of
-//    jobs_pending_kind_idx, and of each kind not paused its oldest ready
-//    job, one probe each of jobs_pending_kind_run_idx (locked, skipping
-//    locked ones); the oldest of these is claimed, the others' locks end
-//    with the transaction. Walking jobs_claim_idx past a paused kind's
+//  - some kind paused or left alone: the kinds with PENDING jobs, one
+//    probe each of jobs_pending_kind_idx, and of each kind neither paused
+//    nor left alone its oldest ready job, one probe each of
+//    jobs_pending_kind_run_idx (locked, skipping locked ones); the oldest
+//    of these is claimed, the others' locks end with the transaction. Walking jobs_claim_idx past a paused kind's
 //    backlog instead costs a row per job of it (docs/queue.md, "Pausing a
 //    kind", for the figures). The kind range "kind >= k AND kind <= k"
 //    rather than "kind = k" keeps kind in the ORDER BY, which only

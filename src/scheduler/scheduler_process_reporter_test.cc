@@ -28,7 +28,6 @@ class SchedulerReporterTest : public ::testing::Test {
                   {"gc_sweep", "snapshot_scrub", "snapshot_validate"},
                   /*set_title=*/false) {}
 
-
   // The events written since the last call.
   std::vector<JsonPtr> Events() { return log_.Events(); }
   static std::string Str(const JsonPtr& e, const char* key) {

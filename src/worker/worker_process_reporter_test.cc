@@ -100,8 +100,9 @@ TEST_F(ProcessReporterTest, ARecordedJobGivesOneEventAndItsMetrics) {
   EXPECT_EQ(events[0].msg, "job completed");
   EXPECT_EQ(Str(events[0].obj.get(), "outcome"), "completed");
   EXPECT_EQ(Str(events[0].obj.get(), "state"), "COMPLETED");
-  EXPECT_EQ(json_number_value(json_object_get(events[0].obj.get(), "duration_s")),
-            1.25);
+  EXPECT_EQ(
+      json_number_value(json_object_get(events[0].obj.get(), "duration_s")),
+      1.25);
   EXPECT_EQ(json_object_get(events[0].obj.get(), "discarded"), nullptr);
   EXPECT_EQ(JobCount(metrics_, "snapshot_validate", "completed"), 1);
   EXPECT_EQ(JobLag(metrics_, "snapshot_validate"), 4.5);
@@ -262,8 +263,9 @@ TEST_F(ProcessReporterTest, DatabaseTroubleCountsErrorsAndFollowsTheSession) {
   const std::vector<Line>& reconnect = Events();
   ASSERT_EQ(reconnect.size(), 2u);
   EXPECT_EQ(reconnect[0].msg, "database unavailable");
-  EXPECT_EQ(json_number_value(json_object_get(reconnect[0].obj.get(), "retry_in_s")),
-            0.5);
+  EXPECT_EQ(
+      json_number_value(json_object_get(reconnect[0].obj.get(), "retry_in_s")),
+      0.5);
   EXPECT_EQ(reconnect[1].msg, "database reconnected");
 }
 

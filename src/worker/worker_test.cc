@@ -45,12 +45,11 @@ TEST_F(WorkerTest, WithoutABackgroundPlaceBackgroundKindsAreLeftAlone) {
   places_ = &*table;
   background_kinds_ = {"scrub"};
   bool held_while_running = false;
-  registry_.Add<Empty>("scrub", DecodeEmpty,
-                       [&](handlers::JobContext&, const Empty&) {
-                         held_while_running =
-                             table->slot(0).background_place.load();
-                         return queue::Outcome::Complete("{}");
-                       });
+  registry_.Add<Empty>(
+      "scrub", DecodeEmpty, [&](handlers::JobContext&, const Empty&) {
+        held_while_running = table->slot(0).background_place.load();
+        return queue::Outcome::Complete("{}");
+      });
   source_.Enqueue("scrub");     // 1: the oldest
   source_.Enqueue("complete");  // 2
   int waits = 0;

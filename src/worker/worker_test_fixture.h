@@ -89,7 +89,7 @@ class FakeJobSource : public JobSource {
   void RefuseNext(Op op, int times) { failures_[op] = {times, false, true}; }
 
   std::deque<queue::Job> ready;
-  std::vector<std::string> excluded;  // as the loop last set it
+  std::vector<std::string> excluded;      // as the loop last set it
   std::vector<queue::Reclaimed> expired;  // what the next reclaim returns
   std::vector<std::string> log;
   // FenceTransactions calls: the job id, or 0 when the fence was lifted.

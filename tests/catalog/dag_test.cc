@@ -261,9 +261,10 @@ TEST_F(DagTest, DamageTravelsUpAndNamesTheReadySnapshotsItReaches) {
   // read it bad meanwhile), it stays.
   Result<std::string> before_damage = catalog::DatabaseClock(*conn_);
   ASSERT_TRUE(before_damage.ok());
-  db_.Exec("UPDATE awc.objects SET damaged_at = clock_timestamp() WHERE "
-           "digest = $1",
-           {dir});
+  db_.Exec(
+      "UPDATE awc.objects SET damaged_at = clock_timestamp() WHERE "
+      "digest = $1",
+      {dir});
   Result<std::string> walk_began = catalog::DatabaseClock(*conn_);
   ASSERT_TRUE(walk_began.ok());
   ASSERT_TRUE(
@@ -344,8 +345,7 @@ TEST_F(DagTest, ARecordedClosureStreamsWithItsFreshness) {
   EXPECT_EQ(fresh(3600, *requested),
             in_order({{root, false}, {x, true}, {y, true}}));
   // A damaged object is never fresh, however recent its verification.
-  db_.Exec("UPDATE awc.objects SET damaged_at = now() WHERE digest = $1",
-           {y});
+  db_.Exec("UPDATE awc.objects SET damaged_at = now() WHERE digest = $1", {y});
   EXPECT_EQ(fresh(3600, *requested),
             in_order({{root, false}, {x, true}, {y, false}}));
   // A stamp is never moved back by a page that began reading earlier.

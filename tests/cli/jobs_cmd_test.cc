@@ -173,14 +173,16 @@ TEST_F(AwcctlJobsTest, ShowListsTheErrorOfEachAttempt) {
       "INSERT INTO awc.jobs (kind, state, attempts, locked_by) VALUES "
       "('k', 'RUNNING', 1, 'w-9') RETURNING id");
   std::string sid = std::to_string(id);
-  db_.Exec("UPDATE awc.jobs SET state = 'PENDING', last_error = 'first "
-           "try' WHERE id = $1",
-           {sid});
+  db_.Exec(
+      "UPDATE awc.jobs SET state = 'PENDING', last_error = 'first "
+      "try' WHERE id = $1",
+      {sid});
   db_.Exec("UPDATE awc.jobs SET state = 'RUNNING', attempts = 2 WHERE id = $1",
            {sid});
-  db_.Exec("UPDATE awc.jobs SET state = 'FAILED', last_error = 'second "
-           "try', dead_reason = 'handler_failed' WHERE id = $1",
-           {sid});
+  db_.Exec(
+      "UPDATE awc.jobs SET state = 'FAILED', last_error = 'second "
+      "try', dead_reason = 'handler_failed' WHERE id = $1",
+      {sid});
   CommandResult text = Run({"jobs", "show", sid});
   ASSERT_EQ(text.code, 0) << text.err;
   size_t errors = text.out.find("\nerrors:\nATTEMPT");

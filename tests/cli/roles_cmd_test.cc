@@ -94,10 +94,10 @@ LastMigrationUndo UndoOfLastMigration(int version, const std::string& owner) {
               "= 'awc.workers'::regclass AND attname = 'kinds' AND NOT "
               "attisdropped)"};
     case 22:  // the error history
-      return {{"DROP TRIGGER jobs_error_history ON awc.jobs",
-               "DROP FUNCTION awc.record_job_error()",
-               "DROP TABLE awc.job_errors"},
-              "SELECT to_regclass('awc.job_errors') IS NULL"};
+      return {
+          {"DROP TRIGGER jobs_error_history ON awc.jobs",
+           "DROP FUNCTION awc.record_job_error()", "DROP TABLE awc.job_errors"},
+          "SELECT to_regclass('awc.job_errors') IS NULL"};
     case 12:  // worker_crashed among the dead reasons
       return {{"ALTER TABLE awc.jobs DROP CONSTRAINT jobs_dead_reason_check",
                "ALTER TABLE awc.jobs ADD CONSTRAINT jobs_dead_reason_check "

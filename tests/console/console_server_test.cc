@@ -143,9 +143,9 @@ TEST_F(ConsoleTest, EveryPageAndFilterAfterARealFleet) {
   // One job: payload, result, attempts, lease holder, error, dead reason.
   HttpReply job = console.Get("/jobs/" + std::to_string(run.failed));
   ASSERT_EQ(job.status, 200);
-  for (const char* text : {"TEST-ERROR-TEXT permanent", ">handler_failed</a>",
-                           "1 of 5", "last lease holder", "<code>t-",
-                           "<h2>Errors</h2>"}) {
+  for (const char* text :
+       {"TEST-ERROR-TEXT permanent", ">handler_failed</a>", "1 of 5",
+        "last lease holder", "<code>t-", "<h2>Errors</h2>"}) {
     EXPECT_NE(job.body.find(text), std::string::npos) << text;
   }
   HttpReply gc_job = console.Get("/jobs/" + std::to_string(run.gc));

@@ -27,10 +27,10 @@ class DaemonBackgroundTest : public ::testing::Test {
     // 128 objects of 256 KiB: at 1 MB/s a scrub reads for half a minute.
     std::vector<CasFixture::Entry> entries;
     for (int i = 0; i < 128; ++i) {
-      entries.push_back(cas_->E(
-          "f" + std::to_string(1000 + i),
-          cas_->Blob(std::string(256 * 1024, 'a' + i % 26) +
-                     std::to_string(i))));
+      entries.push_back(
+          cas_->E("f" + std::to_string(1000 + i),
+                  cas_->Blob(std::string(256 * 1024, 'a' + i % 26) +
+                             std::to_string(i))));
     }
     big_ = cas_->Snapshot(cas_->Manifest(entries));
   }

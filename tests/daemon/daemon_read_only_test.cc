@@ -212,8 +212,7 @@ TEST(DaemonReadOnlyTest, AMultiHostUrlFindsTheServerThatTakesWrites) {
   ASSERT_TRUE(standby.ok());
   // The standby first, the primary second, and no target_session_attrs:
   // libpq alone would stop at the first server that accepts.
-  std::string url =
-      MultiHostUrl(db.name(), {standby.port(), ClusterPort()});
+  std::string url = MultiHostUrl(db.name(), {standby.port(), ClusterPort()});
   int port = FreePort();
   DaemonProcess daemon(Fleet(db, url, port));
   int64_t job = db.Enqueue("test_complete", "{}");

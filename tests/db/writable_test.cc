@@ -65,8 +65,7 @@ TEST_F(WritableTest, AMultiHostUrlLooksForAServerThatTakesWrites) {
   // Both hosts are the test cluster, whose sessions of this database are
   // read-only: libpq, asked for read-write, refuses both.
   db_.SetReadOnlyForNewSessions(true);
-  std::string hosts =
-      MultiHostUrl(db_.name(), {ClusterPort(), ClusterPort()});
+  std::string hosts = MultiHostUrl(db_.name(), {ClusterPort(), ClusterPort()});
   Result<std::unique_ptr<db::PgConn>> refused =
       db::PgConn::Connect(hosts, "awc-test");
   EXPECT_FALSE(refused.ok());

@@ -213,9 +213,10 @@ TEST_F(SharedGcTest, AValidationAndTheEpochItHoldsDoNotWaitForEachOther) {
   std::string root = cas_.Manifest({Dir("again", m)});
   cas_.Age(m, 0);
   int64_t reuser = cas_.Snapshot(root);
-  db_.Exec("UPDATE awc.snapshots SET created_at = now() - make_interval("
-           "secs => $2) WHERE id = $1",
-           {std::to_string(reuser), std::to_string(kOld)});
+  db_.Exec(
+      "UPDATE awc.snapshots SET created_at = now() - make_interval("
+      "secs => $2) WHERE id = $1",
+      {std::to_string(reuser), std::to_string(kOld)});
 
   queue::Outcome waiting = Validate(reuser);
   EXPECT_EQ(waiting.kind, queue::Outcome::Kind::kRetry) << waiting.result;

@@ -76,8 +76,7 @@ class GcTest : public ::testing::Test {
     auto stopped = Sweep();
     ASSERT_TRUE(stopped.ok()) << stopped.status().message();
     EXPECT_EQ(gc::VerdictName(stopped->verdict), std::string("refused"));
-    EXPECT_NE(stopped->reason.find(std::to_string(snapshot)),
-              std::string::npos)
+    EXPECT_NE(stopped->reason.find(std::to_string(snapshot)), std::string::npos)
         << stopped->reason;
     EXPECT_EQ(db_.Scalar("SELECT state FROM awc.gc_epochs ORDER BY id DESC "
                          "LIMIT 1"),
@@ -535,8 +534,7 @@ TEST_F(GcTest, AnEpochStoppedBeforeItsCanaryCheckStillChecksIt) {
   auto stopped = Sweep();
   ASSERT_TRUE(stopped.ok()) << stopped.status().message();
   EXPECT_EQ(gc::VerdictName(stopped->verdict), std::string("aborted"));
-  EXPECT_NE(stopped->reason.find(marked), std::string::npos)
-      << stopped->reason;
+  EXPECT_NE(stopped->reason.find(marked), std::string::npos) << stopped->reason;
   EXPECT_EQ(db_.Scalar("SELECT state || ' ' || deleted_count || ' ' || "
                        "kept_count FROM awc.gc_epochs"),
             "ABORTED 2 2");

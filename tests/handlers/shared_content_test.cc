@@ -252,10 +252,11 @@ TEST_F(SharedContentTest, PlainScrubsRequestedTogetherReadASharedObjectOnce) {
   // Verified by the validations, but before the scrubs were requested.
   auto request = [&](int64_t snapshot) {
     queue::Job job;
-    job.id = db_.Int("INSERT INTO awc.jobs (kind, payload) VALUES "
-                     "('snapshot_scrub', jsonb_build_object('snapshot_id', "
-                     "$1::bigint)) RETURNING id",
-                     {std::to_string(snapshot)});
+    job.id = db_.Int(
+        "INSERT INTO awc.jobs (kind, payload) VALUES "
+        "('snapshot_scrub', jsonb_build_object('snapshot_id', "
+        "$1::bigint)) RETURNING id",
+        {std::to_string(snapshot)});
     job.attempts = 1;
     job.max_attempts = 5;
     return job;

@@ -71,17 +71,20 @@ TEST_F(JobErrorsTest, ALeaseTakenBackAndAnOlderBuildsSqlAreKeptToo) {
       "INSERT INTO awc.jobs (kind, max_attempts) VALUES ('k', 5) RETURNING id");
   Result<std::optional<queue::Job>> job = queue_->Claim();
   ASSERT_TRUE(job.ok() && job->has_value());
-  db_.Exec("UPDATE awc.jobs SET locked_until = now() - interval '1 second' "
-           "WHERE id = $1",
-           {std::to_string(id)});
+  db_.Exec(
+      "UPDATE awc.jobs SET locked_until = now() - interval '1 second' "
+      "WHERE id = $1",
+      {std::to_string(id)});
   ASSERT_TRUE(queue_->Reclaim(10, 0).ok());
   // An older build records a failure with its own statement.
-  db_.Exec("UPDATE awc.jobs SET state = 'RUNNING', attempts = attempts + 1, "
-           "locked_by = 'old-1' WHERE id = $1",
-           {std::to_string(id)});
-  db_.Exec("UPDATE awc.jobs SET state = 'FAILED', last_error = 'old build', "
-           "dead_reason = 'handler_failed' WHERE id = $1",
-           {std::to_string(id)});
+  db_.Exec(
+      "UPDATE awc.jobs SET state = 'RUNNING', attempts = attempts + 1, "
+      "locked_by = 'old-1' WHERE id = $1",
+      {std::to_string(id)});
+  db_.Exec(
+      "UPDATE awc.jobs SET state = 'FAILED', last_error = 'old build', "
+      "dead_reason = 'handler_failed' WHERE id = $1",
+      {std::to_string(id)});
   std::vector<queue::AttemptError> e = Errors(id);
   ASSERT_EQ(e.size(), 2u);
   EXPECT_NE(e[0].error.find("lease expired"), std::string::npos) << e[0].error;
@@ -90,9 +93,10 @@ TEST_F(JobErrorsTest, ALeaseTakenBackAndAnOlderBuildsSqlAreKeptToo) {
   EXPECT_EQ(e[1].worker, "old-1");
   EXPECT_EQ(e[1].dead_reason, "handler_failed");
   // A cancel, a retry by hand and a completion are not errors.
-  db_.Exec("UPDATE awc.jobs SET state = 'PENDING', dead_reason = NULL "
-           "WHERE id = $1",
-           {std::to_string(id)});
+  db_.Exec(
+      "UPDATE awc.jobs SET state = 'PENDING', dead_reason = NULL "
+      "WHERE id = $1",
+      {std::to_string(id)});
   Attempt(id, queue::Outcome::Complete("{}"));
   EXPECT_EQ(Errors(id).size(), 2u);
 }

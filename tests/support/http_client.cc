@@ -1,10 +1,10 @@
 // The tests' HTTP client (tests/support/harness.h): one exchange per
 // connection to a server on loopback, read until the server closes.
 #include <arpa/inet.h>
+#include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/time.h>
-#include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <algorithm>

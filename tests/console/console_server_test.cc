@@ -148,6 +148,12 @@ TEST_F(ConsoleTest, EveryPageAndFilterAfterARealFleet) {
         "last lease holder", "<code>t-", "<h2>Errors</h2>"}) {
     EXPECT_NE(job.body.find(text), std::string::npos) << text;
   }
+  // Its attempt's error in the error history too, after the last error.
+  size_t history = job.body.find("<h2>Errors</h2>");
+  EXPECT_NE(job.body.find("TEST-ERROR-TEXT permanent", history),
+            std::string::npos)
+      << job.body;
+  EXPECT_EQ(job.body.find("no attempt ended in an error"), std::string::npos);
   HttpReply gc_job = console.Get("/jobs/" + std::to_string(run.gc));
   EXPECT_NE(gc_job.body.find("&quot;tenant_id&quot;: &quot;acme&quot;"),
             std::string::npos);

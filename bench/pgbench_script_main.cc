@@ -46,8 +46,9 @@
 
 namespace {
 
-// Replaces $1..$9 with the pgbench variables `vars` (:name); the statements
-// used here have fewer than ten parameters.
+// Replaces $1..$9 with the pgbench variables `vars` (:name), or with a
+// value written out when it is quoted ('...'); the statements used here
+// have fewer than ten parameters.
 std::string Substitute(const std::string& sql,
                        const std::vector<std::string>& vars) {
   std::string out;
@@ -60,7 +61,7 @@ std::string Substitute(const std::string& sql,
                 n + 1);
         std::exit(1);
       }
-      out += ":" + vars[n];
+      out += vars[n].starts_with("'") ? vars[n] : ":" + vars[n];
       ++i;
       continue;
     }
@@ -116,9 +117,11 @@ int main(int argc, char** argv) {
          ";\n";
   // \gset ends the claim in place of its semicolon.
   out += "\\set cursor_id :id + 1\n";
+  // No kind left alone: the claim of a worker that holds a background
+  // place, or of a host with no background work waiting.
   out += "-- sql::kClaim\n" +
-         Trim(Substitute(sql::kClaim,
-                         {"wid", "lease", "jobs_ready_micros", "cursor_id"})) +
+         Trim(Substitute(sql::kClaim, {"wid", "lease", "jobs_ready_micros",
+                                       "cursor_id", "'{}'"})) +
          "\n\\gset\n";
   out += "COMMIT;\n";
   fputs(out.c_str(), stdout);

@@ -8,10 +8,11 @@
 --
 -- Written by a trigger, so that every statement that records such an
 -- outcome, of this build or of an older one that knows nothing of the
--- table, keeps the history alike. The trigger's condition is tested on each
--- update of awc.jobs without calling anything; its function runs only for a
--- RUNNING job that goes back to PENDING or to FAILED with an error and its
--- attempt spent (a deferral gives its attempt back and is not an error).
+-- table, keeps the history alike. It fires only for statements that set
+-- last_error, so a claim and a completion, which do not, cost what they
+-- did; its function runs only for a RUNNING job that goes back to PENDING
+-- or to FAILED with an error and its attempt spent (a deferral gives its
+-- attempt back and is not an error).
 CREATE TABLE awc.job_errors (
   id          bigserial PRIMARY KEY,
   job_id      bigint NOT NULL REFERENCES awc.jobs (id) ON DELETE CASCADE,
@@ -42,7 +43,7 @@ END
 $$;
 
 CREATE TRIGGER jobs_error_history
-  AFTER UPDATE ON awc.jobs
+  AFTER UPDATE OF last_error ON awc.jobs
   FOR EACH ROW
   WHEN (OLD.state = 'RUNNING' AND NEW.state IN ('PENDING', 'FAILED')
         AND NEW.attempts >= OLD.attempts AND NEW.last_error IS NOT NULL)

@@ -77,7 +77,12 @@ bool WorkerStatusTable::TakeBackgroundPlace(int n) {
     sched_yield();
   }
   bool took = BackgroundPlacesInUse() < BackgroundLimit();
-  if (took) me.background_place.store(true, std::memory_order_relaxed);
+  if (took) {
+    if (header_->place_slots.load(std::memory_order_relaxed) <= n) {
+      header_->place_slots.store(n + 1, std::memory_order_relaxed);
+    }
+    me.background_place.store(true, std::memory_order_relaxed);
+  }
   header_->admission_lock.store(0, std::memory_order_release);
   return took;
 }
@@ -91,7 +96,8 @@ void WorkerStatusTable::ReleaseBackgroundPlace(int n) {
 
 int WorkerStatusTable::BackgroundPlacesInUse() const {
   int held = 0;
-  for (int n = 0; n < slots_; ++n) {
+  int used = header_->place_slots.load(std::memory_order_relaxed);
+  for (int n = 0; n < used; ++n) {
     held += table_[n].background_place.load(std::memory_order_relaxed) ? 1 : 0;
   }
   return held;

@@ -141,6 +141,9 @@ class WorkerStatusTable {
     std::atomic<int64_t> orphans;  // slots whose orphan is set
     std::atomic<int> background_limit;
     std::atomic<int> admission_lock;  // 0: free; else the taker's slot + 1
+    // Slots below this have taken a place: the count reads only them, a
+    // few, not the table's room for every generation.
+    std::atomic<int> place_slots;
   };
   static size_t Bytes(int slots);
 

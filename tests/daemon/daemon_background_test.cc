@@ -6,6 +6,7 @@
 // would have made it wait for them.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -75,6 +76,17 @@ class DaemonBackgroundTest : public ::testing::Test {
     return db_.Enqueue("snapshot_validate",
                        "{\"snapshot_id\": " + std::to_string(snap) + "}");
   }
+  // Enqueues a small snapshot's validation and waits for it; `most`: the
+  // most scrubs seen RUNNING at once meanwhile.
+  bool SmallValidationDone(const DaemonProcess& fleet, int64_t* most) {
+    int64_t validation = SmallValidation();
+    bool done = WaitUntil([&] {
+      *most = std::max(*most, ScrubsIn("RUNNING"));
+      return db_.JobState(validation) == "COMPLETED";
+    });
+    if (!done) ADD_FAILURE() << fleet.Stderr();
+    return done;
+  }
   // Ends the test without waiting half a minute per scrub: a cancel
   // reaches a running scrub at its next checkpoint.
   void CancelScrubs() {
@@ -96,12 +108,8 @@ TEST_F(DaemonBackgroundTest, AValidationOvertakesQueuedScrubs) {
   ValidateBig(*fleet);
   std::vector<int64_t> scrubs = Scrubs(4);
   ASSERT_GT(fleet->ChildRunning(scrubs[0]), 0) << fleet->Stderr();
-  int64_t validation = SmallValidation();
   int64_t most_running = 0;
-  ASSERT_TRUE(WaitUntil([&] {
-    most_running = std::max(most_running, ScrubsIn("RUNNING"));
-    return db_.JobState(validation) == "COMPLETED";
-  })) << fleet->Stderr();
+  ASSERT_TRUE(SmallValidationDone(*fleet, &most_running));
   EXPECT_EQ(ScrubsIn("COMPLETED"), 0);  // it did not wait for them
   EXPECT_EQ(most_running, 1);
   EXPECT_EQ(ScrubsIn("RUNNING") + ScrubsIn("PENDING"), 4);
@@ -121,12 +129,8 @@ TEST_F(DaemonBackgroundTest, TheSettingIsHowManyWorkersMayScrubAtOnce) {
   Scrubs(4);
   ASSERT_TRUE(WaitUntil([&] { return ScrubsIn("RUNNING") == 2; }))
       << fleet->Stderr();
-  int64_t validation = SmallValidation();
   int64_t most_running = 0;
-  ASSERT_TRUE(WaitUntil([&] {
-    most_running = std::max(most_running, ScrubsIn("RUNNING"));
-    return db_.JobState(validation) == "COMPLETED";
-  })) << fleet->Stderr();
+  ASSERT_TRUE(SmallValidationDone(*fleet, &most_running));
   EXPECT_EQ(ScrubsIn("COMPLETED"), 0);
   EXPECT_EQ(most_running, 2);
   EXPECT_EQ(ScrubsIn("PENDING"), 2);

@@ -23,6 +23,10 @@
 // (:jobs_ready_micros, the claim's column, and :id + 1). Start with -D
 // jobs_ready_micros=0 (the Unix epoch, before every job of the benchmark).
 // A client makes no full passes: nothing becomes ready behind it here.
+// The cursor has a position per priority; every job of the benchmark has
+// one priority, and the client puts every position where the worker puts
+// that one's (the worker's more urgent ones are further on, at the claim's
+// now(), and as empty).
 //
 // Worker::MaybeReclaim runs the lease-expiry sweep before recording once a
 // poll interval (1 s by default) has passed since its last sweep. pgbench
@@ -47,8 +51,8 @@
 namespace {
 
 // Replaces $1..$9 with the pgbench variables `vars` (:name), or with a
-// value written out when it is quoted ('...'); the statements used here
-// have fewer than ten parameters.
+// value written out when it is quoted ('...') or an expression in
+// parentheses; the statements used here have fewer than ten parameters.
 std::string Substitute(const std::string& sql,
                        const std::vector<std::string>& vars) {
   std::string out;
@@ -61,7 +65,8 @@ std::string Substitute(const std::string& sql,
                 n + 1);
         std::exit(1);
       }
-      out += vars[n].starts_with("'") ? vars[n] : ":" + vars[n];
+      bool as_is = vars[n].starts_with("'") || vars[n].starts_with("(");
+      out += as_is ? vars[n] : ":" + vars[n];
       ++i;
       continue;
     }
@@ -120,8 +125,11 @@ int main(int argc, char** argv) {
   // No kind left alone: the claim of a worker that holds a background
   // place, or of a host with no background work waiting.
   out += "-- sql::kClaim\n" +
-         Trim(Substitute(sql::kClaim, {"wid", "lease", "jobs_ready_micros",
-                                       "cursor_id", "'{}'"})) +
+         Trim(Substitute(
+             sql::kClaim,
+             {"wid", "lease",
+              "(array_fill(:jobs_ready_micros::bigint, ARRAY[10]))",
+              "(array_fill(:cursor_id::bigint, ARRAY[10]))", "'{}'"})) +
          "\n\\gset\n";
   out += "COMMIT;\n";
   fputs(out.c_str(), stdout);

@@ -5,27 +5,34 @@
 #include "cli/job_check.h"
 #include "cli/verbs.h"
 #include "queue/admin.h"
+#include "queue/job.h"
 
 namespace awc::cli {
 namespace {
 
 int RunEnqueue(Invocation& inv) {
   const ParsedArgs& a = inv.args();
-  std::optional<int> max_attempts;
+  queue::EnqueueOptions options;
   if (a.Has("max-attempts")) {
     Result<int64_t> n =
         ParseCount(a.Get("max-attempts"), "--max-attempts", 1, 1000000);
     if (!n.ok()) return inv.Usage(n.status().message());
-    max_attempts = static_cast<int>(*n);
+    options.max_attempts = static_cast<int>(*n);
   }
-  double delay = 0;
   if (a.Has("delay")) {
     std::string text = a.Get("delay");
     char* end = nullptr;
-    delay = strtod(text.c_str(), &end);
+    double delay = strtod(text.c_str(), &end);
     if (text.empty() || *end != '\0' || !(delay >= 0) || delay > 1e9) {
       return inv.Usage("--delay needs a number of seconds >= 0");
     }
+    options.delay_secs = delay;
+  }
+  if (a.Has("priority")) {
+    Result<int64_t> n = ParseCount(a.Get("priority"), "--priority", 0,
+                                   queue::kPriorityCount - 1);
+    if (!n.ok()) return inv.Usage(n.status().message());
+    options.priority = static_cast<int>(*n);
   }
   const std::string& kind = a.positional[0];
   const std::string& payload = a.positional[1];
@@ -38,8 +45,7 @@ int RunEnqueue(Invocation& inv) {
   }
   Result<db::PgConn*> conn = inv.Connect({.changes = true});
   if (!conn.ok()) return inv.Fail(conn.status());
-  Result<int64_t> id =
-      queue::Enqueue(**conn, kind, payload, max_attempts, delay);
+  Result<int64_t> id = queue::Enqueue(**conn, kind, payload, options);
   if (!id.ok()) return inv.Fail(id.status());
   if (inv.json()) {
     JsonPtr doc(json_object());
@@ -55,8 +61,8 @@ int RunEnqueue(Invocation& inv) {
 
 void AddEnqueueCommands(std::vector<Command>* out) {
   Command c{"enqueue",
-            "KIND JSON [--max-attempts N] [--delay SECS] [--force] [--yes] "
-            "[--json]",
+            "KIND JSON [--max-attempts N] [--delay SECS] [--priority N] "
+            "[--force] [--yes] [--json]",
             "insert a job; prints its id",
             "KIND must be a kind this awcctl knows and JSON a payload its\n"
             "decoder accepts, as the daemon would check them; --force skips\n"
@@ -66,6 +72,9 @@ void AddEnqueueCommands(std::vector<Command>* out) {
               "attempts before it is dead-lettered "
               "(default 5)"},
              {"delay", "SECS", "ready SECS seconds from now"},
+             {"priority", "N",
+              "0 (the most urgent) to 9; default: the kind's (awcctl kinds "
+              "list)"},
              {"force", nullptr, "skip the kind and payload check"}}};
   c.min_args = c.max_args = 2;
   c.json = true;

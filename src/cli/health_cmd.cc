@@ -9,7 +9,7 @@
 #include "migrate/migrator.h"
 #include "options/module_options.h"
 #include "queue/horizon.h"
-#include "queue/paused_kinds.h"
+#include "queue/kind_settings.h"
 
 namespace awc::cli {
 namespace {

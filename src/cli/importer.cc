@@ -258,7 +258,7 @@ Result<ImportResult> ImportTree(db::PgConn& conn, store::ObjectStore& store,
       payload.Int("snapshot_id", result.snapshot_id);
       AWC_ASSIGN_OR_RETURN(result.job_id,
                            queue::Enqueue(conn, handlers::kSnapshotValidateKind,
-                                          payload.Dump(), std::nullopt, 0));
+                                          payload.Dump()));
       return Status::OK();
     });
     if (s.ok()) break;

@@ -58,6 +58,7 @@ int RunShow(Invocation& inv) {
       .Add("state", "state", Cell::Text(r.state))
       .Add("attempts", "attempts", Cell::Int(r.attempts))
       .Add("max attempts", "max_attempts", Cell::Int(r.max_attempts))
+      .Add("priority", "priority", Cell::Int(d.priority))
       .Add("run at", "run_at", Cell::Text(r.run_at))
       .Add("created at", "created_at", Cell::Text(d.created_at))
       .Add("updated at", "updated_at", Cell::Text(r.updated_at))

@@ -1,5 +1,6 @@
-// awcctl kinds list|pause|resume: job kinds, and pausing one to contain a
-// poison job (awcctl(1), "kinds"; docs/queue.md, "Pausing a kind").
+// awcctl kinds list|pause|resume|priority: job kinds, pausing one to
+// contain a poison job, and their priorities (awcctl(1), "kinds";
+// docs/queue.md, "Pausing a kind" and "Priorities").
 #include <algorithm>
 #include <cstdlib>
 #include <string>
@@ -10,8 +11,9 @@
 #include "cli/output.h"
 #include "cli/verbs.h"
 #include "common/host_name.h"
+#include "common/numbers.h"
 #include "handlers/registry.h"
-#include "queue/paused_kinds.h"
+#include "queue/kind_settings.h"
 
 namespace awc::cli {
 namespace {
@@ -57,6 +59,7 @@ int RunList(Invocation& inv) {
       json_object_set_new(o.get(), "builtin", json_boolean(k.builtin));
       json_object_set_new(o.get(), "background",
                           json_boolean(IsBackground(k.kind)));
+      json_object_set_new(o.get(), "priority", json_integer(k.priority));
       json_object_set_new(o.get(), "paused", json_boolean(k.pause.has_value()));
       json_object_set_new(o.get(), "pause", PauseJson(k.pause).release());
       json_object_set_new(o.get(), "pending", json_integer(k.pending));
@@ -70,6 +73,7 @@ int RunList(Invocation& inv) {
   Table t({{"KIND", "kind"},
            {"BUILTIN", "builtin"},
            {"BACKGROUND", "background"},
+           {"PRIORITY", "priority"},
            {"PAUSED", "paused"},
            {"PAUSED_AT", "paused_at"},
            {"PAUSED_BY", "paused_by"},
@@ -79,7 +83,8 @@ int RunList(Invocation& inv) {
   for (const queue::KindStatus& k : *rows) {
     const bool paused = k.pause.has_value();
     t.Add({Cell::Text(k.kind), Cell::Bool(k.builtin),
-           Cell::Bool(IsBackground(k.kind)), Cell::Bool(paused),
+           Cell::Bool(IsBackground(k.kind)), Cell::Int(k.priority),
+           Cell::Bool(paused),
            paused ? Cell::Text(k.pause->paused_at) : Cell::None(),
            paused ? TextOrNone(k.pause->paused_by) : Cell::None(),
            paused ? TextOrNone(k.pause->reason) : Cell::None(),
@@ -171,18 +176,59 @@ int RunResume(Invocation& inv) {
   return PrintChange(inv, kind, false, *c);
 }
 
+int RunPriority(Invocation& inv) {
+  const std::string& kind = inv.args().positional[0];
+  if (Status s = CheckKind(kind); !s.ok()) return inv.Usage(s.message());
+  const std::string& text = inv.args().positional[1];
+  Result<int64_t> priority = ParseInt64(text);
+  if (!priority.ok() || *priority < 0 || *priority >= queue::kPriorityCount) {
+    return inv.Usage("PRIORITY must be a whole number from 0 (the most "
+                     "urgent) to 9, not \"" +
+                     OneLine(text) + "\"");
+  }
+  Result<db::PgConn*> conn = inv.Connect({.changes = true});
+  if (!conn.ok()) return inv.Fail(conn.status());
+  if (!inv.args().Has("force") && !IsBuiltin(kind)) {
+    Result<bool> has_jobs = queue::KindHasJobs(**conn, kind);
+    if (!has_jobs.ok()) return inv.Fail(has_jobs.status());
+    if (!*has_jobs) {
+      return inv.Usage("unknown job kind \"" + kind +
+                       "\": not built in and no job of it in awc.jobs; "
+                       "--force sets its priority anyway");
+    }
+  }
+  Result<queue::PriorityChange> c = queue::SetKindPriority(
+      **conn, kind, static_cast<int>(*priority), PausedBy());
+  if (!c.ok()) return inv.Fail(c.status());
+  if (inv.json()) {
+    JsonPtr doc(json_object());
+    json_object_set_new(doc.get(), "kind", JsonText(kind).release());
+    json_object_set_new(doc.get(), "priority", json_integer(*priority));
+    json_object_set_new(doc.get(), "was", json_integer(c->was));
+    json_object_set_new(doc.get(), "moved", json_integer(c->moved));
+    inv.Print(doc);
+    return kExitOk;
+  }
+  inv.Print("kind " + OneLine(kind) + " priority " + std::to_string(*priority) +
+            " (was " + std::to_string(c->was) + "; " +
+            std::to_string(c->moved) + " pending job" +
+            (c->moved == 1 ? "" : "s") + " moved)\n");
+  return kExitOk;
+}
+
 }  // namespace
 
 void AddKindsCommands(std::vector<Command>* out) {
   Command list{
       "kinds list",
       "[--json]",
-      "list the job kinds, which are paused, and their live jobs",
-      "Every built-in kind, every paused kind and every kind with PENDING\n"
-      "or RUNNING jobs: whether it is paused (since when, by whom, why)\n"
-      "and its PENDING and RUNNING jobs. Kinds with finished jobs only\n"
-      "are left out (awcctl stats counts them). \"awcctl kinds\" is the\n"
-      "same.\n",
+      "list the job kinds, their priorities, pauses and live jobs",
+      "Every built-in kind, every paused kind, every kind given a\n"
+      "priority and every kind with PENDING or RUNNING jobs: whether it\n"
+      "is background work, the priority its jobs get, whether it is\n"
+      "paused (since when, by whom, why) and its PENDING and RUNNING\n"
+      "jobs. Kinds with finished jobs only are left out (awcctl stats\n"
+      "counts them). \"awcctl kinds\" is the same.\n",
       {}};
   list.json = true;
   list.bare = true;
@@ -221,6 +267,23 @@ void AddKindsCommands(std::vector<Command>* out) {
   resume.changes = true;
   resume.run = RunResume;
   out->push_back(resume);
+
+  Command priority{
+      "kinds priority",
+      "KIND PRIORITY [--force] [--yes] [--json]",
+      "set the priority a kind's jobs get",
+      "Jobs of KIND enqueued from now on without a priority of their own\n"
+      "get PRIORITY, 0 (the most urgent) to 9; claims take the most\n"
+      "urgent ready job first. KIND's PENDING jobs that have its old\n"
+      "priority move to the new one at once; those their producer gave\n"
+      "another keep it, and RUNNING jobs are not affected. KIND must be a\n"
+      "built-in kind or one with jobs in awc.jobs; --force sets another.\n",
+      {{"force", nullptr, "set a kind with no job and not built in"}}};
+  priority.min_args = priority.max_args = 2;
+  priority.json = true;
+  priority.changes = true;
+  priority.run = RunPriority;
+  out->push_back(priority);
 }
 
 }  // namespace awc::cli

@@ -7,7 +7,7 @@
 #include "cli/job_check.h"
 #include "cli/output.h"
 #include "cli/verbs.h"
-#include "queue/paused_kinds.h"
+#include "queue/kind_settings.h"
 #include "scheduler/schedule_admin.h"
 #include "scheduler/schedules.h"
 #include "scheduler/spec.h"

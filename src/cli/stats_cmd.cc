@@ -12,7 +12,7 @@
 #include "cli/verbs.h"
 #include "gc/epochs.h"
 #include "queue/job.h"
-#include "queue/paused_kinds.h"
+#include "queue/kind_settings.h"
 #include "queue/queue_stats.h"
 
 namespace awc::cli {

@@ -71,7 +71,7 @@ int RunStoreReconcile(Invocation& inv) {
   Result<db::PgConn*> conn = inv.Connect({.changes = true});
   if (!conn.ok()) return inv.Fail(conn.status());
   Result<int64_t> id = queue::Enqueue(**conn, handlers::kStoreReconcileKind,
-                                      payload.Dump(), std::nullopt, 0);
+                                      payload.Dump());
   if (!id.ok()) return inv.Fail(id.status());
   if (wait_secs < 0) {
     if (inv.json()) {

@@ -72,6 +72,7 @@ std::string RenderJob(const JobView& v, const PageContext& ctx) {
       {"state", Badge(r.state)},
       {"attempts",
        std::to_string(r.attempts) + " of " + std::to_string(r.max_attempts)},
+      {"priority", std::to_string(v.job.priority)},
       {"run at", When(r.run_at, now)},
       {"created", When(v.job.created_at, now)},
       {"updated", When(r.updated_at, now)},

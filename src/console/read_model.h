@@ -23,7 +23,7 @@
 #include "gc/epochs.h"
 #include "queue/admin.h"
 #include "queue/horizon.h"
-#include "queue/paused_kinds.h"
+#include "queue/kind_settings.h"
 #include "queue/queue_stats.h"
 #include "scheduler/schedule_admin.h"
 

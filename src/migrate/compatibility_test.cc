@@ -36,6 +36,7 @@ TEST(CompatibilityTest, TheEmbeddedMigrationsAsDocumented) {
   EXPECT_EQ(from[20], 15);
   EXPECT_EQ(from[21], 15);
   EXPECT_EQ(from[22], 15);
+  EXPECT_EQ(from[23], 15);
 }
 
 TEST(CompatibilityTest, ABuildRunsOnNewerMigrationsCompatibleWithWhatItKnows) {

@@ -47,6 +47,7 @@ enum class MetricId {
   kScheduleEnqueued,
   kQueueJobs,
   kQueueOldestPending,
+  kQueuePriorityOldestReady,
   kDatabaseHorizonXids,
   kDatabaseHorizonHeld,
   kSnapshotVerdicts,
@@ -229,6 +230,13 @@ inline constexpr MetricFamily kMetricFamilies[] = {
      .help = "Seconds the oldest ready PENDING job of each kind has waited, "
              "as last sampled; 0 when none is ready.",
      .labels = {"kind"}},
+    {.id = MetricId::kQueuePriorityOldestReady,
+     .name = "awc_queue_priority_oldest_ready_seconds",
+     .type = MetricType::kGauge,
+     .help = "Seconds the oldest ready PENDING job of each priority (0, the "
+             "most urgent, to 9) has waited, as last sampled; 0 when none "
+             "is ready.",
+     .labels = {"priority"}},
     {.id = MetricId::kDatabaseHorizonXids,
      .name = "awc_database_horizon_xids",
      .type = MetricType::kGauge,

@@ -136,6 +136,10 @@ class Metrics {
   void SetQueueOldestPending(std::string_view kind, double seconds) {
     Set(MetricId::kQueueOldestPending, {kind}, seconds);
   }
+  // `priority` is its label value, "0" to "9".
+  void SetQueuePriorityOldestReady(std::string_view priority, double seconds) {
+    Set(MetricId::kQueuePriorityOldestReady, {priority}, seconds);
+  }
   // The horizon's sample (queue/horizon.h).
   void SetDatabaseHorizon(int64_t xids, double held_secs) {
     Set(MetricId::kDatabaseHorizonXids, {}, static_cast<double>(xids));

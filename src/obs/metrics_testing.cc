@@ -71,6 +71,10 @@ double QueueOldestPending(const Metrics& m, std::string_view kind) {
   return Read(m, MetricId::kQueueOldestPending, {kind});
 }
 
+double QueuePriorityOldestReady(const Metrics& m, std::string_view priority) {
+  return Read(m, MetricId::kQueuePriorityOldestReady, {priority});
+}
+
 double GcDeletedObjects(const Metrics& m) {
   return Read(m, MetricId::kGcObjectsDeleted, {});
 }

@@ -40,6 +40,7 @@ double ScheduleRuns(const Metrics& m, std::string_view schedule,
                     std::string_view result);
 double ScheduleEnqueued(const Metrics& m, std::string_view schedule);
 double QueueOldestPending(const Metrics& m, std::string_view kind);
+double QueuePriorityOldestReady(const Metrics& m, std::string_view priority);
 double GcDeletedObjects(const Metrics& m);
 double GcDeletedBytes(const Metrics& m);
 

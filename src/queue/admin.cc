@@ -48,14 +48,16 @@ std::string IdArray(const std::vector<int64_t>& ids) {
 
 Result<int64_t> Enqueue(db::PgConn& conn, const std::string& kind,
                         const std::string& payload,
-                        std::optional<int> max_attempts, double delay_secs) {
+                        const EnqueueOptions& options) {
+  auto number_or_null = [](std::optional<int> n) {
+    return n ? db::Param(std::to_string(*n)) : db::Param();
+  };
   AWC_ASSIGN_OR_RETURN(
       db::PgResult r,
-      conn.Exec(sql::kEnqueue,
-                {kind, payload,
-                 max_attempts ? db::Param(std::to_string(*max_attempts))
-                              : db::Param(),
-                 SecondsText(delay_secs)}));
+      conn.Exec(sql::kEnqueue, {kind, payload,
+                                number_or_null(options.max_attempts),
+                                SecondsText(options.delay_secs),
+                                number_or_null(options.priority)}));
   return r.GetInt(0, 0);
 }
 
@@ -80,6 +82,7 @@ Result<std::optional<JobDetail>> ShowJob(db::PgConn& conn, int64_t id) {
   d.lease_token = r.GetInt(0, 13);
   d.locked_until = r.GetString(0, 14);
   d.created_at = r.GetString(0, 15);
+  d.priority = static_cast<int>(r.GetInt(0, 16));
   AWC_ASSIGN_OR_RETURN(db::PgResult e,
                        conn.Exec(sql::kJobErrors, {std::to_string(id)}));
   for (int i = 0; i < e.rows(); ++i) {

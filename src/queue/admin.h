@@ -16,10 +16,17 @@
 
 namespace awc::queue {
 
+// How a job is enqueued, beyond its kind and payload.
+struct EnqueueOptions {
+  std::optional<int> max_attempts;  // nullopt: the column's default (5)
+  double delay_secs = 0;            // ready this long from now
+  std::optional<int> priority;      // nullopt: its kind's (0 to 9)
+};
+
 // Inserts a job; `payload` must be JSON text. Returns its id.
 Result<int64_t> Enqueue(db::PgConn& conn, const std::string& kind,
                         const std::string& payload,
-                        std::optional<int> max_attempts, double delay_secs);
+                        const EnqueueOptions& options = {});
 
 // A job as listings show it; times are ISO 8601 UTC, "" when NULL.
 struct JobRow {
@@ -62,6 +69,7 @@ struct JobDetail {
   int64_t lease_token = 0;   // 0 when none
   std::string locked_until;  // "" when none
   std::string created_at;
+  int priority = 0;
   // Its error history, oldest first: at most the last 20 attempts that
   // ended in an error (docs/queue.md, "Error history").
   std::vector<AttemptError> errors;

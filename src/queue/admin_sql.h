@@ -15,11 +15,12 @@ namespace awc::queue::sql {
   "'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'), '')"
 
 // $1 kind, $2 payload, $3 max attempts (NULL = the column default), $4
-// delay seconds.
+// delay seconds, $5 priority (NULL = the kind's, which the table's trigger
+// gives: migrations/0023_job_priority.sql).
 inline constexpr const char* kEnqueue = R"sql(
-INSERT INTO awc.jobs (kind, payload, max_attempts, run_at)
+INSERT INTO awc.jobs (kind, payload, max_attempts, run_at, priority)
 VALUES ($1, $2::jsonb, coalesce($3::integer, 5),
-        now() + make_interval(secs => $4::float8))
+        now() + make_interval(secs => $4::float8), $5::smallint)
 RETURNING id
 )sql";
 
@@ -41,10 +42,11 @@ inline constexpr const char* kListJobs = "SELECT " AWC_QUEUE_JOB_ROW R"sql(
 )sql";
 
 // $1 id. The listing's columns, then (payload, result or '', lease token or
-// NULL, locked_until, created_at).
+// NULL, locked_until, created_at, priority).
 inline constexpr const char* kShowJob = "SELECT " AWC_QUEUE_JOB_ROW R"sql(,
        payload::text, coalesce(result::text, ''), lease_token,
-       )sql" AWC_QUEUE_TS("locked_until") ", " AWC_QUEUE_TS("created_at") R"sql(
+       )sql" AWC_QUEUE_TS("locked_until") ", " AWC_QUEUE_TS("created_at") R"sql(,
+       priority
   FROM awc.jobs WHERE id = $1
 )sql";
 

@@ -10,15 +10,16 @@
 //
 // Contract:
 //  - The cursor is a position (run_at in microseconds since the Unix
-//    epoch, id) in jobs_claim_idx's order; a claim considers only entries at
-//    or after it. A new cursor is at the start (before every job).
-//  - Claimed() moves it just past the job claimed; a claim that found
-//    nothing, Passed(), to the claim's now(): it walked every entry up to
-//    there and none was ready and free. JobReadyAt() moves it
-//    back (never forward) to before every job of that run_at: a job that
-//    became ready behind the cursor, as a notification on awc_jobs says.
-//    Rewind() goes back to the start (a notification that does not say
-//    where, a failed claim, a new session).
+//    epoch, id) for each priority, in that priority's order in
+//    jobs_priority_claim_idx; a claim considers only entries at or after
+//    it. A new cursor is at the start (before every job).
+//  - Claimed() moves the claimed job's priority just past it; a claim that
+//    found nothing, Passed(), moves every priority to the claim's now(): it
+//    walked every entry up to there and none was ready and free.
+//    JobReadyAt() moves every priority back (never forward) to before every
+//    job of that run_at: a job that became ready behind the cursor, as a
+//    notification on awc_jobs says. Rewind() goes back to the start (a
+//    notification that does not say where, a failed claim, a new session).
 //  - A claim from the start is a full pass. Begin() rewinds when the
 //    FullPassClock says a full pass is due, so that a job no notification
 //    announced (a transaction pooler delivers none) waits at most that long.
@@ -26,11 +27,14 @@
 #ifndef AWC_QUEUE_CLAIM_CURSOR_H_
 #define AWC_QUEUE_CLAIM_CURSOR_H_
 
+#include <array>
 #include <cstdint>
 #include <limits>
 #include <optional>
 #include <string>
 #include <string_view>
+
+#include "queue/job.h"
 
 namespace awc::queue {
 
@@ -56,29 +60,61 @@ class FullPassClock {
   double due_at_ = -std::numeric_limits<double>::infinity();
 };
 
-class ClaimCursor {
+// Where the walk of one priority starts: a position (run_at in
+// microseconds since the Unix epoch, id) in the order of that priority's
+// jobs in jobs_priority_claim_idx. A new one is at the start.
+class ClaimPosition {
  public:
   // run_at's microseconds for -infinity (sent as NULL).
   static constexpr int64_t kMinusInfinity = std::numeric_limits<int64_t>::min();
 
-  // Whether the next claim starts at the index's start.
   bool at_start() const {
     return micros_ == kMinusInfinity && id_ == kMinusInfinity;
   }
-  // The claim's bounds as statement parameters: run_at in microseconds
-  // (nullopt for -infinity) and id.
-  std::optional<std::string> micros_param() const;
-  std::string id_param() const { return std::to_string(id_); }
+  // run_at in microseconds (nullopt for -infinity), and id.
+  std::optional<int64_t> micros() const;
+  int64_t id() const { return id_; }
 
   // The job at (`micros`, `id`) was claimed: the next claim starts after it.
   void Claimed(int64_t micros, int64_t id);
   // A claim whose transaction began at `micros` (its now(), as a run_at)
-  // found no job: the next claim starts there, unless the cursor is
+  // found no job here: the next claim starts there, unless the position is
   // further on. Without this, a session that finds nothing (another one
   // was quicker) stays where it was, and a pass from the start, finding
   // nothing, would be followed by another, and another.
   void Passed(int64_t micros);
-  // A job whose run_at is `micros` became ready.
+  // A job whose run_at is `micros` became ready: back (never forward) to
+  // before every job of that run_at.
+  void JobReadyAt(int64_t micros);
+  void Rewind() { micros_ = id_ = kMinusInfinity; }
+
+ private:
+  int64_t micros_ = kMinusInfinity;
+  int64_t id_ = kMinusInfinity;
+};
+
+class ClaimCursor {
+ public:
+  static constexpr int kPriorities = kPriorityCount;
+  static constexpr int64_t kMinusInfinity = ClaimPosition::kMinusInfinity;
+
+  // Whether the next claim starts at the index's start.
+  bool at_start() const;
+  // The claim's bounds as statement parameters: bigint[] literals of each
+  // priority's run_at in microseconds (NULL for -infinity) and id.
+  std::string micros_param() const;
+  std::string ids_param() const;
+  const ClaimPosition& position(int priority) const;
+
+  // The job of `priority` at (`micros`, `id`) was claimed by a claim whose
+  // transaction began at `now_micros`: that priority's walk starts after
+  // it, and each more urgent one's at that now(), since the claim walked
+  // them up to there and found nothing ready and free.
+  void Claimed(int priority, int64_t micros, int64_t id, int64_t now_micros);
+  // A claim whose transaction began at `micros` found no job at all.
+  void Passed(int64_t micros);
+  // A job whose run_at is `micros` became ready; of which priority the
+  // notification does not say, so every walk goes back to before it.
   void JobReadyAt(int64_t micros);
   // A run_at in microseconds as migration 0019 writes it (kClaim's column,
   // awc_jobs' payloads); anything else ('' for -infinity, or no position at
@@ -89,7 +125,7 @@ class ClaimCursor {
   void Notified(const char* payload) {
     JobReadyAt(ParseMicros(payload == nullptr ? "" : payload));
   }
-  void Rewind() { micros_ = id_ = kMinusInfinity; }
+  void Rewind();
 
   // Before a claim at monotonic time `now`: rewinds if a full pass is due.
   // Returns whether the claim is a full pass.
@@ -102,8 +138,7 @@ class ClaimCursor {
   const FullPassClock& clock() const { return clock_; }
 
  private:
-  int64_t micros_ = kMinusInfinity;
-  int64_t id_ = kMinusInfinity;
+  std::array<ClaimPosition, kPriorities> positions_;
   FullPassClock clock_;
 };
 

@@ -100,6 +100,12 @@ const char* QueueStateName(QueueState state);
 // Its label value in the metrics (obs/metrics.h, MakeLabels).
 std::array<std::string_view, 1> MetricLabels(QueueState state);
 
+// A job's priority runs from 0, the most urgent, to kPriorityCount - 1
+// (awc.jobs.priority, migrations/0023_job_priority.sql); a kind that
+// awc.kind_settings does not name has kDefaultPriority.
+inline constexpr int kPriorityCount = 10;
+inline constexpr int kDefaultPriority = 4;
+
 // A job this worker holds a lease on.
 struct Job {
   int64_t id = 0;
@@ -111,6 +117,7 @@ struct Job {
   // When it became ready: run_at, or its insertion if run_at is earlier;
   // database clock, epoch seconds.
   double run_at = 0;
+  int priority = 0;  // 0 (most urgent) to 9; docs/queue.md, "Priorities"
 };
 
 // What a handler returns; the worker records it.

@@ -21,6 +21,7 @@ Job JobFromRow(const db::PgResult& r) {
   job.max_attempts = static_cast<int>(r.GetInt(0, 4));
   job.lease_token = r.GetInt(0, 5);
   job.run_at = r.GetDouble(0, 6);
+  job.priority = static_cast<int>(r.GetInt(0, 8));
   return job;
 }
 
@@ -106,7 +107,7 @@ Result<Finished> JobQueue::Run(const Job* job, const Outcome* outcome,
     full_pass = cursor_.Begin(started);
     statements.push_back({"claim",
                           {worker_id_, lease_secs_, cursor_.micros_param(),
-                           cursor_.id_param(), excluded_param_}});
+                           cursor_.ids_param(), excluded_param_}});
   }
   Result<std::vector<db::PgResult>> ran = conn_->ExecPipeline(statements);
   if (claim) {
@@ -131,12 +132,16 @@ Result<Finished> JobQueue::Run(const Job* job, const Outcome* outcome,
       out.recorded.taken_over = r.GetBool(0, 5);
     }
   }
-  if (claim && results[next].rows() > 0) {
-    out.next = JobFromRow(results[next]);
-    cursor_.Claimed(ClaimCursor::ParseMicros(results[next].Get(0, 7)),
-                    out.next->id);
-  } else if (claim) {
-    cursor_.Passed(ClaimCursor::ParseMicros(results[0].Get(0, 2)));
+  if (claim) {
+    int64_t now_micros = ClaimCursor::ParseMicros(results[0].Get(0, 2));
+    if (results[next].rows() > 0) {
+      out.next = JobFromRow(results[next]);
+      cursor_.Claimed(out.next->priority,
+                      ClaimCursor::ParseMicros(results[next].Get(0, 7)),
+                      out.next->id, now_micros);
+    } else {
+      cursor_.Passed(now_micros);
+    }
   }
   return out;
 }

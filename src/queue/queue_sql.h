@@ -52,37 +52,48 @@ inline constexpr const char* kQueueTransaction =
 // header's interface: not #undef'd below.
 #define AWC_QUEUE_READY_SINCE "greatest(run_at, created_at)"
 
-// The claim's cursor (queue/claim_cursor.h): the walk starts at the
-// position ($3 run_at in microseconds since the Unix epoch, NULL for
-// -infinity; $4 id) of jobs_claim_idx's order. A row comparison, so that
-// the index scan starts there rather than filtering from the index's start.
-#define AWC_QUEUE_FROM_CURSOR                             \
-  "(run_at, id) >= (coalesce(timestamptz 'epoch' + "      \
-  "$3::bigint * interval '1 microsecond', '-infinity'), " \
-  "$4::bigint)"
+// The claim's cursor (queue/claim_cursor.h) for the priority p.priority:
+// the walk starts at the position ($3[p + 1] run_at in microseconds since
+// the Unix epoch, NULL for -infinity; $4[p + 1] id, NULL for the first) of
+// the priority's jobs. A row comparison, so that the index scan starts
+// there rather than filtering from the index's start.
+#define AWC_QUEUE_FROM_CURSOR                                               \
+  "(run_at, id) >= (coalesce(timestamptz 'epoch' + "                        \
+  "($3::bigint[])[p.priority + 1] * interval '1 microsecond', "             \
+  "'-infinity'), coalesce(($4::bigint[])[p.priority + 1], "                 \
+  "-9223372036854775808))"
+// Of priority p.priority only. A range rather than "priority = p" keeps
+// priority in the ORDER BY, which only the indexes that lead with it
+// deliver: with "=", the planner may walk jobs_claim_idx (run_at, id),
+// which older builds still use, filtering on priority.
+#define AWC_QUEUE_OF_PRIORITY(alias) \
+  alias "priority >= p.priority AND " alias "priority <= p.priority"
 
-// $1 worker id, $2 lease seconds, $3 and $4 the cursor, $5 kinds this
-// claim leaves alone (text[]; '{}' for none: a worker with no background
-// place, docs/queue.md, "Background work"). The columns after the token
-// are when the job became ready (AWC_QUEUE_READY_SINCE) and its run_at in
-// microseconds ('' for -infinity), the cursor's next position.
+// $1 worker id, $2 lease seconds, $3 and $4 the cursor (bigint[], one
+// element per priority), $5 kinds this claim leaves alone (text[]; '{}'
+// for none: a worker with no background place, docs/queue.md, "Background
+// work"). The columns after the token are when the job became ready
+// (AWC_QUEUE_READY_SINCE), its run_at in microseconds ('' for -infinity),
+// the cursor's next position, and its priority.
 //
-// The oldest ready PENDING job at or after the cursor, by run_at and id,
-// of a kind that is neither paused (awc.paused_kinds; docs/queue.md,
-// "Pausing a kind") nor left alone. Of the two branches one runs, chosen by
-// a one-time test of awc.paused_kinds and $5:
-//  - nothing paused or left alone (the usual case): the walk of
-//    jobs_claim_idx, as ever;
-//  - some kind paused or left alone: the kinds with PENDING jobs, one
-//    probe each of jobs_pending_kind_idx, and of each kind neither paused
-//    nor left alone its oldest ready job, one probe each of
-//    jobs_pending_kind_run_idx (locked, skipping locked ones); the oldest
-//    of these is claimed, the others' locks end with the transaction. Walking jobs_claim_idx past a paused kind's
-//    backlog instead costs a row per job of it (docs/queue.md, "Pausing a
-//    kind", for the figures). The kind range "kind >= k AND kind <= k"
-//    rather than "kind = k" keeps kind in the ORDER BY, which only
-//    jobs_pending_kind_run_idx delivers: with "=", the planner walks
-//    jobs_claim_idx filtering on kind, the very walk this branch avoids.
+// The most urgent ready PENDING job (docs/queue.md, "Priorities"): of the
+// priorities 0 to 9 in turn, the oldest ready job at or after the
+// priority's cursor, by run_at and id, of a kind that is neither paused
+// (awc.paused_kinds; docs/queue.md, "Pausing a kind") nor left alone; the
+// walk ends at the first priority that has one. Of the two branches one
+// runs, chosen by a one-time test of awc.paused_kinds and $5:
+//  - nothing paused or left alone (the usual case): of each priority, the
+//    walk of jobs_priority_claim_idx from the cursor; a priority with no
+//    ready job costs one descent of the index;
+//  - some kind paused or left alone: of each priority, the kinds with
+//    PENDING jobs, one probe each of jobs_pending_priority_kind_idx, and
+//    of each kind neither paused nor left alone its oldest ready job, one
+//    probe each (locked, skipping locked ones); the oldest of these is
+//    claimed, the others' locks end with the transaction. Walking the
+//    priority past a paused kind's backlog instead costs a row per job of
+//    it (docs/queue.md, "Pausing a kind", for the figures). The kind range
+//    "kind >= k AND kind <= k" keeps kind in the ORDER BY for the same
+//    reason as AWC_QUEUE_OF_PRIORITY.
 // A pause committed before the statement starts is seen by it.
 inline constexpr const char* kClaim = R"sql(
 UPDATE awc.jobs j
@@ -90,45 +101,54 @@ UPDATE awc.jobs j
        locked_until = now() + make_interval(secs => $2::float8),
        lease_token = )sql" AWC_QUEUE_NEW_TOKEN R"sql(, updated_at = now()
   FROM (SELECT a.id
-          FROM (SELECT id FROM awc.jobs
-                 WHERE state = 'PENDING' AND run_at <= now()
+          FROM generate_series(0, 9) p(priority)
+         CROSS JOIN LATERAL (
+                SELECT id FROM awc.jobs
+                 WHERE )sql" AWC_QUEUE_OF_PRIORITY("") R"sql(
+                   AND state = 'PENDING' AND run_at <= now()
                    AND )sql" AWC_QUEUE_FROM_CURSOR R"sql(
-                   AND NOT EXISTS (SELECT 1 FROM awc.paused_kinds)
-                   AND cardinality($5::text[]) = 0
-                 ORDER BY run_at, id
+                 ORDER BY priority, run_at, id
                  LIMIT 1
                  FOR UPDATE SKIP LOCKED) a
+         WHERE NOT EXISTS (SELECT 1 FROM awc.paused_kinds)
+           AND cardinality($5::text[]) = 0
         UNION ALL
         SELECT b.id
-          FROM (WITH RECURSIVE k(kind) AS (
-                  (SELECT kind FROM awc.jobs WHERE state = 'PENDING'
-                    ORDER BY kind LIMIT 1)
+          FROM generate_series(0, 9) p(priority)
+         CROSS JOIN LATERAL (
+                WITH RECURSIVE k(kind) AS (
+                  (SELECT kind FROM awc.jobs
+                    WHERE state = 'PENDING' AND )sql" AWC_QUEUE_OF_PRIORITY("") R"sql(
+                    ORDER BY priority, kind LIMIT 1)
                   UNION ALL
                   SELECT (SELECT n.kind FROM awc.jobs n
-                           WHERE n.state = 'PENDING' AND n.kind > k.kind
-                           ORDER BY n.kind LIMIT 1)
+                           WHERE n.state = 'PENDING'
+                             AND )sql" AWC_QUEUE_OF_PRIORITY("n.") R"sql(
+                             AND n.kind > k.kind
+                           ORDER BY n.priority, n.kind LIMIT 1)
                     FROM k WHERE k.kind IS NOT NULL)
                 SELECT h.id FROM k
                  CROSS JOIN LATERAL (
                    SELECT id, run_at FROM awc.jobs
-                    WHERE kind >= k.kind AND kind <= k.kind
+                    WHERE )sql" AWC_QUEUE_OF_PRIORITY("") R"sql(
+                      AND kind >= k.kind AND kind <= k.kind
                       AND state = 'PENDING' AND run_at <= now()
                       AND )sql" AWC_QUEUE_FROM_CURSOR R"sql(
-                    ORDER BY kind, run_at, id
+                    ORDER BY priority, kind, run_at, id
                     LIMIT 1
                     FOR UPDATE SKIP LOCKED) h
-                 WHERE (EXISTS (SELECT 1 FROM awc.paused_kinds)
-                        OR cardinality($5::text[]) > 0)
-                   AND NOT EXISTS (SELECT 1 FROM awc.paused_kinds p
-                                    WHERE p.kind = k.kind)
+                 WHERE NOT EXISTS (SELECT 1 FROM awc.paused_kinds pk
+                                    WHERE pk.kind = k.kind)
                    AND k.kind <> ALL ($5::text[])
                  ORDER BY h.run_at, h.id
                  LIMIT 1) b
+         WHERE (EXISTS (SELECT 1 FROM awc.paused_kinds)
+                OR cardinality($5::text[]) > 0)
          LIMIT 1) c
  WHERE j.id = c.id
 RETURNING j.id, j.kind, j.payload::text, j.attempts, j.max_attempts,
           j.lease_token, extract(epoch FROM )sql" AWC_QUEUE_READY_SINCE R"sql(),
-          awc.jobs_ready_micros(j.run_at)
+          awc.jobs_ready_micros(j.run_at), j.priority
 )sql";
 
 // The fence of every statement about a claimed job: job $1 is RUNNING
@@ -335,7 +355,8 @@ SELECT kind,
 
 // The depth of the queue, sampled for the metrics: (kind, state, count,
 // seconds the oldest ready job has waited, from AWC_QUEUE_READY_SINCE, or
-// NULL) for the PENDING, RUNNING and FAILED jobs only, each state read
+// NULL; priority, PENDING rows only, which are by kind and priority) for
+// the PENDING, RUNNING and FAILED jobs only, each state read
 // through its own partial index (a RUNNING job always has its
 // locked_until, which jobs_lease_idx covers), so the sample stays cheap
 // however many finished jobs the table keeps. Ages are taken from the
@@ -346,14 +367,15 @@ inline constexpr const char* kDepthSample = R"sql(
 SELECT kind, 'PENDING', count(*),
        extract(epoch FROM clock_timestamp()
                           - min()sql" AWC_QUEUE_READY_SINCE R"sql()
-               FILTER (WHERE )sql" AWC_QUEUE_READY_SINCE R"sql( <= now()))
-  FROM awc.jobs WHERE state = 'PENDING' GROUP BY kind
+               FILTER (WHERE )sql" AWC_QUEUE_READY_SINCE R"sql( <= now())),
+       priority
+  FROM awc.jobs WHERE state = 'PENDING' GROUP BY kind, priority
 UNION ALL
-SELECT kind, 'RUNNING', count(*), NULL
+SELECT kind, 'RUNNING', count(*), NULL, NULL
   FROM awc.jobs WHERE state = 'RUNNING' AND locked_until IS NOT NULL
  GROUP BY kind
 UNION ALL
-SELECT kind, 'FAILED', count(*), NULL
+SELECT kind, 'FAILED', count(*), NULL, NULL
   FROM awc.jobs WHERE state = 'FAILED' GROUP BY kind
 )sql";
 
@@ -366,6 +388,7 @@ SELECT coalesce(dead_reason, ''), count(*)
 )sql";
 
 #undef AWC_QUEUE_FROM_CURSOR
+#undef AWC_QUEUE_OF_PRIORITY
 #undef AWC_QUEUE_HELD
 #undef AWC_QUEUE_NEW_TOKEN
 #undef AWC_QUEUE_TAKE_BACK

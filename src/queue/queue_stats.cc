@@ -30,6 +30,7 @@ Result<std::vector<Depth>> SampleDepth(db::PgConn& conn) {
     d.state = ParseJobState(r.GetString(i, 1));
     d.count = r.GetInt(i, 2);
     if (!r.IsNull(i, 3)) d.oldest_ready_secs = r.GetDouble(i, 3);
+    if (!r.IsNull(i, 4)) d.priority = static_cast<int>(r.GetInt(i, 4));
     out.push_back(std::move(d));
   }
   return out;

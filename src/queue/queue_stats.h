@@ -41,10 +41,11 @@ struct Depth {
   // PENDING only: seconds the oldest ready job has waited; nullopt when
   // none is ready.
   std::optional<double> oldest_ready_secs;
+  int priority = -1;  // PENDING only: the jobs' priority, 0 to 9
 };
 
-// PENDING, RUNNING and FAILED jobs by kind and state (kinds and states
-// without jobs have no row). Reads only those rows, through the partial
+// PENDING, RUNNING and FAILED jobs by kind and state, the PENDING ones
+// also by priority (kinds and states without jobs have no row). Reads only those rows, through the partial
 // indexes of the claim, the lease and the dead letters: cheap enough to run
 // every few seconds on a table with millions of finished jobs.
 Result<std::vector<Depth>> SampleDepth(db::PgConn& conn);

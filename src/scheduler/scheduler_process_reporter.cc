@@ -3,6 +3,7 @@
 #include <bsd/unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <iterator>
 #include <map>
 #include <utility>
@@ -137,7 +138,13 @@ void SchedulerProcessReporter::QueueSampled(
   std::map<std::string, Tally, std::less<>> tally;
   for (const std::string& kind : kinds_) tally[kind];
   Tally& unknown = tally[kUnknown];
+  std::array<double, queue::kPriorityCount> oldest_by_priority = {};
   for (const queue::Depth& d : depth) {
+    if (d.state == queue::JobState::kPending && d.priority >= 0 &&
+        d.priority < queue::kPriorityCount) {
+      double& oldest = oldest_by_priority[static_cast<size_t>(d.priority)];
+      oldest = std::max(oldest, d.oldest_ready_secs.value_or(0));
+    }
     auto it = tally.find(d.kind);
     Tally& t = it != tally.end() ? it->second : unknown;
     for (size_t s = 0; s < std::size(queue::kQueueStates); ++s) {
@@ -152,6 +159,11 @@ void SchedulerProcessReporter::QueueSampled(
       metrics_->SetQueueJobs(kind, queue::kQueueStates[s].value, t.count[s]);
     }
     metrics_->SetQueueOldestPending(kind, t.oldest);
+  }
+  // Every priority, waiting or not: the label's set is closed.
+  for (size_t p = 0; p < oldest_by_priority.size(); ++p) {
+    metrics_->SetQueuePriorityOldestReady(std::to_string(p),
+                                          oldest_by_priority[p]);
   }
 }
 

@@ -3,7 +3,8 @@
 // back by the host's read budget take at most
 // AWC_WORKER_BACKGROUND_CONCURRENCY workers, and a validation enqueued
 // behind them is done before any of them, where one queue in run_at order
-// would have made it wait for them.
+// would have made it wait for them. And where a worker has to choose, the
+// validation's priority comes before the older scrubs' ("Priorities").
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -134,6 +135,34 @@ TEST_F(DaemonBackgroundTest, TheSettingIsHowManyWorkersMayScrubAtOnce) {
   EXPECT_EQ(ScrubsIn("COMPLETED"), 0);
   EXPECT_EQ(most_running, 2);
   EXPECT_EQ(ScrubsIn("PENDING"), 2);
+  CancelScrubs();
+}
+
+// One worker, which may scrub: it is busy with a scrub when the
+// validation is enqueued, and when that scrub ends it takes the
+// validation, priority 2, before the three older scrubs, priority 7. In
+// run_at order it would have read a whole scrub (half a minute) first.
+TEST_F(DaemonBackgroundTest, AFreedWorkerTakesTheValidationBeforeOlderScrubs) {
+  auto fleet = Fleet(1, "");
+  ValidateBig(*fleet);
+  std::vector<int64_t> scrubs = Scrubs(4);
+  ASSERT_GT(fleet->ChildRunning(scrubs[0]), 0) << fleet->Stderr();
+  int64_t validation = SmallValidation();
+  db_.Exec("UPDATE awc.jobs SET state = 'CANCELLED' WHERE id = $1",
+           {std::to_string(scrubs[0])});
+  ASSERT_TRUE(
+      WaitUntil([&] { return db_.JobState(validation) == "COMPLETED"; }))
+      << fleet->Stderr();
+  EXPECT_EQ(ScrubsIn("COMPLETED"), 0);
+  // None of the three was claimed before the validation ended: a claim's
+  // lease token is the database clock in microseconds times 1024.
+  EXPECT_EQ(db_.Int("SELECT count(*) FROM awc.jobs s, awc.jobs v "
+                    "WHERE v.id = $1 AND s.kind = 'snapshot_scrub' "
+                    "AND s.id <> $2 AND s.lease_token IS NOT NULL AND "
+                    "s.lease_token / 1024 < "
+                    "extract(epoch FROM v.finished_at) * 1000000",
+                    {std::to_string(validation), std::to_string(scrubs[0])}),
+            0);
   CancelScrubs();
 }
 

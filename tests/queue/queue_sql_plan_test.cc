@@ -56,11 +56,16 @@ TEST_F(QueuePlanTest, RecordingFindsTheJobByPrimaryKey) {
 }
 
 TEST_F(QueuePlanTest, ClaimAndReclaimUseTheirPartialIndexes) {
-  std::string claim = Plan(queue::sql::kClaim, "'w-1', 300, NULL, 0, '{}'");
-  EXPECT_TRUE(PlanUsesIndex(claim, "jobs_claim_idx")) << claim;
+  std::string claim = Plan(queue::sql::kClaim, "'w-1', 300, '{}', '{}', '{}'");
+  EXPECT_TRUE(PlanUsesIndex(claim, "jobs_priority_claim_idx")) << claim;
   // While a kind is paused, the oldest job of each other kind
   // (docs/queue.md, "Pausing a kind").
-  EXPECT_TRUE(PlanUsesIndex(claim, "jobs_pending_kind_run_idx")) << claim;
+  EXPECT_TRUE(PlanUsesIndex(claim, "jobs_pending_priority_kind_idx"))
+      << claim;
+  // The indexes older builds claim from are not what this one walks.
+  EXPECT_FALSE(PlanUsesIndex(claim, "jobs_claim_idx")) << claim;
+  EXPECT_FALSE(PlanUsesIndex(claim, "jobs_pending_kind_run_idx")) << claim;
+  EXPECT_FALSE(PlanUsesIndex(claim, "jobs_pending_kind_idx")) << claim;
   // Both halves, expired leases and silent holders, are ranges of the
   // RUNNING jobs' index, not scans of the table.
   db_.Exec(
@@ -79,9 +84,9 @@ TEST_F(QueuePlanTest, ClaimAndReclaimUseTheirPartialIndexes) {
 // the plan, not a call of an SQL function, which would be parsed and
 // planned again in every claim (migration 0020).
 TEST_F(QueuePlanTest, TheClaimInlinesItsCursorColumn) {
-  Plan(queue::sql::kClaim, "'w-1', 300, NULL, 0, '{}'");
+  Plan(queue::sql::kClaim, "'w-1', 300, '{}', '{}', '{}'");
   auto r = conn_->Exec(
-      "EXPLAIN (VERBOSE, FORMAT JSON) EXECUTE s('w-1', 300, NULL, 0, '{}')");
+      "EXPLAIN (VERBOSE, FORMAT JSON) EXECUTE s('w-1', 300, '{}', '{}', '{}')");
   ASSERT_TRUE(r.ok()) << r.status().message();
   std::string plan = r->GetString(0, 0);
   EXPECT_EQ(plan.find("jobs_ready_micros"), std::string::npos) << plan;
@@ -109,7 +114,7 @@ int64_t BuffersOf(db::PgConn& conn, const std::string& sql,
 }
 
 // While a long transaction pins the horizon, every job claimed since
-// leaves a dead entry at the start of jobs_claim_idx that nothing may
+// leaves a dead entry at the start of jobs_priority_claim_idx that nothing may
 // remove (docs/queue.md, "The claim cursor"). A claim from the cursor
 // starts after them; one from the index's start visits each.
 TEST_F(QueuePlanTest, UnderAPinnedHorizonACursorClaimSkipsTheDeadEntries) {
@@ -129,11 +134,17 @@ TEST_F(QueuePlanTest, UnderAPinnedHorizonACursorClaimSkipsTheDeadEntries) {
       "SELECT awc.jobs_ready_micros(run_at) FROM awc.jobs WHERE id = 19899");
   // Pages, not entries: a dead entry's heap tuple often shares its page
   // with the previous one's.
-  int64_t from_cursor = BuffersOf(*conn_, queue::sql::kClaim,
-                                  "'w-1', 300, " + micros + ", 19900, '{}'");
+  // Every job here has one priority; the cursor's position of each is
+  // just after job 19899.
+  int64_t from_cursor = BuffersOf(
+      *conn_, queue::sql::kClaim,
+      "'w-1', 300, array_fill(" + micros +
+          "::bigint, ARRAY[10]), array_fill(19900::bigint, ARRAY[10]), '{}'");
   int64_t from_start =
-      BuffersOf(*conn_, queue::sql::kClaim, "'w-1', 300, NULL, 0, '{}'");
-  EXPECT_LT(from_cursor, 40);
+      BuffersOf(*conn_, queue::sql::kClaim, "'w-1', 300, '{}', '{}', '{}'");
+  // Each priority more urgent than the jobs' (4) costs a descent of the
+  // index, a few pages, whatever the pin left.
+  EXPECT_LT(from_cursor, 60);
   // The pin works: from the start, the claim visits every dead entry.
   EXPECT_GT(from_start, 8 * from_cursor) << from_cursor;
   // The lease sweep: no worker is silent, so the leases that would still
@@ -202,9 +213,10 @@ TEST_F(QueuePlanTest, EachStepOfAJobEntersOnlyTheIndexesOfItsState) {
       "now() - interval '1 day') RETURNING id");
   EXPECT_EQ(indexes_of(id),
             "jobs_claim_idx jobs_pending_kind_idx jobs_pending_kind_run_idx "
-            "jobs_pending_ready_idx jobs_pkey");
+            "jobs_pending_priority_kind_idx jobs_pending_ready_idx "
+            "jobs_pkey jobs_priority_claim_idx");
   auto claimed =
-      conn_->Exec(queue::sql::kClaim, {"w-1", "300", std::nullopt, "0", "{}"});
+      conn_->Exec(queue::sql::kClaim, {"w-1", "300", "{}", "{}", "{}"});
   ASSERT_TRUE(claimed.ok()) << claimed.status().message();
   ASSERT_EQ(claimed->GetString(0, 0), id);
   EXPECT_EQ(indexes_of(id), "jobs_lease_idx jobs_pkey");

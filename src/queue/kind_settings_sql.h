@@ -1,9 +1,10 @@
-// The statements on awc.paused_kinds (migrations/0013_paused_kinds.sql):
-// pausing and resuming a kind, and the kinds as awcctl kinds list, stats
-// and schedules list show them. The claim's own test of the table is part
-// of kClaim (queue_sql.h).
-#ifndef AWC_QUEUE_PAUSED_KINDS_SQL_H_
-#define AWC_QUEUE_PAUSED_KINDS_SQL_H_
+// The statements on what operators set per kind: awc.paused_kinds
+// (migrations/0013_paused_kinds.sql), pausing and resuming a kind, and
+// awc.kind_settings (migrations/0023_job_priority.sql), its priority; and
+// the kinds as awcctl kinds list, stats and schedules list show them. The
+// claim's own test of awc.paused_kinds is part of kClaim (queue_sql.h).
+#ifndef AWC_QUEUE_KIND_SETTINGS_SQL_H_
+#define AWC_QUEUE_KIND_SETTINGS_SQL_H_
 
 namespace awc::queue::sql {
 
@@ -47,10 +48,35 @@ SELECT EXISTS (SELECT 1 FROM awc.jobs WHERE state = 'PENDING' AND kind = $1)
                 WHERE state IN ('COMPLETED', 'CANCELLED') AND kind = $1)
 )sql";
 
+// $1 kind, $2 its priority, $3 by whom ('' for the database role). The
+// kind's priority before (4 when it had no row) and how many of its
+// PENDING jobs moved from that one to $2. The moved jobs' update notifies
+// awc_jobs (migration 0019), so that claim cursors go back to them.
+inline constexpr const char* kSetKindPriority = R"sql(
+WITH was AS (
+  SELECT coalesce((SELECT priority FROM awc.kind_settings WHERE kind = $1),
+                  4) AS priority),
+set AS (
+  INSERT INTO awc.kind_settings (kind, priority, updated_by)
+  VALUES ($1, $2::smallint, coalesce(nullif($3, ''), session_user))
+  ON CONFLICT (kind) DO UPDATE
+     SET priority = excluded.priority, updated_at = now(),
+         updated_by = excluded.updated_by
+  RETURNING 1),
+moved AS (
+  UPDATE awc.jobs j SET priority = $2::smallint
+    FROM was
+   WHERE j.state = 'PENDING' AND j.kind = $1 AND j.priority = was.priority
+     AND was.priority <> $2::smallint
+  RETURNING 1)
+SELECT was.priority, (SELECT count(*) FROM moved), (SELECT count(*) FROM set)
+  FROM was
+)sql";
+
 // $1 the built-in kinds (text[]). The kinds awcctl kinds list shows: built
-// in, paused, or with PENDING or RUNNING jobs; (kind, built in, paused,
-// paused_at or '', paused_by or '', reason or '', pending, running), by
-// kind. Reads the PENDING and RUNNING jobs only, through their partial
+// in, paused, given a priority, or with PENDING or RUNNING jobs; (kind,
+// built in, paused, paused_at or '', paused_by or '', reason or '',
+// pending, running, priority), by kind. Reads the PENDING and RUNNING jobs only, through their partial
 // indexes (a RUNNING job always has its locked_until).
 inline constexpr const char* kListKinds = R"sql(
 WITH live AS (
@@ -64,14 +90,17 @@ WITH live AS (
 names AS (
   SELECT unnest($1::text[]) AS kind
   UNION SELECT kind FROM awc.paused_kinds
+  UNION SELECT kind FROM awc.kind_settings
   UNION SELECT kind FROM live)
 SELECT n.kind, n.kind = ANY($1::text[]), p.kind IS NOT NULL,
        coalesce(to_char(p.paused_at AT TIME ZONE 'UTC',
                         'YYYY-MM-DD"T"HH24:MI:SS"Z"'), ''),
        coalesce(p.paused_by, ''), coalesce(p.reason, ''),
-       coalesce(l.pending, 0), coalesce(l.running, 0)
+       coalesce(l.pending, 0), coalesce(l.running, 0),
+       coalesce(s.priority, 4)
   FROM names n
   LEFT JOIN awc.paused_kinds p ON p.kind = n.kind
+  LEFT JOIN awc.kind_settings s ON s.kind = n.kind
   LEFT JOIN live l ON l.kind = n.kind
  ORDER BY n.kind
 )sql";
@@ -80,4 +109,4 @@ SELECT n.kind, n.kind = ANY($1::text[]), p.kind IS NOT NULL,
 
 }  // namespace awc::queue::sql
 
-#endif  // AWC_QUEUE_PAUSED_KINDS_SQL_H_
+#endif  // AWC_QUEUE_KIND_SETTINGS_SQL_H_

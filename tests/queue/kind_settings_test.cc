@@ -1,16 +1,20 @@
-// Pausing a kind (docs/queue.md, "Pausing a kind"), against the real
-// database and real daemons: two "hosts" on one database leave a paused
-// kind's jobs PENDING while they run every other kind, a job running when
-// the pause came finishes, and a resume drains the kind, waking idle
-// workers at once.
-#include "queue/paused_kinds.h"
+// What operators set per kind, against the real database, awcctl and
+// real daemons. Pausing a kind (docs/queue.md, "Pausing a kind"): two
+// "hosts" on one database leave a paused kind's jobs PENDING while they
+// run every other kind, a job running when the pause came finishes, and a
+// resume drains the kind, waking idle workers at once. A kind's priority
+// ("Priorities"): awcctl kinds priority sets it for new jobs and moves the
+// PENDING jobs that had the old one, and kinds list shows it.
+#include "queue/kind_settings.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <map>
 #include <string>
 #include <vector>
 
+#include "common/json.h"
 #include "queue/queue_sql.h"
 #include "tests/support/harness.h"
 
@@ -211,6 +215,65 @@ TEST_F(PausedKindsClaimTest, APausedBacklogAheadIsNotWalked) {
   ASSERT_TRUE(hits.ok()) << hits.status().message();
   EXPECT_LT(hits->GetInt(0, 0), 100) << plan;
   EXPECT_EQ(Claim(), other);
+}
+
+TEST(KindPriorityTest, ASetPriorityMovesTheJobsThatHadTheOldOne) {
+  TestDatabase db;
+  db.Migrate();
+  int64_t by_default = db.Enqueue("snapshot_scrub", R"({"snapshot_id": 1})");
+  int64_t own = db.Int(
+      "INSERT INTO awc.jobs (kind, payload, priority) VALUES "
+      "('snapshot_scrub', '{\"snapshot_id\": 2}', 8) RETURNING id");
+  auto priority_of = [&](int64_t id) {
+    return db.Int("SELECT priority FROM awc.jobs WHERE id = $1",
+                  {std::to_string(id)});
+  };
+  ASSERT_EQ(priority_of(by_default), 7);
+  CommandResult set = Kinds(db, {"priority", "snapshot_scrub", "5"});
+  ASSERT_EQ(set.code, 0) << set.err;
+  EXPECT_EQ(set.out, "kind snapshot_scrub priority 5 (was 7; 1 pending job "
+                     "moved)\n");
+  EXPECT_EQ(priority_of(by_default), 5);
+  EXPECT_EQ(priority_of(own), 8);  // its producer's, kept
+  EXPECT_EQ(priority_of(db.Enqueue("snapshot_scrub", R"({"snapshot_id": 3})")),
+            5);
+  // kinds list shows it, as text and JSON.
+  CommandResult list = Kinds(db, {"list", "--json"});
+  ASSERT_EQ(list.code, 0) << list.err;
+  Result<JsonPtr> doc = ParseJson(list.out);
+  ASSERT_TRUE(doc.ok()) << list.out;
+  std::map<std::string, int64_t> priorities;
+  json_t* kinds = json_object_get(doc->get(), "kinds");
+  for (size_t i = 0; i < json_array_size(kinds); ++i) {
+    json_t* k = json_array_get(kinds, i);
+    priorities[json_string_value(json_object_get(k, "kind"))] =
+        json_integer_value(json_object_get(k, "priority"));
+  }
+  EXPECT_EQ(priorities["snapshot_scrub"], 5);
+  EXPECT_EQ(priorities["snapshot_validate"], 2);
+  EXPECT_EQ(priorities["gc_sweep"], 7);
+  CommandResult text = Kinds(db, {"list"});
+  ASSERT_EQ(text.code, 0) << text.err;
+  EXPECT_NE(text.out.find("PRIORITY"), std::string::npos) << text.out;
+  // Out of range, or not a number: a usage error that changes nothing
+  // ("-1" reads as an option).
+  for (const char* bad : {"10", "high", "-1"}) {
+    CommandResult refused = Kinds(db, {"priority", "snapshot_scrub", bad});
+    EXPECT_EQ(refused.code, 2) << bad << ": " << refused.out;
+    if (bad[0] != '-') {
+      EXPECT_NE(refused.err.find("PRIORITY must be a whole number from 0"),
+                std::string::npos)
+          << refused.err;
+    }
+  }
+  // A kind nobody knows: refused without --force.
+  CommandResult unknown = Kinds(db, {"priority", "nobodys_kind", "1"});
+  EXPECT_EQ(unknown.code, 2) << unknown.out;
+  CommandResult forced =
+      Kinds(db, {"priority", "nobodys_kind", "1", "--force"});
+  EXPECT_EQ(forced.code, 0) << forced.err;
+  EXPECT_EQ(priority_of(db.Enqueue("nobodys_kind", "{}")), 1);
+  EXPECT_EQ(priority_of(by_default), 5);
 }
 
 }  // namespace

@@ -1,4 +1,5 @@
-// Paused job kinds (docs/queue.md, "Pausing a kind"; awcctl(1), "kinds").
+// What an operator sets per job kind (awcctl(1), "kinds"): pauses
+// (docs/queue.md, "Pausing a kind") and priorities ("Priorities").
 //
 // Contract: while a kind has a row in awc.paused_kinds, no worker of any
 // host claims its PENDING jobs (the claim statement tests the table
@@ -6,8 +7,12 @@
 // jobs of it are still enqueued, PENDING. Resuming deletes the row, which
 // notifies awc_jobs so that idle workers claim the backlog at once.
 // Pausing a paused kind and resuming a running one change nothing.
-#ifndef AWC_QUEUE_PAUSED_KINDS_H_
-#define AWC_QUEUE_PAUSED_KINDS_H_
+//
+// A kind's priority (awc.kind_settings) is what a job of it gets when its
+// producer sets none; changing it also moves the kind's PENDING jobs that
+// have the old one, not those their producer gave another.
+#ifndef AWC_QUEUE_KIND_SETTINGS_H_
+#define AWC_QUEUE_KIND_SETTINGS_H_
 
 #include <cstdint>
 #include <optional>
@@ -17,6 +22,7 @@
 
 #include "common/status.h"
 #include "db/pg.h"
+#include "queue/job.h"
 
 namespace awc::queue {
 
@@ -53,15 +59,30 @@ struct KindStatus {
   std::string kind;
   bool builtin = false;
   std::optional<PausedKind> pause;  // set while paused
+  int priority = kDefaultPriority;  // what its jobs get by default
   int64_t pending = 0;
   int64_t running = 0;
 };
 
-// The kinds that are in `builtin`, paused, or have PENDING or RUNNING
-// jobs, by kind. Reads only the PENDING and RUNNING jobs.
+// What SetKindPriority did.
+struct PriorityChange {
+  int was = kDefaultPriority;  // the kind's priority before
+  int64_t moved = 0;           // PENDING jobs moved from `was` to the new one
+};
+
+// Sets the priority of `kind` (0 to 9) for the jobs enqueued from now on
+// without one, and moves its PENDING jobs of the old one; `by` as for
+// PauseKind.
+Result<PriorityChange> SetKindPriority(db::PgConn& conn,
+                                       const std::string& kind, int priority,
+                                       const std::string& by);
+
+// The kinds that are in `builtin`, paused, given a priority, or have
+// PENDING or RUNNING jobs, by kind. Reads only the PENDING and RUNNING
+// jobs.
 Result<std::vector<KindStatus>> ListKinds(
     db::PgConn& conn, const std::vector<std::string_view>& builtin);
 
 }  // namespace awc::queue
 
-#endif  // AWC_QUEUE_PAUSED_KINDS_H_
+#endif  // AWC_QUEUE_KIND_SETTINGS_H_

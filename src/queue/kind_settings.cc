@@ -1,6 +1,6 @@
-#include "queue/paused_kinds.h"
+#include "queue/kind_settings.h"
 
-#include "queue/paused_kinds_sql.h"
+#include "queue/kind_settings_sql.h"
 
 namespace awc::queue {
 namespace {
@@ -48,6 +48,15 @@ Result<bool> KindHasJobs(db::PgConn& conn, const std::string& kind) {
   return r.GetBool(0, 0);
 }
 
+Result<PriorityChange> SetKindPriority(db::PgConn& conn,
+                                       const std::string& kind, int priority,
+                                       const std::string& by) {
+  AWC_ASSIGN_OR_RETURN(
+      db::PgResult r,
+      conn.Exec(sql::kSetKindPriority, {kind, std::to_string(priority), by}));
+  return PriorityChange{static_cast<int>(r.GetInt(0, 0)), r.GetInt(0, 1)};
+}
+
 Result<std::vector<KindStatus>> ListKinds(
     db::PgConn& conn, const std::vector<std::string_view>& builtin) {
   std::vector<std::string> names(builtin.begin(), builtin.end());
@@ -64,6 +73,7 @@ Result<std::vector<KindStatus>> ListKinds(
     }
     k.pending = r.GetInt(i, 6);
     k.running = r.GetInt(i, 7);
+    k.priority = static_cast<int>(r.GetInt(i, 8));
     out.push_back(std::move(k));
   }
   return out;

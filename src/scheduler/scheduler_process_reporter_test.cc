@@ -17,6 +17,7 @@ namespace {
 
 using obs::testing::QueueJobs;
 using obs::testing::QueueOldestPending;
+using obs::testing::QueuePriorityOldestReady;
 using obs::testing::ScheduleEnqueued;
 using obs::testing::ScheduleRuns;
 
@@ -196,6 +197,37 @@ TEST_F(SchedulerReporterTest, ADepthSampleSetsEveryKnownKindAndUnknown) {
   EXPECT_EQ(QueueOldestPending(metrics_, "gc_sweep"), 0);
   EXPECT_EQ(QueueJobs(metrics_, "unknown", QueueState::kPending), 0);
   EXPECT_TRUE(Events().empty());
+}
+
+TEST_F(SchedulerReporterTest, ADepthSampleSetsTheOldestWaitOfEveryPriority) {
+  auto pending = [](std::string kind, int priority, double oldest) {
+    queue::Depth d;
+    d.kind = std::move(kind);
+    d.state = queue::JobState::kPending;
+    d.count = 1;
+    d.oldest_ready_secs = oldest;
+    d.priority = priority;
+    return d;
+  };
+  reporter_.QueueSampled({pending("snapshot_validate", 2, 3.5),
+                          pending("snapshot_scrub", 2, 9.0),
+                          pending("snapshot_scrub", 7, 600),
+                          pending("junk", 0, 1.25)});
+  EXPECT_EQ(QueuePriorityOldestReady(metrics_, "0"), 1.25);
+  EXPECT_EQ(QueuePriorityOldestReady(metrics_, "2"), 9.0);
+  EXPECT_EQ(QueuePriorityOldestReady(metrics_, "7"), 600);
+  // Every priority is a series, 0 while nothing of it waits.
+  std::string text = metrics_.RenderPrometheus();
+  for (int p = 0; p < queue::kPriorityCount; ++p) {
+    EXPECT_NE(text.find("awc_queue_priority_oldest_ready_seconds{priority=\"" +
+                        std::to_string(p) + "\"}"),
+              std::string::npos)
+        << p << "\n"
+        << text;
+  }
+  EXPECT_EQ(QueuePriorityOldestReady(metrics_, "9"), 0);
+  reporter_.QueueSampled({});
+  EXPECT_EQ(QueuePriorityOldestReady(metrics_, "7"), 0);
 }
 
 // The scrub planner's sample: the four gauges, and a warning for a budget

@@ -1,6 +1,7 @@
-// awcctl kinds list|pause|resume|priority: job kinds, pausing one to
-// contain a poison job, and their priorities (awcctl(1), "kinds";
-// docs/queue.md, "Pausing a kind" and "Priorities").
+// awcctl kinds list|pause|resume|priority|limit: job kinds, pausing one to
+// contain a poison job, their priorities and concurrency limits
+// (awcctl(1), "kinds"; docs/queue.md, "Pausing a kind", "Priorities" and
+// "Concurrency limits").
 #include <algorithm>
 #include <cstdlib>
 #include <string>
@@ -20,6 +21,10 @@ namespace {
 
 Cell TextOrNone(const std::string& s) {
   return s.empty() ? Cell::None() : Cell::Text(s);
+}
+
+Cell IntOrNone(std::optional<int> n) {
+  return n ? Cell::Int(*n) : Cell::None();
 }
 
 // A pause as --json prints it; null when not paused.
@@ -60,6 +65,10 @@ int RunList(Invocation& inv) {
       json_object_set_new(o.get(), "background",
                           json_boolean(IsBackground(k.kind)));
       json_object_set_new(o.get(), "priority", json_integer(k.priority));
+      json_object_set_new(o.get(), "host_limit",
+                          IntOrNone(k.host_limit).Json().release());
+      json_object_set_new(o.get(), "fleet_limit",
+                          IntOrNone(k.fleet_limit).Json().release());
       json_object_set_new(o.get(), "paused", json_boolean(k.pause.has_value()));
       json_object_set_new(o.get(), "pause", PauseJson(k.pause).release());
       json_object_set_new(o.get(), "pending", json_integer(k.pending));
@@ -74,6 +83,8 @@ int RunList(Invocation& inv) {
            {"BUILTIN", "builtin"},
            {"BACKGROUND", "background"},
            {"PRIORITY", "priority"},
+           {"HOST_LIMIT", "host_limit"},
+           {"FLEET_LIMIT", "fleet_limit"},
            {"PAUSED", "paused"},
            {"PAUSED_AT", "paused_at"},
            {"PAUSED_BY", "paused_by"},
@@ -84,6 +95,7 @@ int RunList(Invocation& inv) {
     const bool paused = k.pause.has_value();
     t.Add({Cell::Text(k.kind), Cell::Bool(k.builtin),
            Cell::Bool(IsBackground(k.kind)), Cell::Int(k.priority),
+           IntOrNone(k.host_limit), IntOrNone(k.fleet_limit),
            Cell::Bool(paused),
            paused ? Cell::Text(k.pause->paused_at) : Cell::None(),
            paused ? TextOrNone(k.pause->paused_by) : Cell::None(),
@@ -216,6 +228,64 @@ int RunPriority(Invocation& inv) {
   return kExitOk;
 }
 
+// --host or --fleet: a limit of at least 1, or "none".
+Status ParseLimit(const ParsedArgs& a, const char* option, bool* set,
+                  std::optional<int>* value) {
+  if (!a.Has(option)) return Status::OK();
+  *set = true;
+  const std::string text = a.Get(option);
+  if (text == "none") return Status::OK();
+  Result<int64_t> n = ParseCount(text, std::string("--") + option, 1, 1000000);
+  if (!n.ok()) return Status::InvalidArgument(n.status().message() + " or none");
+  *value = static_cast<int>(*n);
+  return Status::OK();
+}
+
+std::string LimitText(std::optional<int> n) {
+  return n ? std::to_string(*n) : "none";
+}
+
+int RunLimit(Invocation& inv) {
+  const std::string& kind = inv.args().positional[0];
+  if (Status s = CheckKind(kind); !s.ok()) return inv.Usage(s.message());
+  queue::KindLimits change;
+  for (Status s :
+       {ParseLimit(inv.args(), "host", &change.set_host, &change.host),
+        ParseLimit(inv.args(), "fleet", &change.set_fleet, &change.fleet)}) {
+    if (!s.ok()) return inv.Usage(s.message());
+  }
+  if (!change.set_host && !change.set_fleet) {
+    return inv.Usage("give --host, --fleet or both");
+  }
+  Result<db::PgConn*> conn = inv.Connect({.changes = true});
+  if (!conn.ok()) return inv.Fail(conn.status());
+  if (!inv.args().Has("force") && !IsBuiltin(kind)) {
+    Result<bool> has_jobs = queue::KindHasJobs(**conn, kind);
+    if (!has_jobs.ok()) return inv.Fail(has_jobs.status());
+    if (!*has_jobs) {
+      return inv.Usage("unknown job kind \"" + kind +
+                       "\": not built in and no job of it in awc.jobs; "
+                       "--force sets its limits anyway");
+    }
+  }
+  Result<queue::KindLimits> now =
+      queue::SetKindLimits(**conn, kind, change, PausedBy());
+  if (!now.ok()) return inv.Fail(now.status());
+  if (inv.json()) {
+    JsonPtr doc(json_object());
+    json_object_set_new(doc.get(), "kind", JsonText(kind).release());
+    json_object_set_new(doc.get(), "host_limit",
+                        IntOrNone(now->host).Json().release());
+    json_object_set_new(doc.get(), "fleet_limit",
+                        IntOrNone(now->fleet).Json().release());
+    inv.Print(doc);
+    return kExitOk;
+  }
+  inv.Print("kind " + OneLine(kind) + " limits: " + LimitText(now->host) +
+            " per host, " + LimitText(now->fleet) + " in the fleet\n");
+  return kExitOk;
+}
+
 }  // namespace
 
 void AddKindsCommands(std::vector<Command>* out) {
@@ -284,6 +354,27 @@ void AddKindsCommands(std::vector<Command>* out) {
   priority.changes = true;
   priority.run = RunPriority;
   out->push_back(priority);
+
+  Command limit{
+      "kinds limit",
+      "KIND [--host N|none] [--fleet N|none] [--force] [--yes] [--json]",
+      "limit how many jobs of a kind run at once",
+      "At most N jobs of KIND run at once under each AWC_WORKER_ID\n"
+      "(--host: each host's own, by default) or in the whole fleet\n"
+      "(--fleet); \"none\" removes a limit, an option left out keeps it.\n"
+      "Workers keep a limit from their next claim but one, and never stop\n"
+      "a running job for it: a limit lowered below what runs is kept as\n"
+      "those jobs end. Hosts of a release before limits existed do not\n"
+      "keep them. KIND must be a built-in kind or one with jobs in\n"
+      "awc.jobs; --force sets another.\n",
+      {{"host", "N|none", "at most N per AWC_WORKER_ID"},
+       {"fleet", "N|none", "at most N in all"},
+       {"force", nullptr, "set a kind with no job and not built in"}}};
+  limit.min_args = limit.max_args = 1;
+  limit.json = true;
+  limit.changes = true;
+  limit.run = RunLimit;
+  out->push_back(limit);
 }
 
 }  // namespace awc::cli

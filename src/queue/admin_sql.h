@@ -16,7 +16,7 @@ namespace awc::queue::sql {
 
 // $1 kind, $2 payload, $3 max attempts (NULL = the column default), $4
 // delay seconds, $5 priority (NULL = the kind's, which the table's trigger
-// gives: migrations/0023_job_priority.sql).
+// gives: migrations/0023_kind_settings.sql).
 inline constexpr const char* kEnqueue = R"sql(
 INSERT INTO awc.jobs (kind, payload, max_attempts, run_at, priority)
 VALUES ($1, $2::jsonb, coalesce($3::integer, 5),

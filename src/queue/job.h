@@ -101,7 +101,7 @@ const char* QueueStateName(QueueState state);
 std::array<std::string_view, 1> MetricLabels(QueueState state);
 
 // A job's priority runs from 0, the most urgent, to kPriorityCount - 1
-// (awc.jobs.priority, migrations/0023_job_priority.sql); a kind that
+// (awc.jobs.priority, migrations/0023_kind_settings.sql); a kind that
 // awc.kind_settings does not name has kDefaultPriority.
 inline constexpr int kPriorityCount = 10;
 inline constexpr int kDefaultPriority = 4;

@@ -1,6 +1,7 @@
 #include "queue/job_queue.h"
 
 #include "common/numbers.h"
+#include "queue/kind_settings_sql.h"
 #include "queue/queue_sql.h"
 
 namespace awc::queue {
@@ -39,6 +40,9 @@ Status JobQueue::Prepare() {
   AWC_RETURN_IF_ERROR(
       conn_->Prepare("queue_transaction", sql::kQueueTransaction));
   AWC_RETURN_IF_ERROR(conn_->Prepare("claim", sql::kClaim));
+  AWC_RETURN_IF_ERROR(conn_->Prepare("limits_known", sql::kLimitsKnown));
+  AWC_RETURN_IF_ERROR(conn_->Prepare("limits_lock", sql::kLimitsLock));
+  AWC_RETURN_IF_ERROR(conn_->Prepare("limits_out", sql::kLimitsOut));
   AWC_RETURN_IF_ERROR(conn_->Prepare("complete", sql::Fenced(sql::kComplete)));
   AWC_RETURN_IF_ERROR(conn_->Prepare("retry", sql::Fenced(sql::kRetry)));
   AWC_RETURN_IF_ERROR(conn_->Prepare("fail", sql::Fenced(sql::kFail)));
@@ -93,7 +97,7 @@ void JobQueue::ExcludeKinds(const std::vector<std::string>& kinds) {
 }
 
 Result<Finished> JobQueue::Run(const Job* job, const Outcome* outcome,
-                               bool claim) {
+                               bool claim, bool retried) {
   // One pipeline, one round trip, one asynchronous commit: the outcome
   // and the next claim. The claim still commits before its handler runs.
   std::vector<db::PgConn::Prepared> statements;
@@ -101,10 +105,23 @@ Result<Finished> JobQueue::Run(const Job* job, const Outcome* outcome,
   if (job != nullptr) statements.push_back(RecordStatement(*job, *outcome));
   bool full_pass = false;
   double started = 0;
+  size_t limits_known = 0;  // the indexes of their results, when sent
+  size_t limits_out = 0;
   if (claim) {
     AWC_RETURN_IF_ERROR(TakeNotifications().status());
     started = env_->NowMonotonic();
     full_pass = cursor_.Begin(started);
+    if (full_pass) {
+      limits_known = statements.size();
+      statements.push_back({"limits_known", {}});
+    }
+    // A full pass keeps them whatever it learns: a new session's first
+    // claim, and the first after a limit was set, which rewinds.
+    if (keeps_limits_ || full_pass) {
+      statements.push_back({"limits_lock", {worker_id_, excluded_param_}});
+      limits_out = statements.size();
+      statements.push_back({"limits_out", {worker_id_}});
+    }
     statements.push_back({"claim",
                           {worker_id_, lease_secs_, cursor_.micros_param(),
                            cursor_.ids_param(), excluded_param_}});
@@ -132,7 +149,14 @@ Result<Finished> JobQueue::Run(const Job* job, const Outcome* outcome,
       out.recorded.taken_over = r.GetBool(0, 5);
     }
   }
+  bool let_in = false;  // a kind at a limit before is no longer
   if (claim) {
+    if (limits_known != 0) keeps_limits_ = results[limits_known].GetBool(0, 0);
+    std::string at_limit =
+        limits_out != 0 ? results[limits_out].GetString(0, 0) : "{}";
+    let_in = at_limit != at_limit_ && at_limit_ != "{}";
+    at_limit_ = at_limit;
+    next = results.size() - 1;  // the claim's, after the limits' statements
     int64_t now_micros = ClaimCursor::ParseMicros(results[0].Get(0, 2));
     if (results[next].rows() > 0) {
       out.next = JobFromRow(results[next]);
@@ -141,6 +165,17 @@ Result<Finished> JobQueue::Run(const Job* job, const Outcome* outcome,
                       out.next->id, now_micros);
     } else {
       cursor_.Passed(now_micros);
+    }
+  }
+  // The claim may have walked past the jobs of a kind that was at a limit,
+  // as past those of a kind left alone (ExcludeKinds): once such a kind is
+  // let in again, the walk starts over. A claim that found nothing then
+  // tries again at once rather than at the next poll.
+  if (let_in) {
+    cursor_.Rewind();
+    if (!out.next && !retried) {
+      AWC_ASSIGN_OR_RETURN(Finished again, Run(nullptr, nullptr, true, true));
+      out.next = std::move(again.next);
     }
   }
   return out;

@@ -67,6 +67,11 @@ class JobQueue {
   Result<int> TakeNotifications();
   // Where the next claim starts.
   const ClaimCursor& cursor() const { return cursor_; }
+  // Whether the claims keep concurrency limits (docs/queue.md,
+  // "Concurrency limits"): every full pass of the claim keeps them and
+  // learns whether there are any for the claims until the next. A limit
+  // set with awcctl rewinds every cursor, so the next claim is a full pass.
+  bool keeps_limits() const { return keeps_limits_; }
 
   // Records `outcome` and, when `claim_next`, claims the next ready job in
   // the same transaction (one commit and one round trip per job).
@@ -100,8 +105,10 @@ class JobQueue {
   // The fenced statement recording `outcome` (queue_sql.h).
   db::PgConn::Prepared RecordStatement(const Job& job, const Outcome& outcome);
   // Records `*outcome` of `*job` when `job` is set, claims the next job
-  // when `claim`: one pipeline, one transaction.
-  Result<Finished> Run(const Job* job, const Outcome* outcome, bool claim);
+  // when `claim`: one pipeline, one transaction. `retried`: this claim is
+  // the one made again at once after a kind was let in.
+  Result<Finished> Run(const Job* job, const Outcome* outcome, bool claim,
+                       bool retried = false);
 
   db::PgConn* conn_;
   std::string worker_id_;
@@ -111,6 +118,9 @@ class JobQueue {
   ClaimCursor cursor_;
   std::vector<std::string> excluded_;
   std::string excluded_param_ = "{}";  // excluded_ as a text[] literal
+  bool keeps_limits_ = false;
+  // The kinds at a limit as the last claim found them (a text[] literal).
+  std::string at_limit_ = "{}";
   // The lease sweep: when it looks back to the start, and else the
   // monotonic time since which it has left no ended lease behind.
   FullPassClock sweep_clock_;

@@ -5,6 +5,17 @@
 namespace awc::queue {
 namespace {
 
+std::optional<int> IntOrNone(const db::PgResult& r, int row, int col) {
+  if (r.IsNull(row, col)) return std::nullopt;
+  return static_cast<int>(r.GetInt(row, col));
+}
+
+db::Param Flag(bool b) { return db::Param(b ? "true" : "false"); }
+
+db::Param IntParam(std::optional<int> n) {
+  return n ? db::Param(std::to_string(*n)) : db::Param();
+}
+
 // AWC_PAUSED_KIND_ROW from column `col` of row `row`.
 PausedKind PausedKindAt(const db::PgResult& r, int row, int col = 0) {
   return PausedKind{r.GetString(row, col), r.GetString(row, col + 1),
@@ -57,6 +68,17 @@ Result<PriorityChange> SetKindPriority(db::PgConn& conn,
   return PriorityChange{static_cast<int>(r.GetInt(0, 0)), r.GetInt(0, 1)};
 }
 
+Result<KindLimits> SetKindLimits(db::PgConn& conn, const std::string& kind,
+                                 const KindLimits& change,
+                                 const std::string& by) {
+  AWC_ASSIGN_OR_RETURN(
+      db::PgResult r,
+      conn.Exec(sql::kSetKindLimits,
+                {kind, Flag(change.set_host), IntParam(change.host),
+                 Flag(change.set_fleet), IntParam(change.fleet), by}));
+  return KindLimits{true, IntOrNone(r, 0, 0), true, IntOrNone(r, 0, 1)};
+}
+
 Result<std::vector<KindStatus>> ListKinds(
     db::PgConn& conn, const std::vector<std::string_view>& builtin) {
   std::vector<std::string> names(builtin.begin(), builtin.end());
@@ -74,6 +96,8 @@ Result<std::vector<KindStatus>> ListKinds(
     k.pending = r.GetInt(i, 6);
     k.running = r.GetInt(i, 7);
     k.priority = static_cast<int>(r.GetInt(i, 8));
+    k.host_limit = IntOrNone(r, i, 9);
+    k.fleet_limit = IntOrNone(r, i, 10);
     out.push_back(std::move(k));
   }
   return out;

@@ -60,6 +60,8 @@ struct KindStatus {
   bool builtin = false;
   std::optional<PausedKind> pause;  // set while paused
   int priority = kDefaultPriority;  // what its jobs get by default
+  std::optional<int> host_limit;    // per AWC_WORKER_ID; nullopt: none
+  std::optional<int> fleet_limit;   // in all; nullopt: none
   int64_t pending = 0;
   int64_t running = 0;
 };
@@ -76,6 +78,22 @@ struct PriorityChange {
 Result<PriorityChange> SetKindPriority(db::PgConn& conn,
                                        const std::string& kind, int priority,
                                        const std::string& by);
+
+// A change of a kind's concurrency limits: each one set when `set_*`,
+// to the value, nullopt for none.
+struct KindLimits {
+  bool set_host = false;
+  std::optional<int> host;
+  bool set_fleet = false;
+  std::optional<int> fleet;
+};
+
+// Sets the concurrency limits of `kind` (docs/queue.md, "Concurrency
+// limits") and returns them as they are now; `by` as for PauseKind.
+// Workers keep them from their next claim but one.
+Result<KindLimits> SetKindLimits(db::PgConn& conn, const std::string& kind,
+                                 const KindLimits& change,
+                                 const std::string& by);
 
 // The kinds that are in `builtin`, paused, given a priority, or have
 // PENDING or RUNNING jobs, by kind. Reads only the PENDING and RUNNING

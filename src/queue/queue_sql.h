@@ -69,10 +69,17 @@ inline constexpr const char* kQueueTransaction =
 #define AWC_QUEUE_OF_PRIORITY(alias) \
   alias "priority >= p.priority AND " alias "priority <= p.priority"
 
+// The kinds a claim leaves alone: $5 (text[]; '{}' for none: a worker
+// with no background place, docs/queue.md, "Background work") and those
+// at a concurrency limit, which kLimitsOut (kind_settings_sql.h) put in
+// the transaction's awc.limits_out when some kind has a limit.
+#define AWC_QUEUE_LEFT_ALONE                                      \
+  "($5::text[] || coalesce(nullif(current_setting("              \
+  "'awc.limits_out', true), ''), '{}')::text[])"
+
 // $1 worker id, $2 lease seconds, $3 and $4 the cursor (bigint[], one
-// element per priority), $5 kinds this claim leaves alone (text[]; '{}'
-// for none: a worker with no background place, docs/queue.md, "Background
-// work"). The columns after the token are when the job became ready
+// element per priority), $5 kinds this claim leaves alone (text[], see
+// AWC_QUEUE_LEFT_ALONE). The columns after the token are when the job became ready
 // (AWC_QUEUE_READY_SINCE), its run_at in microseconds ('' for -infinity),
 // the cursor's next position, and its priority.
 //
@@ -81,7 +88,8 @@ inline constexpr const char* kQueueTransaction =
 // priority's cursor, by run_at and id, of a kind that is neither paused
 // (awc.paused_kinds; docs/queue.md, "Pausing a kind") nor left alone; the
 // walk ends at the first priority that has one. Of the two branches one
-// runs, chosen by a one-time test of awc.paused_kinds and $5:
+// runs, chosen by a one-time test of awc.paused_kinds and the kinds left
+// alone:
 //  - nothing paused or left alone (the usual case): of each priority, the
 //    walk of jobs_priority_claim_idx from the cursor; a priority with no
 //    ready job costs one descent of the index;
@@ -111,7 +119,7 @@ UPDATE awc.jobs j
                  LIMIT 1
                  FOR UPDATE SKIP LOCKED) a
          WHERE NOT EXISTS (SELECT 1 FROM awc.paused_kinds)
-           AND cardinality($5::text[]) = 0
+           AND cardinality()sql" AWC_QUEUE_LEFT_ALONE R"sql() = 0
         UNION ALL
         SELECT b.id
           FROM generate_series(0, 9) p(priority)
@@ -139,11 +147,11 @@ UPDATE awc.jobs j
                     FOR UPDATE SKIP LOCKED) h
                  WHERE NOT EXISTS (SELECT 1 FROM awc.paused_kinds pk
                                     WHERE pk.kind = k.kind)
-                   AND k.kind <> ALL ($5::text[])
+                   AND k.kind <> ALL ()sql" AWC_QUEUE_LEFT_ALONE R"sql()
                  ORDER BY h.run_at, h.id
                  LIMIT 1) b
          WHERE (EXISTS (SELECT 1 FROM awc.paused_kinds)
-                OR cardinality($5::text[]) > 0)
+                OR cardinality()sql" AWC_QUEUE_LEFT_ALONE R"sql() > 0)
          LIMIT 1) c
  WHERE j.id = c.id
 RETURNING j.id, j.kind, j.payload::text, j.attempts, j.max_attempts,
@@ -388,6 +396,7 @@ SELECT coalesce(dead_reason, ''), count(*)
 )sql";
 
 #undef AWC_QUEUE_FROM_CURSOR
+#undef AWC_QUEUE_LEFT_ALONE
 #undef AWC_QUEUE_OF_PRIORITY
 #undef AWC_QUEUE_HELD
 #undef AWC_QUEUE_NEW_TOKEN

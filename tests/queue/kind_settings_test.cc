@@ -276,5 +276,61 @@ TEST(KindPriorityTest, ASetPriorityMovesTheJobsThatHadTheOldOne) {
   EXPECT_EQ(priority_of(by_default), 5);
 }
 
+TEST(KindLimitTest, LimitsAreSetShownAndRemoved) {
+  TestDatabase db;
+  db.Migrate();
+  CommandResult set = Kinds(db, {"limit", "snapshot_scrub", "--host", "1"});
+  ASSERT_EQ(set.code, 0) << set.err;
+  EXPECT_EQ(set.out,
+            "kind snapshot_scrub limits: 1 per host, none in the fleet\n");
+  // An option left out keeps its limit.
+  set = Kinds(db, {"limit", "snapshot_scrub", "--fleet", "4", "--json"});
+  ASSERT_EQ(set.code, 0) << set.err;
+  Result<JsonPtr> doc = ParseJson(set.out);
+  ASSERT_TRUE(doc.ok()) << set.out;
+  EXPECT_EQ(json_integer_value(json_object_get(doc->get(), "host_limit")), 1);
+  EXPECT_EQ(json_integer_value(json_object_get(doc->get(), "fleet_limit")), 4);
+  CommandResult list = Kinds(db, {"list", "--json"});
+  ASSERT_EQ(list.code, 0) << list.err;
+  doc = ParseJson(list.out);
+  ASSERT_TRUE(doc.ok()) << list.out;
+  json_t* kinds = json_object_get(doc->get(), "kinds");
+  for (size_t i = 0; i < json_array_size(kinds); ++i) {
+    json_t* k = json_array_get(kinds, i);
+    std::string kind = json_string_value(json_object_get(k, "kind"));
+    json_t* host = json_object_get(k, "host_limit");
+    json_t* fleet = json_object_get(k, "fleet_limit");
+    if (kind == "snapshot_scrub") {
+      EXPECT_EQ(json_integer_value(host), 1);
+      EXPECT_EQ(json_integer_value(fleet), 4);
+      // Its priority is as it was.
+      EXPECT_EQ(json_integer_value(json_object_get(k, "priority")), 7);
+    } else {
+      EXPECT_TRUE(json_is_null(host)) << kind;
+      EXPECT_TRUE(json_is_null(fleet)) << kind;
+    }
+  }
+  set = Kinds(db, {"limit", "snapshot_scrub", "--host", "none"});
+  ASSERT_EQ(set.code, 0) << set.err;
+  EXPECT_EQ(set.out, "kind snapshot_scrub limits: none per host, 4 in the "
+                     "fleet\n");
+  // Usage errors change nothing.
+  for (const std::vector<std::string>& bad :
+       std::vector<std::vector<std::string>>{
+           {"limit", "snapshot_scrub"},
+           {"limit", "snapshot_scrub", "--fleet", "0"},
+           {"limit", "snapshot_scrub", "--host", "many"},
+           {"limit", "nobodys_kind", "--host", "1"}}) {
+    CommandResult refused = Kinds(db, bad);
+    EXPECT_EQ(refused.code, 2) << refused.out << refused.err;
+  }
+  EXPECT_EQ(db.Int("SELECT fleet_limit FROM awc.kind_settings WHERE kind = "
+                   "'snapshot_scrub'"),
+            4);
+  EXPECT_EQ(db.Int("SELECT count(*) FROM awc.kind_settings WHERE kind = "
+                   "'nobodys_kind'"),
+            0);
+}
+
 }  // namespace
 }  // namespace awc::testing

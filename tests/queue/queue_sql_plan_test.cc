@@ -3,6 +3,7 @@
 // dead RUNNING versions behind. Plan shapes, not timings.
 #include <gtest/gtest.h>
 
+#include "queue/kind_settings_sql.h"
 #include "queue/queue_sql.h"
 #include "tests/support/harness.h"
 
@@ -77,6 +78,29 @@ TEST_F(QueuePlanTest, ClaimAndReclaimUseTheirPartialIndexes) {
   EXPECT_TRUE(PlanUsesIndex(reclaim, "jobs_lease_idx")) << reclaim;
   for (const std::string& node : PlanNodes(reclaim)) {
     EXPECT_NE(node, "Seq Scan on jobs") << reclaim;
+  }
+}
+
+// The statements that keep concurrency limits run before every claim
+// while a limit is set: they count a kind's RUNNING jobs and probe its
+// ready ones through indexes, never by reading the table.
+TEST_F(QueuePlanTest, TheLimitStatementsReadIndexesOnly) {
+  // A table of mostly finished jobs, as a fleet's is between prunes.
+  db_.Exec(
+      "UPDATE awc.jobs SET state = 'COMPLETED', finished_at = now() "
+      "WHERE id % 100 <> 0");
+  db_.Exec(
+      "INSERT INTO awc.kind_settings (kind, host_limit, fleet_limit) VALUES "
+      "('k', 1, 2)");
+  db_.Exec("ANALYZE awc.jobs");
+  db_.Exec("ANALYZE awc.kind_settings");
+  for (const char* sql : {queue::sql::kLimitsLock, queue::sql::kLimitsOut}) {
+    std::string plan = Plan(sql, sql == queue::sql::kLimitsLock
+                                     ? "'w-1', '{}'"
+                                     : "'w-1'");
+    for (const std::string& node : PlanNodes(plan)) {
+      EXPECT_NE(node, "Seq Scan on jobs") << plan;
+    }
   }
 }
 

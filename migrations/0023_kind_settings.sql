@@ -1,4 +1,7 @@
 -- compatibility: older builds run on it
+-- What operators set per job kind besides a pause: its priority and its
+-- concurrency limits.
+--
 -- Job priorities (docs/queue.md, "Priorities"): a job's priority is 0 (the
 -- most urgent) to 9; a claim takes the most urgent ready job first, and of
 -- one priority the oldest, as before. A producer may set it at enqueue;
@@ -6,16 +9,25 @@
 -- (operators change it with awcctl kinds priority), or 4 for a kind that
 -- has no row there.
 --
+-- Concurrency limits (docs/queue.md, "Concurrency limits"): at most
+-- host_limit jobs of the kind RUNNING under one AWC_WORKER_ID, at most
+-- fleet_limit in all; NULL for no limit.
+--
 -- Older builds run on this schema: they enqueue without a priority, which
 -- the trigger below fills in, and claim by run_at alone from the indexes
--- they know, which stay.
+-- they know, which stay. They do not know the limits, and do not keep
+-- them: a fleet keeps its limits once every host runs this release.
 CREATE TABLE awc.kind_settings (
   kind       text PRIMARY KEY
              CONSTRAINT kind_settings_kind_at_most_128_bytes
              CHECK (octet_length(kind) BETWEEN 1 AND 128),
-  priority   smallint NOT NULL
+  priority   smallint NOT NULL DEFAULT 4
              CONSTRAINT kind_settings_priority_range
              CHECK (priority BETWEEN 0 AND 9),
+  host_limit  integer CONSTRAINT kind_settings_host_limit_positive
+              CHECK (host_limit >= 1),
+  fleet_limit integer CONSTRAINT kind_settings_fleet_limit_positive
+              CHECK (fleet_limit >= 1),
   updated_at timestamptz NOT NULL DEFAULT now(),
   updated_by text
 );

@@ -6,14 +6,19 @@ What a user waits for under maintenance load. Runs inside `pg_virtualenv
 -t -o fsync=on` and refuses a cluster that is not durable. One database and
 one file:// store hold BENCH_FAIR_SNAPSHOTS big snapshots (100) of distinct
 content, BENCH_FAIR_FILES files (32) of 256 KiB each, imported and
-validated once. Then, for each worker count of BENCH_FAIR_CONCURRENCY
-("2 4") and each of two settings,
+validated once. Then, for each worker count C of BENCH_FAIR_CONCURRENCY
+("2 4") and each of four settings,
 
-  places  AWC_WORKER_BACKGROUND_CONCURRENCY unset: one worker fewer than
-          the host's may run background kinds (docs/queue.md, "Background
-          work");
-  off     AWC_WORKER_BACKGROUND_CONCURRENCY = the worker count: every
-          worker may, which is the queue in run_at order alone,
+  places  the defaults: AWC_WORKER_BACKGROUND_CONCURRENCY unset (C - 1
+          workers may run background kinds; docs/queue.md, "Background
+          work") and the kinds' priorities ("Priorities");
+  limit   no places (AWC_WORKER_BACKGROUND_CONCURRENCY = C), priorities,
+          and a host limit of C - 1 on snapshot_scrub ("Concurrency
+          limits"): the same bound kept by the other mechanism;
+  prio    no places, no limit, priorities only: a validation comes first
+          among ready jobs, but every worker may be scrubbing;
+  off     no places, no limit, every kind of one priority: the queue in
+          run_at order,
 
 the daemon (release build, scheduler off, read budget
 BENCH_FAIR_BUDGET_MB MB/s, 40) is given a plain scrub of every big
@@ -205,9 +210,19 @@ class Bench:
                           "s.id = o.snapshot_id WHERE s.tenant_id = 't3'"))
         return len(ids), read, unique
 
-    def run(self, workers, places):
+    def run(self, workers, setting):
+        places = None if setting == "places" else workers
+        priorities = ("UPDATE awc.kind_settings SET priority = 4"
+                      if setting == "off" else
+                      "UPDATE awc.kind_settings SET priority = CASE kind "
+                      "WHEN 'snapshot_validate' THEN 2 WHEN 'snapshot_scrub' "
+                      "THEN 7 WHEN 'store_reconcile' THEN 7 WHEN 'gc_sweep' "
+                      "THEN 7 ELSE 4 END")
+        limit = workers - 1 if setting == "limit" else "NULL"
         psql(DB, "UPDATE awc.objects SET verified_at = NULL",
-             "DELETE FROM awc.jobs")
+             "DELETE FROM awc.jobs", priorities,
+             f"UPDATE awc.kind_settings SET host_limit = {limit} "
+             "WHERE kind = 'snapshot_scrub'")
         d = self.daemon(workers, places)
         try:
             psql(DB, "INSERT INTO awc.jobs (kind, payload) SELECT "
@@ -258,9 +273,9 @@ def main():
     lines.append(f"{'workers':>7}  {'setting':<8} {'p50 s':>7} {'p99 s':>7} "
                  f"{'max s':>7}  {'wave s':>7} {'bound s':>7} {'ratio':>6}")
     for c in b.concurrency:
-        for name, places in (("places", None), ("off", c)):
+        for name in ("places", "limit", "prio", "off"):
             log(f"{c} workers, {name}")
-            ready, wave, read = b.run(c, places)
+            ready, wave, read = b.run(c, name)
             if len(ready) < b.imports:
                 die(f"{len(ready)} of {b.imports} validations completed")
             lines.append(

@@ -98,6 +98,12 @@ LastMigrationUndo UndoOfLastMigration(int version, const std::string& owner) {
           {"DROP TRIGGER jobs_error_history ON awc.jobs",
            "DROP FUNCTION awc.record_job_error()", "DROP TABLE awc.job_errors"},
           "SELECT to_regclass('awc.job_errors') IS NULL"};
+    case 23:  // priorities and limits per kind
+      return {{"DROP TRIGGER jobs_default_priority ON awc.jobs",
+               "DROP FUNCTION awc.jobs_default_priority()",
+               "ALTER TABLE awc.jobs DROP COLUMN priority",
+               "DROP TABLE awc.kind_settings"},
+              "SELECT to_regclass('awc.kind_settings') IS NULL"};
     case 12:  // worker_crashed among the dead reasons
       return {{"ALTER TABLE awc.jobs DROP CONSTRAINT jobs_dead_reason_check",
                "ALTER TABLE awc.jobs ADD CONSTRAINT jobs_dead_reason_check "

@@ -125,8 +125,8 @@ class PausedKindsClaimTest : public ::testing::Test {
   // The id a claim from the start (a full pass) takes, or "" when it takes
   // none.
   std::string Claim() {
-    auto r = conn_->Exec(queue::sql::kClaim, {"w-1", "300", std::nullopt,
-                                              kFromTheStartId, excluded_});
+    auto r =
+        conn_->Exec(queue::sql::kClaim, {"w-1", "300", "{}", "{}", excluded_});
     EXPECT_TRUE(r.ok()) << r.status().message();
     return r.ok() && r->rows() == 1 ? r->GetString(0, 0) : "";
   }
@@ -137,14 +137,14 @@ class PausedKindsClaimTest : public ::testing::Test {
         {kind, age});
   }
 
-  static constexpr const char* kFromTheStartId = "-9223372036854775808";
   std::string excluded_ = "{}";  // the claim's kinds left alone ($5)
   TestDatabase db_;
   std::unique_ptr<db::PgConn> conn_;
 };
 
 // With a kind paused the claim still takes the oldest ready job by run_at
-// of the others, never one of the paused kind nor one not ready yet.
+// of the others (all of one priority here), never one of the paused kind
+// nor one not ready yet.
 TEST_F(PausedKindsClaimTest, TheOldestReadyJobOfTheOtherKindsInRunAtOrder) {
   std::string p1 = Insert("p", "3 hours");
   std::string y1 = Insert("y", "2 hours");
@@ -164,28 +164,30 @@ TEST_F(PausedKindsClaimTest, TheOldestReadyJobOfTheOtherKindsInRunAtOrder) {
 }
 
 // Kinds a claim leaves alone (a worker with no background place) are left
-// like paused ones, by that claim only; paused kinds stay paused too.
+// like paused ones, by that claim only; paused kinds stay paused too. Of
+// the others, the most urgent first (validations, priority 2).
 TEST_F(PausedKindsClaimTest, KindsLeftAloneAreSkippedByThatClaimOnly) {
   std::string scrub = Insert("snapshot_scrub", "3 hours");
   std::string p1 = Insert("p", "2 hours");
   std::string v1 = Insert("snapshot_validate", "1 hour");
   std::string v2 = Insert("snapshot_validate", "30 minutes");
   excluded_ = "{snapshot_scrub,gc_sweep}";
-  EXPECT_EQ(Claim(), p1);
+  EXPECT_EQ(Claim(), v1);
   ASSERT_TRUE(queue::PauseKind(*conn_, "snapshot_validate", "", "").ok());
+  EXPECT_EQ(Claim(), p1);
   EXPECT_EQ(Claim(), "");
   Result<queue::KindChange> resumed =
       queue::ResumeKind(*conn_, "snapshot_validate");
   ASSERT_TRUE(resumed.ok() && resumed->changed);
-  EXPECT_EQ(Claim(), v1);
+  EXPECT_EQ(Claim(), v2);
   excluded_ = "{}";
   EXPECT_EQ(Claim(), scrub);
-  EXPECT_EQ(Claim(), v2);
 }
 
 // The claim's cost does not grow with a paused kind's backlog ahead of the
 // other work: what it reads is counted in buffers, not timed. Walking
-// jobs_claim_idx past 100000 paused jobs reads over 1500 pages.
+// jobs_priority_claim_idx past 100000 paused jobs of the same priority
+// reads over 1500 pages.
 TEST_F(PausedKindsClaimTest, APausedBacklogAheadIsNotWalked) {
   db_.Exec(
       "INSERT INTO awc.jobs (kind, run_at) SELECT 'poison', now() - "
@@ -196,18 +198,18 @@ TEST_F(PausedKindsClaimTest, APausedBacklogAheadIsNotWalked) {
   ASSERT_TRUE(queue::PauseKind(*conn_, "poison", "", "").ok());
   ASSERT_TRUE(conn_->Exec("SET plan_cache_mode = force_generic_plan").ok());
   ASSERT_TRUE(conn_
-                  ->Exec(std::string("PREPARE c(text, float8, bigint, "
-                                     "bigint, text[]) AS ") +
+                  ->Exec(std::string("PREPARE c(text, float8, bigint[], "
+                                     "bigint[], text[]) AS ") +
                          queue::sql::kClaim)
                   .ok());
   ASSERT_TRUE(conn_->Exec("BEGIN").ok());
   auto r = conn_->Exec(
-      "EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) EXECUTE c('w-1', 300, NULL, "
-      "-9223372036854775808, '{}')");
+      "EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) EXECUTE c('w-1', 300, '{}', "
+      "'{}', '{}')");
   ASSERT_TRUE(r.ok()) << r.status().message();
   std::string plan = r->GetString(0, 0);
   ASSERT_TRUE(conn_->Exec("ROLLBACK").ok());
-  EXPECT_TRUE(PlanUsesIndex(plan, "jobs_pending_kind_run_idx")) << plan;
+  EXPECT_TRUE(PlanUsesIndex(plan, "jobs_pending_priority_kind_idx")) << plan;
   auto hits = conn_->Exec(
       "SELECT ($1::json -> 0 -> 'Plan' ->> 'Shared Hit Blocks')::int + "
       "($1::json -> 0 -> 'Plan' ->> 'Shared Read Blocks')::int",

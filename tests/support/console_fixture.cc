@@ -35,7 +35,11 @@ FleetRun RunFleet(TestDatabase& db, DaemonProcess& fleet, int completed) {
       "INSERT INTO awc.jobs (kind, payload, state, run_at) VALUES "
       "('test_complete', '{}', 'CANCELLED', now() + interval '1 hour') "
       "RETURNING id");
-  run.sleeping = db.Enqueue("test_sleep", R"({"ms": 120000})");
+  // The least urgent, so that it is claimed after all of the above
+  // (docs/queue.md, "Priorities").
+  run.sleeping = db.Int(
+      "INSERT INTO awc.jobs (kind, payload, priority) VALUES "
+      "('test_sleep', '{\"ms\": 120000}', 9) RETURNING id");
   EXPECT_TRUE(WaitUntil([&] {
     return db.Int(
                "SELECT count(*) FROM awc.jobs WHERE state IN ('PENDING', "

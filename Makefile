@@ -24,7 +24,7 @@
 #   make bench-console  the console's page latency at 1M jobs and 100k
 #                   snapshots (a cluster with fsync on)
 #   make bench-fairness  validations beside a wave of budget-paced scrubs,
-#                   with and without background places (fsync on)
+#                   with places, a limit, priorities alone or none (fsync on)
 #   make fuzz       the libFuzzer targets of fuzz/, FUZZ_SECONDS each
 #   make chaos      the chaos suite (tests/chaos/) for CHAOS_SECONDS, with
 #                   CHAOS_SEED to replay a run (make check runs a short one)

@@ -4,6 +4,7 @@
 // "Concurrency limits").
 #include <algorithm>
 #include <cstdlib>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -13,6 +14,7 @@
 #include "cli/verbs.h"
 #include "common/host_name.h"
 #include "common/numbers.h"
+#include "fleet/workers.h"
 #include "handlers/registry.h"
 #include "queue/kind_settings.h"
 
@@ -22,6 +24,9 @@ namespace {
 Cell TextOrNone(const std::string& s) {
   return s.empty() ? Cell::None() : Cell::Text(s);
 }
+
+// The migration that brought concurrency limits.
+constexpr int kFirstVersionWithLimits = 23;
 
 Cell IntOrNone(std::optional<int> n) {
   return n ? Cell::Int(*n) : Cell::None();
@@ -245,6 +250,28 @@ std::string LimitText(std::optional<int> n) {
   return n ? std::to_string(*n) : "none";
 }
 
+// Hosts whose live workers run a build from before the limits (migration
+// 0023) claim without them: said on stderr, naming them, so that the
+// operator knows the limit holds only once they are upgraded.
+void WarnOfOlderBuilds(Invocation& inv, db::PgConn& conn) {
+  Result<std::vector<fleet::WorkerRow>> live = fleet::LiveWorkers(conn);
+  if (!live.ok()) return;  // the limit is set; this is advice
+  std::set<std::string> hosts;
+  for (const fleet::WorkerRow& w : *live) {
+    if (w.schema_version < kFirstVersionWithLimits) {
+      hosts.insert(OneLine(w.host) + " (" +
+                   (w.build.empty() ? "an older build" : OneLine(w.build)) +
+                   ")");
+    }
+  }
+  if (hosts.empty()) return;
+  std::string names;
+  for (const std::string& h : hosts) names += (names.empty() ? "" : ", ") + h;
+  inv.Note("warning: workers of " + names +
+           " run a release that does not keep concurrency limits; the "
+           "limit holds once they are upgraded");
+}
+
 int RunLimit(Invocation& inv) {
   const std::string& kind = inv.args().positional[0];
   if (Status s = CheckKind(kind); !s.ok()) return inv.Usage(s.message());
@@ -271,6 +298,7 @@ int RunLimit(Invocation& inv) {
   Result<queue::KindLimits> now =
       queue::SetKindLimits(**conn, kind, change, PausedBy());
   if (!now.ok()) return inv.Fail(now.status());
+  WarnOfOlderBuilds(inv, **conn);
   if (inv.json()) {
     JsonPtr doc(json_object());
     json_object_set_new(doc.get(), "kind", JsonText(kind).release());

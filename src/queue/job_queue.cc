@@ -40,6 +40,8 @@ Status JobQueue::Prepare() {
   AWC_RETURN_IF_ERROR(
       conn_->Prepare("queue_transaction", sql::kQueueTransaction));
   AWC_RETURN_IF_ERROR(conn_->Prepare("claim", sql::kClaim));
+  AWC_RETURN_IF_ERROR(
+      conn_->Prepare("claim_within_limits", sql::ClaimWithinLimits()));
   AWC_RETURN_IF_ERROR(conn_->Prepare("limits_known", sql::kLimitsKnown));
   AWC_RETURN_IF_ERROR(conn_->Prepare("limits_lock", sql::kLimitsLock));
   AWC_RETURN_IF_ERROR(conn_->Prepare("limits_out", sql::kLimitsOut));
@@ -122,7 +124,7 @@ Result<Finished> JobQueue::Run(const Job* job, const Outcome* outcome,
       limits_out = statements.size();
       statements.push_back({"limits_out", {worker_id_}});
     }
-    statements.push_back({"claim",
+    statements.push_back({limits_out != 0 ? "claim_within_limits" : "claim",
                           {worker_id_, lease_secs_, cursor_.micros_param(),
                            cursor_.ids_param(), excluded_param_}});
   }

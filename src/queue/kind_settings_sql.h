@@ -132,7 +132,7 @@ SELECT n.kind, n.kind = ANY($1::text[]), p.kind IS NOT NULL,
 // The claim's concurrency limits (docs/queue.md, "Concurrency limits").
 // While some kind has a limit, the worker's claim pipeline runs
 // kLimitsLock and kLimitsOut before kClaim, in its transaction; kClaim
-// leaves alone the kinds kLimitsOut names (AWC_QUEUE_LEFT_ALONE). How the
+// leaves alone the kinds kLimitsOut names (ClaimWithinLimits()). How the
 // three keep a limit across hosts:
 //  - kLimitsLock takes, in kind order, the transaction-scoped advisory
 //    lock of each limited kind this claim might take: one with a ready

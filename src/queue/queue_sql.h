@@ -69,17 +69,11 @@ inline constexpr const char* kQueueTransaction =
 #define AWC_QUEUE_OF_PRIORITY(alias) \
   alias "priority >= p.priority AND " alias "priority <= p.priority"
 
-// The kinds a claim leaves alone: $5 (text[]; '{}' for none: a worker
-// with no background place, docs/queue.md, "Background work") and those
-// at a concurrency limit, which kLimitsOut (kind_settings_sql.h) put in
-// the transaction's awc.limits_out when some kind has a limit.
-#define AWC_QUEUE_LEFT_ALONE                                      \
-  "($5::text[] || coalesce(nullif(current_setting("              \
-  "'awc.limits_out', true), ''), '{}')::text[])"
-
 // $1 worker id, $2 lease seconds, $3 and $4 the cursor (bigint[], one
-// element per priority), $5 kinds this claim leaves alone (text[], see
-// AWC_QUEUE_LEFT_ALONE). The columns after the token are when the job became ready
+// element per priority), $5 kinds this claim leaves alone (text[]; '{}'
+// for none: a worker with no background place, docs/queue.md, "Background
+// work"; ClaimWithinLimits() adds the kinds at a concurrency limit). The
+// columns after the token are when the job became ready
 // (AWC_QUEUE_READY_SINCE), its run_at in microseconds ('' for -infinity),
 // the cursor's next position, and its priority.
 //
@@ -119,14 +113,15 @@ UPDATE awc.jobs j
                  LIMIT 1
                  FOR UPDATE SKIP LOCKED) a
          WHERE NOT EXISTS (SELECT 1 FROM awc.paused_kinds)
-           AND cardinality()sql" AWC_QUEUE_LEFT_ALONE R"sql() = 0
+           AND cardinality($5::text[]) = 0
         UNION ALL
         SELECT b.id
           FROM generate_series(0, 9) p(priority)
          CROSS JOIN LATERAL (
                 WITH RECURSIVE k(kind) AS (
                   (SELECT kind FROM awc.jobs
-                    WHERE state = 'PENDING' AND )sql" AWC_QUEUE_OF_PRIORITY("") R"sql(
+                    WHERE state = 'PENDING' AND )sql" AWC_QUEUE_OF_PRIORITY(
+    "") R"sql(
                     ORDER BY priority, kind LIMIT 1)
                   UNION ALL
                   SELECT (SELECT n.kind FROM awc.jobs n
@@ -147,11 +142,11 @@ UPDATE awc.jobs j
                     FOR UPDATE SKIP LOCKED) h
                  WHERE NOT EXISTS (SELECT 1 FROM awc.paused_kinds pk
                                     WHERE pk.kind = k.kind)
-                   AND k.kind <> ALL ()sql" AWC_QUEUE_LEFT_ALONE R"sql()
+                   AND k.kind <> ALL ($5::text[])
                  ORDER BY h.run_at, h.id
                  LIMIT 1) b
          WHERE (EXISTS (SELECT 1 FROM awc.paused_kinds)
-                OR cardinality()sql" AWC_QUEUE_LEFT_ALONE R"sql() > 0)
+                OR cardinality($5::text[]) > 0)
          LIMIT 1) c
  WHERE j.id = c.id
 RETURNING j.id, j.kind, j.payload::text, j.attempts, j.max_attempts,
@@ -225,6 +220,23 @@ inline std::string Fenced(const char* update) {
          "SELECT false, state, attempts, extract(epoch FROM now()), "
          "dead_reason, lease_token IS DISTINCT FROM $2\n"
          "  FROM awc.jobs WHERE id = $1 AND NOT EXISTS (SELECT 1 FROM rec)";
+}
+
+// kClaim while some kind has a concurrency limit: it also leaves alone the
+// kinds that kLimitsOut (kind_settings_sql.h) put in the transaction's
+// awc.limits_out. A statement of its own, so that claims without limits
+// do not read the setting.
+inline std::string ClaimWithinLimits() {
+  const std::string plain = "$5::text[]";
+  const std::string within =
+      "($5::text[] || coalesce(nullif(current_setting('awc.limits_out', "
+      "true), ''), '{}')::text[])";
+  std::string sql = kClaim;
+  for (size_t at = sql.find(plain); at != std::string::npos;
+       at = sql.find(plain, at + within.size())) {
+    sql.replace(at, plain.size(), within);
+  }
+  return sql;
 }
 
 // Whether job $1 is still RUNNING under lease token $2: a row while it
@@ -396,7 +408,6 @@ SELECT coalesce(dead_reason, ''), count(*)
 )sql";
 
 #undef AWC_QUEUE_FROM_CURSOR
-#undef AWC_QUEUE_LEFT_ALONE
 #undef AWC_QUEUE_OF_PRIORITY
 #undef AWC_QUEUE_HELD
 #undef AWC_QUEUE_NEW_TOKEN

@@ -334,5 +334,28 @@ TEST(KindLimitTest, LimitsAreSetShownAndRemoved) {
             0);
 }
 
+// Hosts whose live workers run a release from before the limits claim
+// without them: the verb sets the limit and says which they are.
+TEST(KindLimitTest, HostsOfAnOlderReleaseAreNamed) {
+  TestDatabase db;
+  db.Migrate();
+  db.Exec(
+      "INSERT INTO awc.workers (host, pid, worker_id, slot, started_at, "
+      "heartbeat_at, state, build, schema_version) VALUES "
+      "('old-host', 1, 'awc-worker.old-host', 1, now(), now(), 'idle', "
+      "'0.2.0', 21), ('new-host', 2, 'awc-worker.new-host', 1, now(), now(), "
+      "'idle', '0.3.0', 23)");
+  CommandResult set = Kinds(db, {"limit", "snapshot_scrub", "--fleet", "2"});
+  ASSERT_EQ(set.code, 0) << set.err;
+  EXPECT_NE(set.err.find("warning: workers of old-host (0.2.0) run a release "
+                         "that does not keep concurrency limits"),
+            std::string::npos)
+      << set.err;
+  EXPECT_EQ(set.err.find("new-host"), std::string::npos) << set.err;
+  EXPECT_EQ(db.Int("SELECT fleet_limit FROM awc.kind_settings WHERE kind = "
+                   "'snapshot_scrub'"),
+            2);
+}
+
 }  // namespace
 }  // namespace awc::testing

@@ -354,10 +354,7 @@ Result<int64_t> InsertSnapshot(db::PgConn& conn, const std::string& tenant,
   AWC_ASSIGN_OR_RETURN(
       db::PgResult r,
       conn.Exec(sql::kInsertSnapshot,
-                {tenant,
-                 workspace_id ? db::Param(std::to_string(*workspace_id))
-                              : db::Param(),
-                 root_digest}));
+                {tenant, db::NumberOrNull(workspace_id), root_digest}));
   return r.GetInt(0, 0);
 }
 

@@ -162,23 +162,39 @@ int PrintChange(Invocation& inv, const std::string& kind, bool pause,
   return kExitOk;
 }
 
+// Connects for a change to `kind`, which must be built in or have a job
+// in awc.jobs unless --force (a kind of a newer awc-worker, before its
+// first job); `forced` says what --force does. nullptr once the problem
+// is reported, its exit code in *code.
+db::PgConn* ConnectToChange(Invocation& inv, const std::string& kind,
+                            const char* forced, int* code) {
+  Result<db::PgConn*> conn = inv.Connect({.changes = true});
+  if (!conn.ok()) {
+    *code = inv.Fail(conn.status());
+    return nullptr;
+  }
+  if (inv.args().Has("force") || IsBuiltin(kind)) return *conn;
+  Result<bool> has_jobs = queue::KindHasJobs(**conn, kind);
+  if (!has_jobs.ok()) {
+    *code = inv.Fail(has_jobs.status());
+    return nullptr;
+  }
+  if (*has_jobs) return *conn;
+  *code = inv.Usage("unknown job kind \"" + kind +
+                    "\": not built in and no job of it in awc.jobs; "
+                    "--force " + forced + " anyway");
+  return nullptr;
+}
+
 int RunPause(Invocation& inv) {
   const std::string& kind = inv.args().positional[0];
   if (Status s = CheckKind(kind); !s.ok()) return inv.Usage(s.message());
   std::string reason = inv.args().Has("reason") ? inv.args().Get("reason") : "";
-  Result<db::PgConn*> conn = inv.Connect({.changes = true});
-  if (!conn.ok()) return inv.Fail(conn.status());
-  if (!inv.args().Has("force") && !IsBuiltin(kind)) {
-    Result<bool> has_jobs = queue::KindHasJobs(**conn, kind);
-    if (!has_jobs.ok()) return inv.Fail(has_jobs.status());
-    if (!*has_jobs) {
-      return inv.Usage("unknown job kind \"" + kind +
-                       "\": not built in and no job of it in awc.jobs; "
-                       "--force pauses it anyway");
-    }
-  }
+  int code = kExitOk;
+  db::PgConn* conn = ConnectToChange(inv, kind, "pauses it", &code);
+  if (conn == nullptr) return code;
   Result<queue::KindChange> c =
-      queue::PauseKind(**conn, kind, PausedBy(), reason);
+      queue::PauseKind(*conn, kind, PausedBy(), reason);
   if (!c.ok()) return inv.Fail(c.status());
   return PrintChange(inv, kind, true, *c);
 }
@@ -203,19 +219,11 @@ int RunPriority(Invocation& inv) {
                      "urgent) to 9, not \"" +
                      OneLine(text) + "\"");
   }
-  Result<db::PgConn*> conn = inv.Connect({.changes = true});
-  if (!conn.ok()) return inv.Fail(conn.status());
-  if (!inv.args().Has("force") && !IsBuiltin(kind)) {
-    Result<bool> has_jobs = queue::KindHasJobs(**conn, kind);
-    if (!has_jobs.ok()) return inv.Fail(has_jobs.status());
-    if (!*has_jobs) {
-      return inv.Usage("unknown job kind \"" + kind +
-                       "\": not built in and no job of it in awc.jobs; "
-                       "--force sets its priority anyway");
-    }
-  }
+  int code = kExitOk;
+  db::PgConn* conn = ConnectToChange(inv, kind, "sets its priority", &code);
+  if (conn == nullptr) return code;
   Result<queue::PriorityChange> c = queue::SetKindPriority(
-      **conn, kind, static_cast<int>(*priority), PausedBy());
+      *conn, kind, static_cast<int>(*priority), PausedBy());
   if (!c.ok()) return inv.Fail(c.status());
   if (inv.json()) {
     JsonPtr doc(json_object());
@@ -284,21 +292,13 @@ int RunLimit(Invocation& inv) {
   if (!change.set_host && !change.set_fleet) {
     return inv.Usage("give --host, --fleet or both");
   }
-  Result<db::PgConn*> conn = inv.Connect({.changes = true});
-  if (!conn.ok()) return inv.Fail(conn.status());
-  if (!inv.args().Has("force") && !IsBuiltin(kind)) {
-    Result<bool> has_jobs = queue::KindHasJobs(**conn, kind);
-    if (!has_jobs.ok()) return inv.Fail(has_jobs.status());
-    if (!*has_jobs) {
-      return inv.Usage("unknown job kind \"" + kind +
-                       "\": not built in and no job of it in awc.jobs; "
-                       "--force sets its limits anyway");
-    }
-  }
+  int code = kExitOk;
+  db::PgConn* conn = ConnectToChange(inv, kind, "sets its limits", &code);
+  if (conn == nullptr) return code;
   Result<queue::KindLimits> now =
-      queue::SetKindLimits(**conn, kind, change, PausedBy());
+      queue::SetKindLimits(*conn, kind, change, PausedBy());
   if (!now.ok()) return inv.Fail(now.status());
-  WarnOfOlderBuilds(inv, **conn);
+  WarnOfOlderBuilds(inv, *conn);
   if (inv.json()) {
     JsonPtr doc(json_object());
     json_object_set_new(doc.get(), "kind", JsonText(kind).release());

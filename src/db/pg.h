@@ -61,6 +61,12 @@ namespace awc::db {
 using Param = std::optional<std::string>;  // nullopt is SQL NULL
 using Params = std::vector<Param>;
 
+// A number as a parameter, SQL NULL for none.
+template <typename T>
+Param NumberOrNull(const std::optional<T>& n) {
+  return n ? Param(std::to_string(*n)) : Param();
+}
+
 // What the connection may keep between transactions (AWC_DATABASE_POOL_MODE;
 // see the contract above).
 enum class PoolMode { kSession, kTransaction };

@@ -1,6 +1,6 @@
 // The parts of the libpq wrapper that need no server: how libpq's messages
-// become the one line of a Status, and array literals (db/pg_text.cc;
-// tests/db/pg_test.cc has the rest).
+// become the one line of a Status, array literals (db/pg_text.cc) and
+// NumberOrNull (db/pg.h; tests/db/pg_test.cc has the rest).
 #include <gtest/gtest.h>
 
 #include <string>
@@ -10,6 +10,13 @@
 
 namespace awc::db {
 namespace {
+
+TEST(NumberOrNullTest, ANumberIsItsTextAndNoneIsNull) {
+  EXPECT_EQ(NumberOrNull(std::optional<int>(7)), Param("7"));
+  EXPECT_EQ(NumberOrNull(std::optional<int64_t>(-9000000000)),
+            Param("-9000000000"));
+  EXPECT_EQ(NumberOrNull(std::optional<int>()), std::nullopt);
+}
 
 // libpq ends a message's line with a newline and indents its hint with a
 // tab: the hint reads as a clause of its own, not as the same sentence.

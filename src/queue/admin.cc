@@ -49,15 +49,12 @@ std::string IdArray(const std::vector<int64_t>& ids) {
 Result<int64_t> Enqueue(db::PgConn& conn, const std::string& kind,
                         const std::string& payload,
                         const EnqueueOptions& options) {
-  auto number_or_null = [](std::optional<int> n) {
-    return n ? db::Param(std::to_string(*n)) : db::Param();
-  };
   AWC_ASSIGN_OR_RETURN(
       db::PgResult r,
       conn.Exec(sql::kEnqueue, {kind, payload,
-                                number_or_null(options.max_attempts),
+                                db::NumberOrNull(options.max_attempts),
                                 SecondsText(options.delay_secs),
-                                number_or_null(options.priority)}));
+                                db::NumberOrNull(options.priority)}));
   return r.GetInt(0, 0);
 }
 

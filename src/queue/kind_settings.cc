@@ -12,10 +12,6 @@ std::optional<int> IntOrNone(const db::PgResult& r, int row, int col) {
 
 db::Param Flag(bool b) { return db::Param(b ? "true" : "false"); }
 
-db::Param IntParam(std::optional<int> n) {
-  return n ? db::Param(std::to_string(*n)) : db::Param();
-}
-
 // AWC_PAUSED_KIND_ROW from column `col` of row `row`.
 PausedKind PausedKindAt(const db::PgResult& r, int row, int col = 0) {
   return PausedKind{r.GetString(row, col), r.GetString(row, col + 1),
@@ -74,8 +70,8 @@ Result<KindLimits> SetKindLimits(db::PgConn& conn, const std::string& kind,
   AWC_ASSIGN_OR_RETURN(
       db::PgResult r,
       conn.Exec(sql::kSetKindLimits,
-                {kind, Flag(change.set_host), IntParam(change.host),
-                 Flag(change.set_fleet), IntParam(change.fleet), by}));
+                {kind, Flag(change.set_host), db::NumberOrNull(change.host),
+                 Flag(change.set_fleet), db::NumberOrNull(change.fleet), by}));
   return KindLimits{true, IntOrNone(r, 0, 0), true, IntOrNone(r, 0, 1)};
 }
 

@@ -145,7 +145,8 @@ TEST_F(ConsoleTest, EveryPageAndFilterAfterARealFleet) {
   ASSERT_EQ(job.status, 200);
   for (const char* text :
        {"TEST-ERROR-TEXT permanent", ">handler_failed</a>", "1 of 5",
-        "last lease holder", "<code>t-", "<h2>Errors</h2>"}) {
+        "last lease holder", "<code>t-", "<h2>Errors</h2>",
+        "<dt>priority</dt><dd>4</dd>"}) {
     EXPECT_NE(job.body.find(text), std::string::npos) << text;
   }
   // Its attempt's error in the error history too, after the last error.

@@ -276,6 +276,25 @@ TEST(KindPriorityTest, ASetPriorityMovesTheJobsThatHadTheOldOne) {
   EXPECT_EQ(forced.code, 0) << forced.err;
   EXPECT_EQ(priority_of(db.Enqueue("nobodys_kind", "{}")), 1);
   EXPECT_EQ(priority_of(by_default), 5);
+  // A producer's own, through awcctl enqueue, shown by jobs show.
+  CommandResult enqueued =
+      RunAwcctl({"-d", db.url(), "enqueue", "snapshot_scrub",
+                 R"({"snapshot_id": 4})", "--priority", "0"},
+                {});
+  ASSERT_EQ(enqueued.code, 0) << enqueued.err;
+  int64_t urgent = std::stoll(enqueued.out);
+  EXPECT_EQ(priority_of(urgent), 0);
+  CommandResult shown = RunAwcctl(
+      {"-d", db.url(), "jobs", "show", std::to_string(urgent), "--json"}, {});
+  ASSERT_EQ(shown.code, 0) << shown.err;
+  Result<JsonPtr> job = ParseJson(shown.out);
+  ASSERT_TRUE(job.ok()) << shown.out;
+  EXPECT_EQ(json_integer_value(json_object_get(job->get(), "priority")), 0);
+  CommandResult out_of_range =
+      RunAwcctl({"-d", db.url(), "enqueue", "snapshot_scrub",
+                 R"({"snapshot_id": 5})", "--priority", "10"},
+                {});
+  EXPECT_EQ(out_of_range.code, 2) << out_of_range.out;
 }
 
 TEST(KindLimitTest, LimitsAreSetShownAndRemoved) {

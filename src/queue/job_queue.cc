@@ -151,7 +151,8 @@ Result<Finished> JobQueue::Run(const Job* job, const Outcome* outcome,
       out.recorded.taken_over = r.GetBool(0, 5);
     }
   }
-  bool let_in = false;  // a kind at a limit before is no longer
+  // The kinds at a limit changed from some: one may have been let in.
+  bool let_in = false;
   if (claim) {
     if (limits_known != 0) keeps_limits_ = results[limits_known].GetBool(0, 0);
     std::string at_limit =
